@@ -1,0 +1,195 @@
+"""Every name the project derives from the spec, in one place.
+
+Each function returns a name that satisfies the length and character rules of its resource type.
+A name that would be too long is shortened deterministically: cut, then suffixed with a short hash
+of the full name, so the same spec always gives the same name and two different full names stay
+different. Pure layer: no cdktf.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+# Limits of the resource types (AWS and Kubernetes API references).
+IAM_ROLE_MAX = 64
+PERMISSION_SET_MAX = 32
+SAGEMAKER_DOMAIN_MAX = 63
+S3_BUCKET_MAX = 63
+EKS_CLUSTER_MAX = 100
+BUDGET_MAX = 100
+COST_CATEGORY_MAX = 50
+KUBERNETES_LABEL_MAX = 63  # namespaces and anything used as a label value
+KUBERNETES_NAME_MAX = 253
+HCP_WORKSPACE_MAX = 90
+
+HASH_LENGTH = 6
+
+# Cost allocation tag keys (spec-v1.md, "Derived names").
+TAG_TEAM = "hyperpod-teams:team"
+TAG_COST_CENTER = "hyperpod-teams:cost-center"
+TAG_ORGANIZATION = "hyperpod-teams:organization"
+
+ROLES = ("scientists", "admins")
+
+
+def shorten(name: str, max_length: int, *, separator: str = "-") -> str:
+    """`name` if it fits, else a cut of it plus a hash of the whole: deterministic and unique."""
+    if len(name) <= max_length:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:HASH_LENGTH]
+    head = name[: max_length - HASH_LENGTH - len(separator)].rstrip("-_.")
+    return f"{head}{separator}{digest}"
+
+
+# --- stacks ----------------------------------------------------------------------------------
+
+
+def identity_stack_name(org: str) -> str:
+    return f"{org}-identity"
+
+
+def access_stack_name(org: str) -> str:
+    return f"{org}-access"
+
+
+def cluster_stack_name(org: str) -> str:
+    return f"{org}-cluster"
+
+
+def team_stack_name(org: str, team: str) -> str:
+    return f"{org}-team-{team}"
+
+
+def team_kubernetes_stack_name(org: str, team: str) -> str:
+    """The Kubernetes side of one team: credentials of the EKS cluster only."""
+    return f"{org}-k8s-{team}"
+
+
+def cost_stack_name(org: str) -> str:
+    return f"{org}-cost"
+
+
+def remote_workspace_name(prefix: str, stack: str) -> str:
+    """HCP Terraform workspace of one stack (letters, digits, - and _; at most 90)."""
+    return shorten(re.sub(r"[^A-Za-z0-9_-]", "-", f"{prefix}{stack}"), HCP_WORKSPACE_MAX)
+
+
+def state_key(key_prefix: str, stack: str) -> str:
+    """S3 object key of one stack's state."""
+    prefix = key_prefix if not key_prefix or key_prefix.endswith("/") else key_prefix + "/"
+    return f"{prefix}{stack}/terraform.tfstate"
+
+
+# --- identity --------------------------------------------------------------------------------
+
+
+def group_name(pattern: str, org: str, team: str, role: str) -> str:
+    """An IdP group's display name from `identity.group_name_pattern`."""
+    return pattern.format(org=org, team=team, role=role)
+
+
+def platform_admins_group_name(pattern: str, org: str) -> str:
+    return group_name(pattern, org, "platform", "admins")
+
+
+def permission_set_name(org: str, team: str, role: str) -> str:
+    """IAM Identity Center permission set: at most 32 of [A-Za-z0-9+=,.@_-]."""
+    return shorten(f"{org}-{team}-{role}", PERMISSION_SET_MAX)
+
+
+def platform_admins_permission_set_name(org: str) -> str:
+    return shorten(f"{org}-platform-admins", PERMISSION_SET_MAX)
+
+
+def sso_role_name_prefix(permission_set: str) -> str:
+    """Prefix of the role IAM Identity Center creates for a permission set in each account."""
+    return f"AWSReservedSSO_{permission_set}_"
+
+
+# --- cluster ---------------------------------------------------------------------------------
+
+
+def eks_cluster_name(cluster: str) -> str:
+    """The EKS cluster created for the HyperPod cluster `cluster`."""
+    return shorten(f"{cluster}-eks", EKS_CLUSTER_MAX)
+
+
+def eks_cluster_role_name(org: str, cluster: str) -> str:
+    return shorten(f"{org}-{cluster}-eks-cluster", IAM_ROLE_MAX)
+
+
+def hyperpod_execution_role_name(org: str, cluster: str) -> str:
+    """Execution role of the HyperPod instance groups."""
+    return shorten(f"{org}-{cluster}-hyperpod-nodes", IAM_ROLE_MAX)
+
+
+def lifecycle_bucket_name(org: str, cluster: str, account_id: str, region: str) -> str:
+    """S3 bucket names are global: account and region make the name ours."""
+    raw = f"{org}-{cluster.lower()}-lifecycle-{account_id}-{region}"
+    return shorten(re.sub(r"-+", "-", raw), S3_BUCKET_MAX)
+
+
+def scheduler_config_name(cluster: str) -> str:
+    return shorten(f"{cluster}-scheduler", SAGEMAKER_DOMAIN_MAX)
+
+
+# --- teams -----------------------------------------------------------------------------------
+
+
+def team_namespace(team: str) -> str:
+    """The namespace HyperPod task governance creates for a team's compute quota."""
+    return shorten(f"hyperpod-ns-{team}", KUBERNETES_LABEL_MAX)
+
+
+def team_local_queue(team: str) -> str:
+    return shorten(f"hyperpod-ns-{team}-localqueue", KUBERNETES_LABEL_MAX)
+
+
+def team_kubernetes_group(team: str, role: str) -> str:
+    """Kubernetes group a role's members are mapped to by their EKS access entry."""
+    if role == "scientists":
+        return f"hyperpod-ns-{team}-namespace-level-group"
+    return f"hyperpod-ns-{team}-namespace-admin-group"
+
+
+def team_kubernetes_role(role: str) -> str:
+    """Role (namespaced) that a team role is bound to inside the team namespace."""
+    return f"hyperpod-teams-{role}"
+
+
+def team_cluster_role(team: str) -> str:
+    """ClusterRole letting a team read its own ClusterQueue, priority classes and nodes."""
+    return shorten(f"hyperpod-teams-{team}-cluster-read", KUBERNETES_NAME_MAX)
+
+
+def compute_quota_name(team: str) -> str:
+    return shorten(f"{team}-quota", SAGEMAKER_DOMAIN_MAX)
+
+
+def team_domain_name(org: str, team: str) -> str:
+    return shorten(f"{org}-{team}", SAGEMAKER_DOMAIN_MAX)
+
+
+def team_execution_role_name(org: str, team: str) -> str:
+    return shorten(f"{org}-{team}-execution", IAM_ROLE_MAX)
+
+
+def team_budget_name(org: str, team: str) -> str:
+    return shorten(f"{org}-{team}-monthly", BUDGET_MAX)
+
+
+def cost_category_name(org: str) -> str:
+    """One cost category per organization (several may share a payer account)."""
+    return shorten(f"{org}-hyperpod-team", COST_CATEGORY_MAX)
+
+
+def team_tags(org: str, team: str, cost_center: str | None) -> dict[str, str]:
+    tags = {TAG_ORGANIZATION: org, TAG_TEAM: team}
+    if cost_center:
+        tags[TAG_COST_CENTER] = cost_center
+    return tags
+
+
+def organization_tags(org: str, extra: dict[str, str]) -> dict[str, str]:
+    return {**extra, TAG_ORGANIZATION: org}

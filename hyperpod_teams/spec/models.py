@@ -1,0 +1,397 @@
+"""The team spec, version 1 (../shared/spec-v1.md) as Pydantic models: the public contract.
+
+Pure layer: this module never imports cdktf. Field names, nesting, enum values and defaults follow
+spec-v1.md exactly; rules that span several fields live in `rules.py` and run from
+`PlatformSpec`'s after-validator, so a spec built in Python is checked exactly like a file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+# Human wording for every pattern, so an error says what is allowed instead of quoting a regex.
+PATTERN_RULES: dict[str, str] = {}
+
+
+def _pattern(regex: str, rule: str, **kwargs) -> object:
+    PATTERN_RULES[regex] = rule
+    return Annotated[str, StringConstraints(pattern=regex), Field(description=rule, **kwargs)]
+
+
+OrganizationName = _pattern(
+    r"^[a-z][a-z0-9-]{0,18}[a-z0-9]$",
+    "2 to 20 characters: lowercase letters, digits and hyphens, starting with a letter and not "
+    "ending with a hyphen",
+)
+AccountId = _pattern(r"^\d{12}$", "exactly 12 digits, written as a quoted string")
+RegionName = _pattern(r"^[a-z]{2}(-gov)?-[a-z]+-\d$", "an AWS region name such as us-west-2")
+IdentityCenterInstanceArn = _pattern(
+    r"^arn:aws[a-z-]*:sso:::instance/(sso)?ins-[a-zA-Z0-9-.]{16}$",
+    "an IAM Identity Center instance ARN such as arn:aws:sso:::instance/ssoins-0123456789abcdef",
+)
+IdentityStoreId = _pattern(r"^d-[0-9a-f]{10}$", "d- followed by 10 hexadecimal digits")
+SessionDuration = _pattern(
+    r"^PT([1-9]|1[0-2])H$", "an ISO 8601 duration in whole hours from PT1H to PT12H"
+)
+ResourceName = _pattern(
+    r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$",
+    "1 to 63 letters, digits and hyphens, starting and ending with a letter or digit",
+)
+KubernetesVersion = _pattern(
+    r"^1\.(28|29|30|31|32|33)$",
+    'a Kubernetes version HyperPod supports, "1.28" to "1.33", written as a quoted string',
+)
+VpcId = _pattern(r"^vpc-[0-9a-f]{8,17}$", "vpc- followed by 8 to 17 hexadecimal digits")
+SubnetId = _pattern(r"^subnet-[0-9a-f]{8,17}$", "subnet- followed by 8 to 17 hexadecimal digits")
+SecurityGroupId = _pattern(r"^sg-[0-9a-f]{8,17}$", "sg- followed by 8 to 17 hexadecimal digits")
+S3Prefix = _pattern(
+    r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]/([^\s]*/)?$",
+    "an S3 URI of a bucket and prefix ending in a slash, such as s3://my-bucket/lifecycle/",
+)
+InstanceType = _pattern(r"^ml\.[a-z0-9]+\.[a-z0-9]+$", "a SageMaker instance type such as ml.p5.48xlarge")
+PriorityClassName = _pattern(
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}$",
+    "lowercase letters, digits and hyphens, starting and ending with a letter or digit",
+)
+TeamName = _pattern(
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+    "lowercase letters, digits and hyphens, starting and ending with a letter or digit, "
+    "at most 40 characters",
+    max_length=40,
+)
+EmailAddress = _pattern(
+    r"^[^@\s]+@[^@\s]+\.[^@\s]+$", "an e-mail address such as ml-leads@example.com"
+)
+TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128)]
+TagValue = Annotated[str, StringConstraints(max_length=256)]
+PluginName = _pattern(
+    r"^[a-z][a-z0-9_]*$", "the entry-point name of an identity-provider plugin, such as entra_id"
+)
+
+
+class SpecModel(BaseModel):
+    """Base of every spec model: unknown fields are errors, models are immutable values."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+def spec_rule(message: str, *, field: str | None = None, hint: str | None = None) -> PydanticCustomError:
+    """An error for a rule across fields; `field` extends the location to the field to fix."""
+    context = {}
+    # The message is a template for pydantic-core; braces from spec values must stay literal.
+    message = message.replace("{", "{{").replace("}", "}}")
+    if field:
+        context["field"] = field
+    if hint:
+        context["hint"] = hint
+    return PydanticCustomError("spec_rule", message, context)
+
+
+# --- organization, backend -------------------------------------------------------------------
+
+
+class Organization(SpecModel):
+    name: OrganizationName = Field(description="Prefix of every derived name.")
+    account_id: AccountId
+    region: RegionName
+    tags: dict[TagKey, TagValue] = Field(
+        default_factory=dict, description="Added to every taggable AWS resource."
+    )
+    platform_admins_group: str | None = Field(
+        default=None,
+        min_length=1,
+        description="IdP group whose members administer the whole cluster. Default: "
+        "group_name_pattern with team=platform, role=admins.",
+    )
+
+
+class LocalBackend(SpecModel):
+    type: Literal["local"] = "local"
+
+
+class S3Backend(SpecModel):
+    type: Literal["s3"]
+    bucket: str = Field(min_length=3, max_length=63)
+    key_prefix: str = "hyperpod-teams/"
+    region: RegionName | None = Field(default=None, description="Default: organization.region.")
+    use_lockfile: bool = True
+    encrypt: bool = True
+    kms_key_id: str | None = None
+
+
+class RemoteBackend(SpecModel):
+    """HCP Terraform or Terraform Enterprise, one workspace per stack."""
+
+    type: Literal["remote"]
+    organization: str = Field(min_length=1)
+    workspace_prefix: str = Field(min_length=1)
+    hostname: str = "app.terraform.io"
+
+
+Backend = Annotated[LocalBackend | S3Backend | RemoteBackend, Field(discriminator="type")]
+
+
+# --- identity --------------------------------------------------------------------------------
+
+GROUP_PATTERN_PLACEHOLDERS = ("org", "team", "role")
+
+
+class IdentityCenter(SpecModel):
+    instance_arn: IdentityCenterInstanceArn
+    identity_store_id: IdentityStoreId
+    session_duration: SessionDuration = "PT8H"
+
+
+class Identity(SpecModel):
+    provider: PluginName = Field(
+        description="Name of an installed identity-provider plugin: entra_id, okta, generic_saml "
+        "or a third-party one."
+    )
+    identity_center: IdentityCenter
+    group_name_pattern: str = Field(
+        default="{org}-{team}-{role}", description="Placeholders: {org} {team} {role}."
+    )
+    settings: dict[str, object] = Field(
+        default_factory=dict, description="Plugin-specific; validated by the plugin's own model."
+    )
+
+    @field_validator("provider")
+    @classmethod
+    def _plugin_installed(cls, provider: str) -> str:
+        from hyperpod_teams.plugins import installed_identity_providers
+
+        installed = installed_identity_providers()
+        if provider not in installed:
+            close = difflib.get_close_matches(provider, installed, n=1)
+            raise spec_rule(
+                f"no identity-provider plugin named {provider!r} is installed",
+                hint=(f"did you mean {close[0]!r}? " if close else "") + f"installed plugins: {', '.join(installed) or 'none'}; a third-party plugin "
+                "registers in the entry-point group hyperpod_teams.identity_providers",
+            )
+        return provider
+
+    @field_validator("group_name_pattern")
+    @classmethod
+    def _known_placeholders(cls, pattern: str) -> str:
+        used = re.findall(r"\{([^{}]*)\}", pattern)
+        unknown = sorted(set(used) - set(GROUP_PATTERN_PLACEHOLDERS))
+        if unknown:
+            names = ", ".join("{" + name + "}" for name in unknown)
+            raise spec_rule(
+                f"unknown placeholder {names} in the group name pattern",
+                hint="use only {org}, {team} and {role}",
+            )
+        if "team" not in used or "role" not in used:
+            raise spec_rule(
+                "the group name pattern must contain {team} and {role}, or two teams or roles "
+                "would share one group"
+            )
+        return pattern
+
+
+# --- cluster ---------------------------------------------------------------------------------
+
+
+class Eks(SpecModel):
+    """Exactly one of `create` / `existing_cluster_name`."""
+
+    create: bool | None = Field(
+        default=None, description="Create a new EKS cluster. Default: true unless existing_cluster_name is set."
+    )
+    kubernetes_version: KubernetesVersion = "1.32"
+    existing_cluster_name: str | None = Field(
+        default=None, pattern=r"^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$"
+    )
+
+    @model_validator(mode="after")
+    def _exactly_one_source(self) -> Eks:
+        if self.existing_cluster_name is not None and self.create:
+            raise spec_rule(
+                "create and existing_cluster_name are mutually exclusive",
+                field="create",
+                hint="remove `create: true` to use the existing cluster, or remove "
+                "existing_cluster_name to create one",
+            )
+        if self.existing_cluster_name is None and self.create is False:
+            raise spec_rule(
+                "exactly one of create and existing_cluster_name must be set",
+                field="existing_cluster_name",
+                hint="set existing_cluster_name to the EKS cluster to use, or set `create: true`",
+            )
+        return self
+
+    @property
+    def creates_cluster(self) -> bool:
+        return self.existing_cluster_name is None
+
+
+class Network(SpecModel):
+    vpc_id: VpcId
+    subnet_ids: list[SubnetId] = Field(min_length=1, max_length=16)
+    security_group_ids: list[SecurityGroupId] = Field(min_length=1, max_length=5)
+
+
+DeepHealthCheck = Literal["InstanceStress", "InstanceConnectivity"]
+
+
+class InstanceGroup(SpecModel):
+    name: ResourceName
+    instance_type: InstanceType
+    count: int = Field(ge=0, le=1000, description="Nodes in the group.")
+    ebs_volume_gb: int = Field(default=500, ge=1, le=16384)
+    threads_per_core: Literal[1, 2] = 1
+    deep_health_checks: list[DeepHealthCheck] = Field(default_factory=list, max_length=2)
+
+    @field_validator("deep_health_checks")
+    @classmethod
+    def _no_repeats(cls, checks: list[str]) -> list[str]:
+        if len(set(checks)) != len(checks):
+            raise spec_rule("each deep health check may be listed once")
+        return checks
+
+
+class PriorityClass(SpecModel):
+    name: PriorityClassName
+    weight: int = Field(ge=0, le=100)
+
+
+class TaskGovernance(SpecModel):
+    enabled: bool = True
+    fair_share: Literal["Enabled", "Disabled"] = "Enabled"
+    priority_classes: list[PriorityClass] = Field(default_factory=list, max_length=10)
+
+
+class Cluster(SpecModel):
+    name: ResourceName
+    eks: Eks = Field(default_factory=Eks)
+    network: Network
+    lifecycle_scripts_s3_uri: S3Prefix | None = Field(
+        default=None, description="When absent, a lifecycle-scripts bucket is created."
+    )
+    node_recovery: Literal["Automatic", "None"] = "Automatic"
+    instance_groups: list[InstanceGroup] = Field(min_length=1, max_length=20)
+    task_governance: TaskGovernance = Field(default_factory=TaskGovernance)
+
+    def capacity_by_instance_type(self) -> dict[str, int]:
+        """Nodes per instance type, summed over the instance groups."""
+        capacity: dict[str, int] = {}
+        for group in self.instance_groups:
+            capacity[group.instance_type] = capacity.get(group.instance_type, 0) + group.count
+        return capacity
+
+
+# --- teams -----------------------------------------------------------------------------------
+
+
+class Members(SpecModel):
+    scientists: str | None = Field(
+        default=None, min_length=1, description="Default: group_name_pattern with role=scientists."
+    )
+    admins: str | None = Field(
+        default=None, min_length=1, description="Default: group_name_pattern with role=admins."
+    )
+
+
+class QuotaEntry(SpecModel):
+    instance_type: InstanceType
+    count: int = Field(ge=0, description="Nodes guaranteed to the team.")
+
+
+class Compute(SpecModel):
+    quota: list[QuotaEntry] = Field(default_factory=list, max_length=15)
+    sharing: Literal["Lend", "DontLend", "LendAndBorrow"] = "LendAndBorrow"
+    borrow_limit_percent: int = Field(
+        default=50, ge=1, le=500, description="Only with sharing LendAndBorrow."
+    )
+    preempt_team_tasks: Literal["Never", "LowerPriority"] = "LowerPriority"
+    fair_share_weight: int = Field(default=0, ge=0, le=100)
+
+    @model_validator(mode="after")
+    def _borrow_limit_needs_borrowing(self) -> Compute:
+        if "borrow_limit_percent" in self.model_fields_set and self.sharing != "LendAndBorrow":
+            raise spec_rule(
+                f"borrow_limit_percent is set but sharing is {self.sharing}, which never borrows",
+                field="borrow_limit_percent",
+                hint="remove borrow_limit_percent, or set `sharing: LendAndBorrow`",
+            )
+        return self
+
+    @property
+    def borrow_limit(self) -> int | None:
+        """The borrow limit in percent, or None when the team never borrows."""
+        return self.borrow_limit_percent if self.sharing == "LendAndBorrow" else None
+
+
+class Studio(SpecModel):
+    enabled: bool = True
+    default_instance_type: InstanceType = "ml.t3.medium"
+    idle_timeout_minutes: int = Field(default=60, ge=60, le=525600)
+
+
+class Budget(SpecModel):
+    monthly_limit_usd: float = Field(gt=0)
+    notify_emails: list[EmailAddress] = Field(min_length=1, max_length=10)
+    thresholds_percent: list[int] = Field(default_factory=lambda: [80, 100], min_length=1)
+
+    @field_validator("thresholds_percent")
+    @classmethod
+    def _thresholds_in_range(cls, thresholds: list[int]) -> list[int]:
+        for threshold in thresholds:
+            if not 1 <= threshold <= 1000:
+                raise spec_rule(f"threshold {threshold} is outside 1..1000 percent")
+        return thresholds
+
+
+class Team(SpecModel):
+    name: TeamName
+    display_name: str | None = Field(default=None, description="Free text; defaults to name.")
+    cost_center: TagValue | None = Field(default=None, description="Tag value for cost allocation.")
+    members: Members = Field(default_factory=Members)
+    compute: Compute = Field(default_factory=Compute)
+    studio: Studio = Field(default_factory=Studio)
+    budget: Budget | None = Field(default=None, description="Absent: no budget for the team.")
+
+    @property
+    def title(self) -> str:
+        return self.display_name or self.name
+
+
+# --- the whole spec --------------------------------------------------------------------------
+
+
+class PlatformSpec(SpecModel):
+    """One organization's shared HyperPod cluster and the teams that share it."""
+
+    model_config = ConfigDict(title="hyperpod-teams spec v1")
+
+    version: Literal[1]
+    organization: Organization
+    backend: Backend = Field(default_factory=LocalBackend)
+    identity: Identity
+    cluster: Cluster
+    teams: list[Team] = Field(min_length=1, max_length=500)
+
+    @model_validator(mode="after")
+    def _rules_across_fields(self) -> PlatformSpec:
+        from hyperpod_teams.spec.rules import check_rules_across_fields
+
+        check_rules_across_fields(self)
+        return self
+
+    def team(self, name: str) -> Team:
+        for team in self.teams:
+            if team.name == name:
+                return team
+        raise KeyError(name)
