@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hyperpod_teams.spec.models import PlatformSpec, Team
 
 # Limits of the resource types (AWS and Kubernetes API references).
 IAM_ROLE_MAX = 64
@@ -89,8 +93,16 @@ def group_name(pattern: str, org: str, team: str, role: str) -> str:
     return pattern.format(org=org, team=team, role=role)
 
 
-def platform_admins_group_name(pattern: str, org: str) -> str:
-    return group_name(pattern, org, "platform", "admins")
+def team_group_name(spec: PlatformSpec, team: Team, role: str) -> str:
+    """The IdP group of one team role: `members.<role>` when given, else from the pattern."""
+    explicit = getattr(team.members, role)
+    return explicit or group_name(spec.identity.group_name_pattern, spec.organization.name, team.name, role)
+
+
+def platform_admins_group(spec: PlatformSpec) -> str:
+    """`organization.platform_admins_group`, else the pattern with team=platform, role=admins."""
+    org = spec.organization
+    return org.platform_admins_group or group_name(spec.identity.group_name_pattern, org.name, "platform", "admins")
 
 
 def permission_set_name(org: str, team: str, role: str) -> str:

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
+from hyperpod_teams import naming
+
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from constructs import Construct
 
@@ -39,6 +41,17 @@ class IdentityGroups:
 
     by_team_role: dict[tuple[str, str], str]
     platform_admins: str
+
+    @classmethod
+    def for_spec(cls, spec: PlatformSpec) -> IdentityGroups:
+        return cls(
+            by_team_role={
+                (team.name, role): naming.team_group_name(spec, team, role)
+                for team in spec.teams
+                for role in naming.ROLES
+            },
+            platform_admins=naming.platform_admins_group(spec),
+        )
 
 
 @dataclass

@@ -93,16 +93,13 @@ def _quota_rules(spec: PlatformSpec) -> Iterator[Problem]:
 
 def _unique_groups(spec: PlatformSpec) -> Iterator[Problem]:
     """Two roles sharing one IdP group would give its members both roles' access."""
-    pattern, org = spec.identity.group_name_pattern, spec.organization.name
-    owners: dict[str, str] = {}
-    admins = spec.organization.platform_admins_group or naming.platform_admins_group_name(pattern, org)
-    owners[admins.casefold()] = "the platform admins"
+    owners = {naming.platform_admins_group(spec).casefold(): "the platform admins"}
     for t, team in enumerate(spec.teams):
         for role in naming.ROLES:
-            explicit = getattr(team.members, role)
-            group = explicit or naming.group_name(pattern, org, team.name, role)
+            group = naming.team_group_name(spec, team, role)
             owner = f"team {team.name} ({role})"
             if group.casefold() in owners:
+                explicit = getattr(team.members, role) is not None
                 path: Path = ("teams", t, "members", role) if explicit else ("teams", t, "name")
                 yield Problem(
                     path,

@@ -1,0 +1,78 @@
+"""Build the cdktf App of a validated spec: the stack set of DESIGN.md, wired in deploy order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cdktf
+
+from hyperpod_teams import naming
+from hyperpod_teams.plugins import IdentityGroups, load_identity_provider
+from hyperpod_teams.spec.models import PlatformSpec
+from hyperpod_teams.stacks import (
+    AccessStack,
+    ClusterStack,
+    CostStack,
+    IdentityStack,
+    PlatformStack,
+    TeamKubernetesStack,
+    TeamStack,
+)
+
+
+@dataclass
+class PlatformStacks:
+    """Every stack of one platform, for wiring and for library users who add their own."""
+
+    identity: IdentityStack | None
+    access: AccessStack
+    cluster: ClusterStack
+    cost: CostStack
+    teams: dict[str, TeamStack] = field(default_factory=dict)
+    team_kubernetes: dict[str, TeamKubernetesStack] = field(default_factory=dict)
+
+    def all(self) -> list[PlatformStack]:
+        """In deploy order: identity, access, cluster, then per team AWS before Kubernetes, cost."""
+        ordered: list[PlatformStack] = [s for s in (self.identity, self.access, self.cluster) if s]
+        for name, team_stack in self.teams.items():
+            ordered += [team_stack, self.team_kubernetes[name]]
+        return [*ordered, self.cost]
+
+
+def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
+    """Add the platform's stacks to `app` with their providers, backends and dependencies."""
+    org = spec.organization.name
+    plugin_class = load_identity_provider(spec.identity.provider)
+    plugin = plugin_class(plugin_class.settings_model.model_validate(spec.identity.settings))
+
+    identity = None
+    if plugin.needs_identity_stack:
+        identity = IdentityStack(
+            app, naming.identity_stack_name(org), spec=spec, plugin=plugin, groups=IdentityGroups.for_spec(spec)
+        )
+    access = AccessStack(app, naming.access_stack_name(org), spec=spec)
+    if identity is not None:
+        # Permission sets are assigned to groups the IdP provisions into Identity Center.
+        access.add_dependency(identity)
+    cluster = ClusterStack(app, naming.cluster_stack_name(org), spec=spec)
+    cost = CostStack(app, naming.cost_stack_name(org), spec=spec)
+    stacks = PlatformStacks(identity=identity, access=access, cluster=cluster, cost=cost)
+
+    for team in spec.teams:
+        team_stack = TeamStack(app, naming.team_stack_name(org, team.name), spec=spec, team=team)
+        team_stack.add_dependency(cluster)
+        team_stack.add_dependency(access)  # EKS access entries need the permission sets' roles
+        kubernetes_stack = TeamKubernetesStack(
+            app, naming.team_kubernetes_stack_name(org, team.name), spec=spec, team=team, eks=cluster.eks
+        )
+        kubernetes_stack.add_dependency(team_stack)  # the team namespace comes with its quota
+        stacks.teams[team.name] = team_stack
+        stacks.team_kubernetes[team.name] = kubernetes_stack
+    return stacks
+
+
+def build_app(spec: PlatformSpec, *, outdir: str | None = None, context: dict | None = None) -> cdktf.App:
+    """A cdktf App holding the platform's stacks; call `.synth()` to write them."""
+    app = cdktf.App(outdir=outdir, context=context, skip_validation=False)
+    add_platform_stacks(app, spec)
+    return app

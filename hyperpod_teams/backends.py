@@ -1,0 +1,45 @@
+"""Where each stack keeps its state: the spec's `backend` applied to one stack."""
+
+from __future__ import annotations
+
+import cdktf
+
+from hyperpod_teams import naming
+from hyperpod_teams.spec.models import LocalBackend, PlatformSpec, RemoteBackend, S3Backend
+
+
+def local_state_path(stack_name: str) -> str:
+    """State beside the output folder, never inside it: a fresh synth replaces the folder whole.
+
+    Relative to the stack's working directory `<out>/stacks/<stack>`, so the synthesized JSON is
+    the same on every machine.
+    """
+    return f"../../../terraform.{stack_name}.tfstate"
+
+
+def configure_backend(stack: cdktf.TerraformStack, stack_name: str, spec: PlatformSpec) -> None:
+    backend = spec.backend
+    if isinstance(backend, LocalBackend):
+        cdktf.LocalBackend(stack, path=local_state_path(stack_name))
+    elif isinstance(backend, S3Backend):
+        s3 = cdktf.S3Backend(
+            stack,
+            bucket=backend.bucket,
+            key=naming.state_key(backend.key_prefix, stack_name),
+            region=backend.region or spec.organization.region,
+            encrypt=backend.encrypt,
+            kms_key_id=backend.kms_key_id,
+        )
+        # S3-native locking (Terraform >= 1.10); the prebuilt cdktf S3Backend predates the field.
+        s3.add_override("use_lockfile", backend.use_lockfile)
+    elif isinstance(backend, RemoteBackend):
+        cdktf.RemoteBackend(
+            stack,
+            organization=backend.organization,
+            hostname=backend.hostname,
+            workspaces=cdktf.NamedRemoteWorkspace(
+                naming.remote_workspace_name(backend.workspace_prefix, stack_name)
+            ),
+        )
+    else:  # pragma: no cover - the spec models admit no other type
+        raise TypeError(f"unsupported backend {backend!r}")

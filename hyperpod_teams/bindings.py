@@ -1,0 +1,31 @@
+"""The one door through which the construct layer reaches the prebuilt provider bindings.
+
+Modules load on first use (`bindings.aws_provider`), so a plugin's bindings are imported only
+when that plugin builds, and the pure layer never pays for them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+#: Short name -> bindings module. Keep sorted by package; add what a construct needs.
+MODULES = {
+    "aws_provider": "cdktf_cdktf_provider_aws.provider",
+    "aws_data_eks_cluster": "cdktf_cdktf_provider_aws.data_aws_eks_cluster",
+    "aws_eks_cluster": "cdktf_cdktf_provider_aws.eks_cluster",
+    "aws_iam_role": "cdktf_cdktf_provider_aws.iam_role",
+    "aws_iam_role_policy_attachment": "cdktf_cdktf_provider_aws.iam_role_policy_attachment",
+    "azuread_provider": "cdktf_cdktf_provider_azuread.provider",
+    "kubernetes_provider": "cdktf_cdktf_provider_kubernetes.provider",
+}
+
+
+def __getattr__(name: str) -> ModuleType:
+    try:
+        module_name = MODULES[name]
+    except KeyError:
+        raise AttributeError(f"no provider bindings module {name!r} in hyperpod_teams.bindings") from None
+    module = importlib.import_module(module_name)
+    globals()[name] = module
+    return module

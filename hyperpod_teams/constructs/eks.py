@@ -1,0 +1,64 @@
+"""The EKS cluster that orchestrates HyperPod: created, or looked up when it exists already."""
+
+from __future__ import annotations
+
+from constructs import Construct
+
+from hyperpod_teams import bindings, naming, policies
+from hyperpod_teams.spec.models import PlatformSpec
+
+#: Control-plane log types; all of them, so reviewers can audit who did what in the cluster.
+CONTROL_PLANE_LOGS = ["api", "audit", "authenticator", "controllerManager", "scheduler"]
+
+
+class EksCluster(Construct):
+    """The cluster's name, ARN, endpoint and CA as Terraform references, whichever way it came."""
+
+    def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec) -> None:
+        super().__init__(scope, id_)
+        eks = spec.cluster.eks
+        if eks.existing_cluster_name is not None:
+            found = bindings.aws_data_eks_cluster.DataAwsEksCluster(
+                self, "existing", name=eks.existing_cluster_name
+            )
+            self.name: str = found.name
+            self.arn: str = found.arn
+            self.endpoint: str = found.endpoint
+            self.certificate_authority_data: str = found.certificate_authority.get(0).data
+            return
+
+        org, cluster = spec.organization.name, spec.cluster.name
+        role = bindings.aws_iam_role.IamRole(
+            self,
+            "cluster-role",
+            name=naming.eks_cluster_role_name(org, cluster),
+            assume_role_policy=policies.policy_json(policies.eks_cluster_trust_policy()),
+        )
+        attachments = [
+            bindings.aws_iam_role_policy_attachment.IamRolePolicyAttachment(
+                self, f"cluster-role-{name}", role=role.name, policy_arn=policies.managed_policy_arn(name)
+            )
+            for name in policies.EKS_CLUSTER_MANAGED_POLICIES
+        ]
+        created = bindings.aws_eks_cluster.EksCluster(
+            self,
+            "cluster",
+            name=naming.eks_cluster_name(cluster),
+            role_arn=role.arn,
+            version=eks.kubernetes_version,
+            vpc_config=bindings.aws_eks_cluster.EksClusterVpcConfig(
+                subnet_ids=list(spec.cluster.network.subnet_ids),
+                security_group_ids=list(spec.cluster.network.security_group_ids),
+            ),
+            # HyperPod needs access entries, so authentication goes through the EKS API; the
+            # pipeline that creates the cluster keeps admin rights to apply the Kubernetes stacks.
+            access_config=bindings.aws_eks_cluster.EksClusterAccessConfig(
+                authentication_mode="API", bootstrap_cluster_creator_admin_permissions=True
+            ),
+            enabled_cluster_log_types=CONTROL_PLANE_LOGS,
+            depends_on=attachments,
+        )
+        self.name = created.name
+        self.arn = created.arn
+        self.endpoint = created.endpoint
+        self.certificate_authority_data = created.certificate_authority.get(0).data

@@ -1,0 +1,20 @@
+"""The Terraform stacks of the platform, one per unit of credentials and blast radius
+(DESIGN.md, "Stacks"). Installed as `hyperpod_teams.stacks`."""
+
+from hyperpod_teams.stacks.access import AccessStack
+from hyperpod_teams.stacks.base import PlatformStack
+from hyperpod_teams.stacks.cluster import ClusterStack
+from hyperpod_teams.stacks.cost import CostStack
+from hyperpod_teams.stacks.identity import IdentityStack
+from hyperpod_teams.stacks.team import TeamStack
+from hyperpod_teams.stacks.team_kubernetes import TeamKubernetesStack
+
+__all__ = [
+    "AccessStack",
+    "ClusterStack",
+    "CostStack",
+    "IdentityStack",
+    "PlatformStack",
+    "TeamKubernetesStack",
+    "TeamStack",
+]

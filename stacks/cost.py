@@ -1,0 +1,17 @@
+"""`<org>-cost`: cost allocation tags and cost categories (AWS, payer account)."""
+
+from __future__ import annotations
+
+from constructs import Construct
+
+from hyperpod_teams.spec.models import PlatformSpec
+from hyperpod_teams.stacks.base import PlatformStack
+
+
+class CostStack(PlatformStack):
+    credentials = "AWS (payer account)"
+
+    def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec) -> None:
+        super().__init__(scope, stack_name, spec=spec)
+        # The payer account may differ from the cluster's: do not pin the provider to it.
+        self.add_aws_provider(tags=self.organization_tags(), pin_account=False)
