@@ -29,3 +29,13 @@ def __getattr__(name: str) -> ModuleType:
     module = importlib.import_module(module_name)
     globals()[name] = module
     return module
+
+
+def preload(prefixes: tuple[str, ...] = ("aws_", "kubernetes_")) -> None:
+    """Import the core stacks' bindings now (to show progress while they load), not mid-build.
+
+    A plugin's own bindings (azuread, ...) still load only when the plugin builds.
+    """
+    for name in MODULES:
+        if name.startswith(prefixes):
+            __getattr__(name)

@@ -1,0 +1,36 @@
+"""The app that the cdktf CLI runs (`cdktf synth`, `cdktf deploy`), as cdktf.json names it.
+
+The spec path comes from the environment variable HYPERPOD_TEAMS_SPEC when set, else from the
+cdktf context key `hyperpod-teams:spec` in cdktf.json. The cdktf CLI chooses the output folder.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import cdktf
+
+from hyperpod_teams.app import add_platform_stacks
+from hyperpod_teams.spec import SpecError, load_spec
+
+SPEC_ENV = "HYPERPOD_TEAMS_SPEC"
+SPEC_CONTEXT_KEY = "hyperpod-teams:spec"
+
+
+def main() -> None:
+    app = cdktf.App()
+    spec_path = os.environ.get(SPEC_ENV) or app.node.try_get_context(SPEC_CONTEXT_KEY)
+    if not spec_path:
+        sys.exit(f"no spec: set {SPEC_ENV} or the context key {SPEC_CONTEXT_KEY!r} in cdktf.json")
+    try:
+        spec = load_spec(spec_path)
+    except SpecError as error:
+        print(error.render(), file=sys.stderr)
+        sys.exit(2)
+    add_platform_stacks(app, spec)
+    app.synth()
+
+
+if __name__ == "__main__":
+    main()

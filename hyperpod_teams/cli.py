@@ -1,0 +1,182 @@
+"""The `hyperpod-teams` command: validate a team spec, synthesize its Terraform stacks, print the
+spec's JSON Schema.
+
+Exit codes: 0 success, 2 invalid spec or usage, 1 internal error. `validate` and `schema` never
+import cdktf.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec
+
+EXIT_INVALID_SPEC = 2
+EXIT_INTERNAL_ERROR = 1
+DEBUG_ENV = "HYPERPOD_TEAMS_DEBUG"
+
+# Off a terminal (CI logs, pipes) rich would wrap at 80 columns; log lines read better whole.
+stdout = Console(highlight=False, soft_wrap=True)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+for _console in (stdout, stderr):
+    if not _console.is_terminal:
+        _console.width = 200
+
+SPEC_ARGUMENT = click.argument("spec_path", metavar="SPEC", type=click.Path(dir_okay=False, path_type=Path))
+
+
+def _version() -> str:
+    from hyperpod_teams import __version__
+
+    return __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(_version(), "--version", prog_name="hyperpod-teams", message="%(prog)s %(version)s")
+def cli() -> None:
+    """Compile a team spec into Terraform stacks for a SageMaker HyperPod EKS cluster that several
+    ML teams share.
+
+    A spec (YAML or JSON, see spec-v1 in the README) names the organization, the identity provider,
+    the cluster and its instance groups, and each team's quota, studio and budget. From it come one
+    Terraform stack per unit of credentials: <org>-identity (the IdP), <org>-access (IAM Identity
+    Center), <org>-cluster (EKS, HyperPod), <org>-team-<team> and <org>-k8s-<team> per team, and
+    <org>-cost (payer account).
+
+    \b
+    Typical use:
+      hyperpod-teams validate teams.yaml
+      hyperpod-teams synth teams.yaml --out cdktf.out
+      cd cdktf.out/stacks/acme-cluster && terraform init && terraform plan
+    """
+
+
+@cli.command()
+@SPEC_ARGUMENT
+def validate(spec_path: Path) -> None:
+    """Check SPEC against every rule of spec v1 and list all problems at once.
+
+    Each problem names the field path (teams[2].compute.quota[0].count), the line in the file and,
+    where one helps, a hint. Exits 2 when the spec is invalid. Imports no cdktf: it takes
+    milliseconds, so run it in editors and pre-commit hooks.
+    """
+    spec = _load(spec_path)
+    groups = spec.cluster.instance_groups
+    stdout.print(
+        f"[green]✓[/green] {spec_path} is valid: organization {spec.organization.name}, "
+        f"{len(spec.teams)} team{'s' if len(spec.teams) != 1 else ''}, "
+        f"{sum(g.count for g in groups)} nodes in {len(groups)} instance group{'s' if len(groups) != 1 else ''}, "
+        f"identity provider {spec.identity.provider}"
+    )
+
+
+@cli.command()
+@SPEC_ARGUMENT
+@click.option(
+    "--out",
+    "out_dir",
+    envvar="CDKTF_OUTDIR",
+    default="cdktf.out",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Output folder (cdktf layout: manifest.json, stacks/<stack>/cdk.tf.json). "
+    "Defaults to $CDKTF_OUTDIR when set.",
+)
+def synth(spec_path: Path, out_dir: Path) -> None:
+    """Synthesize SPEC into one Terraform JSON stack per unit of credentials.
+
+    The output folder is replaced only when synthesis succeeds; on any failure its previous
+    contents stay as they were. Local state files (terraform.<stack>.tfstate) live beside the
+    folder, never inside it. Loading the provider bindings takes several seconds.
+    """
+    spec = _load(spec_path)
+    from hyperpod_teams.synth import synthesize
+
+    started = time.monotonic()
+    summaries = synthesize(spec, out_dir, phase=_phase)
+    table = Table(title=f"Stacks in {out_dir}", title_justify="left")
+    for column in ("stack", "credentials", "resources", "data sources", "deploys after"):
+        numeric = column in ("resources", "data sources")
+        table.add_column(column, justify="right" if numeric else "left", no_wrap=column == "stack")
+    for stack in summaries:
+        table.add_row(
+            stack.name, stack.credentials, str(stack.resources), str(stack.data_sources),
+            ", ".join(stack.depends_on) or "-",
+        )
+    stdout.print(table)
+    stdout.print(f"[green]✓[/green] synthesized {len(summaries)} stacks in {time.monotonic() - started:.1f} s")
+
+
+@cli.command()
+@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout.")
+def schema(out_file: Path | None) -> None:
+    """Print the JSON Schema of spec v1, for editor completion and validation.
+
+    Put `# yaml-language-server: $schema=<path or URL of this schema>` on the first line of a
+    spec file and editors with the YAML language server complete and check it.
+    """
+    text = spec_json_schema()
+    if out_file:
+        out_file.write_text(text)
+    else:
+        click.echo(text, nl=False)
+
+
+def spec_json_schema() -> str:
+    document = {"$schema": "https://json-schema.org/draft/2020-12/schema", **PlatformSpec.model_json_schema()}
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _load(spec_path: Path) -> PlatformSpec:
+    try:
+        return load_spec(spec_path)
+    except SpecError as error:
+        stderr.print(error.render(), markup=False)
+        sys.exit(EXIT_INVALID_SPEC)
+
+
+@contextmanager
+def _phase(description: str):
+    """Progress for work that takes seconds: a spinner on a terminal, timed lines in CI logs."""
+    started = time.monotonic()
+    if stderr.is_terminal:
+        with stderr.status(f"{description}…"):
+            yield
+    else:
+        stderr.print(f"{description}…", markup=False)
+        yield
+    stderr.print(f"  {description}: {time.monotonic() - started:.1f} s", style="dim", markup=False)
+
+
+def main() -> None:
+    os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+    try:
+        cli.main(standalone_mode=True)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        stderr.print("interrupted")
+        sys.exit(130)
+    except Exception as error:  # anything else is our bug, not the user's spec
+        if os.environ.get(DEBUG_ENV):
+            traceback.print_exc()
+        stderr.print(
+            f"internal error: {type(error).__name__}: {error}\n"
+            f"This is a bug in hyperpod-teams; set {DEBUG_ENV}=1 for the traceback and report it.",
+            markup=False,
+        )
+        sys.exit(EXIT_INTERNAL_ERROR)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
