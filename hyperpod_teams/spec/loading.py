@@ -152,6 +152,8 @@ def problems_from_validation_error(
         context = detail.get("ctx") or {}
         if detail["type"] == "spec_rule" and context.get("field"):
             path = (*path, context["field"])
+        elif detail["type"] in ("union_tag_invalid", "union_tag_not_found"):
+            path = (*path, context.get("discriminator", "'type'").strip("'"))
         written = (scalars or {}).get(path)
         yield Problem((*prefix, *path), _message(detail, path), _hint(detail, path, data, written))
 

@@ -1,0 +1,52 @@
+"""Shared fixtures. The provider bindings are imported at most once per test process: every
+synthesizing test goes through `synthesize_stacks`, and pure tests never touch cdktf."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+QUICKSTART = EXAMPLES / "quickstart" / "teams.yaml"
+#: Every example spec; offline Terraform checks and synth tests run over all of them.
+EXAMPLE_SPECS = sorted(EXAMPLES.glob("*/teams.yaml"))
+
+os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+
+
+@pytest.fixture
+def quickstart_data() -> dict:
+    """The quickstart spec as plain data, a fresh copy each test may change."""
+    return copy.deepcopy(_quickstart_data())
+
+
+def _quickstart_data(cache: dict = {}) -> dict:  # noqa: B006 - a deliberate per-process cache
+    if "data" not in cache:
+        cache["data"] = yaml.safe_load(QUICKSTART.read_text())
+    return cache["data"]
+
+
+def synthesize_stacks(spec, out_dir: Path) -> dict[str, dict]:
+    """Synthesize `spec` with the real cdktf App into `out_dir`; the stacks' JSON by name."""
+    from hyperpod_teams.app import build_app
+
+    app = build_app(spec, outdir=str(out_dir))
+    app.synth()
+    manifest = json.loads((out_dir / "manifest.json").read_text())
+    return {
+        name: json.loads((out_dir / entry["synthesizedStackPath"]).read_text())
+        for name, entry in manifest["stacks"].items()
+    }
+
+
+@pytest.fixture(scope="session")
+def quickstart_stacks(tmp_path_factory) -> dict[str, dict]:
+    from hyperpod_teams.spec import load_spec
+
+    return synthesize_stacks(load_spec(QUICKSTART), tmp_path_factory.mktemp("quickstart"))
