@@ -94,7 +94,11 @@ def _quota_rules(spec: PlatformSpec) -> Iterator[Problem]:
 def _unique_groups(spec: PlatformSpec) -> Iterator[Problem]:
     """Two roles sharing one IdP group would give its members both roles' access."""
     owners = {naming.platform_admins_group(spec).casefold(): "the platform admins"}
+    team_names: set[str] = set()
     for t, team in enumerate(spec.teams):
+        if team.name in team_names:
+            continue  # a duplicate team name is reported once, by _unique_names
+        team_names.add(team.name)
         for role in naming.ROLES:
             group = naming.team_group_name(spec, team, role)
             owner = f"team {team.name} ({role})"
