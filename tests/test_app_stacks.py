@@ -1,0 +1,156 @@
+"""The app builds the stack set of DESIGN.md: one provider system per stack, the spec's backend,
+explicit deploy order. Real cdktf synth with the real bindings."""
+
+from __future__ import annotations
+
+import json
+
+from hyperpod_teams.spec import validate_spec
+from tests.conftest import synthesize_stacks
+
+QUICKSTART_STACKS = {
+    "acme-identity",
+    "acme-access",
+    "acme-cluster",
+    "acme-cost",
+    *(f"acme-team-{t}" for t in ("nlp", "vision", "research")),
+    *(f"acme-k8s-{t}" for t in ("nlp", "vision", "research")),
+}
+
+
+def providers_of(stack: dict) -> set[str]:
+    return set(stack.get("provider", {}))
+
+
+def test_quickstart_synthesizes_the_stack_set_of_the_design(quickstart_stacks):
+    assert set(quickstart_stacks) == QUICKSTART_STACKS
+
+
+def test_every_stack_needs_the_credentials_of_one_system_only(quickstart_stacks):
+    expected = {"acme-identity": {"azuread"}}
+    for name, stack in quickstart_stacks.items():
+        if name.startswith("acme-k8s-"):
+            assert providers_of(stack) == {"kubernetes"}, name
+        else:
+            assert providers_of(stack) == expected.get(name, {"aws"}), name
+
+
+def test_aws_stacks_are_pinned_to_the_region_and_account(quickstart_stacks):
+    for name in ("acme-access", "acme-cluster", "acme-team-nlp"):
+        (aws,) = quickstart_stacks[name]["provider"]["aws"]
+        assert aws["region"] == "us-west-2" and aws["allowed_account_ids"] == ["111122223333"]
+    (payer,) = quickstart_stacks["acme-cost"]["provider"]["aws"]
+    assert "allowed_account_ids" not in payer  # the payer account may be another one
+
+
+def test_team_stacks_tag_everything_with_team_and_cost_center(quickstart_stacks):
+    (aws,) = quickstart_stacks["acme-team-nlp"]["provider"]["aws"]
+    assert aws["default_tags"][0]["tags"] == {
+        "owner": "ml-platform",
+        "hyperpod-teams:organization": "acme",
+        "hyperpod-teams:team": "nlp",
+        "hyperpod-teams:cost-center": "CC-1001",
+    }
+    (research,) = quickstart_stacks["acme-team-research"]["provider"]["aws"]
+    assert "hyperpod-teams:cost-center" not in research["default_tags"][0]["tags"]
+
+
+def test_kubernetes_stack_reaches_the_cluster_through_cross_stack_references(quickstart_stacks):
+    stack = quickstart_stacks["acme-k8s-nlp"]
+    (provider,) = stack["provider"]["kubernetes"]
+    assert "data.terraform_remote_state.cross-stack-reference-input-acme-cluster" in provider["host"]
+    assert provider["exec"][0]["command"] == "aws"
+    assert "cross-stack-reference-input-acme-cluster" in stack["data"]["terraform_remote_state"]
+
+
+def test_deploy_order_is_explicit(quickstart_stacks, tmp_path_factory):
+    manifest_dir = next(tmp_path_factory.getbasetemp().glob("quickstart*"))
+    manifest = json.loads((manifest_dir / "manifest.json").read_text())["stacks"]
+    depends = {name: set(entry["dependencies"]) for name, entry in manifest.items()}
+    assert depends["acme-access"] == {"acme-identity"}
+    assert depends["acme-team-nlp"] == {"acme-cluster", "acme-access"}
+    assert depends["acme-k8s-nlp"] == {"acme-cluster", "acme-team-nlp"}
+    assert depends["acme-cluster"] == set() and depends["acme-cost"] == set()
+
+
+def test_local_state_lives_beside_the_output_folder(quickstart_stacks):
+    backend = quickstart_stacks["acme-cluster"]["terraform"]["backend"]
+    assert backend == {"local": {"path": "../../../terraform.acme-cluster.tfstate"}}
+
+
+def test_s3_backend_has_one_key_per_stack_with_locking_and_encryption(quickstart_data, tmp_path):
+    quickstart_data["backend"] = {"type": "s3", "bucket": "acme-tf-state", "kms_key_id": "alias/tf"}
+    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path)
+    keys = set()
+    for name, stack in stacks.items():
+        s3 = stack["terraform"]["backend"]["s3"]
+        assert s3["bucket"] == "acme-tf-state" and s3["region"] == "us-west-2"
+        assert s3["use_lockfile"] is True and s3["encrypt"] is True and s3["kms_key_id"] == "alias/tf"
+        assert s3["key"] == f"hyperpod-teams/{name}/terraform.tfstate"
+        keys.add(s3["key"])
+    assert len(keys) == len(stacks)
+    remote = stacks["acme-k8s-nlp"]["data"]["terraform_remote_state"]["cross-stack-reference-input-acme-cluster"]
+    assert remote["backend"] == "s3" and remote["config"]["key"] == "hyperpod-teams/acme-cluster/terraform.tfstate"
+
+
+def test_remote_backend_has_one_workspace_per_stack(quickstart_data, tmp_path):
+    quickstart_data["backend"] = {"type": "remote", "organization": "acme-corp", "workspace_prefix": "hp-"}
+    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path)
+    for name, stack in stacks.items():
+        remote = stack["terraform"]["backend"]["remote"]
+        assert remote["organization"] == "acme-corp" and remote["hostname"] == "app.terraform.io"
+        assert remote["workspaces"] == {"name": f"hp-{name}"}
+
+
+def test_existing_cluster_is_looked_up_not_created(quickstart_data, tmp_path):
+    quickstart_data["cluster"]["eks"] = {"existing_cluster_name": "shared-eks"}
+    cluster = synthesize_stacks(validate_spec(quickstart_data), tmp_path)["acme-cluster"]
+    assert "aws_eks_cluster" not in cluster.get("resource", {})
+    (lookup,) = cluster["data"]["aws_eks_cluster"].values()
+    assert lookup["name"] == "shared-eks"
+
+
+def test_created_eks_cluster_uses_api_authentication_and_the_spec_network(quickstart_stacks):
+    (eks,) = quickstart_stacks["acme-cluster"]["resource"]["aws_eks_cluster"].values()
+    assert eks["access_config"]["authentication_mode"] == "API"
+    assert eks["version"] == "1.32" and eks["name"] == "ml-shared-eks"
+    assert eks["vpc_config"]["subnet_ids"] == ["subnet-0a1b2c3d4e5f60718", "subnet-0f1e2d3c4b5a60718"]
+    assert set(eks["enabled_cluster_log_types"]) == {"api", "audit", "authenticator", "controllerManager", "scheduler"}
+
+
+def test_generic_saml_needs_no_identity_stack(quickstart_data, tmp_path):
+    quickstart_data["identity"]["provider"] = "generic_saml"
+    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path)
+    assert "acme-identity" not in stacks
+    assert set(stacks) == QUICKSTART_STACKS - {"acme-identity"}
+
+
+def test_adding_a_team_leaves_other_teams_stacks_untouched(quickstart_data, quickstart_stacks, tmp_path):
+    quickstart_data["teams"].append({"name": "speech", "cost_center": "CC-2000"})
+    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path)
+    assert {"acme-team-speech", "acme-k8s-speech"} <= set(stacks)
+    for name in QUICKSTART_STACKS:
+        if "-team-" in name or "-k8s-" in name:
+            assert stacks[name] == quickstart_stacks[name], f"{name} changed when another team was added"
+
+
+def test_the_wheel_installs_everything_under_hyperpod_teams(tmp_path):
+    """stacks/ and providers/ ship as hyperpod_teams.stacks and hyperpod_teams.providers."""
+    import subprocess
+    import sys
+    import zipfile
+
+    from tests.conftest import ROOT
+
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("hyperpod_teams-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    top_level = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+    assert top_level == {"hyperpod_teams"}
+    assert "hyperpod_teams/stacks/cluster.py" in names
+    assert "hyperpod_teams/providers/entra_id/__init__.py" in names
+    assert "hyperpod_teams/spec/spec-v1.schema.json" in names
