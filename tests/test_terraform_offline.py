@@ -1,0 +1,70 @@
+"""Every AWS-only stack of every example passes `terraform validate`, and those without data
+sources `terraform plan`, against the real AWS provider binary, offline."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hyperpod_teams.spec import load_spec
+from tests.conftest import EXAMPLE_SPECS, synthesize_stacks
+from tests.offline_terraform import (
+    has_data_sources,
+    in_parallel,
+    is_aws_only,
+    offline_plan_config,
+    terraform_or_skip,
+    write_stack,
+)
+
+pytestmark = pytest.mark.terraform
+
+
+@pytest.fixture(scope="module")
+def example_stacks(tmp_path_factory) -> dict[str, dict[str, dict]]:
+    return {
+        path.parent.name: synthesize_stacks(load_spec(path), tmp_path_factory.mktemp(path.parent.name))
+        for path in EXAMPLE_SPECS
+    }
+
+
+@pytest.mark.parametrize("example", [p.parent.name for p in EXAMPLE_SPECS])
+def test_aws_stacks_pass_terraform_validate(example, example_stacks, tmp_path):
+    terraform = terraform_or_skip(tmp_path)
+    stacks = {name: s for name, s in example_stacks[example].items() if is_aws_only(s)}
+    assert stacks, "an example without AWS stacks checks nothing"
+
+    def validate(name: str) -> tuple[str, object]:
+        result = terraform.run(write_stack(tmp_path / name, stacks[name]), "validate", "-json")
+        return name, json.loads(result.stdout)
+
+    failures = {name: report["diagnostics"] for name, report in in_parallel(validate, stacks) if not report["valid"]}
+    assert not failures, json.dumps(failures, indent=2)
+
+
+@pytest.mark.parametrize("example", [p.parent.name for p in EXAMPLE_SPECS])
+def test_aws_stacks_without_data_sources_pass_terraform_plan(example, example_stacks, tmp_path):
+    terraform = terraform_or_skip(tmp_path)
+    stacks = {
+        name: offline_plan_config(s)
+        for name, s in example_stacks[example].items()
+        if is_aws_only(s) and not has_data_sources(s)
+    }
+    if not stacks:
+        pytest.skip(f"every AWS stack of {example} reads data sources, which need AWS to plan")
+
+    def plan(name: str) -> tuple[str, object]:
+        directory = write_stack(tmp_path / name, stacks[name])
+        result = terraform.run(directory, "plan", "-input=false", "-lock=false", "-out=plan.tfplan")
+        if result.returncode != 0:
+            return name, result.stderr
+        shown = terraform.run(directory, "show", "-json", "plan.tfplan")
+        return name, json.loads(shown.stdout)
+
+    results = dict(in_parallel(plan, stacks))
+    failures = {name: result for name, result in results.items() if isinstance(result, str)}
+    assert not failures, "\n".join(f"{name}:\n{error}" for name, error in failures.items())
+    for name, plan_json in results.items():
+        actions = {tuple(change["change"]["actions"]) for change in plan_json.get("resource_changes", [])}
+        assert actions <= {("create",)}, f"{name}: a first plan must only create, got {actions}"
