@@ -1,0 +1,188 @@
+"""The `hyperpod-teams` command: exit codes, messages, the schema, and an all-or-nothing synth."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from hyperpod_teams import cli
+from tests.conftest import QUICKSTART, ROOT
+
+SCHEMA_FILE = ROOT / "hyperpod_teams" / "spec" / "spec-v1.schema.json"
+
+
+def run_command(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The installed console script in a fresh process, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams", *args], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_validate_accepts_the_quickstart():
+    result = run_command("validate", str(QUICKSTART))
+    assert result.returncode == 0, result.stderr
+    assert "is valid" in result.stdout and "3 teams" in result.stdout
+
+
+def test_invalid_spec_exits_2_with_the_field_and_line_on_stderr(tmp_path):
+    spec = tmp_path / "teams.yaml"
+    spec.write_text(QUICKSTART.read_text().replace("count: 4}", "count: 40}", 1))
+    result = run_command("validate", str(spec))
+    assert result.returncode == 2
+    assert "teams[0].compute.quota[0].count" in result.stderr and f"{spec}:" in result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_synth_of_an_invalid_spec_exits_2_and_writes_nothing(tmp_path):
+    spec = tmp_path / "teams.yaml"
+    spec.write_text("version: 2\n")
+    result = run_command("synth", str(spec), "--out", str(tmp_path / "out"))
+    assert result.returncode == 2 and "version" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", [["validate", str(QUICKSTART)], ["schema"], ["--help"], ["--version"]])
+def test_pure_commands_import_no_cdktf(command):
+    code = (
+        "import sys, runpy; sys.argv = ['hyperpod-teams', *sys.argv[1:]];\n"
+        "try:\n    runpy.run_module('hyperpod_teams', run_name='__main__')\n"
+        "except SystemExit as e:\n    assert not e.code, e.code\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('cdktf', 'constructs', 'jsii') "
+        "or m.startswith('cdktf_cdktf_provider'))\n"
+        "print('LOADED', loaded, file=sys.stderr)"
+    )
+    result = subprocess.run([sys.executable, "-c", code, *command], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "LOADED []" in result.stderr
+
+
+def test_help_explains_the_commands():
+    result = run_command("--help")
+    assert result.returncode == 0
+    for word in ("validate", "synth", "schema", "<org>-team-<team>"):
+        assert word in result.stdout
+    assert "CDKTF_OUTDIR" in run_command("synth", "--help").stdout
+
+
+def test_version_is_the_package_version():
+    from hyperpod_teams import __version__
+
+    assert run_command("--version").stdout.strip() == f"hyperpod-teams {__version__}"
+
+
+def test_committed_schema_matches_the_models():
+    """The schema file editors point at cannot drift from the models."""
+    assert run_command("schema").stdout == SCHEMA_FILE.read_text()
+
+
+def test_schema_accepts_every_example_and_rejects_an_unknown_field():
+    import jsonschema
+    import yaml
+
+    from tests.conftest import EXAMPLE_SPECS
+
+    schema = json.loads(SCHEMA_FILE.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    for path in EXAMPLE_SPECS:
+        jsonschema.validate(yaml.safe_load(path.read_text()), schema)
+    data = yaml.safe_load(QUICKSTART.read_text())
+    data["teams"][0]["colour"] = "red"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, schema)
+
+
+def test_examples_point_editors_at_the_schema():
+    from tests.conftest import EXAMPLE_SPECS
+
+    for path in EXAMPLE_SPECS:
+        first = path.read_text().splitlines()[0]
+        assert first.startswith("# yaml-language-server: $schema=")
+        assert (path.parent / first.split("=", 1)[1]).resolve() == SCHEMA_FILE
+
+
+# --- synth, in-process (the bindings are imported once per test process) ------------------
+
+
+def test_synth_writes_the_cdktf_layout_and_a_summary(tmp_path, monkeypatch):
+    monkeypatch.delenv("CDKTF_OUTDIR", raising=False)
+    out = tmp_path / "cdktf.out"
+    result = CliRunner().invoke(cli.cli, ["synth", str(QUICKSTART), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert (out / "stacks" / "acme-cluster" / "cdk.tf.json").is_file()
+    assert set(manifest["stacks"]) >= {"acme-identity", "acme-team-nlp", "acme-cost"}
+    assert "acme-team-research" in result.output and "synthesized 10 stacks" in result.output
+    assert not list(tmp_path.glob(".cdktf.out.*")), "a staging folder was left behind"
+
+
+def test_synth_honours_cdktf_outdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli.cli, ["synth", str(QUICKSTART)], env={"CDKTF_OUTDIR": "from-env"})
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "from-env" / "manifest.json").is_file()
+    assert not (tmp_path / "cdktf.out").exists()
+
+
+def _previous_output(out: Path) -> dict[str, bytes]:
+    (out / "stacks" / "old-stack").mkdir(parents=True)
+    (out / "manifest.json").write_text('{"previous": true}')
+    (out / "stacks" / "old-stack" / "cdk.tf.json").write_text("{}")
+    return {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+
+def test_failed_synth_leaves_the_previous_output_untouched(tmp_path, monkeypatch):
+    import hyperpod_teams.app
+
+    out = tmp_path / "cdktf.out"
+    before = _previous_output(out)
+
+    monkeypatch.setattr(hyperpod_teams.app, "add_platform_stacks", _failing_after_build(hyperpod_teams.app.add_platform_stacks))
+    with pytest.raises(SystemExit) as raised:
+        monkeypatch.setattr(sys, "argv", ["hyperpod-teams", "synth", str(QUICKSTART), "--out", str(out)])
+        cli.main()
+    assert raised.value.code == 1
+    after = {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cdktf.out"], "staging output was left behind"
+
+
+def _failing_after_build(real):
+    def add_platform_stacks(app, spec):
+        real(app, spec)
+        raise RuntimeError("simulated failure after the stacks were built")
+
+    return add_platform_stacks
+
+
+def test_internal_error_exits_1_without_a_traceback(tmp_path, monkeypatch, capsys):
+    import hyperpod_teams.app
+
+    monkeypatch.setattr(hyperpod_teams.app, "add_platform_stacks", _failing_after_build(hyperpod_teams.app.add_platform_stacks))
+    monkeypatch.setattr(sys, "argv", ["hyperpod-teams", "synth", str(QUICKSTART), "--out", str(tmp_path / "o")])
+    monkeypatch.delenv(cli.DEBUG_ENV, raising=False)
+    with pytest.raises(SystemExit) as raised:
+        cli.main()
+    assert raised.value.code == 1
+    err = capsys.readouterr().err
+    assert "internal error: RuntimeError: simulated failure" in err and "Traceback" not in err
+
+
+def test_resynth_keeps_terraform_working_files_and_drops_removed_stacks(tmp_path):
+    from hyperpod_teams.spec import load_spec
+    from hyperpod_teams.synth import synthesize
+
+    out = tmp_path / "cdktf.out"
+    synthesize(load_spec(QUICKSTART), out)
+    lock = out / "stacks" / "acme-cluster" / ".terraform.lock.hcl"
+    lock.write_text("# provider locks\n")
+    (out / "stacks" / "acme-cluster" / ".terraform").mkdir()
+    (out / "stacks" / "gone-stack").mkdir()
+    synthesize(load_spec(QUICKSTART), out)
+    assert lock.read_text() == "# provider locks\n"
+    assert (out / "stacks" / "acme-cluster" / ".terraform").is_dir()
+    assert not (out / "stacks" / "gone-stack").exists()
