@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from hyperpod_teams.spec.models import PlatformSpec, Team
+    from hyperpod_teams.spec.models import Organization, Team
 
 # Limits of the resource types (AWS and Kubernetes API references).
 IAM_ROLE_MAX = 64
@@ -93,16 +93,14 @@ def group_name(pattern: str, org: str, team: str, role: str) -> str:
     return pattern.format(org=org, team=team, role=role)
 
 
-def team_group_name(spec: PlatformSpec, team: Team, role: str) -> str:
+def team_group_name(pattern: str, org: str, team: Team, role: str) -> str:
     """The IdP group of one team role: `members.<role>` when given, else from the pattern."""
-    explicit = getattr(team.members, role)
-    return explicit or group_name(spec.identity.group_name_pattern, spec.organization.name, team.name, role)
+    return getattr(team.members, role) or group_name(pattern, org, team.name, role)
 
 
-def platform_admins_group(spec: PlatformSpec) -> str:
+def platform_admins_group(pattern: str, organization: Organization) -> str:
     """`organization.platform_admins_group`, else the pattern with team=platform, role=admins."""
-    org = spec.organization
-    return org.platform_admins_group or group_name(spec.identity.group_name_pattern, org.name, "platform", "admins")
+    return organization.platform_admins_group or group_name(pattern, organization.name, "platform", "admins")
 
 
 def permission_set_name(org: str, team: str, role: str) -> str:

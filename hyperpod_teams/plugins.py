@@ -44,13 +44,14 @@ class IdentityGroups:
 
     @classmethod
     def for_spec(cls, spec: PlatformSpec) -> IdentityGroups:
+        pattern, org = spec.identity.group_name_pattern, spec.organization
         return cls(
             by_team_role={
-                (team.name, role): naming.team_group_name(spec, team, role)
+                (team.name, role): naming.team_group_name(pattern, org.name, team, role)
                 for team in spec.teams
                 for role in naming.ROLES
             },
-            platform_admins=naming.platform_admins_group(spec),
+            platform_admins=naming.platform_admins_group(pattern, org),
         )
 
 

@@ -238,7 +238,34 @@ def test_quota_over_capacity_names_the_instance_type_sum_and_capacity(quickstart
     (problem,) = raised.value.problems
     assert problem.location == "teams[1].compute.quota[0].count"
     assert "ml.p5.48xlarge" in problem.message and "9 nodes" in problem.message and "has 8" in problem.message
-    assert "reduce the quotas by 1" in problem.hint
+    assert "reduce the quotas by 1 node in all" in problem.hint
+
+
+def test_an_invalid_team_is_left_out_of_the_quota_sums(quickstart_data):
+    quickstart_data["cluster"]["eks"]["kubernetes_version"] = 1.3
+    quickstart_data["teams"][0]["display_name"] = ["not", "text"]
+    quickstart_data["teams"][1]["compute"]["quota"][0]["count"] = 5
+    quickstart_data["teams"][2]["compute"]["quota"][0]["count"] = 3  # with nlp 2: 5 > 4 ml.c5.4xlarge
+    with pytest.raises(SpecError) as raised:
+        validate_spec(quickstart_data)
+    locations = {p.location for p in raised.value.problems}
+    assert locations == {
+        "cluster.eks.kubernetes_version",
+        "teams[0].display_name",
+        # teams[0] is broken, so the sums count the valid teams only: vision 5 of 8 p5 fits,
+        # research 3 of 4 c5 fits; nothing is reported that a fix of teams[0] could change.
+    }
+
+
+def test_quota_over_capacity_is_reported_beside_a_structural_error(quickstart_data):
+    quickstart_data["cluster"]["eks"]["kubernetes_version"] = 1.3
+    quickstart_data["teams"][1]["compute"]["quota"][0]["count"] = 5
+    with pytest.raises(SpecError) as raised:
+        validate_spec(quickstart_data)
+    assert {p.location for p in raised.value.problems} == {
+        "cluster.eks.kubernetes_version",
+        "teams[1].compute.quota[0].count",
+    }
 
 
 def test_quota_type_missing_from_cluster_lists_the_types_it_has(quickstart_data):

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from hyperpod_teams.spec.models import PATTERN_RULES, PlatformSpec
 from hyperpod_teams.spec.problems import Path, Problem, SpecError
+from hyperpod_teams.spec.rules import Sections, problems_across_fields
 
 LineMap = dict[Path, int]
 ScalarText = dict[Path, str]
@@ -41,6 +42,8 @@ def validate_spec(data: Any, *, source: str | None = None, document: Document | 
         return PlatformSpec.model_validate(data)
     except ValidationError as exc:
         problems = list(problems_from_validation_error(exc, data=data, scalars=document.scalars))
+        # Rules across fields still run over the sections that are valid on their own.
+        problems += problems_across_fields(Sections.valid_parts_of(data))
     except SpecError as exc:
         problems = exc.problems
     located = [_with_line(p, document.lines) for p in problems]

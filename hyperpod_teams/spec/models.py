@@ -285,11 +285,15 @@ class Cluster(SpecModel):
     task_governance: TaskGovernance = Field(default_factory=TaskGovernance)
 
     def capacity_by_instance_type(self) -> dict[str, int]:
-        """Nodes per instance type, summed over the instance groups."""
-        capacity: dict[str, int] = {}
-        for group in self.instance_groups:
-            capacity[group.instance_type] = capacity.get(group.instance_type, 0) + group.count
-        return capacity
+        return capacity_by_instance_type(self.instance_groups)
+
+
+def capacity_by_instance_type(groups: list[InstanceGroup]) -> dict[str, int]:
+    """Nodes per instance type, summed over the instance groups."""
+    capacity: dict[str, int] = {}
+    for group in groups:
+        capacity[group.instance_type] = capacity.get(group.instance_type, 0) + group.count
+    return capacity
 
 
 # --- teams -----------------------------------------------------------------------------------

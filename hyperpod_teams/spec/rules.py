@@ -1,64 +1,125 @@
-"""Rules across fields of a structurally valid spec (spec-v1.md, "Rules across fields").
+"""Rules across fields (spec-v1.md, "Rules across fields").
 
-Every rule reports all its violations with the path of the field to fix; the caller raises them
-together as one SpecError.
+Every rule reports all its violations with the path of the field to fix. The rules read the
+sections they need through `Sections`, which holds whichever sections of the spec are valid on
+their own: so a spec with a typo in one team still gets its quota over-capacity reported in the
+same run, and every problem is listed at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from hyperpod_teams import naming
 from hyperpod_teams.plugins import PluginError, load_identity_provider
+from hyperpod_teams.spec.models import (
+    Identity,
+    InstanceGroup,
+    Organization,
+    PlatformSpec,
+    PriorityClass,
+    Team,
+    capacity_by_instance_type,
+)
 from hyperpod_teams.spec.problems import Path, Problem, SpecError
 
-if TYPE_CHECKING:
-    from hyperpod_teams.spec.models import PlatformSpec
+
+@dataclass
+class Sections:
+    """The valid sections of a spec; `teams` keeps each valid team's index in the spec."""
+
+    organization: Organization | None = None
+    identity: Identity | None = None
+    instance_groups: list[InstanceGroup] | None = None
+    priority_classes: list[PriorityClass] | None = None
+    teams: list[tuple[int, Team]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, spec: PlatformSpec) -> Sections:
+        cluster = spec.cluster
+        return cls(
+            spec.organization,
+            spec.identity,
+            cluster.instance_groups,
+            cluster.task_governance.priority_classes,
+            list(enumerate(spec.teams)),
+        )
+
+    @classmethod
+    def valid_parts_of(cls, data: Any) -> Sections:
+        """The sections of raw spec data that validate on their own; the rest stay None."""
+        if not isinstance(data, dict):
+            return cls()
+
+        def valid(kind, value):
+            try:
+                return TypeAdapter(kind).validate_python(value)
+            except (ValidationError, SpecError):
+                return None
+
+        def at(container: Any, *keys: str) -> Any:
+            for key in keys:
+                container = container.get(key) if isinstance(container, dict) else None
+            return container
+
+        teams = data.get("teams") if isinstance(data.get("teams"), list) else []
+        return cls(
+            organization=valid(Organization, data.get("organization")),
+            identity=valid(Identity, data.get("identity")),
+            instance_groups=valid(list[InstanceGroup], at(data, "cluster", "instance_groups")),
+            priority_classes=valid(list[PriorityClass], at(data, "cluster", "task_governance", "priority_classes") or []),
+            teams=[(i, team) for i, raw in enumerate(teams) if (team := valid(Team, raw)) is not None],
+        )
 
 
 def check_rules_across_fields(spec: PlatformSpec) -> None:
-    problems = [
-        *_unique_names(spec.teams, lambda t: t.name, ("teams",), "team name"),
-        *_unique_names(
-            spec.cluster.instance_groups, lambda g: g.name, ("cluster", "instance_groups"), "instance group name"
-        ),
-        *_unique_names(
-            spec.cluster.task_governance.priority_classes,
-            lambda c: c.name,
-            ("cluster", "task_governance", "priority_classes"),
-            "priority class name",
-        ),
-        *_quota_rules(spec),
-        *_unique_groups(spec),
-        *_identity_settings(spec),
-    ]
+    problems = problems_across_fields(Sections.of(spec))
     if problems:
         raise SpecError(problems)
 
 
-def _unique_names(items: Iterable, key: Callable, path: Path, what: str) -> Iterator[Problem]:
+def problems_across_fields(sections: Sections) -> list[Problem]:
+    problems = list(_unique_names(sections.teams, "teams", "team name"))
+    if sections.instance_groups is not None:
+        groups = sections.instance_groups
+        problems += _unique_names(enumerate(groups), "cluster.instance_groups", "instance group name")
+        problems += _quota_rules(groups, sections.teams)
+    if sections.priority_classes is not None:
+        problems += _unique_names(
+            enumerate(sections.priority_classes), "cluster.task_governance.priority_classes", "priority class name"
+        )
+    if sections.identity is not None:
+        problems += _identity_settings(sections.identity)
+        if sections.organization is not None:
+            problems += _unique_groups(sections.organization, sections.identity, sections.teams)
+    return problems
+
+
+def _unique_names(indexed: Iterable[tuple[int, Any]], where: str, what: str) -> Iterator[Problem]:
+    path: Path = tuple(where.split("."))
     seen: dict[str, int] = {}
-    for index, item in enumerate(items):
-        folded = key(item).casefold()
+    for index, item in indexed:
+        folded = item.name.casefold()
         if folded in seen:
             yield Problem(
                 (*path, index, "name"),
-                f"duplicate {what} {key(item)!r}: {path[-1]}[{seen[folded]}] has it already "
+                f"duplicate {what} {item.name!r}: {path[-1]}[{seen[folded]}] has it already "
                 "(names are compared without regard to case)",
             )
         else:
             seen[folded] = index
 
 
-def _quota_rules(spec: PlatformSpec) -> Iterator[Problem]:
-    capacity = spec.cluster.capacity_by_instance_type()
+def _quota_rules(groups: list[InstanceGroup], teams: list[tuple[int, Team]]) -> Iterator[Problem]:
+    capacity = capacity_by_instance_type(groups)
     known = ", ".join(sorted(capacity))
     allocated: dict[str, list[tuple[str, int]]] = {}
     over: dict[str, Path] = {}
-    for t, team in enumerate(spec.teams):
+    for t, team in teams:
         seen_types: set[str] = set()
         for q, entry in enumerate(team.compute.quota):
             path: Path = ("teams", t, "compute", "quota", q, "instance_type")
@@ -86,21 +147,22 @@ def _quota_rules(spec: PlatformSpec) -> Iterator[Problem]:
             path,
             f"quotas for {instance_type} add up to {total} nodes across teams, but the cluster "
             f"has {cap} ({breakdown})",
-            f"reduce the quotas by {total - cap} nodes in all, or add {instance_type} nodes to "
-            "an instance group",
+            f"reduce the quotas by {total - cap} node{'s' if total - cap != 1 else ''} in all, or add "
+            f"{instance_type} nodes to an instance group",
         )
 
 
-def _unique_groups(spec: PlatformSpec) -> Iterator[Problem]:
+def _unique_groups(organization: Organization, identity: Identity, teams: list[tuple[int, Team]]) -> Iterator[Problem]:
     """Two roles sharing one IdP group would give its members both roles' access."""
-    owners = {naming.platform_admins_group(spec).casefold(): "the platform admins"}
+    pattern = identity.group_name_pattern
+    owners = {naming.platform_admins_group(pattern, organization).casefold(): "the platform admins"}
     team_names: set[str] = set()
-    for t, team in enumerate(spec.teams):
+    for t, team in teams:
         if team.name in team_names:
             continue  # a duplicate team name is reported once, by _unique_names
         team_names.add(team.name)
         for role in naming.ROLES:
-            group = naming.team_group_name(spec, team, role)
+            group = naming.team_group_name(pattern, organization.name, team, role)
             owner = f"team {team.name} ({role})"
             if group.casefold() in owners:
                 explicit = getattr(team.members, role) is not None
@@ -114,15 +176,16 @@ def _unique_groups(spec: PlatformSpec) -> Iterator[Problem]:
                 owners[group.casefold()] = owner
 
 
-def _identity_settings(spec: PlatformSpec) -> Iterator[Problem]:
+def _identity_settings(identity: Identity) -> Iterator[Problem]:
     try:
-        plugin = load_identity_provider(spec.identity.provider)
+        plugin = load_identity_provider(identity.provider)
     except PluginError as exc:
         yield Problem(("identity", "provider"), str(exc))
         return
     try:
-        plugin.settings_model.model_validate(spec.identity.settings)
+        plugin.settings_model.model_validate(identity.settings)
     except ValidationError as exc:
         from hyperpod_teams.spec.loading import problems_from_validation_error
 
         yield from problems_from_validation_error(exc, prefix=("identity", "settings"))
+
