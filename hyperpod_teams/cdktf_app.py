@@ -9,10 +9,13 @@ from __future__ import annotations
 import os
 import sys
 
-import cdktf
+# jsii's Node 20 end-of-life banner would print on every `cdktf synth`; set before jsii loads.
+os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from hyperpod_teams.app import add_platform_stacks
-from hyperpod_teams.spec import SpecError, load_spec
+import cdktf  # noqa: E402
+
+from hyperpod_teams.app import add_platform_stacks  # noqa: E402
+from hyperpod_teams.spec import SpecError, load_spec  # noqa: E402
 
 SPEC_ENV = "HYPERPOD_TEAMS_SPEC"
 SPEC_CONTEXT_KEY = "hyperpod-teams:spec"

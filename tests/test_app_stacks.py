@@ -143,7 +143,7 @@ def test_the_wheel_installs_everything_under_hyperpod_teams(tmp_path):
     from tests.conftest import ROOT
 
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
         check=True,
         capture_output=True,
     )
