@@ -12,6 +12,9 @@ from types import ModuleType
 #: Short name -> bindings module. Keep sorted by package; add what a construct needs.
 MODULES = {
     "aws_provider": "cdktf_cdktf_provider_aws.provider",
+    "aws_budgets_budget": "cdktf_cdktf_provider_aws.budgets_budget",
+    "aws_ce_cost_allocation_tag": "cdktf_cdktf_provider_aws.ce_cost_allocation_tag",
+    "aws_ce_cost_category": "cdktf_cdktf_provider_aws.ce_cost_category",
     "aws_data_eks_cluster": "cdktf_cdktf_provider_aws.data_aws_eks_cluster",
     "aws_eks_cluster": "cdktf_cdktf_provider_aws.eks_cluster",
     "aws_iam_role": "cdktf_cdktf_provider_aws.iam_role",

@@ -1,9 +1,10 @@
-"""`<org>-cost`: cost allocation tags and cost categories (AWS, payer account)."""
+"""`<org>-cost`: cost allocation tag activation and the team cost category (AWS, payer account)."""
 
 from __future__ import annotations
 
 from constructs import Construct
 
+from hyperpod_teams.constructs.cost import CostAllocation
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -15,3 +16,4 @@ class CostStack(PlatformStack):
         super().__init__(scope, stack_name, spec=spec)
         # The payer account may differ from the cluster's: do not pin the provider to it.
         self.add_aws_provider(tags=self.organization_tags(), pin_account=False)
+        self.allocation = CostAllocation(self, "cost-allocation", spec=spec)

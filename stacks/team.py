@@ -5,6 +5,7 @@ from __future__ import annotations
 from constructs import Construct
 
 from hyperpod_teams import naming
+from hyperpod_teams.constructs.cost import TeamBudget
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -19,3 +20,4 @@ class TeamStack(PlatformStack):
         self.add_aws_provider(
             tags={**self.organization_tags(), **naming.team_tags(org, team.name, team.cost_center)}
         )
+        self.budget = TeamBudget(self, "budget", spec=spec, team=team) if team.budget else None
