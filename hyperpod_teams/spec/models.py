@@ -273,6 +273,25 @@ class TaskGovernance(SpecModel):
     priority_classes: list[PriorityClass] = Field(default_factory=list, max_length=10)
 
 
+class DependenciesChart(SpecModel):
+    """The Helm chart HyperPod on EKS needs in the cluster before the HyperPod cluster exists
+    (health-monitoring agent, device plugins, training operator...). Optional field, not in
+    spec-v1.md's list: the defaults follow HyperPod's own instructions."""
+
+    install: bool = Field(default=True, description="Set false when the chart is installed already.")
+    chart: str = Field(
+        default="../../../sagemaker-hyperpod-cli/helm_chart/HyperPodHelmChart",
+        min_length=1,
+        description="Chart path or name. A relative path is read from the stack's working folder "
+        "(<out>/stacks/<stack>): the default is a clone of aws/sagemaker-hyperpod-cli beside the "
+        "output folder.",
+    )
+    repository: str | None = Field(default=None, description="Chart repository URL, for a chart name.")
+    version: str | None = None
+    namespace: str = "kube-system"
+    release_name: str = "hyperpod-dependencies"
+
+
 class Cluster(SpecModel):
     name: ResourceName
     eks: Eks = Field(default_factory=Eks)
@@ -280,9 +299,21 @@ class Cluster(SpecModel):
     lifecycle_scripts_s3_uri: S3Prefix | None = Field(
         default=None, description="When absent, a lifecycle-scripts bucket is created."
     )
+    lifecycle_on_create: str = Field(
+        default="on_create.sh",
+        min_length=1,
+        max_length=128,
+        description="Entry-point script under the lifecycle-scripts prefix (optional field).",
+    )
     node_recovery: Literal["Automatic", "None"] = "Automatic"
     instance_groups: list[InstanceGroup] = Field(min_length=1, max_length=20)
     task_governance: TaskGovernance = Field(default_factory=TaskGovernance)
+    dependencies_chart: DependenciesChart = Field(default_factory=DependenciesChart)
+    allow_destroy: bool = Field(
+        default=False,
+        description="Lift lifecycle.prevent_destroy from the HyperPod cluster (optional field): "
+        "only to delete the cluster on purpose.",
+    )
 
     def capacity_by_instance_type(self) -> dict[str, int]:
         return capacity_by_instance_type(self.instance_groups)

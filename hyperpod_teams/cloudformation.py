@@ -1,0 +1,218 @@
+"""HyperPod resources that Terraform reaches through Cloud Control, as typed models.
+
+The pinned AWS bindings have no HyperPod cluster, compute quota or scheduler config resource; the
+CloudFormation types `AWS::SageMaker::Cluster`, `AWS::SageMaker::ComputeQuota` and
+`AWS::SageMaker::ClusterSchedulerConfig` are managed with `aws_cloudcontrolapi_resource`, whose
+`desired_state` is a JSON document. These models mirror the CloudFormation schemas (aliases are
+the exact property names), so a wrong or misspelled property fails here, in Python, not at deploy.
+Pure layer: no cdktf.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hyperpod_teams import naming
+from hyperpod_teams.spec.models import PlatformSpec, Team
+
+CLUSTER_TYPE = "AWS::SageMaker::Cluster"
+SCHEDULER_CONFIG_TYPE = "AWS::SageMaker::ClusterSchedulerConfig"
+COMPUTE_QUOTA_TYPE = "AWS::SageMaker::ComputeQuota"
+
+
+class CfnModel(BaseModel):
+    """A CloudFormation property object: only its own properties, written by their CFN names."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    def desired_state(self) -> str:
+        """The Cloud Control `desired_state`: compact JSON, unset properties left out."""
+        return json.dumps(self.model_dump(by_alias=True, exclude_none=True), separators=(",", ":"))
+
+
+class Tag(CfnModel):
+    key: str = Field(alias="Key", min_length=1, max_length=128)
+    value: str = Field(alias="Value", max_length=256)
+
+
+def tag_list(tags: dict[str, str]) -> list[Tag]:
+    return [Tag(key=k, value=v) for k, v in sorted(tags.items())]
+
+
+# --- AWS::SageMaker::Cluster -----------------------------------------------------------------
+
+
+class ClusterEbsVolumeConfig(CfnModel):
+    volume_size_in_gb: int = Field(alias="VolumeSizeInGB", ge=1, le=16384)
+
+
+class ClusterInstanceStorageConfig(CfnModel):
+    ebs_volume_config: ClusterEbsVolumeConfig = Field(alias="EbsVolumeConfig")
+
+
+class ClusterLifeCycleConfig(CfnModel):
+    source_s3_uri: str = Field(alias="SourceS3Uri", max_length=1024)
+    on_create: str = Field(alias="OnCreate", min_length=1, max_length=128)
+
+
+class ClusterInstanceGroup(CfnModel):
+    instance_group_name: str = Field(alias="InstanceGroupName", pattern=r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$", max_length=63)
+    instance_type: str = Field(alias="InstanceType")
+    instance_count: int = Field(alias="InstanceCount", ge=0)
+    execution_role: str = Field(alias="ExecutionRole")
+    life_cycle_config: ClusterLifeCycleConfig = Field(alias="LifeCycleConfig")
+    threads_per_core: int = Field(alias="ThreadsPerCore", ge=1, le=2)
+    instance_storage_configs: list[ClusterInstanceStorageConfig] = Field(alias="InstanceStorageConfigs", max_length=1)
+    on_start_deep_health_checks: list[Literal["InstanceStress", "InstanceConnectivity"]] | None = Field(
+        default=None, alias="OnStartDeepHealthChecks"
+    )
+
+
+class ClusterOrchestratorEksConfig(CfnModel):
+    cluster_arn: str = Field(alias="ClusterArn")
+
+
+class Orchestrator(CfnModel):
+    eks: ClusterOrchestratorEksConfig = Field(alias="Eks")
+
+
+class VpcConfig(CfnModel):
+    security_group_ids: list[str] = Field(alias="SecurityGroupIds", min_length=1, max_length=5)
+    subnets: list[str] = Field(alias="Subnets", min_length=1, max_length=16)
+
+
+class ClusterProperties(CfnModel):
+    cluster_name: str = Field(alias="ClusterName", pattern=r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")
+    instance_groups: list[ClusterInstanceGroup] = Field(alias="InstanceGroups", min_length=1)
+    node_recovery: Literal["Automatic", "None"] = Field(alias="NodeRecovery")
+    orchestrator: Orchestrator = Field(alias="Orchestrator")
+    vpc_config: VpcConfig = Field(alias="VpcConfig")
+    tags: list[Tag] = Field(alias="Tags", max_length=50)
+
+
+def hyperpod_cluster(
+    spec: PlatformSpec, *, eks_cluster_arn: str, execution_role_arn: str, lifecycle_s3_uri: str
+) -> ClusterProperties:
+    cluster = spec.cluster
+    return ClusterProperties(
+        cluster_name=cluster.name,
+        instance_groups=[
+            ClusterInstanceGroup(
+                instance_group_name=group.name,
+                instance_type=group.instance_type,
+                instance_count=group.count,
+                execution_role=execution_role_arn,
+                life_cycle_config=ClusterLifeCycleConfig(
+                    source_s3_uri=lifecycle_s3_uri, on_create=cluster.lifecycle_on_create
+                ),
+                threads_per_core=group.threads_per_core,
+                instance_storage_configs=[
+                    ClusterInstanceStorageConfig(
+                        ebs_volume_config=ClusterEbsVolumeConfig(volume_size_in_gb=group.ebs_volume_gb)
+                    )
+                ],
+                on_start_deep_health_checks=list(group.deep_health_checks) or None,
+            )
+            for group in cluster.instance_groups
+        ],
+        node_recovery=cluster.node_recovery,
+        orchestrator=Orchestrator(eks=ClusterOrchestratorEksConfig(cluster_arn=eks_cluster_arn)),
+        vpc_config=VpcConfig(
+            security_group_ids=list(cluster.network.security_group_ids), subnets=list(cluster.network.subnet_ids)
+        ),
+        tags=tag_list(naming.organization_tags(spec.organization.name, dict(spec.organization.tags))),
+    )
+
+
+# --- AWS::SageMaker::ClusterSchedulerConfig --------------------------------------------------
+
+
+class PriorityClass(CfnModel):
+    name: str = Field(alias="Name")
+    weight: int = Field(alias="Weight", ge=0, le=100)
+
+
+class SchedulerConfig(CfnModel):
+    priority_classes: list[PriorityClass] | None = Field(default=None, alias="PriorityClasses", max_length=10)
+    fair_share: Literal["Enabled", "Disabled"] = Field(alias="FairShare")
+
+
+class ClusterSchedulerConfigProperties(CfnModel):
+    name: str = Field(alias="Name", pattern=r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")
+    cluster_arn: str = Field(alias="ClusterArn")
+    scheduler_config: SchedulerConfig = Field(alias="SchedulerConfig")
+    description: str | None = Field(default=None, alias="Description", max_length=256)
+    tags: list[Tag] = Field(alias="Tags", max_length=50)
+
+
+def scheduler_config(spec: PlatformSpec, *, cluster_arn: str) -> ClusterSchedulerConfigProperties:
+    governance = spec.cluster.task_governance
+    return ClusterSchedulerConfigProperties(
+        name=naming.scheduler_config_name(spec.cluster.name),
+        cluster_arn=cluster_arn,
+        scheduler_config=SchedulerConfig(
+            priority_classes=[PriorityClass(name=c.name, weight=c.weight) for c in governance.priority_classes] or None,
+            fair_share=governance.fair_share,
+        ),
+        description=f"Task governance of {spec.cluster.name} (hyperpod-teams)",
+        tags=tag_list(naming.organization_tags(spec.organization.name, dict(spec.organization.tags))),
+    )
+
+
+# --- AWS::SageMaker::ComputeQuota ------------------------------------------------------------
+
+
+class ComputeQuotaResourceConfig(CfnModel):
+    instance_type: str = Field(alias="InstanceType")
+    count: int = Field(alias="Count", ge=0)
+
+
+class ResourceSharingConfig(CfnModel):
+    strategy: Literal["Lend", "DontLend", "LendAndBorrow"] = Field(alias="Strategy")
+    borrow_limit: int | None = Field(default=None, alias="BorrowLimit", ge=0, le=10000)
+
+
+class ComputeQuotaConfig(CfnModel):
+    compute_quota_resources: list[ComputeQuotaResourceConfig] = Field(alias="ComputeQuotaResources", max_length=15)
+    resource_sharing_config: ResourceSharingConfig = Field(alias="ResourceSharingConfig")
+    preempt_team_tasks: Literal["Never", "LowerPriority"] = Field(alias="PreemptTeamTasks")
+
+
+class ComputeQuotaTarget(CfnModel):
+    team_name: str = Field(alias="TeamName", pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}?$")
+    fair_share_weight: int = Field(alias="FairShareWeight", ge=0, le=100)
+
+
+class ComputeQuotaProperties(CfnModel):
+    name: str = Field(alias="Name", pattern=r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")
+    cluster_arn: str = Field(alias="ClusterArn")
+    compute_quota_config: ComputeQuotaConfig = Field(alias="ComputeQuotaConfig")
+    compute_quota_target: ComputeQuotaTarget = Field(alias="ComputeQuotaTarget")
+    activation_state: Literal["Enabled", "Disabled"] = Field(alias="ActivationState")
+    description: str | None = Field(default=None, alias="Description", max_length=256)
+    tags: list[Tag] = Field(alias="Tags", max_length=50)
+
+
+def compute_quota(spec: PlatformSpec, team: Team, *, cluster_arn: str) -> ComputeQuotaProperties:
+    compute = team.compute
+    org = spec.organization
+    return ComputeQuotaProperties(
+        name=naming.compute_quota_name(team.name),
+        cluster_arn=cluster_arn,
+        compute_quota_config=ComputeQuotaConfig(
+            compute_quota_resources=[
+                ComputeQuotaResourceConfig(instance_type=q.instance_type, count=q.count) for q in compute.quota
+            ],
+            resource_sharing_config=ResourceSharingConfig(strategy=compute.sharing, borrow_limit=compute.borrow_limit),
+            preempt_team_tasks=compute.preempt_team_tasks,
+        ),
+        compute_quota_target=ComputeQuotaTarget(team_name=team.name, fair_share_weight=compute.fair_share_weight),
+        activation_state="Enabled",
+        description=f"Compute quota of team {team.title} (hyperpod-teams)"[:256],
+        tags=tag_list(
+            {**naming.organization_tags(org.name, dict(org.tags)), **naming.team_tags(org.name, team.name, team.cost_center)}
+        ),
+    )
