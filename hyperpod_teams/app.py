@@ -13,6 +13,8 @@ from hyperpod_teams.stacks import (
     AccessStack,
     ClusterStack,
     CostStack,
+    EksStack,
+    HyperPodDependenciesStack,
     IdentityStack,
     PlatformStack,
     TeamKubernetesStack,
@@ -26,14 +28,19 @@ class PlatformStacks:
 
     identity: IdentityStack | None
     access: AccessStack
+    eks: EksStack
+    hyperpod_dependencies: HyperPodDependenciesStack | None
     cluster: ClusterStack
     cost: CostStack
     teams: dict[str, TeamStack] = field(default_factory=dict)
     team_kubernetes: dict[str, TeamKubernetesStack] = field(default_factory=dict)
 
     def all(self) -> list[PlatformStack]:
-        """In deploy order: identity, access, cluster, then per team AWS before Kubernetes, cost."""
-        ordered: list[PlatformStack] = [s for s in (self.identity, self.access, self.cluster) if s]
+        """In deploy order: identity, access, EKS, HyperPod dependencies, cluster, then per team
+        AWS before Kubernetes, cost."""
+        ordered: list[PlatformStack] = [
+            s for s in (self.identity, self.access, self.eks, self.hyperpod_dependencies, self.cluster) if s
+        ]
         for name, team_stack in self.teams.items():
             ordered += [team_stack, self.team_kubernetes[name]]
         return [*ordered, self.cost]
@@ -54,16 +61,33 @@ def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
     if identity is not None:
         # Permission sets are assigned to groups the IdP provisions into Identity Center.
         access.add_dependency(identity)
-    cluster = ClusterStack(app, naming.cluster_stack_name(org), spec=spec)
+    eks = EksStack(app, naming.eks_stack_name(org), spec=spec)
+    dependencies = None
+    if spec.cluster.dependencies_chart.install:
+        dependencies = HyperPodDependenciesStack(
+            app, naming.hyperpod_dependencies_stack_name(org), spec=spec, eks=eks.eks
+        )
+    cluster = ClusterStack(app, naming.cluster_stack_name(org), spec=spec, eks=eks.eks)
+    if dependencies is not None:
+        # HyperPod's agents and device plugins must be in EKS before its nodes join.
+        cluster.add_dependency(dependencies)
     cost = CostStack(app, naming.cost_stack_name(org), spec=spec)
-    stacks = PlatformStacks(identity=identity, access=access, cluster=cluster, cost=cost)
+    stacks = PlatformStacks(
+        identity=identity, access=access, eks=eks, hyperpod_dependencies=dependencies, cluster=cluster, cost=cost
+    )
 
     for team in spec.teams:
-        team_stack = TeamStack(app, naming.team_stack_name(org, team.name), spec=spec, team=team)
+        team_stack = TeamStack(
+            app,
+            naming.team_stack_name(org, team.name),
+            spec=spec,
+            team=team,
+            hyperpod_cluster_arn=cluster.hyperpod.arn,
+        )
         team_stack.add_dependency(cluster)
         team_stack.add_dependency(access)  # EKS access entries need the permission sets' roles
         kubernetes_stack = TeamKubernetesStack(
-            app, naming.team_kubernetes_stack_name(org, team.name), spec=spec, team=team, eks=cluster.eks
+            app, naming.team_kubernetes_stack_name(org, team.name), spec=spec, team=team, eks=eks.eks
         )
         kubernetes_stack.add_dependency(team_stack)  # the team namespace comes with its quota
         stacks.teams[team.name] = team_stack

@@ -17,9 +17,23 @@ MODULES = {
     "aws_ce_cost_category": "cdktf_cdktf_provider_aws.ce_cost_category",
     "aws_data_eks_cluster": "cdktf_cdktf_provider_aws.data_aws_eks_cluster",
     "aws_eks_cluster": "cdktf_cdktf_provider_aws.eks_cluster",
+    "aws_cloudcontrolapi_resource": "cdktf_cdktf_provider_aws.cloudcontrolapi_resource",
+    "aws_eks_addon": "cdktf_cdktf_provider_aws.eks_addon",
     "aws_iam_role": "cdktf_cdktf_provider_aws.iam_role",
+    "aws_iam_role_policy": "cdktf_cdktf_provider_aws.iam_role_policy",
     "aws_iam_role_policy_attachment": "cdktf_cdktf_provider_aws.iam_role_policy_attachment",
+    "aws_s3_bucket": "cdktf_cdktf_provider_aws.s3_bucket",
+    "aws_s3_bucket_policy": "cdktf_cdktf_provider_aws.s3_bucket_policy",
+    "aws_s3_bucket_public_access_block": "cdktf_cdktf_provider_aws.s3_bucket_public_access_block",
+    "aws_s3_bucket_server_side_encryption_configuration": (
+        "cdktf_cdktf_provider_aws.s3_bucket_server_side_encryption_configuration"
+    ),
+    "aws_s3_bucket_versioning": "cdktf_cdktf_provider_aws.s3_bucket_versioning",
+    "aws_s3_object": "cdktf_cdktf_provider_aws.s3_object",
     "azuread_provider": "cdktf_cdktf_provider_azuread.provider",
+    "helm_provider": "cdktf_cdktf_provider_helm.provider",
+    "helm_release": "cdktf_cdktf_provider_helm.release",
+    "kubernetes_namespace": "cdktf_cdktf_provider_kubernetes.namespace_v1",
     "kubernetes_provider": "cdktf_cdktf_provider_kubernetes.provider",
 }
 
@@ -34,7 +48,7 @@ def __getattr__(name: str) -> ModuleType:
     return module
 
 
-def preload(prefixes: tuple[str, ...] = ("aws_", "kubernetes_")) -> None:
+def preload(prefixes: tuple[str, ...] = ("aws_", "helm_", "kubernetes_")) -> None:
     """Import the core stacks' bindings now (to show progress while they load), not mid-build.
 
     A plugin's own bindings (azuread, ...) still load only when the plugin builds.

@@ -57,6 +57,15 @@ def access_stack_name(org: str) -> str:
     return f"{org}-access"
 
 
+def eks_stack_name(org: str) -> str:
+    return f"{org}-eks"
+
+
+def hyperpod_dependencies_stack_name(org: str) -> str:
+    """The Helm chart HyperPod needs in EKS, between the EKS and the HyperPod cluster."""
+    return f"{org}-hyperpod-deps"
+
+
 def cluster_stack_name(org: str) -> str:
     return f"{org}-cluster"
 

@@ -39,5 +39,68 @@ def eks_cluster_trust_policy() -> dict:
 EKS_CLUSTER_MANAGED_POLICIES = ("AmazonEKSClusterPolicy",)
 
 
+def aws_partition(region: str) -> str:
+    """The ARN partition of a region: aws, aws-us-gov or aws-cn."""
+    if region.startswith("us-gov-"):
+        return "aws-us-gov"
+    if region.startswith("cn-"):
+        return "aws-cn"
+    return "aws"
+
+
 def managed_policy_arn(name: str, partition: str = "aws") -> str:
     return f"arn:{partition}:iam::aws:policy/{name}"
+
+
+#: AWS-managed policy of HyperPod instance groups (SageMaker developer guide, "IAM role for
+#: SageMaker HyperPod").
+HYPERPOD_INSTANCE_MANAGED_POLICIES = ("AmazonSageMakerClusterInstanceRolePolicy",)
+
+
+def hyperpod_execution_trust_policy() -> dict:
+    return service_trust_policy("sagemaker.amazonaws.com")
+
+
+def split_s3_uri(uri: str) -> tuple[str, str]:
+    """`s3://bucket/some/prefix/` -> (`bucket`, `some/prefix/`)."""
+    bucket, _, prefix = uri.removeprefix("s3://").partition("/")
+    return bucket, prefix
+
+
+def lifecycle_scripts_read_policy(bucket: str, prefix: str, partition: str = "aws") -> dict:
+    """Read access to the lifecycle scripts, and nothing else of the bucket."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "ReadLifecycleScripts",
+                "Effect": "Allow",
+                "Action": ["s3:GetObject"],
+                "Resource": [f"arn:{partition}:s3:::{bucket}/{prefix}*"],
+            },
+            {
+                "Sid": "ListLifecycleScripts",
+                "Effect": "Allow",
+                "Action": ["s3:ListBucket"],
+                "Resource": [f"arn:{partition}:s3:::{bucket}"],
+                "Condition": {"StringLike": {"s3:prefix": [f"{prefix}*"]}},
+            },
+        ],
+    }
+
+
+def tls_only_bucket_policy(bucket: str, partition: str = "aws") -> dict:
+    """Deny every request to the bucket that does not use TLS."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "DenyInsecureTransport",
+                "Effect": "Deny",
+                "Principal": "*",
+                "Action": "s3:*",
+                "Resource": [f"arn:{partition}:s3:::{bucket}", f"arn:{partition}:s3:::{bucket}/*"],
+                "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+            }
+        ],
+    }

@@ -5,6 +5,8 @@ from hyperpod_teams.stacks.access import AccessStack
 from hyperpod_teams.stacks.base import PlatformStack
 from hyperpod_teams.stacks.cluster import ClusterStack
 from hyperpod_teams.stacks.cost import CostStack
+from hyperpod_teams.stacks.eks import EksStack
+from hyperpod_teams.stacks.hyperpod_dependencies import HyperPodDependenciesStack
 from hyperpod_teams.stacks.identity import IdentityStack
 from hyperpod_teams.stacks.team import TeamStack
 from hyperpod_teams.stacks.team_kubernetes import TeamKubernetesStack
@@ -13,6 +15,8 @@ __all__ = [
     "AccessStack",
     "ClusterStack",
     "CostStack",
+    "EksStack",
+    "HyperPodDependenciesStack",
     "IdentityStack",
     "PlatformStack",
     "TeamKubernetesStack",

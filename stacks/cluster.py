@@ -1,4 +1,5 @@
-"""`<org>-cluster`: the shared EKS cluster and HyperPod cluster (AWS)."""
+"""`<org>-cluster`: the HyperPod cluster on the shared EKS cluster, its lifecycle scripts and
+execution role, and task governance (AWS)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,12 @@ import cdktf
 from constructs import Construct
 
 from hyperpod_teams.constructs.eks import EksCluster
+from hyperpod_teams.constructs.hyperpod import (
+    HyperPodCluster,
+    HyperPodExecutionRole,
+    LifecycleScriptsBucket,
+    TaskGovernance,
+)
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -13,9 +20,31 @@ from hyperpod_teams.stacks.base import PlatformStack
 class ClusterStack(PlatformStack):
     credentials = "AWS"
 
-    def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec) -> None:
+    def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec, eks: EksCluster) -> None:
         super().__init__(scope, stack_name, spec=spec)
         self.add_aws_provider(tags=self.organization_tags())
-        self.eks = EksCluster(self, "eks", spec=spec)
-        cdktf.TerraformOutput(self, "eks_cluster_name", value=self.eks.name, description="EKS cluster of HyperPod")
-        cdktf.TerraformOutput(self, "eks_cluster_arn", value=self.eks.arn)
+        cluster = spec.cluster
+        self.lifecycle_bucket = None
+        lifecycle_s3_uri = cluster.lifecycle_scripts_s3_uri
+        if lifecycle_s3_uri is None:
+            self.lifecycle_bucket = LifecycleScriptsBucket(self, "lifecycle-scripts", spec=spec)
+            lifecycle_s3_uri = self.lifecycle_bucket.s3_uri
+        self.execution_role = HyperPodExecutionRole(
+            self, "execution-role", spec=spec, lifecycle_s3_uri=lifecycle_s3_uri
+        )
+        self.hyperpod = HyperPodCluster(
+            self,
+            "hyperpod",
+            spec=spec,
+            eks_cluster_arn=eks.arn,
+            execution_role=self.execution_role,
+            lifecycle_s3_uri=lifecycle_s3_uri,
+            depends_on=[self.lifecycle_bucket.default_script] if self.lifecycle_bucket else [],
+        )
+        self.task_governance = None
+        if cluster.task_governance.enabled:
+            self.task_governance = TaskGovernance(
+                self, "task-governance", spec=spec, eks_cluster_name=eks.name, cluster=self.hyperpod
+            )
+        cdktf.TerraformOutput(self, "hyperpod_cluster_arn", value=self.hyperpod.arn)
+        cdktf.TerraformOutput(self, "lifecycle_scripts_s3_uri", value=lifecycle_s3_uri)

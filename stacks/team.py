@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from constructs import Construct
 
-from hyperpod_teams import naming
+from hyperpod_teams import bindings, cloudformation, naming
 from hyperpod_teams.constructs.cost import TeamBudget
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stacks.base import PlatformStack
@@ -13,11 +13,22 @@ from hyperpod_teams.stacks.base import PlatformStack
 class TeamStack(PlatformStack):
     credentials = "AWS"
 
-    def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec, team: Team) -> None:
+    def __init__(
+        self, scope: Construct, stack_name: str, *, spec: PlatformSpec, team: Team, hyperpod_cluster_arn: str
+    ) -> None:
         super().__init__(scope, stack_name, spec=spec)
         self.team = team
         org = spec.organization.name
         self.add_aws_provider(
             tags={**self.organization_tags(), **naming.team_tags(org, team.name, team.cost_center)}
         )
+        self.compute_quota = None
+        if spec.cluster.task_governance.enabled:
+            # Task governance creates the team namespace hyperpod-ns-<team> with this quota.
+            self.compute_quota = bindings.aws_cloudcontrolapi_resource.CloudcontrolapiResource(
+                self,
+                "compute-quota",
+                type_name=cloudformation.COMPUTE_QUOTA_TYPE,
+                desired_state=cloudformation.compute_quota(spec, team, cluster_arn=hyperpod_cluster_arn).desired_state(),
+            )
         self.budget = TeamBudget(self, "budget", spec=spec, team=team) if team.budget else None

@@ -1,7 +1,7 @@
 """`<org>-k8s-<team>`: one team's Kubernetes objects, with the EKS cluster's credentials only.
 
-The provider reaches the cluster through cross-stack references to the cluster stack (endpoint
-and CA) and authenticates with `aws eks get-token`, so this stack holds no AWS provider.
+The provider reaches the cluster through cross-stack references to the EKS stack (endpoint and
+CA) and authenticates with `aws eks get-token`, so this stack holds no AWS provider.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import cdktf
 from constructs import Construct
 
-from hyperpod_teams import bindings
-from hyperpod_teams.constructs.eks import EksCluster
+from hyperpod_teams import bindings, naming
+from hyperpod_teams.constructs.eks import EXEC_API_VERSION, EksCluster, get_token_command
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -31,9 +31,23 @@ class TeamKubernetesStack(PlatformStack):
             cluster_ca_certificate=cdktf.Fn.base64decode(eks.certificate_authority_data),
             exec=[
                 kubernetes.KubernetesProviderExec(
-                    api_version="client.authentication.k8s.io/v1beta1",
+                    api_version=EXEC_API_VERSION,
                     command="aws",
-                    args=["eks", "get-token", "--cluster-name", eks.name, "--region", spec.organization.region],
+                    args=get_token_command(eks.name, spec.organization.region),
                 )
             ],
         )
+        self.namespace_name = naming.team_namespace(team.name)
+        self.namespace = None
+        if not spec.cluster.task_governance.enabled:
+            # Without task governance nobody else creates the team namespace; with it, task
+            # governance owns the namespace and this stack must never create it too.
+            namespace = bindings.kubernetes_namespace
+            self.namespace = namespace.NamespaceV1(
+                self,
+                "namespace",
+                metadata=namespace.NamespaceV1Metadata(
+                    name=self.namespace_name,
+                    labels={"app.kubernetes.io/managed-by": "hyperpod-teams", "hyperpod-teams/team": team.name},
+                ),
+            )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -16,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from hyperpod_teams import cloudformation
 
 AWS_PROVIDER_DIR_ENV = "HYPERPOD_TEAMS_AWS_PROVIDER_DIR"
 
@@ -66,16 +69,75 @@ def is_aws_only(stack: dict) -> bool:
     return set(stack.get("terraform", {}).get("required_providers", {})) == {"aws"}
 
 
-def has_data_sources(stack: dict) -> bool:
-    return bool(stack.get("data"))
+#: Value of every stubbed remote-state output: valid base64 of ASCII text (the CA is decoded) and
+#: a valid EKS cluster name at once.
+STUB_OUTPUT = "b2ZmbGluZS1la3Mx"
+
+
+def needs_aws_to_plan(stack: dict) -> bool:
+    """Data sources other than remote state on local files ask AWS; those stacks only validate."""
+    for data_type, sources in stack.get("data", {}).items():
+        if data_type != "terraform_remote_state":
+            return True
+        if any(source["backend"] != "local" for source in sources.values()):
+            return True
+    return False
+
+
+def stub_remote_states(stack_dir: Path, stack: dict) -> None:
+    """Write the state files a stack's cross-stack references read, with stub outputs, so a stack
+    that deploys after others plans offline as it would after they were applied."""
+    text = json.dumps(stack)
+    for name, source in stack.get("data", {}).get("terraform_remote_state", {}).items():
+        outputs = set(re.findall(rf"data\.terraform_remote_state\.{re.escape(name)}\.outputs\.([\w-]+)", text))
+        state = {
+            "version": 4,
+            "terraform_version": "1.11.0",
+            "serial": 1,
+            "lineage": "offline-stub",
+            "outputs": {output: {"value": STUB_OUTPUT, "type": "string"} for output in outputs},
+            "resources": [],
+        }
+        path = (stack_dir / source["config"]["path"]).resolve()
+        path.write_text(json.dumps(state))
+
+
+#: Read-only primary identifier of each Cloud Control type the project manages.
+PRIMARY_IDENTIFIERS = {
+    cloudformation.CLUSTER_TYPE: ("ClusterArn", cloudformation.ClusterProperties),
+    cloudformation.SCHEDULER_CONFIG_TYPE: ("ClusterSchedulerConfigArn", cloudformation.ClusterSchedulerConfigProperties),
+    cloudformation.COMPUTE_QUOTA_TYPE: ("ComputeQuotaArn", cloudformation.ComputeQuotaProperties),
+}
+
+
+def offline_type_schema(type_name: str) -> str:
+    """A stand-in for the CloudFormation registry schema that `aws_cloudcontrolapi_resource`
+    downloads at plan time (DescribeType), built from the project's own models: offline there
+    is no registry. It lets plan run; it proves nothing about the real schema."""
+    identifier, model = PRIMARY_IDENTIFIERS[type_name]
+    schema = model.model_json_schema(by_alias=True, ref_template="#/definitions/{model}")
+    schema["definitions"] = schema.pop("$defs", {})
+    schema["properties"][identifier] = {"type": "string"}
+    schema.update(
+        typeName=type_name,
+        description=f"offline stand-in for {type_name}",
+        additionalProperties=False,
+        primaryIdentifier=[f"/properties/{identifier}"],
+        readOnlyProperties=[f"/properties/{identifier}"],
+    )
+    schema.pop("title", None)
+    return json.dumps(schema)
 
 
 def offline_plan_config(stack: dict) -> dict:
     """The stack as it can plan here: no backend, and an AWS provider that asks AWS nothing.
 
-    `allowed_account_ids` goes too: it needs the account ID that offline planning skips asking for.
+    `allowed_account_ids` goes too: it needs the account ID that offline planning skips asking
+    for; and each Cloud Control resource gets its type schema inline (`offline_type_schema`).
     """
     stack = copy.deepcopy(stack)
+    for resource in stack.get("resource", {}).get("aws_cloudcontrolapi_resource", {}).values():
+        resource["schema"] = offline_type_schema(resource["type_name"])
     stack["terraform"].pop("backend", None)
     for provider in stack["provider"]["aws"]:
         provider.pop("allowed_account_ids", None)
@@ -85,7 +147,10 @@ def offline_plan_config(stack: dict) -> dict:
     return stack
 
 
-def write_stack(directory: Path, stack: dict) -> Path:
+def write_stack(out_dir: Path, name: str, stack: dict) -> Path:
+    """Write a stack where cdktf would (`<out>/stacks/<name>`), so relative state paths resolve
+    inside the test's own folder."""
+    directory = out_dir / "cdktf.out" / "stacks" / name
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "cdk.tf.json").write_text(json.dumps(stack, indent=2))
     return directory

@@ -11,6 +11,8 @@ from tests.conftest import synthesize_stacks
 QUICKSTART_STACKS = {
     "acme-identity",
     "acme-access",
+    "acme-eks",
+    "acme-hyperpod-deps",
     "acme-cluster",
     "acme-cost",
     *(f"acme-team-{t}" for t in ("nlp", "vision", "research")),
@@ -27,7 +29,7 @@ def test_quickstart_synthesizes_the_stack_set_of_the_design(quickstart_stacks):
 
 
 def test_every_stack_needs_the_credentials_of_one_system_only(quickstart_stacks):
-    expected = {"acme-identity": {"azuread"}}
+    expected = {"acme-identity": {"azuread"}, "acme-hyperpod-deps": {"helm"}}
     for name, stack in quickstart_stacks.items():
         if name.startswith("acme-k8s-"):
             assert providers_of(stack) == {"kubernetes"}, name
@@ -58,9 +60,9 @@ def test_team_stacks_tag_everything_with_team_and_cost_center(quickstart_stacks)
 def test_kubernetes_stack_reaches_the_cluster_through_cross_stack_references(quickstart_stacks):
     stack = quickstart_stacks["acme-k8s-nlp"]
     (provider,) = stack["provider"]["kubernetes"]
-    assert "data.terraform_remote_state.cross-stack-reference-input-acme-cluster" in provider["host"]
+    assert "data.terraform_remote_state.cross-stack-reference-input-acme-eks" in provider["host"]
     assert provider["exec"][0]["command"] == "aws"
-    assert "cross-stack-reference-input-acme-cluster" in stack["data"]["terraform_remote_state"]
+    assert set(stack["data"]["terraform_remote_state"]) == {"cross-stack-reference-input-acme-eks"}
 
 
 def test_deploy_order_is_explicit(quickstart_stacks, tmp_path_factory):
@@ -68,14 +70,18 @@ def test_deploy_order_is_explicit(quickstart_stacks, tmp_path_factory):
     manifest = json.loads((manifest_dir / "manifest.json").read_text())["stacks"]
     depends = {name: set(entry["dependencies"]) for name, entry in manifest.items()}
     assert depends["acme-access"] == {"acme-identity"}
+    assert depends["acme-hyperpod-deps"] == {"acme-eks"}
+    assert depends["acme-cluster"] == {"acme-eks", "acme-hyperpod-deps"}
     assert depends["acme-team-nlp"] == {"acme-cluster", "acme-access"}
-    assert depends["acme-k8s-nlp"] == {"acme-cluster", "acme-team-nlp"}
-    assert depends["acme-cluster"] == set() and depends["acme-cost"] == set()
+    assert depends["acme-k8s-nlp"] == {"acme-eks", "acme-team-nlp"}
+    assert depends["acme-eks"] == set() and depends["acme-cost"] == set()
 
 
 def test_local_state_lives_beside_the_output_folder(quickstart_stacks):
     backend = quickstart_stacks["acme-cluster"]["terraform"]["backend"]
     assert backend == {"local": {"path": "../../../terraform.acme-cluster.tfstate"}}
+    remote = quickstart_stacks["acme-team-nlp"]["data"]["terraform_remote_state"]
+    assert remote["cross-stack-reference-input-acme-cluster"]["config"]["path"] == "../../../terraform.acme-cluster.tfstate"
 
 
 def test_s3_backend_has_one_key_per_stack_with_locking_and_encryption(quickstart_data, tmp_path):
@@ -89,8 +95,8 @@ def test_s3_backend_has_one_key_per_stack_with_locking_and_encryption(quickstart
         assert s3["key"] == f"hyperpod-teams/{name}/terraform.tfstate"
         keys.add(s3["key"])
     assert len(keys) == len(stacks)
-    remote = stacks["acme-k8s-nlp"]["data"]["terraform_remote_state"]["cross-stack-reference-input-acme-cluster"]
-    assert remote["backend"] == "s3" and remote["config"]["key"] == "hyperpod-teams/acme-cluster/terraform.tfstate"
+    remote = stacks["acme-k8s-nlp"]["data"]["terraform_remote_state"]["cross-stack-reference-input-acme-eks"]
+    assert remote["backend"] == "s3" and remote["config"]["key"] == "hyperpod-teams/acme-eks/terraform.tfstate"
 
 
 def test_remote_backend_has_one_workspace_per_stack(quickstart_data, tmp_path):
@@ -104,14 +110,14 @@ def test_remote_backend_has_one_workspace_per_stack(quickstart_data, tmp_path):
 
 def test_existing_cluster_is_looked_up_not_created(quickstart_data, tmp_path):
     quickstart_data["cluster"]["eks"] = {"existing_cluster_name": "shared-eks"}
-    cluster = synthesize_stacks(validate_spec(quickstart_data), tmp_path)["acme-cluster"]
-    assert "aws_eks_cluster" not in cluster.get("resource", {})
-    (lookup,) = cluster["data"]["aws_eks_cluster"].values()
+    eks = synthesize_stacks(validate_spec(quickstart_data), tmp_path)["acme-eks"]
+    assert "aws_eks_cluster" not in eks.get("resource", {})
+    (lookup,) = eks["data"]["aws_eks_cluster"].values()
     assert lookup["name"] == "shared-eks"
 
 
 def test_created_eks_cluster_uses_api_authentication_and_the_spec_network(quickstart_stacks):
-    (eks,) = quickstart_stacks["acme-cluster"]["resource"]["aws_eks_cluster"].values()
+    (eks,) = quickstart_stacks["acme-eks"]["resource"]["aws_eks_cluster"].values()
     assert eks["access_config"]["authentication_mode"] == "API"
     assert eks["version"] == "1.32" and eks["name"] == "ml-shared-eks"
     assert eks["vpc_config"]["subnet_ids"] == ["subnet-0a1b2c3d4e5f60718", "subnet-0f1e2d3c4b5a60718"]

@@ -36,7 +36,10 @@ class EksCluster(Construct):
         )
         attachments = [
             bindings.aws_iam_role_policy_attachment.IamRolePolicyAttachment(
-                self, f"cluster-role-{name}", role=role.name, policy_arn=policies.managed_policy_arn(name)
+                self,
+                f"cluster-role-{name}",
+                role=role.name,
+                policy_arn=policies.managed_policy_arn(name, policies.aws_partition(spec.organization.region)),
             )
             for name in policies.EKS_CLUSTER_MANAGED_POLICIES
         ]
@@ -62,3 +65,12 @@ class EksCluster(Construct):
         self.arn = created.arn
         self.endpoint = created.endpoint
         self.certificate_authority_data = created.certificate_authority.get(0).data
+
+
+def get_token_command(eks_cluster_name: str, region: str) -> list[str]:
+    """Arguments of `aws` that Kubernetes clients run for a token: the pipeline's own AWS identity."""
+    return ["eks", "get-token", "--cluster-name", eks_cluster_name, "--region", region]
+
+
+#: API version of the exec credential plugin protocol `aws eks get-token` speaks.
+EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"

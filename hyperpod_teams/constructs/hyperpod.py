@@ -1,0 +1,164 @@
+"""The HyperPod side of the cluster: lifecycle-scripts bucket, instance execution role, the
+HyperPod cluster itself, and task governance (add-on and scheduler config)."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import cdktf
+from constructs import Construct
+
+from hyperpod_teams import bindings, cloudformation, naming, policies
+from hyperpod_teams.spec.models import PlatformSpec
+
+#: Prefix of the lifecycle scripts inside a bucket the project creates.
+LIFECYCLE_PREFIX = "lifecycle-scripts/"
+#: The lifecycle script uploaded when the spec names no scripts of its own.
+DEFAULT_ON_CREATE_SCRIPT = (resources.files("hyperpod_teams") / "lifecycle" / "on_create.sh").read_text()
+#: EKS add-on that runs HyperPod task governance (Kueue, quotas, priorities).
+TASK_GOVERNANCE_ADDON = "amazon-sagemaker-hyperpod-taskgovernance"
+
+
+class LifecycleScriptsBucket(Construct):
+    """A private, versioned, encrypted, TLS-only bucket for the instance groups' lifecycle scripts."""
+
+    def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec) -> None:
+        super().__init__(scope, id_)
+        org = spec.organization
+        name = naming.lifecycle_bucket_name(org.name, spec.cluster.name, org.account_id, org.region)
+        self.bucket = bindings.aws_s3_bucket.S3Bucket(self, "bucket", bucket=name)
+        bindings.aws_s3_bucket_versioning.S3BucketVersioningA(
+            self,
+            "versioning",
+            bucket=self.bucket.id,
+            versioning_configuration=bindings.aws_s3_bucket_versioning.S3BucketVersioningVersioningConfiguration(
+                status="Enabled"
+            ),
+        )
+        encryption = bindings.aws_s3_bucket_server_side_encryption_configuration
+        encryption.S3BucketServerSideEncryptionConfigurationA(
+            self,
+            "encryption",
+            bucket=self.bucket.id,
+            rule=[
+                encryption.S3BucketServerSideEncryptionConfigurationRuleA(
+                    apply_server_side_encryption_by_default=encryption.S3BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultA(
+                        sse_algorithm="aws:kms"
+                    ),
+                    bucket_key_enabled=True,
+                )
+            ],
+        )
+        public_access = bindings.aws_s3_bucket_public_access_block.S3BucketPublicAccessBlock(
+            self,
+            "public-access",
+            bucket=self.bucket.id,
+            block_public_acls=True,
+            block_public_policy=True,
+            ignore_public_acls=True,
+            restrict_public_buckets=True,
+        )
+        bindings.aws_s3_bucket_policy.S3BucketPolicy(
+            self,
+            "tls-only",
+            bucket=self.bucket.id,
+            policy=policies.policy_json(policies.tls_only_bucket_policy(name, policies.aws_partition(org.region))),
+            depends_on=[public_access],
+        )
+        # The cluster runs its entry-point script at creation: the bucket must not start empty.
+        self.default_script = bindings.aws_s3_object.S3Object(
+            self,
+            "on-create",
+            bucket=self.bucket.id,
+            key=f"{LIFECYCLE_PREFIX}{spec.cluster.lifecycle_on_create}",
+            content=DEFAULT_ON_CREATE_SCRIPT,
+            content_type="text/x-shellscript",
+        )
+        self.name = name
+        self.s3_uri = f"s3://{name}/{LIFECYCLE_PREFIX}"
+
+
+class HyperPodExecutionRole(Construct):
+    """The instance groups' role: the managed HyperPod instance policy plus reading its scripts."""
+
+    def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec, lifecycle_s3_uri: str) -> None:
+        super().__init__(scope, id_)
+        org = spec.organization
+        partition = policies.aws_partition(org.region)
+        self.role = bindings.aws_iam_role.IamRole(
+            self,
+            "role",
+            name=naming.hyperpod_execution_role_name(org.name, spec.cluster.name),
+            assume_role_policy=policies.policy_json(policies.hyperpod_execution_trust_policy()),
+        )
+        self.attachments = [
+            bindings.aws_iam_role_policy_attachment.IamRolePolicyAttachment(
+                self, f"managed-{name}", role=self.role.name, policy_arn=policies.managed_policy_arn(name, partition)
+            )
+            for name in policies.HYPERPOD_INSTANCE_MANAGED_POLICIES
+        ]
+        bucket, prefix = policies.split_s3_uri(lifecycle_s3_uri)
+        self.read_scripts = bindings.aws_iam_role_policy.IamRolePolicy(
+            self,
+            "read-lifecycle-scripts",
+            name="read-lifecycle-scripts",
+            role=self.role.id,
+            policy=policies.policy_json(policies.lifecycle_scripts_read_policy(bucket, prefix, partition)),
+        )
+        self.arn = self.role.arn
+
+
+class HyperPodCluster(Construct):
+    """The HyperPod cluster (Cloud Control), protected from destroy unless the spec allows it."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        spec: PlatformSpec,
+        eks_cluster_arn: str,
+        execution_role: HyperPodExecutionRole,
+        lifecycle_s3_uri: str,
+        depends_on: list | None = None,
+    ) -> None:
+        super().__init__(scope, id_)
+        state = cloudformation.hyperpod_cluster(
+            spec,
+            eks_cluster_arn=eks_cluster_arn,
+            execution_role_arn=execution_role.arn,
+            lifecycle_s3_uri=lifecycle_s3_uri,
+        )
+        self.resource = bindings.aws_cloudcontrolapi_resource.CloudcontrolapiResource(
+            self,
+            "cluster",
+            type_name=cloudformation.CLUSTER_TYPE,
+            desired_state=state.desired_state(),
+            lifecycle=cdktf.TerraformResourceLifecycle(prevent_destroy=not spec.cluster.allow_destroy),
+            depends_on=[*execution_role.attachments, execution_role.read_scripts, *(depends_on or [])],
+        )
+        #: The cluster's primary identifier in Cloud Control is its ARN.
+        self.arn: str = self.resource.id
+
+
+class TaskGovernance(Construct):
+    """The task-governance add-on and the cluster's scheduler config (priorities, fair share)."""
+
+    def __init__(
+        self, scope: Construct, id_: str, *, spec: PlatformSpec, eks_cluster_name: str, cluster: HyperPodCluster
+    ) -> None:
+        super().__init__(scope, id_)
+        self.addon = bindings.aws_eks_addon.EksAddon(
+            self,
+            "addon",
+            cluster_name=eks_cluster_name,
+            addon_name=TASK_GOVERNANCE_ADDON,
+            depends_on=[cluster.resource],
+        )
+        self.scheduler_config = bindings.aws_cloudcontrolapi_resource.CloudcontrolapiResource(
+            self,
+            "scheduler-config",
+            type_name=cloudformation.SCHEDULER_CONFIG_TYPE,
+            desired_state=cloudformation.scheduler_config(spec, cluster_arn=cluster.arn).desired_state(),
+            depends_on=[self.addon],
+        )

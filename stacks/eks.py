@@ -1,0 +1,21 @@
+"""`<org>-eks`: the EKS cluster that orchestrates HyperPod, created or looked up (AWS)."""
+
+from __future__ import annotations
+
+import cdktf
+from constructs import Construct
+
+from hyperpod_teams.constructs.eks import EksCluster
+from hyperpod_teams.spec.models import PlatformSpec
+from hyperpod_teams.stacks.base import PlatformStack
+
+
+class EksStack(PlatformStack):
+    credentials = "AWS"
+
+    def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec) -> None:
+        super().__init__(scope, stack_name, spec=spec)
+        self.add_aws_provider(tags=self.organization_tags())
+        self.eks = EksCluster(self, "eks", spec=spec)
+        cdktf.TerraformOutput(self, "eks_cluster_name", value=self.eks.name, description="EKS cluster of HyperPod")
+        cdktf.TerraformOutput(self, "eks_cluster_arn", value=self.eks.arn)
