@@ -1,0 +1,197 @@
+"""The cluster side: EKS, the HyperPod dependencies chart, the HyperPod cluster, task governance
+and each team's compute quota, pinned against the spec field by field."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from pydantic import ValidationError
+
+from hyperpod_teams import cloudformation
+from hyperpod_teams.spec import load_spec, validate_spec
+from tests.conftest import QUICKSTART, ROOT, synthesize_stacks
+
+EXISTING = ROOT / "examples" / "existing-cluster" / "teams.yaml"
+
+
+def only(mapping: dict) -> dict:
+    (value,) = mapping.values()
+    return value
+
+
+def cloud_control(stack: dict, type_name: str) -> list[dict]:
+    return [r for r in stack["resource"].get("aws_cloudcontrolapi_resource", {}).values() if r["type_name"] == type_name]
+
+
+def desired_state(resource: dict) -> dict:
+    return json.loads(resource["desired_state"])
+
+
+def test_hyperpod_cluster_desired_state_follows_the_spec(quickstart_stacks):
+    spec = load_spec(QUICKSTART)
+    stack = quickstart_stacks["acme-cluster"]
+    (resource,) = cloud_control(stack, "AWS::SageMaker::Cluster")
+    state = desired_state(resource)
+    assert state["ClusterName"] == spec.cluster.name
+    assert state["NodeRecovery"] == spec.cluster.node_recovery
+    assert state["VpcConfig"] == {
+        "SecurityGroupIds": spec.cluster.network.security_group_ids,
+        "Subnets": spec.cluster.network.subnet_ids,
+    }
+    assert "cross-stack-reference-input-acme-eks" in state["Orchestrator"]["Eks"]["ClusterArn"]
+    role = only(stack["resource"]["aws_iam_role"])
+    bucket = only(stack["resource"]["aws_s3_bucket"])["bucket"]
+    assert len(state["InstanceGroups"]) == len(spec.cluster.instance_groups)
+    for group, rendered in zip(spec.cluster.instance_groups, state["InstanceGroups"], strict=True):
+        assert rendered["InstanceGroupName"] == group.name
+        assert rendered["InstanceType"] == group.instance_type
+        assert rendered["InstanceCount"] == group.count
+        assert rendered["ThreadsPerCore"] == group.threads_per_core
+        assert rendered["InstanceStorageConfigs"] == [{"EbsVolumeConfig": {"VolumeSizeInGB": group.ebs_volume_gb}}]
+        assert rendered.get("OnStartDeepHealthChecks", []) == group.deep_health_checks
+        assert rendered["LifeCycleConfig"] == {"SourceS3Uri": f"s3://{bucket}/lifecycle-scripts/", "OnCreate": "on_create.sh"}
+        assert rendered["ExecutionRole"].startswith("${aws_iam_role.") and role["name"] in json.dumps(stack)
+    assert {t["Key"]: t["Value"] for t in state["Tags"]} == {"hyperpod-teams:organization": "acme", "owner": "ml-platform"}
+
+
+def test_hyperpod_cluster_is_protected_from_destroy_unless_the_spec_allows_it(quickstart_stacks, quickstart_data, tmp_path):
+    (resource,) = cloud_control(quickstart_stacks["acme-cluster"], "AWS::SageMaker::Cluster")
+    assert resource["lifecycle"]["prevent_destroy"] is True
+    quickstart_data["cluster"]["allow_destroy"] = True
+    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path)
+    (resource,) = cloud_control(stacks["acme-cluster"], "AWS::SageMaker::Cluster")
+    assert resource["lifecycle"]["prevent_destroy"] is False
+
+
+def test_scheduler_config_carries_priorities_and_fair_share_after_the_add_on(quickstart_stacks):
+    spec = load_spec(QUICKSTART)
+    stack = quickstart_stacks["acme-cluster"]
+    addon = only(stack["resource"]["aws_eks_addon"])
+    assert addon["addon_name"] == "amazon-sagemaker-hyperpod-taskgovernance"
+    assert "cross-stack-reference-input-acme-eks" in addon["cluster_name"]
+    (resource,) = cloud_control(stack, "AWS::SageMaker::ClusterSchedulerConfig")
+    state = desired_state(resource)
+    assert state["SchedulerConfig"] == {
+        "PriorityClasses": [{"Name": c.name, "Weight": c.weight} for c in spec.cluster.task_governance.priority_classes],
+        "FairShare": "Enabled",
+    }
+    assert state["ClusterArn"].startswith("${aws_cloudcontrolapi_resource.") and state["ClusterArn"].endswith(".id}")
+    assert any(d.startswith("aws_eks_addon.") for d in resource["depends_on"])
+
+
+@pytest.mark.parametrize("team_name", ["nlp", "vision", "research"])
+def test_each_team_quota_follows_its_compute_spec(quickstart_stacks, team_name):
+    team = load_spec(QUICKSTART).team(team_name)
+    (resource,) = cloud_control(quickstart_stacks[f"acme-team-{team_name}"], "AWS::SageMaker::ComputeQuota")
+    state = desired_state(resource)
+    config = state["ComputeQuotaConfig"]
+    assert config["ComputeQuotaResources"] == [{"InstanceType": q.instance_type, "Count": q.count} for q in team.compute.quota]
+    assert config["ResourceSharingConfig"]["Strategy"] == team.compute.sharing
+    assert config["PreemptTeamTasks"] == team.compute.preempt_team_tasks
+    assert state["ComputeQuotaTarget"] == {"TeamName": team.name, "FairShareWeight": team.compute.fair_share_weight}
+    assert state["ActivationState"] == "Enabled"
+    # The cluster ARN arrives by cross-stack reference, never hard-coded.
+    assert "cross-stack-reference-input-acme-cluster" in state["ClusterArn"]
+    tags = {t["Key"]: t["Value"] for t in state["Tags"]}
+    assert tags["hyperpod-teams:team"] == team.name
+
+
+def test_borrow_limit_is_sent_only_to_teams_that_borrow(quickstart_stacks):
+    def sharing(team: str) -> dict:
+        (quota,) = cloud_control(quickstart_stacks[f"acme-team-{team}"], "AWS::SageMaker::ComputeQuota")
+        return desired_state(quota)["ComputeQuotaConfig"]["ResourceSharingConfig"]
+
+    assert sharing("nlp") == {"Strategy": "LendAndBorrow", "BorrowLimit": 50}
+    assert sharing("vision") == {"Strategy": "Lend"}
+    assert sharing("research") == {"Strategy": "DontLend"}
+
+
+def test_lifecycle_bucket_is_private_versioned_encrypted_and_tls_only(quickstart_stacks):
+    resources = quickstart_stacks["acme-cluster"]["resource"]
+    assert only(resources["aws_s3_bucket_versioning"])["versioning_configuration"]["status"] == "Enabled"
+    encryption = only(resources["aws_s3_bucket_server_side_encryption_configuration"])
+    assert encryption["rule"][0]["apply_server_side_encryption_by_default"]["sse_algorithm"] == "aws:kms"
+    block = only(resources["aws_s3_bucket_public_access_block"])
+    assert all(block[k] is True for k in ("block_public_acls", "block_public_policy", "ignore_public_acls", "restrict_public_buckets"))
+    policy = json.loads(only(resources["aws_s3_bucket_policy"])["policy"])
+    (statement,) = policy["Statement"]
+    assert statement["Effect"] == "Deny" and statement["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+    script = only(resources["aws_s3_object"])
+    assert script["key"] == "lifecycle-scripts/on_create.sh" and script["content"].startswith("#!/bin/bash")
+
+
+def test_execution_role_gets_the_managed_policy_and_reads_only_its_scripts(quickstart_stacks):
+    resources = quickstart_stacks["acme-cluster"]["resource"]
+    role = only(resources["aws_iam_role"])
+    assert json.loads(role["assume_role_policy"])["Statement"][0]["Principal"] == {"Service": "sagemaker.amazonaws.com"}
+    attached = {a["policy_arn"] for a in resources["aws_iam_role_policy_attachment"].values()}
+    assert attached == {"arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy"}
+    inline = json.loads(only(resources["aws_iam_role_policy"])["policy"])
+    bucket = only(resources["aws_s3_bucket"])["bucket"]
+    actions = {a for s in inline["Statement"] for a in s["Action"]}
+    assert actions == {"s3:GetObject", "s3:ListBucket"}
+    assert inline["Statement"][0]["Resource"] == [f"arn:aws:s3:::{bucket}/lifecycle-scripts/*"]
+
+
+def test_existing_cluster_example_uses_its_scripts_and_creates_no_eks(tmp_path):
+    stacks = synthesize_stacks(load_spec(EXISTING), tmp_path)
+    assert "globex-identity" not in stacks  # generic SAML: nothing on the IdP side
+    assert "aws_eks_cluster" not in stacks["globex-eks"].get("resource", {})
+    cluster = stacks["globex-cluster"]["resource"]
+    assert "aws_s3_bucket" not in cluster
+    (resource,) = cloud_control(stacks["globex-cluster"], "AWS::SageMaker::Cluster")
+    groups = desired_state(resource)["InstanceGroups"]
+    assert groups[0]["LifeCycleConfig"]["SourceS3Uri"] == "s3://globex-hyperpod-lifecycle/scripts/"
+    inline = json.loads(only(cluster["aws_iam_role_policy"])["policy"])
+    assert inline["Statement"][0]["Resource"] == ["arn:aws:s3:::globex-hyperpod-lifecycle/scripts/*"]
+
+
+def test_dependencies_chart_installs_before_the_hyperpod_cluster(quickstart_stacks):
+    release = only(quickstart_stacks["acme-hyperpod-deps"]["resource"]["helm_release"])
+    assert release["name"] == "hyperpod-dependencies" and release["namespace"] == "kube-system"
+    assert release["chart"].endswith("helm_chart/HyperPodHelmChart") and release["atomic"] is True
+    (helm,) = quickstart_stacks["acme-hyperpod-deps"]["provider"]["helm"]
+    assert helm["kubernetes"]["exec"]["command"] == "aws"
+
+
+def test_dependencies_chart_can_be_left_to_the_operator(quickstart_data, tmp_path):
+    quickstart_data["cluster"]["dependencies_chart"] = {"install": False}
+    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path)
+    assert "acme-hyperpod-deps" not in stacks
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert set(manifest["stacks"]["acme-cluster"]["dependencies"]) == {"acme-eks"}
+
+
+def test_without_task_governance_the_project_owns_the_namespaces(quickstart_data, quickstart_stacks, tmp_path):
+    assert "kubernetes_namespace_v1" not in quickstart_stacks["acme-k8s-nlp"].get("resource", {})
+    quickstart_data["cluster"]["task_governance"] = {"enabled": False}
+    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path)
+    assert "aws_eks_addon" not in stacks["acme-cluster"]["resource"]
+    assert not cloud_control(stacks["acme-cluster"], "AWS::SageMaker::ClusterSchedulerConfig")
+    assert not stacks["acme-team-nlp"]["resource"].get("aws_cloudcontrolapi_resource")
+    namespace = only(stacks["acme-k8s-nlp"]["resource"]["kubernetes_namespace_v1"])
+    assert namespace["metadata"]["name"] == "hyperpod-ns-nlp"
+
+
+def test_over_capacity_is_refused_before_synth(tmp_path):
+    spec = tmp_path / "teams.yaml"
+    spec.write_text(QUICKSTART.read_text().replace("count: 3}", "count: 5}", 1))
+    result = subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams", "synth", str(spec), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert "ml.p5.48xlarge add up to 9 nodes" in result.stderr and "has 8" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_misspelled_cloudformation_property_fails_in_python():
+    with pytest.raises(ValidationError, match="VolumeSizeInGb"):
+        cloudformation.ClusterEbsVolumeConfig.model_validate({"VolumeSizeInGb": 100})
+    with pytest.raises(ValidationError):
+        cloudformation.ResourceSharingConfig(strategy="LendandBorrow")
