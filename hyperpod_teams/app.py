@@ -83,6 +83,7 @@ def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
             spec=spec,
             team=team,
             hyperpod_cluster_arn=cluster.hyperpod.arn,
+            group_ids={role: access.group_ids[(team.name, role)] for role in naming.ROLES},
         )
         team_stack.add_dependency(cluster)
         team_stack.add_dependency(access)  # EKS access entries need the permission sets' roles

@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from hyperpod_teams.spec.models import Organization, Team
+    from hyperpod_teams.spec.models import Cluster, Organization, Team
 
 # Limits of the resource types (AWS and Kubernetes API references).
 IAM_ROLE_MAX = 64
@@ -132,6 +132,11 @@ def sso_role_name_prefix(permission_set: str) -> str:
 def eks_cluster_name(cluster: str) -> str:
     """The EKS cluster created for the HyperPod cluster `cluster`."""
     return shorten(f"{cluster}-eks", EKS_CLUSTER_MAX)
+
+
+def shared_eks_cluster_name(cluster: Cluster) -> str:
+    """The EKS cluster HyperPod runs on: the existing one, or the one the project creates."""
+    return cluster.eks.existing_cluster_name or eks_cluster_name(cluster.name)
 
 
 def eks_cluster_role_name(org: str, cluster: str) -> str:

@@ -104,3 +104,96 @@ def tls_only_bucket_policy(bucket: str, partition: str = "aws") -> dict:
             }
         ],
     }
+
+
+def sagemaker_trust_policy() -> dict:
+    return service_trust_policy("sagemaker.amazonaws.com")
+
+
+#: SageMaker jobs and Studio apps a team member starts from the team's domain.
+TEAM_CREATE_ACTIONS = (
+    "sagemaker:CreateApp",
+    "sagemaker:CreateProcessingJob",
+    "sagemaker:CreateSpace",
+    "sagemaker:CreateTrainingJob",
+)
+TEAM_MANAGE_ACTIONS = (
+    "sagemaker:DeleteApp",
+    "sagemaker:DeleteSpace",
+    "sagemaker:DescribeApp",
+    "sagemaker:DescribeProcessingJob",
+    "sagemaker:DescribeSpace",
+    "sagemaker:DescribeTrainingJob",
+    "sagemaker:StopProcessingJob",
+    "sagemaker:StopTrainingJob",
+    "sagemaker:UpdateSpace",
+)
+CLUSTER_READ_ACTIONS = (
+    "sagemaker:DescribeCluster",
+    "sagemaker:DescribeClusterNode",
+    "sagemaker:ListClusterNodes",
+)
+
+
+def team_execution_policy(
+    *, org: str, team: str, account_id: str, region: str, eks_cluster_name: str
+) -> dict:
+    """What a team's domain apps and jobs may do: create and manage SageMaker resources tagged
+    with their own team, read the shared HyperPod and EKS clusters, and nothing of other teams."""
+    partition = aws_partition(region)
+    sagemaker = f"arn:{partition}:sagemaker:{region}:{account_id}"
+    team_tag = "hyperpod-teams:team"
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "CreateOnlyTaggedWithTheTeam",
+                "Effect": "Allow",
+                "Action": list(TEAM_CREATE_ACTIONS),
+                "Resource": [
+                    f"{sagemaker}:app/*",
+                    f"{sagemaker}:processing-job/*",
+                    f"{sagemaker}:space/*",
+                    f"{sagemaker}:training-job/*",
+                ],
+                "Condition": {"StringEquals": {f"aws:RequestTag/{team_tag}": team}},
+            },
+            {
+                "Sid": "TagOnlyWhileCreating",
+                "Effect": "Allow",
+                "Action": ["sagemaker:AddTags"],
+                "Resource": [f"{sagemaker}:*/*"],
+                "Condition": {
+                    "StringEquals": {f"aws:RequestTag/{team_tag}": team},
+                    "ForAnyValue:StringEquals": {
+                        "sagemaker:TaggingAction": [action.split(":")[1] for action in TEAM_CREATE_ACTIONS]
+                    },
+                },
+            },
+            {
+                "Sid": "ManageOnlyTheTeamsOwn",
+                "Effect": "Allow",
+                "Action": list(TEAM_MANAGE_ACTIONS),
+                "Resource": [
+                    f"{sagemaker}:app/*",
+                    f"{sagemaker}:processing-job/*",
+                    f"{sagemaker}:space/*",
+                    f"{sagemaker}:training-job/*",
+                ],
+                "Condition": {"StringEquals": {f"aws:ResourceTag/{team_tag}": team}},
+            },
+            {
+                "Sid": "ReadTheSharedHyperPodCluster",
+                "Effect": "Allow",
+                "Action": list(CLUSTER_READ_ACTIONS),
+                "Resource": [f"{sagemaker}:cluster/*"],
+                "Condition": {"StringEquals": {"aws:ResourceTag/hyperpod-teams:organization": org}},
+            },
+            {
+                "Sid": "ReadTheSharedEksCluster",
+                "Effect": "Allow",
+                "Action": ["eks:DescribeCluster"],
+                "Resource": [f"arn:{partition}:eks:{region}:{account_id}:cluster/{eks_cluster_name}"],
+            },
+        ],
+    }

@@ -86,7 +86,8 @@ def needs_aws_to_plan(stack: dict) -> bool:
 
 def stub_remote_states(stack_dir: Path, stack: dict) -> None:
     """Write the state files a stack's cross-stack references read, with stub outputs, so a stack
-    that deploys after others plans offline as it would after they were applied."""
+    that deploys after others plans offline as it would after they were applied. Call it for
+    every stack before planning any: stacks share the state files they read."""
     text = json.dumps(stack)
     for name, source in stack.get("data", {}).get("terraform_remote_state", {}).items():
         outputs = set(re.findall(rf"data\.terraform_remote_state\.{re.escape(name)}\.outputs\.([\w-]+)", text))
@@ -99,6 +100,8 @@ def stub_remote_states(stack_dir: Path, stack: dict) -> None:
             "resources": [],
         }
         path = (stack_dir / source["config"]["path"]).resolve()
+        if path.exists():  # several stacks read the same stack's state: one file with all outputs
+            state["outputs"].update(json.loads(path.read_text())["outputs"])
         path.write_text(json.dumps(state))
 
 

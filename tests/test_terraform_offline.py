@@ -57,9 +57,12 @@ def test_aws_stacks_without_data_sources_pass_terraform_plan(example, example_st
     if not stacks:
         pytest.skip(f"every AWS stack of {example} reads data sources, which need AWS to plan")
 
-    def plan(name: str) -> tuple[str, object]:
-        directory = write_stack(tmp_path, name, stacks[name])
+    directories = {name: write_stack(tmp_path, name, stack) for name, stack in stacks.items()}
+    for name, directory in directories.items():
         stub_remote_states(directory, stacks[name])
+
+    def plan(name: str) -> tuple[str, object]:
+        directory = directories[name]
         result = terraform.run(directory, "plan", "-input=false", "-lock=false", "-out=plan.tfplan")
         if result.returncode != 0:
             return name, result.stderr

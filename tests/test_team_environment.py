@@ -1,0 +1,108 @@
+"""Each team's own places in AWS: its SageMaker AI domain and execution role, nothing of others."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hyperpod_teams import policies
+from hyperpod_teams.spec import load_spec, validate_spec
+from tests.conftest import QUICKSTART, synthesize_stacks
+
+
+def only(mapping: dict) -> dict:
+    (value,) = mapping.values()
+    return value
+
+
+def test_team_domain_follows_the_spec(quickstart_stacks):
+    spec = load_spec(QUICKSTART)
+    team = spec.team("research")
+    stack = quickstart_stacks["acme-team-research"]
+    domain = only(stack["resource"]["aws_sagemaker_domain"])
+    assert domain["domain_name"] == "acme-research" and domain["auth_mode"] == "SSO"
+    assert domain["app_network_access_type"] == "VpcOnly"
+    assert domain["vpc_id"] == spec.cluster.network.vpc_id and domain["subnet_ids"] == spec.cluster.network.subnet_ids
+    settings = domain["default_user_settings"]
+    assert settings["execution_role"].startswith("${aws_iam_role.")
+    lab = settings["jupyter_lab_app_settings"]
+    assert lab["default_resource_spec"]["instance_type"] == team.studio.default_instance_type == "ml.t3.large"
+    idle = lab["app_lifecycle_management"]["idle_settings"]
+    assert idle == {"idle_timeout_in_minutes": 120, "lifecycle_management": "ENABLED"}
+
+
+def test_domain_keeps_home_directories_and_cannot_be_destroyed_by_accident(quickstart_stacks):
+    domain = only(quickstart_stacks["acme-team-nlp"]["resource"]["aws_sagemaker_domain"])
+    assert domain["retention_policy"] == {"home_efs_file_system": "Retain"}
+    assert domain["lifecycle"]["prevent_destroy"] is True
+
+
+def test_domain_tags_propagate_to_apps_and_spaces(quickstart_stacks):
+    domain = only(quickstart_stacks["acme-team-nlp"]["resource"]["aws_sagemaker_domain"])
+    assert domain["tag_propagation"] == "ENABLED"
+    assert domain["tags"] == {
+        "hyperpod-teams:organization": "acme",
+        "owner": "ml-platform",
+        "hyperpod-teams:team": "nlp",
+        "hyperpod-teams:cost-center": "CC-1001",
+    }
+
+
+def test_team_groups_are_assigned_to_the_domain_application(quickstart_stacks):
+    stack = quickstart_stacks["acme-team-vision"]
+    assignments = stack["resource"]["aws_ssoadmin_application_assignment"].values()
+    assert len(assignments) == 2
+    for assignment in assignments:
+        assert assignment["principal_type"] == "GROUP"
+        assert "single_sign_on_application_arn" in assignment["application_arn"]
+        # group IDs come from the access stack, which resolves the groups in Identity Center
+        assert "cross-stack-reference-input-acme-access" in assignment["principal_id"]
+        assert "group-vision-" in assignment["principal_id"]
+
+
+def test_a_team_without_studio_gets_no_domain(quickstart_data, tmp_path):
+    quickstart_data["teams"][2]["studio"] = {"enabled": False}
+    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path)
+    assert "aws_sagemaker_domain" not in stacks["acme-team-research"]["resource"]
+    assert "aws_iam_role" in stacks["acme-team-research"]["resource"]  # jobs still need the role
+
+
+def test_execution_role_policy_names_only_the_teams_own_resources():
+    policy = policies.team_execution_policy(
+        org="acme", team="nlp", account_id="111122223333", region="us-west-2", eks_cluster_name="ml-shared-eks"
+    )
+    for statement in policy["Statement"]:
+        assert statement["Effect"] == "Allow"
+        assert all(action != "*" and not action.endswith(":*") for action in statement["Action"])
+        conditions = json.dumps(statement.get("Condition", {}))
+        if statement["Sid"] in ("CreateOnlyTaggedWithTheTeam", "ManageOnlyTheTeamsOwn", "TagOnlyWhileCreating"):
+            assert '"hyperpod-teams:team": "nlp"' in conditions.replace("aws:RequestTag/", "").replace(
+                "aws:ResourceTag/", ""
+            )
+        elif statement["Sid"] == "ReadTheSharedHyperPodCluster":
+            assert all(a.startswith("sagemaker:Describe") or a.startswith("sagemaker:List") for a in statement["Action"])
+            assert '"aws:ResourceTag/hyperpod-teams:organization": "acme"' in conditions
+        else:
+            assert statement["Action"] == ["eks:DescribeCluster"]
+            assert statement["Resource"] == ["arn:aws:eks:us-west-2:111122223333:cluster/ml-shared-eks"]
+
+
+@pytest.mark.parametrize("region", ["us-gov-west-1", "cn-north-1"])
+def test_policies_use_the_partition_of_the_region(region):
+    policy = policies.team_execution_policy(
+        org="acme", team="nlp", account_id="111122223333", region=region, eks_cluster_name="e"
+    )
+    assert f"arn:{policies.aws_partition(region)}:sagemaker:{region}:" in json.dumps(policy)
+
+
+def test_removing_a_team_leaves_other_teams_untouched_and_its_stacks_are_not_destroyed(
+    quickstart_data, quickstart_stacks, tmp_path
+):
+    quickstart_data["teams"] = [t for t in quickstart_data["teams"] if t["name"] != "vision"]
+    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path)
+    # The team's stacks leave the app: cdktf deploy no longer touches them, their state and the
+    # domain (retained home directories, prevent_destroy) stay until someone destroys on purpose.
+    assert "acme-team-vision" not in stacks and "acme-k8s-vision" not in stacks
+    for name in ("acme-team-nlp", "acme-k8s-nlp", "acme-team-research", "acme-k8s-research"):
+        assert stacks[name] == quickstart_stacks[name], f"{name} changed when another team was removed"
