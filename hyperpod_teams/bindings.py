@@ -2,12 +2,29 @@
 
 Modules load on first use (`bindings.aws_provider`), so a plugin's bindings are imported only
 when that plugin builds, and the pure layer never pays for them.
+
+Why a fast path exists: each prebuilt bindings package's `__init__` ends by importing every one of
+its submodules (2,213 for AWS) only "to ensure their types are registered with the jsii runtime";
+that costs 10-30 s and over a gigabyte per process, while the stacks use a few dozen. The fast
+path runs the package `__init__` up to that block (the jsii assembly still loads in full, so the
+node side knows every type), then imports just the submodules asked for. The output is byte for
+byte the same (a test synthesizes every example both ways). When a package's `__init__` does not
+have the expected shape (another bindings version), the ordinary import runs instead; setting
+HYPERPOD_TEAMS_FULL_BINDINGS_IMPORT=1 forces the ordinary import everywhere.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
+import sys
 from types import ModuleType
+
+FULL_IMPORT_ENV = "HYPERPOD_TEAMS_FULL_BINDINGS_IMPORT"
+#: The comment that opens the block of submodule imports in a prebuilt bindings `__init__`.
+SUBMODULE_BLOCK_MARKER = "# Loading modules to ensure their types are registered with the jsii runtime library"
+BINDINGS_PACKAGE_PREFIX = "cdktf_cdktf_provider_"
 
 #: Short name -> bindings module. Keep sorted by package; add what a construct needs.
 MODULES = {
@@ -46,6 +63,9 @@ def __getattr__(name: str) -> ModuleType:
         module_name = MODULES[name]
     except KeyError:
         raise AttributeError(f"no provider bindings module {name!r} in hyperpod_teams.bindings") from None
+    package = module_name.partition(".")[0]
+    if package.startswith(BINDINGS_PACKAGE_PREFIX) and not os.environ.get(FULL_IMPORT_ENV):
+        import_package_without_submodules(package)
     module = importlib.import_module(module_name)
     globals()[name] = module
     return module
@@ -59,3 +79,31 @@ def preload(prefixes: tuple[str, ...] = ("aws_", "helm_", "kubernetes_")) -> Non
     for name in MODULES:
         if name.startswith(prefixes):
             __getattr__(name)
+
+
+def import_package_without_submodules(package: str) -> bool:
+    """Import a prebuilt bindings package without its block of submodule imports.
+
+    Returns False, having done nothing, when the package is imported already or its `__init__`
+    is not of the expected shape; the caller's ordinary import then does the work.
+    """
+    if package in sys.modules:
+        return False
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None or spec.loader is None:
+        return False
+    with open(spec.origin, encoding="utf-8") as file:
+        source = file.read()
+    head, marker, tail = source.partition(SUBMODULE_BLOCK_MARKER)
+    if not marker or "__jsii_assembly__" in tail or "from ._jsii import *" not in head:
+        return False
+    if any(line.strip() and not line.startswith("from . import ") for line in tail.splitlines()):
+        return False
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[package] = module
+    try:
+        exec(compile(head, spec.origin, "exec"), module.__dict__)  # noqa: S102 - the package's own code
+    except BaseException:
+        del sys.modules[package]
+        raise
+    return True
