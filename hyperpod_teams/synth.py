@@ -41,9 +41,11 @@ def synthesize(spec: PlatformSpec, out_dir: str | Path, *, phase: Phase | None =
     out_dir = Path(out_dir).resolve()
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     with phase("Loading cdktf and the provider bindings"):
+        from hyperpod_teams import bindings
+
+        bindings.tune_node_memory()
         import cdktf
 
-        from hyperpod_teams import bindings
         from hyperpod_teams.app import add_platform_stacks
 
         bindings.preload()

@@ -1,0 +1,142 @@
+"""Print wall time and peak memory (the whole process tree: Python and the jsii node process) of
+`hyperpod-teams synth` on the quickstart and on generated 10/100/500-team specs, beside a naive
+cdktf app that imports the three bindings packages the usual way and synthesizes one empty stack.
+
+Runs are interleaved (every case once per round) and the medians reported; validate of 500 teams
+is timed too. A benchmark, not a test: it prints figures.
+
+    .venv/bin/python benchmarks/synth.py [--rounds 3] [--teams 10 100 500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from validate import QUICKSTART, generated_spec  # noqa: E402
+
+NAIVE_APP = """
+import cdktf
+import cdktf_cdktf_provider_aws
+import cdktf_cdktf_provider_azuread
+import cdktf_cdktf_provider_kubernetes
+from cdktf_cdktf_provider_aws.provider import AwsProvider
+app = cdktf.App(outdir=__import__("sys").argv[1])
+stack = cdktf.TerraformStack(app, "empty")
+AwsProvider(stack, "aws", region="us-west-2")
+app.synth()
+"""
+
+
+def _tree_rss_kib(root: int) -> int:
+    """Resident memory of a process and all its descendants, from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                ppid = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        stack.extend(children.get(pid, []))
+        try:
+            with open(f"/proc/{pid}/status") as status:
+                for line in status:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+def measure(command: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak MiB of the process tree) of one run."""
+    env = {**os.environ, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20"}
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    peak = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, _tree_rss_kib(process.pid))
+            time.sleep(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    code = process.wait()
+    wall = time.perf_counter() - started
+    done.set()
+    sampler.join()
+    if code != 0:
+        raise SystemExit(f"{' '.join(command)} exited {code}")
+    return wall, peak / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--teams", type=int, nargs="*", default=[10, 100, 500])
+    args = parser.parse_args()
+
+    python = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        specs = {"quickstart": QUICKSTART}
+        for teams in args.teams:
+            path = Path(tmp) / f"teams-{teams}.yaml"
+            path.write_text(yaml.safe_dump(generated_spec(teams), sort_keys=False))
+            specs[f"{teams} teams"] = path
+        cases = {
+            name: [python, "-m", "hyperpod_teams", "synth", str(path), "--out", f"{tmp}/out-{i}"]
+            for i, (name, path) in enumerate(specs.items())
+        }
+        cases["naive app"] = [python, "-c", NAIVE_APP, f"{tmp}/naive"]
+        results: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+        for round_ in range(args.rounds):
+            for name, command in cases.items():
+                results[name].append(measure(command))
+                print(f"  round {round_ + 1}/{args.rounds}: {name} done", file=sys.stderr)
+        validate_runs = []
+        if 500 in args.teams:
+            for _ in range(5):
+                validate_runs.append(measure([python, "-m", "hyperpod_teams", "validate", str(specs["500 teams"])])[0])
+
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    print(f"synth benchmark: {args.rounds} interleaved rounds, medians; {os.cpu_count()} cores {cpu}, "
+          f"{platform.python_implementation()} {platform.python_version()}")
+    print(f"{'case':<12} {'wall s':>8} {'peak MiB':>9}")
+    medians = {}
+    for name, runs in results.items():
+        wall = statistics.median(r[0] for r in runs)
+        memory = statistics.median(r[1] for r in runs)
+        medians[name] = (wall, memory)
+        print(f"{name:<12} {wall:>8.1f} {memory:>9.0f}")
+    naive_wall, naive_memory = medians["naive app"]
+    quick_wall, quick_memory = medians["quickstart"]
+    print(f"quickstart / naive app: wall {quick_wall / naive_wall:.2f}x (target <= 0.35x), "
+          f"memory {quick_memory / naive_memory:.2f}x (target <= 0.6x)")
+    if "100 teams" in medians:
+        print(f"100 teams / quickstart: wall {medians['100 teams'][0] / quick_wall:.2f}x (target <= 2.5x)")
+    if validate_runs:
+        print(f"validate, 500 teams, whole process: {statistics.median(validate_runs):.2f} s (target < 1 s)")
+
+
+if __name__ == "__main__":
+    main()
