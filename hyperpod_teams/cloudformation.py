@@ -123,7 +123,7 @@ def hyperpod_cluster(
         vpc_config=VpcConfig(
             security_group_ids=list(cluster.network.security_group_ids), subnets=list(cluster.network.subnet_ids)
         ),
-        tags=tag_list(naming.organization_tags(spec.organization.name, dict(spec.organization.tags))),
+        tags=tag_list(naming.platform_resource_tags(spec.organization)),
     )
 
 
@@ -158,7 +158,7 @@ def scheduler_config(spec: PlatformSpec, *, cluster_arn: str) -> ClusterSchedule
             fair_share=governance.fair_share,
         ),
         description=f"Task governance of {spec.cluster.name} (hyperpod-teams)",
-        tags=tag_list(naming.organization_tags(spec.organization.name, dict(spec.organization.tags))),
+        tags=tag_list(naming.platform_resource_tags(spec.organization)),
     )
 
 
@@ -198,7 +198,6 @@ class ComputeQuotaProperties(CfnModel):
 
 def compute_quota(spec: PlatformSpec, team: Team, *, cluster_arn: str) -> ComputeQuotaProperties:
     compute = team.compute
-    org = spec.organization
     return ComputeQuotaProperties(
         name=naming.compute_quota_name(team.name),
         cluster_arn=cluster_arn,
@@ -212,7 +211,5 @@ def compute_quota(spec: PlatformSpec, team: Team, *, cluster_arn: str) -> Comput
         compute_quota_target=ComputeQuotaTarget(team_name=team.name, fair_share_weight=compute.fair_share_weight),
         activation_state="Enabled",
         description=f"Compute quota of team {team.title} (hyperpod-teams)"[:256],
-        tags=tag_list(
-            {**naming.organization_tags(org.name, dict(org.tags)), **naming.team_tags(org.name, team.name, team.cost_center)}
-        ),
+        tags=tag_list(naming.team_resource_tags(spec.organization, team)),
     )

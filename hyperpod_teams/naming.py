@@ -217,3 +217,13 @@ def team_tags(org: str, team: str, cost_center: str | None) -> dict[str, str]:
 
 def organization_tags(org: str, extra: dict[str, str]) -> dict[str, str]:
     return {**extra, TAG_ORGANIZATION: org}
+
+
+def platform_resource_tags(organization: Organization) -> dict[str, str]:
+    """Tags of every AWS resource of the platform: the spec's tags and the organization tag."""
+    return organization_tags(organization.name, dict(organization.tags))
+
+
+def team_resource_tags(organization: Organization, team: Team) -> dict[str, str]:
+    """Tags of every AWS resource of one team: the platform's plus team and cost center."""
+    return {**platform_resource_tags(organization), **team_tags(organization.name, team.name, team.cost_center)}

@@ -35,5 +35,4 @@ class PlatformStack(cdktf.TerraformStack):
         )
 
     def organization_tags(self) -> dict[str, str]:
-        org = self.spec.organization
-        return naming.organization_tags(org.name, dict(org.tags))
+        return naming.platform_resource_tags(self.spec.organization)

@@ -26,10 +26,7 @@ class TeamStack(PlatformStack):
     ) -> None:
         super().__init__(scope, stack_name, spec=spec)
         self.team = team
-        org = spec.organization.name
-        self.add_aws_provider(
-            tags={**self.organization_tags(), **naming.team_tags(org, team.name, team.cost_center)}
-        )
+        self.add_aws_provider(tags=naming.team_resource_tags(spec.organization, team))
         self.compute_quota = None
         if spec.cluster.task_governance.enabled:
             # Task governance creates the team namespace hyperpod-ns-<team> with this quota.

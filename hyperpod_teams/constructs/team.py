@@ -84,7 +84,7 @@ class TeamDomain(Construct):
             # Deleting the domain must never take the team's home directories with it.
             retention_policy=domain.SagemakerDomainRetentionPolicy(home_efs_file_system="Retain"),
             tag_propagation="ENABLED",
-            tags={**naming.organization_tags(org.name, dict(org.tags)), **naming.team_tags(org.name, team.name, team.cost_center)},
+            tags=naming.team_resource_tags(org, team),
             lifecycle=cdktf.TerraformResourceLifecycle(prevent_destroy=True),
         )
         # The team's Identity Center groups may open the domain from the access portal.
