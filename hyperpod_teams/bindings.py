@@ -53,7 +53,11 @@ MODULES = {
     "azuread_provider": "cdktf_cdktf_provider_azuread.provider",
     "helm_provider": "cdktf_cdktf_provider_helm.provider",
     "helm_release": "cdktf_cdktf_provider_helm.release",
+    "kubernetes_cluster_role": "cdktf_cdktf_provider_kubernetes.cluster_role_v1",
+    "kubernetes_cluster_role_binding": "cdktf_cdktf_provider_kubernetes.cluster_role_binding_v1",
     "kubernetes_namespace": "cdktf_cdktf_provider_kubernetes.namespace_v1",
+    "kubernetes_role": "cdktf_cdktf_provider_kubernetes.role_v1",
+    "kubernetes_role_binding": "cdktf_cdktf_provider_kubernetes.role_binding_v1",
     "kubernetes_provider": "cdktf_cdktf_provider_kubernetes.provider",
 }
 

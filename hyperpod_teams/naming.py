@@ -170,6 +170,11 @@ def team_local_queue(team: str) -> str:
     return shorten(f"hyperpod-ns-{team}-localqueue", KUBERNETES_LABEL_MAX)
 
 
+def team_cluster_queue(team: str) -> str:
+    """The Kueue ClusterQueue task governance creates for a team's compute quota."""
+    return shorten(f"hyperpod-ns-{team}-clusterqueue", KUBERNETES_LABEL_MAX)
+
+
 def team_kubernetes_group(team: str, role: str) -> str:
     """Kubernetes group a role's members are mapped to by their EKS access entry."""
     if role == "scientists":

@@ -1,4 +1,4 @@
-"""`<org>-k8s-<team>`: one team's Kubernetes objects, with the EKS cluster's credentials only.
+"""`<org>-k8s-<team>`: one team's Kubernetes RBAC, with the EKS cluster's credentials only.
 
 The provider reaches the cluster through cross-stack references to the EKS stack (endpoint and
 CA) and authenticates with `aws eks get-token`, so this stack holds no AWS provider.
@@ -11,6 +11,7 @@ from constructs import Construct
 
 from hyperpod_teams import bindings, naming
 from hyperpod_teams.constructs.eks import EXEC_API_VERSION, EksCluster, get_token_command
+from hyperpod_teams.constructs.kubernetes import TeamRbac
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -51,3 +52,6 @@ class TeamKubernetesStack(PlatformStack):
                     labels={"app.kubernetes.io/managed-by": "hyperpod-teams", "hyperpod-teams/team": team.name},
                 ),
             )
+        self.rbac = TeamRbac(
+            self, "rbac", team=team.name, depends_on=[self.namespace] if self.namespace is not None else None
+        )
