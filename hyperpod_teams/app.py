@@ -71,6 +71,7 @@ def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
     if dependencies is not None:
         # HyperPod's agents and device plugins must be in EKS before its nodes join.
         cluster.add_dependency(dependencies)
+    cluster.add_dependency(access)  # the platform admins' access entry needs their permission set
     cost = CostStack(app, naming.cost_stack_name(org), spec=spec)
     stacks = PlatformStacks(
         identity=identity, access=access, eks=eks, hyperpod_dependencies=dependencies, cluster=cluster, cost=cost
@@ -83,6 +84,7 @@ def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
             spec=spec,
             team=team,
             hyperpod_cluster_arn=cluster.hyperpod.arn,
+            eks_cluster_name=eks.eks.name,
             group_ids={role: access.group_ids[(team.name, role)] for role in naming.ROLES},
         )
         team_stack.add_dependency(cluster)

@@ -126,6 +126,15 @@ def sso_role_name_prefix(permission_set: str) -> str:
     return f"AWSReservedSSO_{permission_set}_"
 
 
+def sso_role_name_regex(permission_set: str) -> str:
+    """The whole name of that role: the prefix and the hash suffix Identity Center adds."""
+    return f"^{re.escape(sso_role_name_prefix(permission_set))}[0-9a-f]+$"
+
+
+#: Path of the roles IAM Identity Center creates for permission sets.
+SSO_ROLE_PATH = "/aws-reserved/sso.amazonaws.com/"
+
+
 # --- cluster ---------------------------------------------------------------------------------
 
 

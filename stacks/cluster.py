@@ -13,6 +13,8 @@ from hyperpod_teams.constructs.hyperpod import (
     LifecycleScriptsBucket,
     TaskGovernance,
 )
+from hyperpod_teams import naming, policies
+from hyperpod_teams.constructs.team import SsoRoleAccessEntry
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -46,5 +48,14 @@ class ClusterStack(PlatformStack):
             self.task_governance = TaskGovernance(
                 self, "task-governance", spec=spec, eks_cluster_name=eks.name, cluster=self.hyperpod
             )
+        # Platform admins administer the whole EKS cluster through their permission set's role.
+        self.platform_admins = SsoRoleAccessEntry(
+            self,
+            "platform-admins-access",
+            permission_set=naming.platform_admins_permission_set_name(spec.organization.name),
+            eks_cluster_name=eks.name,
+            cluster_admin=True,
+            partition=policies.aws_partition(spec.organization.region),
+        )
         cdktf.TerraformOutput(self, "hyperpod_cluster_arn", value=self.hyperpod.arn)
         cdktf.TerraformOutput(self, "lifecycle_scripts_s3_uri", value=lifecycle_s3_uri)

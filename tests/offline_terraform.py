@@ -74,9 +74,20 @@ def is_aws_only(stack: dict) -> bool:
 STUB_OUTPUT = "b2ZmbGluZS1la3Mx"
 
 
+#: Data sources the offline plan replaces with a stand-in value, by the attribute read from them.
+#: An Identity Center role lookup stands for what AWS returns once the permission set is assigned.
+DATA_STAND_INS = {
+    ("aws_iam_roles", "arns"): '["arn:aws:iam::111122223333:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_offline_0123456789abcdef"]',
+}
+
+
 def needs_aws_to_plan(stack: dict) -> bool:
-    """Data sources other than remote state on local files ask AWS; those stacks only validate."""
+    """Data sources other than remote state on local files ask AWS, unless they have a stand-in;
+    those stacks only validate."""
+    stand_in_types = {data_type for data_type, _ in DATA_STAND_INS}
     for data_type, sources in stack.get("data", {}).items():
+        if data_type in stand_in_types:
+            continue
         if data_type != "terraform_remote_state":
             return True
         if any(source["backend"] != "local" for source in sources.values()):
@@ -136,9 +147,15 @@ def offline_plan_config(stack: dict) -> dict:
     """The stack as it can plan here: no backend, and an AWS provider that asks AWS nothing.
 
     `allowed_account_ids` goes too: it needs the account ID that offline planning skips asking
-    for; and each Cloud Control resource gets its type schema inline (`offline_type_schema`).
+    for; each Cloud Control resource gets its type schema inline (`offline_type_schema`); and the
+    data sources of DATA_STAND_INS give way to their stand-in values.
     """
     stack = copy.deepcopy(stack)
+    for (data_type, attribute), value in DATA_STAND_INS.items():
+        for name in stack.get("data", {}).pop(data_type, {}):
+            text = json.dumps(stack).replace(f"data.{data_type}.{name}.{attribute}", json.dumps(value)[1:-1])
+            stack = json.loads(text)
+    stack.get("data", {}) or stack.pop("data", None)
     for resource in stack.get("resource", {}).get("aws_cloudcontrolapi_resource", {}).values():
         resource["schema"] = offline_type_schema(resource["type_name"])
     stack["terraform"].pop("backend", None)

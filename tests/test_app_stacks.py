@@ -71,8 +71,8 @@ def test_deploy_order_is_explicit(quickstart_stacks, tmp_path_factory):
     depends = {name: set(entry["dependencies"]) for name, entry in manifest.items()}
     assert depends["acme-access"] == {"acme-identity"}
     assert depends["acme-hyperpod-deps"] == {"acme-eks"}
-    assert depends["acme-cluster"] == {"acme-eks", "acme-hyperpod-deps"}
-    assert depends["acme-team-nlp"] == {"acme-cluster", "acme-access"}
+    assert depends["acme-cluster"] == {"acme-eks", "acme-hyperpod-deps", "acme-access"}
+    assert depends["acme-team-nlp"] == {"acme-cluster", "acme-access", "acme-eks"}
     assert depends["acme-k8s-nlp"] == {"acme-eks", "acme-team-nlp"}
     assert depends["acme-eks"] == set() and depends["acme-cost"] == set()
 

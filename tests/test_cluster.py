@@ -162,7 +162,7 @@ def test_dependencies_chart_can_be_left_to_the_operator(quickstart_data, tmp_pat
     stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path)
     assert "acme-hyperpod-deps" not in stacks
     manifest = json.loads((tmp_path / "manifest.json").read_text())
-    assert set(manifest["stacks"]["acme-cluster"]["dependencies"]) == {"acme-eks"}
+    assert set(manifest["stacks"]["acme-cluster"]["dependencies"]) == {"acme-eks", "acme-access"}
 
 
 def test_without_task_governance_the_project_owns_the_namespaces(quickstart_data, quickstart_stacks, tmp_path):

@@ -106,3 +106,48 @@ def test_removing_a_team_leaves_other_teams_untouched_and_its_stacks_are_not_des
     assert "acme-team-vision" not in stacks and "acme-k8s-vision" not in stacks
     for name in ("acme-team-nlp", "acme-k8s-nlp", "acme-team-research", "acme-k8s-research"):
         assert stacks[name] == quickstart_stacks[name], f"{name} changed when another team was removed"
+
+
+def test_team_roles_reach_kubernetes_as_their_groups_through_access_entries(quickstart_stacks):
+    stack = quickstart_stacks["acme-team-nlp"]
+    lookups = {body["name_regex"]: body for body in stack["data"]["aws_iam_roles"].values()}
+    assert set(lookups) == {
+        "^AWSReservedSSO_acme\\-nlp\\-scientists_[0-9a-f]+$",
+        "^AWSReservedSSO_acme\\-nlp\\-admins_[0-9a-f]+$",
+    }
+    assert all(body["path_prefix"] == "/aws-reserved/sso.amazonaws.com/" for body in lookups.values())
+    entries = stack["resource"]["aws_eks_access_entry"].values()
+    groups = sorted(group for entry in entries for group in entry["kubernetes_groups"])
+    assert groups == ["hyperpod-ns-nlp-namespace-admin-group", "hyperpod-ns-nlp-namespace-level-group"]
+    for entry in entries:
+        assert entry["type"] == "STANDARD"
+        assert entry["principal_arn"].startswith("${one(") and "data.aws_iam_roles." in entry["principal_arn"]
+        assert "cross-stack-reference-input-acme-eks" in entry["cluster_name"]
+    # team members get no cluster-wide access policy: their RBAC groups are all they have
+    assert "aws_eks_access_policy_association" not in stack["resource"]
+
+
+def test_platform_admins_administer_the_whole_cluster(quickstart_stacks):
+    stack = quickstart_stacks["acme-cluster"]
+    (lookup,) = stack["data"]["aws_iam_roles"].values()
+    assert lookup["name_regex"] == "^AWSReservedSSO_acme\\-platform\\-admins_[0-9a-f]+$"
+    (association,) = stack["resource"]["aws_eks_access_policy_association"].values()
+    assert association["policy_arn"] == "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+    assert association["access_scope"] == {"type": "cluster"}
+
+
+def test_library_example_adds_one_team_to_a_cluster_managed_elsewhere(tmp_path):
+    import runpy
+
+    from tests.conftest import ROOT
+
+    example = runpy.run_path(str(ROOT / "examples" / "library" / "app.py"))
+    example["main"](["app.py", str(QUICKSTART), "vision", str(tmp_path)])
+    stack = json.loads((tmp_path / "stacks" / "vision-team" / "cdk.tf.json").read_text())
+    assert set(stack["variable"]) == {"hyperpod_cluster_arn", "eks_cluster_name", "scientists_group_id", "admins_group_id"}
+    (quota,) = stack["resource"]["aws_cloudcontrolapi_resource"].values()
+    assert json.loads(quota["desired_state"])["ClusterArn"] == "${var.hyperpod_cluster_arn}"
+    assert only(stack["resource"]["aws_sagemaker_domain"])["domain_name"] == "acme-vision"
+    assert "aws_budgets_budget" in stack["resource"] and len(stack["resource"]["aws_eks_access_entry"]) == 2
+    (aws,) = stack["provider"]["aws"]
+    assert aws["default_tags"][0]["tags"]["hyperpod-teams:team"] == "vision"

@@ -56,6 +56,8 @@ def test_aws_stacks_without_data_sources_pass_terraform_plan(example, example_st
     }
     if not stacks:
         pytest.skip(f"every AWS stack of {example} reads data sources, which need AWS to plan")
+    if example == "quickstart":  # a new EKS cluster and local state: every AWS stack but access plans
+        assert set(stacks) == {"acme-eks", "acme-cluster", "acme-cost", *(f"acme-team-{t}" for t in ("nlp", "vision", "research"))}
 
     directories = {name: write_stack(tmp_path, name, stack) for name, stack in stacks.items()}
     for name, directory in directories.items():
@@ -75,3 +77,17 @@ def test_aws_stacks_without_data_sources_pass_terraform_plan(example, example_st
     for name, plan_json in results.items():
         actions = {tuple(change["change"]["actions"]) for change in plan_json.get("resource_changes", [])}
         assert actions <= {("create",)}, f"{name}: a first plan must only create, got {actions}"
+
+
+def test_library_example_passes_terraform_validate(tmp_path):
+    import runpy
+
+    from tests.conftest import QUICKSTART, ROOT
+
+    terraform = terraform_or_skip(tmp_path)
+    example = runpy.run_path(str(ROOT / "examples" / "library" / "app.py"))
+    example["main"](["app.py", str(QUICKSTART), "nlp", str(tmp_path / "out")])
+    stack = json.loads((tmp_path / "out" / "stacks" / "nlp-team" / "cdk.tf.json").read_text())
+    result = terraform.run(write_stack(tmp_path, "nlp-team", stack), "validate", "-json")
+    report = json.loads(result.stdout)
+    assert report["valid"], json.dumps(report["diagnostics"], indent=2)

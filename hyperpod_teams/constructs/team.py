@@ -1,11 +1,12 @@
-"""A team's own AWS places: its execution role and its SageMaker AI domain."""
+"""A team's own AWS places: execution role, SageMaker AI domain, compute quota, EKS access
+entries and budget, gathered in `TeamEnvironment`."""
 
 from __future__ import annotations
 
 import cdktf
 from constructs import Construct
 
-from hyperpod_teams import bindings, naming, policies
+from hyperpod_teams import bindings, cloudformation, naming, policies
 from hyperpod_teams.spec.models import PlatformSpec, Team
 
 
@@ -98,3 +99,104 @@ class TeamDomain(Construct):
             )
             for role in naming.ROLES
         ]
+
+
+class SsoRoleAccessEntry(Construct):
+    """An EKS access entry for the role IAM Identity Center made for a permission set.
+
+    That role's name ends in a hash nobody can predict (`AWSReservedSSO_<set>_<hash>`), so it is
+    looked up, which works once the permission set is assigned in this account.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        permission_set: str,
+        eks_cluster_name: str,
+        kubernetes_groups: list[str] | None = None,
+        cluster_admin: bool = False,
+        partition: str = "aws",
+    ) -> None:
+        super().__init__(scope, id_)
+        self.roles = bindings.aws_data_iam_roles.DataAwsIamRoles(
+            self,
+            "sso-role",
+            name_regex=naming.sso_role_name_regex(permission_set),
+            path_prefix=naming.SSO_ROLE_PATH,
+        )
+        # Exactly one role matches; `one` fails the plan loudly if the assignment is missing.
+        self.principal_arn = cdktf.Fn.one(self.roles.arns)
+        self.entry = bindings.aws_eks_access_entry.EksAccessEntry(
+            self,
+            "entry",
+            cluster_name=eks_cluster_name,
+            principal_arn=self.principal_arn,
+            kubernetes_groups=kubernetes_groups,
+            type="STANDARD",
+        )
+        if cluster_admin:
+            association = bindings.aws_eks_access_policy_association
+            association.EksAccessPolicyAssociation(
+                self,
+                "cluster-admin",
+                cluster_name=eks_cluster_name,
+                principal_arn=self.entry.principal_arn,
+                policy_arn=f"arn:{partition}:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
+                access_scope=association.EksAccessPolicyAssociationAccessScope(type="cluster"),
+            )
+
+
+class TeamEnvironment(Construct):
+    """Everything one team gets in AWS, placeable in any TerraformStack with an AWS provider:
+    execution role, SageMaker AI domain, compute quota, EKS access entries and budget.
+
+    It takes what the rest of the platform provides as plain values or Terraform references, so a
+    stack of one's own can add a team to a cluster managed elsewhere (examples/library/).
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        spec: PlatformSpec,
+        team: Team,
+        hyperpod_cluster_arn: str,
+        eks_cluster_name: str,
+        group_ids: dict[str, str],
+    ) -> None:
+        super().__init__(scope, id_)
+        from hyperpod_teams.constructs.cost import TeamBudget
+
+        org = spec.organization
+        self.execution_role = TeamExecutionRole(self, "execution-role", spec=spec, team=team)
+        self.domain = None
+        if team.studio.enabled:
+            self.domain = TeamDomain(
+                self, "studio", spec=spec, team=team, execution_role=self.execution_role, group_ids=group_ids
+            )
+        self.compute_quota = None
+        if spec.cluster.task_governance.enabled:
+            # Task governance creates the team namespace hyperpod-ns-<team> with this quota.
+            self.compute_quota = bindings.aws_cloudcontrolapi_resource.CloudcontrolapiResource(
+                self,
+                "compute-quota",
+                type_name=cloudformation.COMPUTE_QUOTA_TYPE,
+                desired_state=cloudformation.compute_quota(spec, team, cluster_arn=hyperpod_cluster_arn).desired_state(),
+            )
+        # Each role's members reach Kubernetes as the role's group, which the team's RBAC binds in
+        # its namespace only (hyperpod_teams/rbac.py).
+        self.access_entries = {
+            role: SsoRoleAccessEntry(
+                self,
+                f"{role}-access",
+                permission_set=naming.permission_set_name(org.name, team.name, role),
+                eks_cluster_name=eks_cluster_name,
+                kubernetes_groups=[naming.team_kubernetes_group(team.name, role)],
+                partition=policies.aws_partition(org.region),
+            )
+            for role in naming.ROLES
+        }
+        self.budget = TeamBudget(self, "budget", spec=spec, team=team) if team.budget else None
