@@ -123,8 +123,12 @@ def test_team_roles_reach_kubernetes_as_their_groups_through_access_entries(quic
         assert entry["type"] == "STANDARD"
         assert entry["principal_arn"].startswith("${one(") and "data.aws_iam_roles." in entry["principal_arn"]
         assert "cross-stack-reference-input-acme-eks" in entry["cluster_name"]
-    # team members get no cluster-wide access policy: their RBAC groups are all they have
-    assert "aws_eks_access_policy_association" not in stack["resource"]
+    # the only AWS-managed access policy a member gets is read-only, in the team namespace
+    associations = stack["resource"]["aws_eks_access_policy_association"].values()
+    assert len(associations) == 2
+    for association in associations:
+        assert association["policy_arn"] == "arn:aws:eks::aws:cluster-access-policy/AmazonEKSViewPolicy"
+        assert association["access_scope"] == {"type": "namespace", "namespaces": ["hyperpod-ns-nlp"]}
 
 
 def test_platform_admins_administer_the_whole_cluster(quickstart_stacks):
@@ -151,3 +155,14 @@ def test_library_example_adds_one_team_to_a_cluster_managed_elsewhere(tmp_path):
     assert "aws_budgets_budget" in stack["resource"] and len(stack["resource"]["aws_eks_access_entry"]) == 2
     (aws,) = stack["provider"]["aws"]
     assert aws["default_tags"][0]["tags"]["hyperpod-teams:team"] == "vision"
+
+
+def test_changing_a_team_leaves_other_teams_stacks_untouched(quickstart_data, quickstart_stacks, tmp_path):
+    nlp = quickstart_data["teams"][0]
+    nlp["compute"]["quota"][0]["count"] = 2
+    nlp["studio"] = {"default_instance_type": "ml.m5.large", "idle_timeout_minutes": 240}
+    nlp["budget"]["monthly_limit_usd"] = 30000
+    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path)
+    assert stacks["acme-team-nlp"] != quickstart_stacks["acme-team-nlp"]
+    for name in ("acme-team-vision", "acme-k8s-vision", "acme-team-research", "acme-k8s-research"):
+        assert stacks[name] == quickstart_stacks[name], f"{name} changed when nlp changed"

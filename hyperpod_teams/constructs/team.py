@@ -117,6 +117,7 @@ class SsoRoleAccessEntry(Construct):
         eks_cluster_name: str,
         kubernetes_groups: list[str] | None = None,
         cluster_admin: bool = False,
+        view_namespace: str | None = None,
         partition: str = "aws",
     ) -> None:
         super().__init__(scope, id_)
@@ -136,15 +137,24 @@ class SsoRoleAccessEntry(Construct):
             kubernetes_groups=kubernetes_groups,
             type="STANDARD",
         )
+        association = bindings.aws_eks_access_policy_association
+        policies_by_scope = []
         if cluster_admin:
-            association = bindings.aws_eks_access_policy_association
+            policies_by_scope.append(("cluster-admin", "AmazonEKSClusterAdminPolicy", None))
+        if view_namespace:
+            # Read-only in the team namespace: what the EKS console shows a member. What they may
+            # change comes from the team's RBAC alone.
+            policies_by_scope.append(("namespace-view", "AmazonEKSViewPolicy", [view_namespace]))
+        for construct_id, policy, namespaces in policies_by_scope:
             association.EksAccessPolicyAssociation(
                 self,
-                "cluster-admin",
+                construct_id,
                 cluster_name=eks_cluster_name,
                 principal_arn=self.entry.principal_arn,
-                policy_arn=f"arn:{partition}:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy",
-                access_scope=association.EksAccessPolicyAssociationAccessScope(type="cluster"),
+                policy_arn=f"arn:{partition}:eks::aws:cluster-access-policy/{policy}",
+                access_scope=association.EksAccessPolicyAssociationAccessScope(
+                    type="namespace" if namespaces else "cluster", namespaces=namespaces
+                ),
             )
 
 
@@ -195,6 +205,7 @@ class TeamEnvironment(Construct):
                 permission_set=naming.permission_set_name(org.name, team.name, role),
                 eks_cluster_name=eks_cluster_name,
                 kubernetes_groups=[naming.team_kubernetes_group(team.name, role)],
+                view_namespace=naming.team_namespace(team.name),
                 partition=policies.aws_partition(org.region),
             )
             for role in naming.ROLES
