@@ -7,6 +7,7 @@ import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings, cloudformation, naming, policies
+from hyperpod_teams.constructs.cost import TeamBudget
 from hyperpod_teams.spec.models import PlatformSpec, Team
 
 
@@ -178,8 +179,6 @@ class TeamEnvironment(Construct):
         group_ids: dict[str, str],
     ) -> None:
         super().__init__(scope, id_)
-        from hyperpod_teams.constructs.cost import TeamBudget
-
         org = spec.organization
         self.execution_role = TeamExecutionRole(self, "execution-role", spec=spec, team=team)
         self.domain = None
