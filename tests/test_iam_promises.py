@@ -1,0 +1,51 @@
+"""Promises about the IAM the stacks create, checked on every synthesized policy document."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hyperpod_teams.spec import load_spec
+from tests.conftest import EXAMPLE_SPECS, synthesize_stacks
+
+#: Where policy documents stand in the synthesized JSON: resource type -> attribute.
+POLICY_ATTRIBUTES = {
+    "aws_iam_role": "assume_role_policy",
+    "aws_iam_role_policy": "policy",
+    "aws_s3_bucket_policy": "policy",
+}
+
+
+def policy_documents(stacks: dict[str, dict]) -> list[tuple[str, dict]]:
+    found = []
+    for stack_name, stack in stacks.items():
+        for resource_type, attribute in POLICY_ATTRIBUTES.items():
+            for address, body in stack.get("resource", {}).get(resource_type, {}).items():
+                found.append((f"{stack_name}: {resource_type}.{address}", json.loads(body[attribute])))
+    return found
+
+
+@pytest.mark.parametrize("path", EXAMPLE_SPECS, ids=lambda p: p.parent.name)
+def test_no_iam_statement_allows_every_action(path, tmp_path):
+    documents = policy_documents(synthesize_stacks(load_spec(path), tmp_path))
+    assert documents, "no policy documents found: is the walk looking in the right place?"
+    for where, document in documents:
+        for statement in document["Statement"]:
+            actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+            if statement["Effect"] == "Allow":
+                wide = [a for a in actions if a == "*" or a.endswith(":*")]
+                assert not wide, f"{where}: {statement.get('Sid', '')} allows {wide}"
+                resources = statement.get("Resource", [])
+                assert resources != "*" and "*" not in resources, f"{where}: allows on every resource"
+
+
+def test_every_allow_in_a_team_policy_is_scoped_to_the_team_or_read_only(quickstart_stacks):
+    for team in ("nlp", "vision", "research"):
+        for where, document in policy_documents({f"acme-team-{team}": quickstart_stacks[f"acme-team-{team}"]}):
+            if "Principal" in json.dumps(document):
+                continue  # a trust policy
+            for statement in document["Statement"]:
+                condition = json.dumps(statement.get("Condition", {}))
+                read_only = all(a.split(":")[1].startswith(("Describe", "List", "Get")) for a in statement["Action"])
+                assert f'hyperpod-teams:team": "{team}"' in condition or read_only, f"{where}: {statement['Sid']}"
