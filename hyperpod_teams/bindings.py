@@ -22,6 +22,12 @@ import sys
 from types import ModuleType
 
 FULL_IMPORT_ENV = "HYPERPOD_TEAMS_FULL_BINDINGS_IMPORT"
+#: Bindings packages that come with an optional extra of hyperpod-teams, not with the core.
+EXTRAS = {"cdktf_cdktf_provider_azuread": "entra"}
+
+
+class MissingBindingsError(Exception):
+    """A plugin's provider bindings are not installed: the user's environment lacks an extra."""
 #: The comment that opens the block of submodule imports in a prebuilt bindings `__init__`.
 SUBMODULE_BLOCK_MARKER = "# Loading modules to ensure their types are registered with the jsii runtime library"
 BINDINGS_PACKAGE_PREFIX = "cdktf_cdktf_provider_"
@@ -71,6 +77,10 @@ def __getattr__(name: str) -> ModuleType:
     except KeyError:
         raise AttributeError(f"no provider bindings module {name!r} in hyperpod_teams.bindings") from None
     package = module_name.partition(".")[0]
+    if importlib.util.find_spec(package) is None:
+        extra = EXTRAS.get(package)
+        install = f"pip install 'hyperpod-teams[{extra}]'" if extra else f"pip install {package.replace('_', '-')}"
+        raise MissingBindingsError(f"the Terraform bindings {package} are not installed; run: {install}")
     if package.startswith(BINDINGS_PACKAGE_PREFIX) and not os.environ.get(FULL_IMPORT_ENV):
         import_package_without_submodules(package)
     module = importlib.import_module(module_name)

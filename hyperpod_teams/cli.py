@@ -19,6 +19,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from hyperpod_teams.bindings import MissingBindingsError
 from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec
 
 EXIT_INVALID_SPEC = 2
@@ -167,6 +168,9 @@ def main() -> None:
     except KeyboardInterrupt:
         stderr.print("interrupted")
         sys.exit(130)
+    except MissingBindingsError as error:  # the environment lacks an extra: not a bug, not the spec
+        stderr.print(f"error: {error}", markup=False)
+        sys.exit(EXIT_INTERNAL_ERROR)
     except Exception as error:  # anything else is our bug, not the user's spec
         if os.environ.get(DEBUG_ENV):
             traceback.print_exc()

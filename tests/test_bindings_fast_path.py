@@ -105,3 +105,26 @@ def test_an_unexpected_layout_falls_back_to_the_ordinary_import(fake_packages, i
     assert name not in sys.modules
     module = __import__(name)
     assert module.THING_IMPORTED  # the ordinary import ran the whole __init__
+
+
+def test_missing_plugin_bindings_name_the_extra_to_install(monkeypatch):
+    monkeypatch.setitem(bindings.MODULES, "absent_provider", "cdktf_cdktf_provider_absent.provider")
+    monkeypatch.setitem(bindings.EXTRAS, "cdktf_cdktf_provider_absent", "absent")
+    with pytest.raises(bindings.MissingBindingsError, match=r"pip install 'hyperpod-teams\[absent\]'"):
+        bindings.absent_provider  # noqa: B018
+
+
+def test_missing_bindings_exit_1_with_the_fix_and_no_traceback(monkeypatch, capsys, tmp_path):
+    from hyperpod_teams import cli
+    from tests.conftest import QUICKSTART
+
+    def absent(*args, **kwargs):
+        raise bindings.MissingBindingsError("the Terraform bindings x are not installed; run: pip install y")
+
+    monkeypatch.setattr("hyperpod_teams.synth.synthesize", absent)
+    monkeypatch.setattr(sys, "argv", ["hyperpod-teams", "synth", str(QUICKSTART), "--out", str(tmp_path / "o")])
+    with pytest.raises(SystemExit) as raised:
+        cli.main()
+    assert raised.value.code == 1
+    err = capsys.readouterr().err
+    assert "pip install y" in err and "bug" not in err and "Traceback" not in err
