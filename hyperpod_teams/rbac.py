@@ -71,8 +71,13 @@ def cluster_read_rules(team: str) -> tuple[Rule, ...]:
     )
 
 
+def team_labels(team: str) -> dict[str, str]:
+    """Labels of every Kubernetes object the project creates for a team."""
+    return {**MANAGED_BY, "hyperpod-teams/team": team}
+
+
 def _metadata(name: str, team: str, namespace: str | None = None) -> dict:
-    metadata = {"name": name, "labels": {**MANAGED_BY, "hyperpod-teams/team": team}}
+    metadata = {"name": name, "labels": team_labels(team)}
     if namespace:
         metadata["namespace"] = namespace
     return metadata

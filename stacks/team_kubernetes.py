@@ -9,7 +9,7 @@ from __future__ import annotations
 import cdktf
 from constructs import Construct
 
-from hyperpod_teams import bindings, naming
+from hyperpod_teams import bindings, naming, rbac
 from hyperpod_teams.constructs.eks import EXEC_API_VERSION, EksCluster, get_token_command
 from hyperpod_teams.constructs.kubernetes import TeamRbac
 from hyperpod_teams.spec.models import PlatformSpec, Team
@@ -49,7 +49,7 @@ class TeamKubernetesStack(PlatformStack):
                 "namespace",
                 metadata=namespace.NamespaceV1Metadata(
                     name=self.namespace_name,
-                    labels={"app.kubernetes.io/managed-by": "hyperpod-teams", "hyperpod-teams/team": team.name},
+                    labels=rbac.team_labels(team.name),
                 ),
             )
         self.rbac = TeamRbac(

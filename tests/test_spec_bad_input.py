@@ -9,14 +9,20 @@ import pytest
 from hyperpod_teams.spec import SpecError, load_spec, validate_spec
 
 
+def _parent(data: dict, path: str) -> tuple[dict | list, str | int]:
+    """The container holding the dotted/indexed `path` (`teams.0.name`), and the last key."""
+    *parents, last = [int(p) if p.isdigit() else p for p in path.split(".")]
+    node = data
+    for part in parents:
+        node = node[part]
+    return node, last
+
+
 def set_at(path: str, value) -> Callable[[dict], None]:
-    """A mutation that sets the dotted/indexed `path` (`teams.0.name`) to `value`."""
+    """A mutation that sets `path` of the spec data to `value`."""
 
     def mutate(data: dict) -> None:
-        *parents, last = [int(p) if p.isdigit() else p for p in path.split(".")]
-        node = data
-        for part in parents:
-            node = node[part]
+        node, last = _parent(data, path)
         node[last] = value
 
     return mutate
@@ -24,10 +30,7 @@ def set_at(path: str, value) -> Callable[[dict], None]:
 
 def delete_at(path: str) -> Callable[[dict], None]:
     def mutate(data: dict) -> None:
-        *parents, last = [int(p) if p.isdigit() else p for p in path.split(".")]
-        node = data
-        for part in parents:
-            node = node[part]
+        node, last = _parent(data, path)
         del node[last]
 
     return mutate
