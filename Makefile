@@ -27,9 +27,11 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[entra]'
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml
+# The tests' third-party identity-provider plugin is installed beside the project, as a user's
+# own plugin package would be: the tests find it through its entry point only.
+$(VENV)/.installed-dev: pyproject.toml tests/third_party_plugin/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]' -e tests/third_party_plugin
 	touch $@ $(VENV)/.installed
 
 .tools/node_modules/.bin/cdktf:

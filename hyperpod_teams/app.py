@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import cdktf
 
 from hyperpod_teams import naming
-from hyperpod_teams.plugins import IdentityGroups, load_identity_provider
+from hyperpod_teams.plugins import IdentityBuild, IdentityGroups, load_identity_provider
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks import (
     AccessStack,
@@ -52,12 +52,20 @@ def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
     plugin_class = load_identity_provider(spec.identity.provider)
     plugin = plugin_class(plugin_class.settings_model.model_validate(spec.identity.settings))
 
+    groups = IdentityGroups.for_spec(spec)
     identity = None
     if plugin.needs_identity_stack:
-        identity = IdentityStack(
-            app, naming.identity_stack_name(org), spec=spec, plugin=plugin, groups=IdentityGroups.for_spec(spec)
-        )
-    access = AccessStack(app, naming.access_stack_name(org), spec=spec)
+        identity = IdentityStack(app, naming.identity_stack_name(org), spec=spec, plugin=plugin, groups=groups)
+        identity_build = identity.build
+    else:
+        identity_build = IdentityBuild.unchanged(groups)
+    access = AccessStack(
+        app,
+        naming.access_stack_name(org),
+        spec=spec,
+        groups=identity_build,
+        create_groups=plugin.creates_identity_center_groups,
+    )
     if identity is not None:
         # Permission sets are assigned to groups the IdP provisions into Identity Center.
         access.add_dependency(identity)

@@ -23,7 +23,7 @@ from types import ModuleType
 
 FULL_IMPORT_ENV = "HYPERPOD_TEAMS_FULL_BINDINGS_IMPORT"
 #: Bindings packages that come with an optional extra of hyperpod-teams, not with the core.
-EXTRAS = {"cdktf_cdktf_provider_azuread": "entra"}
+EXTRAS = {"cdktf_cdktf_provider_azuread": "entra", "cdktf_cdktf_provider_okta": "okta"}
 
 
 class MissingBindingsError(Exception):
@@ -57,9 +57,24 @@ MODULES = {
     ),
     "aws_s3_bucket_versioning": "cdktf_cdktf_provider_aws.s3_bucket_versioning",
     "aws_s3_object": "cdktf_cdktf_provider_aws.s3_object",
+    "aws_identitystore_group": "cdktf_cdktf_provider_aws.identitystore_group",
     "aws_sagemaker_domain": "cdktf_cdktf_provider_aws.sagemaker_domain",
+    "aws_ssoadmin_account_assignment": "cdktf_cdktf_provider_aws.ssoadmin_account_assignment",
     "aws_ssoadmin_application_assignment": "cdktf_cdktf_provider_aws.ssoadmin_application_assignment",
+    "aws_ssoadmin_permission_set": "cdktf_cdktf_provider_aws.ssoadmin_permission_set",
+    "aws_ssoadmin_permission_set_inline_policy": "cdktf_cdktf_provider_aws.ssoadmin_permission_set_inline_policy",
+    "azuread_app_role_assignment": "cdktf_cdktf_provider_azuread.app_role_assignment",
+    "azuread_application": "cdktf_cdktf_provider_azuread.application",
+    "azuread_data_client_config": "cdktf_cdktf_provider_azuread.data_azuread_client_config",
+    "azuread_data_group": "cdktf_cdktf_provider_azuread.data_azuread_group",
+    "azuread_group": "cdktf_cdktf_provider_azuread.group",
     "azuread_provider": "cdktf_cdktf_provider_azuread.provider",
+    "azuread_service_principal": "cdktf_cdktf_provider_azuread.service_principal",
+    "azuread_service_principal_token_signing_certificate": (
+        "cdktf_cdktf_provider_azuread.service_principal_token_signing_certificate"
+    ),
+    "azuread_synchronization_job": "cdktf_cdktf_provider_azuread.synchronization_job",
+    "azuread_synchronization_secret": "cdktf_cdktf_provider_azuread.synchronization_secret",
     "helm_provider": "cdktf_cdktf_provider_helm.provider",
     "helm_release": "cdktf_cdktf_provider_helm.release",
     "kubernetes_cluster_role": "cdktf_cdktf_provider_kubernetes.cluster_role_v1",
@@ -68,6 +83,11 @@ MODULES = {
     "kubernetes_role": "cdktf_cdktf_provider_kubernetes.role_v1",
     "kubernetes_role_binding": "cdktf_cdktf_provider_kubernetes.role_binding_v1",
     "kubernetes_provider": "cdktf_cdktf_provider_kubernetes.provider",
+    "okta_app_group_assignment": "cdktf_cdktf_provider_okta.app_group_assignment",
+    "okta_app_saml": "cdktf_cdktf_provider_okta.app_saml",
+    "okta_data_group": "cdktf_cdktf_provider_okta.data_okta_group",
+    "okta_group": "cdktf_cdktf_provider_okta.group",
+    "okta_provider": "cdktf_cdktf_provider_okta.provider",
 }
 
 

@@ -41,10 +41,16 @@ class IdentityGroups:
 
     by_team_role: dict[tuple[str, str], str]
     platform_admins: str
+    #: Keys of the groups the IdP has already (`members.<role>`, `platform_admins_group` in the
+    #: spec): a plugin looks them up instead of creating them. PLATFORM_ADMINS_KEY for the admins.
+    existing: frozenset[tuple[str, str]] = frozenset()
 
     @classmethod
     def for_spec(cls, spec: PlatformSpec) -> IdentityGroups:
         pattern, org = spec.identity.group_name_pattern, spec.organization
+        existing = {(team.name, role) for team in spec.teams for role in naming.ROLES if getattr(team.members, role)}
+        if org.platform_admins_group:
+            existing.add(PLATFORM_ADMINS_KEY)
         return cls(
             by_team_role={
                 (team.name, role): naming.team_group_name(pattern, org.name, team, role)
@@ -52,7 +58,46 @@ class IdentityGroups:
                 for role in naming.ROLES
             },
             platform_admins=naming.platform_admins_group(pattern, org),
+            existing=frozenset(existing),
         )
+
+    def all(self) -> dict[tuple[str, str], str]:
+        """Every group; the platform admins' keyed PLATFORM_ADMINS_KEY, like a team role."""
+        return {**self.by_team_role, PLATFORM_ADMINS_KEY: self.platform_admins}
+
+    @staticmethod
+    def description(key: tuple[str, str], org: str) -> str:
+        """What a created group is for, in the words its IdP shows to its admins."""
+        team, role = key
+        purpose = "administer the shared HyperPod cluster" if key == PLATFORM_ADMINS_KEY else f"are the {role} of team {team}"
+        return f"Members {purpose} (hyperpod-teams, {org})"
+
+
+#: Terraform outputs of the identity stack that a SAML plugin provides: what the operator pastes
+#: into IAM Identity Center when switching its identity source to the external IdP (runbook).
+SAML_OUTPUTS: dict[str, str] = {
+    "saml_metadata_url": "IdP SAML metadata URL (download it and upload it as the IdP SAML metadata)",
+    "saml_entity_id": "IdP issuer URL (entity ID)",
+    "saml_sign_in_url": "IdP sign-in URL",
+    "saml_certificate": "IdP certificate (base64 DER; wrap in PEM markers to upload it as a file)",
+}
+
+#: Terraform variables of the identity stack that carry IAM Identity Center's own SAML values,
+#: which only the Identity Center console shows ("Change identity source" -> "External identity
+#: provider" -> "Service provider metadata").
+IDENTITY_CENTER_VARIABLES: dict[str, str] = {
+    "identity_center_acs_url": "IAM Identity Center Assertion Consumer Service (ACS) URL",
+    "identity_center_issuer_url": "IAM Identity Center issuer URL",
+}
+
+#: Terraform variables of automatic provisioning (SCIM): Identity Center shows them once, when
+#: automatic provisioning is enabled. Sensitive: never in the spec, never in synthesized JSON.
+SCIM_VARIABLES: dict[str, str] = {
+    "scim_endpoint": "IAM Identity Center SCIM endpoint",
+    "scim_access_token": "IAM Identity Center SCIM access token",
+}
+#: The switch that turns provisioning on once the SCIM variables are known (a second deploy).
+SCIM_SWITCH_VARIABLE = "enable_scim_provisioning"
 
 
 @dataclass
@@ -60,14 +105,41 @@ class IdentityBuild:
     """What a plugin's build hands to later stacks and to the runbook."""
 
     #: Group display names as IAM Identity Center will see them, keyed like IdentityGroups.
-    group_display_names: dict[tuple[str, str], str] = field(default_factory=dict)
-    platform_admins_display_name: str | None = None
-    #: Names of the Terraform outputs (in the identity stack) an operator needs.
-    outputs: dict[str, str] = field(default_factory=dict)
+    group_display_names: dict[tuple[str, str], str]
+    platform_admins_display_name: str
+    #: Terraform outputs of the identity stack: output name -> value (usually a reference). The
+    #: identity stack declares each one; SAML plugins provide the names of SAML_OUTPUTS.
+    outputs: dict[str, object] = field(default_factory=dict)
+    #: Names among `outputs` whose values are sensitive (Terraform insists they are marked).
+    sensitive_outputs: frozenset[str] = frozenset()
+
+    @classmethod
+    def unchanged(cls, groups: IdentityGroups) -> IdentityBuild:
+        """Groups that reach Identity Center under their IdP names, and no outputs."""
+        return cls(group_display_names=dict(groups.by_team_role), platform_admins_display_name=groups.platform_admins)
+
+    def all_display_names(self) -> dict[tuple[str, str], str]:
+        """Every group; the platform admins' keyed PLATFORM_ADMINS_KEY, like a team role."""
+        return {**self.group_display_names, PLATFORM_ADMINS_KEY: self.platform_admins_display_name}
+
+
+#: The key of the platform admins' group among the team roles' (team, role) keys; no team can be
+#: named "" so it never collides with one.
+PLATFORM_ADMINS_KEY = ("", "platform-admins")
+
+
+def group_key_id(key: tuple[str, str]) -> str:
+    """A construct ID for a group key: `<team>-<role>`, or `platform-admins`."""
+    team, role = key
+    return f"{team}-{role}" if team else role
 
 
 class IdentityProviderPlugin(ABC):
-    """One identity provider: its settings model, its Terraform provider and its resources."""
+    """One identity provider: its settings model, its Terraform provider and its resources.
+
+    The contract is small: `name`, `settings_model`, `configure_provider` and `build`. The rest
+    has defaults a plugin overrides when its IdP differs.
+    """
 
     #: The value of `identity.provider` that selects this plugin.
     name: ClassVar[str]
@@ -79,13 +151,19 @@ class IdentityProviderPlugin(ABC):
     def __init__(self, settings: PluginSettings) -> None:
         self.settings = settings
 
+    @property
+    def creates_identity_center_groups(self) -> bool:
+        """True when the groups are created in IAM Identity Center itself (the access stack does
+        it) instead of being provisioned there from the IdP and looked up."""
+        return False
+
     @abstractmethod
     def configure_provider(self, stack: Construct, spec: PlatformSpec) -> None:
         """Create the Terraform provider(s) of the identity stack."""
 
     @abstractmethod
     def build(self, stack: Construct, spec: PlatformSpec, groups: IdentityGroups) -> IdentityBuild:
-        """Create the IdP-side resources in the identity stack."""
+        """Create the IdP-side resources in the identity stack; import the bindings here."""
 
 
 class PluginError(Exception):

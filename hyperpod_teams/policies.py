@@ -197,3 +197,219 @@ def team_execution_policy(
             },
         ],
     }
+
+
+# --- IAM Identity Center permission sets ------------------------------------------------------
+#
+# What a person gets when they sign in through the access portal. Team roles reach only what
+# carries their own team's tag (domains, user profiles, spaces, apps, compute quotas all do: the
+# team stack tags them and the domain propagates its tags), plus read access to the shared
+# clusters. Nothing lists across the account: list calls need Resource "*".
+
+#: Studio in one's own team's domain, and what it shows.
+STUDIO_OPEN_ACTIONS = ("sagemaker:CreatePresignedDomainUrl",)
+STUDIO_READ_ACTIONS = (
+    "sagemaker:DescribeApp",
+    "sagemaker:DescribeDomain",
+    "sagemaker:DescribeSpace",
+    "sagemaker:DescribeUserProfile",
+    "sagemaker:ListTags",
+)
+#: What team admins manage in their own domain beyond what scientists do.
+STUDIO_ADMIN_CREATE_ACTIONS = ("sagemaker:CreateSpace", "sagemaker:CreateUserProfile")
+STUDIO_ADMIN_MANAGE_ACTIONS = (
+    "sagemaker:DeleteApp",
+    "sagemaker:DeleteSpace",
+    "sagemaker:DeleteUserProfile",
+    "sagemaker:UpdateSpace",
+    "sagemaker:UpdateUserProfile",
+)
+TASK_GOVERNANCE_READ_ACTIONS = ("sagemaker:DescribeComputeQuota",)
+SCHEDULER_READ_ACTIONS = ("sagemaker:DescribeClusterSchedulerConfig",)
+EKS_MEMBER_ACTIONS = ("eks:AccessKubernetesApi", "eks:DescribeCluster")
+
+#: Platform admins: the cluster, its task governance, every team's Studio, the EKS cluster.
+CLUSTER_ADMIN_ACTIONS = (
+    "sagemaker:BatchDeleteClusterNodes",
+    "sagemaker:DescribeCluster",
+    "sagemaker:DescribeClusterNode",
+    "sagemaker:ListClusterNodes",
+    "sagemaker:UpdateCluster",
+    "sagemaker:UpdateClusterSoftware",
+)
+TASK_GOVERNANCE_ADMIN_ACTIONS = (
+    "sagemaker:DescribeClusterSchedulerConfig",
+    "sagemaker:DescribeComputeQuota",
+    "sagemaker:UpdateClusterSchedulerConfig",
+    "sagemaker:UpdateComputeQuota",
+)
+EKS_ADMIN_ACTIONS = (
+    "eks:AccessKubernetesApi",
+    "eks:DescribeAccessEntry",
+    "eks:DescribeAddon",
+    "eks:DescribeCluster",
+    "eks:DescribeUpdate",
+    "eks:ListAccessEntries",
+    "eks:ListAddons",
+    "eks:ListAssociatedAccessPolicies",
+    "eks:ListUpdates",
+)
+
+_TEAM_TAG = "hyperpod-teams:team"
+_ORGANIZATION_TAG = "hyperpod-teams:organization"
+
+
+def _studio_resources(sagemaker: str) -> list[str]:
+    return [f"{sagemaker}:{kind}/*" for kind in ("app", "domain", "space", "user-profile")]
+
+
+def _owned_by(org: str, team: str | None = None, *, request: bool = False) -> dict:
+    """A condition that the resource (or, with `request`, the new resource) is the org's, and
+    with `team` that team's."""
+    kind = "RequestTag" if request else "ResourceTag"
+    tags = {f"aws:{kind}/{_ORGANIZATION_TAG}": org}
+    if team:
+        tags[f"aws:{kind}/{_TEAM_TAG}"] = team
+    return {"StringEquals": tags}
+
+
+def team_permission_set_policy(
+    *,
+    org: str,
+    team: str,
+    role: str,
+    account_id: str,
+    region: str,
+    eks_cluster_name: str,
+    budget_name: str | None = None,
+) -> dict:
+    """The inline policy of a team role's permission set.
+
+    scientists: open Studio in their own team's domain and see what it holds; describe the
+    HyperPod cluster, its nodes and scheduler, and their own team's compute quota; reach the EKS
+    cluster's Kubernetes API (what they may do there is the team's RBAC); see their budget.
+    admins: all that, plus managing user profiles and spaces of their own team's domain.
+    """
+    partition = aws_partition(region)
+    sagemaker = f"arn:{partition}:sagemaker:{region}:{account_id}"
+    statements = [
+        {
+            "Sid": "OpenStudioInTheTeamsDomain",
+            "Effect": "Allow",
+            "Action": list(STUDIO_OPEN_ACTIONS + STUDIO_READ_ACTIONS),
+            "Resource": _studio_resources(sagemaker),
+            "Condition": _owned_by(org, team),
+        },
+        {
+            "Sid": "SeeTheTeamsComputeQuota",
+            "Effect": "Allow",
+            "Action": list(TASK_GOVERNANCE_READ_ACTIONS),
+            "Resource": [f"{sagemaker}:compute-quota/*"],
+            "Condition": _owned_by(org, team),
+        },
+        {
+            "Sid": "DescribeTheSharedHyperPodCluster",
+            "Effect": "Allow",
+            "Action": list(CLUSTER_READ_ACTIONS + SCHEDULER_READ_ACTIONS),
+            "Resource": [f"{sagemaker}:cluster/*", f"{sagemaker}:cluster-scheduler-config/*"],
+            "Condition": _owned_by(org),
+        },
+        {
+            "Sid": "ReachTheSharedEksCluster",
+            "Effect": "Allow",
+            "Action": list(EKS_MEMBER_ACTIONS),
+            "Resource": [f"arn:{partition}:eks:{region}:{account_id}:cluster/{eks_cluster_name}"],
+        },
+    ]
+    if budget_name:
+        statements.append(
+            {
+                "Sid": "SeeTheTeamsBudget",
+                "Effect": "Allow",
+                "Action": ["budgets:ViewBudget"],
+                "Resource": [f"arn:{partition}:budgets::{account_id}:budget/{budget_name}"],
+            }
+        )
+    if role == "admins":
+        statements += [
+            {
+                "Sid": "CreateProfilesAndSpacesForTheTeam",
+                "Effect": "Allow",
+                "Action": list(STUDIO_ADMIN_CREATE_ACTIONS),
+                "Resource": [f"{sagemaker}:space/*", f"{sagemaker}:user-profile/*"],
+                "Condition": _owned_by(org, team, request=True),
+            },
+            {
+                "Sid": "TagOnlyWhileCreating",
+                "Effect": "Allow",
+                "Action": ["sagemaker:AddTags"],
+                "Resource": [f"{sagemaker}:space/*", f"{sagemaker}:user-profile/*"],
+                "Condition": {
+                    **_owned_by(org, team, request=True),
+                    "ForAnyValue:StringEquals": {
+                        "sagemaker:TaggingAction": [a.split(":")[1] for a in STUDIO_ADMIN_CREATE_ACTIONS]
+                    },
+                },
+            },
+            {
+                "Sid": "ManageTheTeamsProfilesAndSpaces",
+                "Effect": "Allow",
+                "Action": list(STUDIO_ADMIN_MANAGE_ACTIONS),
+                "Resource": [f"{sagemaker}:app/*", f"{sagemaker}:space/*", f"{sagemaker}:user-profile/*"],
+                "Condition": _owned_by(org, team),
+            },
+        ]
+    return {"Version": "2012-10-17", "Statement": statements}
+
+
+def platform_admins_permission_set_policy(
+    *, org: str, account_id: str, region: str, eks_cluster_name: str
+) -> dict:
+    """The inline policy of the platform admins' permission set: administer the HyperPod cluster,
+    its task governance, every team's Studio and the EKS cluster, all of the organization's; view
+    every team's budget. Deleting the cluster or a domain is left to the pipeline (Terraform)."""
+    partition = aws_partition(region)
+    sagemaker = f"arn:{partition}:sagemaker:{region}:{account_id}"
+    eks = f"arn:{partition}:eks:{region}:{account_id}"
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "AdministerTheHyperPodCluster",
+                "Effect": "Allow",
+                "Action": list(CLUSTER_ADMIN_ACTIONS),
+                "Resource": [f"{sagemaker}:cluster/*"],
+                "Condition": _owned_by(org),
+            },
+            {
+                "Sid": "AdministerTaskGovernance",
+                "Effect": "Allow",
+                "Action": list(TASK_GOVERNANCE_ADMIN_ACTIONS),
+                "Resource": [f"{sagemaker}:cluster-scheduler-config/*", f"{sagemaker}:compute-quota/*"],
+                "Condition": _owned_by(org),
+            },
+            {
+                "Sid": "AdministerEveryTeamsStudio",
+                "Effect": "Allow",
+                "Action": sorted(set(STUDIO_OPEN_ACTIONS + STUDIO_READ_ACTIONS + STUDIO_ADMIN_MANAGE_ACTIONS)),
+                "Resource": _studio_resources(sagemaker),
+                "Condition": _owned_by(org),
+            },
+            {
+                "Sid": "AdministerTheEksCluster",
+                "Effect": "Allow",
+                "Action": list(EKS_ADMIN_ACTIONS),
+                "Resource": [
+                    f"{eks}:cluster/{eks_cluster_name}",
+                    f"{eks}:access-entry/{eks_cluster_name}/*",
+                    f"{eks}:addon/{eks_cluster_name}/*",
+                ],
+            },
+            {
+                "Sid": "ViewEveryTeamsBudget",
+                "Effect": "Allow",
+                "Action": ["budgets:ViewBudget"],
+                "Resource": [f"arn:{partition}:budgets::{account_id}:budget/{org}-*"],
+            },
+        ],
+    }

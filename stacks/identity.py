@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import cdktf
 from constructs import Construct
 
-from hyperpod_teams.plugins import IdentityBuild, IdentityGroups, IdentityProviderPlugin
+from hyperpod_teams.plugins import SAML_OUTPUTS, IdentityBuild, IdentityGroups, IdentityProviderPlugin
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -25,3 +26,12 @@ class IdentityStack(PlatformStack):
         self.credentials = f"identity provider ({plugin.name})"
         plugin.configure_provider(self, spec)
         self.build: IdentityBuild = plugin.build(self, spec, groups)
+        # What the operator pastes into IAM Identity Center (the runbook names these outputs).
+        for output_name, value in sorted(self.build.outputs.items()):
+            cdktf.TerraformOutput(
+                self,
+                output_name,
+                value=value,
+                description=SAML_OUTPUTS.get(output_name),
+                sensitive=output_name in self.build.sensitive_outputs or None,
+            )

@@ -14,6 +14,7 @@ POLICY_ATTRIBUTES = {
     "aws_iam_role": "assume_role_policy",
     "aws_iam_role_policy": "policy",
     "aws_s3_bucket_policy": "policy",
+    "aws_ssoadmin_permission_set_inline_policy": "inline_policy",
 }
 
 

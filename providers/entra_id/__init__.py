@@ -1,7 +1,7 @@
 """Microsoft Entra ID as the SAML 2.0 (and SCIM) identity provider of IAM Identity Center.
 
 Validating settings imports nothing from cdktf; the azuread bindings (extra `entra`) are imported
-only when the identity stack is built.
+only when the identity stack is built (`resources.py`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,40 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from hyperpod_teams.spec.models import PlatformSpec
 
+#: Gallery template "AWS IAM Identity Center (successor to AWS Single Sign-On)".
+AWS_IDENTITY_CENTER_TEMPLATE_ID = "21ed01d2-ec13-4e9e-86c1-cd546719ebc4"
+#: That template's "User" app role, which the team groups are assigned with.
+TEMPLATE_USER_APP_ROLE_ID = "8774f594-1d59-4279-b9d9-59ef09a23530"
+#: The template's provisioning (synchronization) template.
+TEMPLATE_SYNCHRONIZATION_ID = "aWSSingleSignon"
+
 
 class EntraIdSettings(PluginSettings):
     tenant_id: str | None = Field(
         default=None,
         pattern=r"^[0-9a-fA-F-]{36}$",
         description="Entra tenant ID; default: the azuread provider's own (ARM_TENANT_ID).",
+    )
+    application_name: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=120,
+        description="Display name of the enterprise application; default: '<org> AWS IAM Identity Center'.",
+    )
+    app_role_id: str = Field(
+        default=TEMPLATE_USER_APP_ROLE_ID,
+        pattern=r"^[0-9a-fA-F-]{36}$",
+        description="App role the groups are assigned with; default: the gallery template's 'User' role.",
+    )
+    synchronization_template_id: str = Field(
+        default=TEMPLATE_SYNCHRONIZATION_ID,
+        min_length=1,
+        description="Provisioning template of the application (Graph: servicePrincipals/{id}/synchronization/templates).",
+    )
+    certificate_end_date: str | None = Field(
+        default=None,
+        pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$",
+        description="Expiry of the SAML token-signing certificate (RFC 3339); default: three years from creation.",
     )
 
 
@@ -37,9 +65,13 @@ class EntraIdPlugin(IdentityProviderPlugin):
         azuread_provider.AzureadProvider(stack, "azuread", tenant_id=self.settings.tenant_id)
 
     def build(self, stack: Construct, spec: PlatformSpec, groups: IdentityGroups) -> IdentityBuild:
-        # The enterprise application, groups and SCIM provisioning arrive with the identity issue;
-        # until then the stack carries only its provider and the group names it will create.
+        from hyperpod_teams.providers.entra_id.resources import EntraIdentityCenterApplication
+
+        application = EntraIdentityCenterApplication(stack, "identity-center", spec=spec, settings=self.settings, groups=groups)
+        # Entra provisions each group into Identity Center under its own display name.
         return IdentityBuild(
             group_display_names=dict(groups.by_team_role),
             platform_admins_display_name=groups.platform_admins,
+            outputs=application.saml_outputs,
+            sensitive_outputs=application.sensitive_outputs,
         )

@@ -1,11 +1,15 @@
 """Any SAML 2.0 identity provider configured by hand: no IdP-side resources.
 
-The groups are expected in IAM Identity Center, provisioned there by the external IdP.
+The groups are provisioned into IAM Identity Center by the external IdP (SCIM) and looked up
+there by display name; with `create_groups_in_identity_center: true` the access stack creates them
+in Identity Center instead (`aws_identitystore_group`), for IdPs that do not provision groups.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from pydantic import Field
 
 from hyperpod_teams.plugins import IdentityBuild, IdentityGroups, IdentityProviderPlugin, PluginSettings
 
@@ -16,19 +20,26 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class GenericSamlSettings(PluginSettings):
-    pass
+    create_groups_in_identity_center: bool = Field(
+        default=False,
+        description="Create the team roles' and platform admins' groups in IAM Identity Center "
+        "instead of expecting the IdP to provision them. Their members are then managed in "
+        "Identity Center.",
+    )
 
 
 class GenericSamlPlugin(IdentityProviderPlugin):
     name = "generic_saml"
     settings_model = GenericSamlSettings
+    settings: GenericSamlSettings
     needs_identity_stack = False
+
+    @property
+    def creates_identity_center_groups(self) -> bool:
+        return self.settings.create_groups_in_identity_center
 
     def configure_provider(self, stack: Construct, spec: PlatformSpec) -> None:
         """No identity stack: nothing is created with the IdP's credentials."""
 
     def build(self, stack: Construct, spec: PlatformSpec, groups: IdentityGroups) -> IdentityBuild:
-        return IdentityBuild(
-            group_display_names=dict(groups.by_team_role),
-            platform_admins_display_name=groups.platform_admins,
-        )
+        return IdentityBuild.unchanged(groups)

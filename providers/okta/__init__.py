@@ -1,0 +1,68 @@
+"""Okta as the SAML 2.0 identity provider of IAM Identity Center (extra `okta`).
+
+Validating settings imports nothing from cdktf; the okta bindings are imported only when the
+identity stack is built (`resources.py`). The Okta provider configures SAML, groups and their
+assignment to the app; SCIM provisioning (the app's API integration and group push) has no
+resource in it, so the runbook gives those steps.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import Field
+
+from hyperpod_teams.plugins import IdentityBuild, IdentityGroups, IdentityProviderPlugin, PluginSettings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from constructs import Construct
+
+    from hyperpod_teams.spec.models import PlatformSpec
+
+#: Okta Integration Network name of the "AWS IAM Identity Center" app.
+PRECONFIGURED_APP = "amazon_aws_sso"
+
+
+class OktaSettings(PluginSettings):
+    org_name: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9-]+$",
+        description="Okta organization (the part before .okta.com); default: OKTA_ORG_NAME.",
+    )
+    base_url: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9.-]+\.[a-z]+$",
+        description="Okta domain, e.g. okta.com or oktapreview.com; default: OKTA_BASE_URL, else okta.com.",
+    )
+    application_label: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=100,
+        description="Label of the app in Okta; default: '<org> AWS IAM Identity Center'.",
+    )
+    key_years_valid: int = Field(
+        default=3, ge=2, le=10, description="Validity of the app's SAML signing key, in years."
+    )
+
+
+class OktaPlugin(IdentityProviderPlugin):
+    name = "okta"
+    settings_model = OktaSettings
+    settings: OktaSettings
+
+    def configure_provider(self, stack: Construct, spec: PlatformSpec) -> None:
+        from hyperpod_teams.bindings import okta_provider
+
+        # The API token comes from OKTA_API_TOKEN (or OAuth settings in the environment), never the spec.
+        okta_provider.OktaProvider(stack, "okta", org_name=self.settings.org_name, base_url=self.settings.base_url)
+
+    def build(self, stack: Construct, spec: PlatformSpec, groups: IdentityGroups) -> IdentityBuild:
+        from hyperpod_teams.providers.okta.resources import OktaIdentityCenterApplication
+
+        application = OktaIdentityCenterApplication(stack, "identity-center", spec=spec, settings=self.settings, groups=groups)
+        # Okta pushes each group into Identity Center under its Okta name.
+        return IdentityBuild(
+            group_display_names=dict(groups.by_team_role),
+            platform_admins_display_name=groups.platform_admins,
+            outputs=application.saml_outputs,
+        )

@@ -1,0 +1,102 @@
+"""The IAM policy documents of `policies.py`, read as a reviewer would: pure, no cdktf."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hyperpod_teams import policies
+
+TEAMS = ("nlp", "vision", "nlp-research")
+COMMON = dict(org="acme", account_id="111122223333", region="us-west-2", eks_cluster_name="ml-shared-eks")
+
+
+def team_policy(team: str, role: str, budget: str | None = "acme-x-monthly") -> dict:
+    return policies.team_permission_set_policy(team=team, role=role, budget_name=budget, **COMMON)
+
+
+def is_write(action: str) -> bool:
+    verb = action.split(":")[1]
+    return not verb.startswith(("Describe", "List", "Get", "View"))
+
+
+def all_team_documents() -> list[tuple[str, dict]]:
+    documents = [(f"{t}/{r}", team_policy(t, r)) for t in TEAMS for r in ("scientists", "admins")]
+    documents += [
+        (f"{t}/execution", policies.team_execution_policy(org="acme", team=t, account_id="111122223333", region="us-west-2", eks_cluster_name="ml-shared-eks"))
+        for t in TEAMS
+    ]
+    return documents
+
+
+@pytest.mark.parametrize(("where", "document"), all_team_documents(), ids=lambda v: v if isinstance(v, str) else "")
+def test_no_team_policy_names_another_teams_resources(where, document):
+    team = where.split("/")[0]
+    for statement in document["Statement"]:
+        condition = statement.get("Condition", {})
+        team_values = [
+            value
+            for operator in condition.values()
+            for key, value in operator.items()
+            if key.endswith("/hyperpod-teams:team")
+        ]
+        assert all(value == team for value in team_values), f"{where} {statement['Sid']}: {team_values}"
+        writes = [a for a in statement["Action"] if is_write(a)]
+        if writes and "eks:AccessKubernetesApi" not in writes:
+            # a write is only ever on the team's own tagged resources
+            assert team_values, f"{where} {statement['Sid']} writes {writes} on resources of no particular team"
+
+
+@pytest.mark.parametrize(
+    "document",
+    [team_policy(t, r) for t in TEAMS for r in ("scientists", "admins")]
+    + [policies.platform_admins_permission_set_policy(**COMMON)],
+)
+def test_no_allow_pairs_a_write_action_or_a_wildcard_action_with_every_resource(document):
+    for statement in document["Statement"]:
+        assert statement["Effect"] == "Allow"
+        assert not [a for a in statement["Action"] if a == "*" or a.endswith(":*")]
+        assert "*" not in statement["Resource"], statement["Sid"]
+
+
+def test_scientists_may_not_manage_profiles_or_spaces_and_admins_may():
+    scientists = {a for s in team_policy("nlp", "scientists")["Statement"] for a in s["Action"]}
+    admins = {a for s in team_policy("nlp", "admins")["Statement"] for a in s["Action"]}
+    managing = {"sagemaker:CreateUserProfile", "sagemaker:DeleteSpace", "sagemaker:UpdateUserProfile"}
+    assert not managing & scientists
+    assert managing <= admins
+    assert scientists <= admins
+
+
+def test_team_members_open_studio_and_reach_the_cluster():
+    statements = {s["Sid"]: s for s in team_policy("nlp", "scientists")["Statement"]}
+    assert "sagemaker:CreatePresignedDomainUrl" in statements["OpenStudioInTheTeamsDomain"]["Action"]
+    assert {"sagemaker:DescribeCluster", "sagemaker:ListClusterNodes"} <= set(statements["DescribeTheSharedHyperPodCluster"]["Action"])
+    eks = statements["ReachTheSharedEksCluster"]
+    assert set(eks["Action"]) == {"eks:DescribeCluster", "eks:AccessKubernetesApi"}
+    assert eks["Resource"] == ["arn:aws:eks:us-west-2:111122223333:cluster/ml-shared-eks"]
+
+
+def test_a_team_sees_only_its_own_budget():
+    statements = {s["Sid"]: s for s in team_policy("nlp", "scientists", budget="acme-nlp-monthly")["Statement"]}
+    assert statements["SeeTheTeamsBudget"]["Resource"] == ["arn:aws:budgets::111122223333:budget/acme-nlp-monthly"]
+    assert "SeeTheTeamsBudget" not in {s["Sid"] for s in team_policy("nlp", "scientists", budget=None)["Statement"]}
+
+
+def test_platform_admins_reach_only_the_organizations_resources():
+    document = policies.platform_admins_permission_set_policy(**COMMON)
+    for statement in document["Statement"]:
+        scoped = "acme" in json.dumps(statement.get("Condition", {})) or all(
+            "ml-shared-eks" in r or "budget/acme-" in r for r in statement["Resource"]
+        )
+        assert scoped, statement["Sid"]
+    actions = {a for s in document["Statement"] for a in s["Action"]}
+    assert "sagemaker:DeleteCluster" not in actions and "sagemaker:DeleteDomain" not in actions
+
+
+def test_partition_follows_the_region():
+    document = policies.team_permission_set_policy(
+        org="acme", team="nlp", role="scientists", account_id="111122223333", region="us-gov-west-1", eks_cluster_name="e"
+    )
+    assert all(r.startswith("arn:aws-us-gov:") for s in document["Statement"] for r in s["Resource"])
