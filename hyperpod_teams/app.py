@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 import cdktf
 
 from hyperpod_teams import naming
-from hyperpod_teams.plugins import IdentityBuild, IdentityGroups, load_identity_provider
+from hyperpod_teams.plugins import IdentityBuild, IdentityGroups
+from hyperpod_teams.stack_plan import identity_plugin
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks import (
     AccessStack,
@@ -49,8 +50,7 @@ class PlatformStacks:
 def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
     """Add the platform's stacks to `app` with their providers, backends and dependencies."""
     org = spec.organization.name
-    plugin_class = load_identity_provider(spec.identity.provider)
-    plugin = plugin_class(plugin_class.settings_model.model_validate(spec.identity.settings))
+    plugin = identity_plugin(spec)
 
     groups = IdentityGroups.for_spec(spec)
     identity = None

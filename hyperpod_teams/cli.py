@@ -133,6 +133,67 @@ def schema(out_file: Path | None) -> None:
         click.echo(text, nl=False)
 
 
+@cli.command()
+@SPEC_ARGUMENT
+@click.option("--format", "output_format", type=click.Choice(["markdown", "html"]), default="markdown", show_default=True,
+              help="Markdown renders as a pull-request comment; HTML is one self-contained page with a capacity chart.")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout.")
+@click.option("--plan", "plans", multiple=True, metavar="[STACK=]PLAN_JSON",
+              help="A stack's plan as `terraform show -json` writes it; repeat for several stacks. The stack is "
+              "STACK, else the plan's folder or file name (cdktf.out/stacks/<stack>/plan.json).")
+def report(spec_path: Path, output_format: str, out_file: Path | None, plans: tuple[str, ...]) -> None:
+    """Write the team-centred review of SPEC: who gets in and may do what, each team's compute,
+    where its spend goes; with --plan, the changes by stack and team, deletions first, and a
+    warning for any SageMaker domain, HyperPod or EKS cluster or lifecycle bucket that would go.
+
+    \b
+    Example, after `cdktf synth` and a plan per stack:
+      terraform -chdir=cdktf.out/stacks/acme-team-nlp show -json plan.tfplan > cdktf.out/stacks/acme-team-nlp/plan.json
+      hyperpod-teams report teams.yaml --plan cdktf.out/stacks/acme-team-nlp/plan.json > report.md
+    """
+    spec = _load(spec_path)
+    from hyperpod_teams.plan_summary import read_plan
+    from hyperpod_teams.report import render_report
+    from hyperpod_teams.stack_plan import stack_plan
+
+    known = {stack.name for stack in stack_plan(spec)}
+    read = []
+    for argument in plans:
+        try:
+            read.append(read_plan(argument, known))
+        except (OSError, ValueError) as error:  # json.JSONDecodeError is a ValueError
+            stderr.print(f"error: --plan {argument}: {error}", markup=False)
+            sys.exit(EXIT_INVALID_SPEC)
+    if output_format == "html":
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            stderr.print("error: the HTML report draws its chart with matplotlib; run: pip install 'hyperpod-teams[report]'", markup=False)
+            sys.exit(EXIT_INTERNAL_ERROR)
+    _write(render_report(spec, read, format=output_format), out_file)
+
+
+@cli.command()
+@SPEC_ARGUMENT
+@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout.")
+def runbook(spec_path: Path, out_file: Path | None) -> None:
+    """Write the procedure that deploys SPEC (Markdown): the stacks in deploy order and which run
+    in parallel, the manual steps in IAM Identity Center, the IdP and Billing with their exact
+    values, how to add a team and how to remove one without losing its data."""
+    spec = _load(spec_path)
+    from hyperpod_teams.runbook import render_runbook
+
+    _write(render_runbook(spec, spec_path=str(spec_path)), out_file)
+
+
+def _write(text: str, out_file: Path | None) -> None:
+    if out_file:
+        out_file.write_text(text)
+        stderr.print(f"wrote {out_file}", markup=False)
+    else:
+        click.echo(text, nl=False)
+
+
 def spec_json_schema() -> str:
     document = {"$schema": "https://json-schema.org/draft/2020-12/schema", **PlatformSpec.model_json_schema()}
     return json.dumps(document, indent=2) + "\n"

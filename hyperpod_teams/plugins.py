@@ -157,6 +157,14 @@ class IdentityProviderPlugin(ABC):
         it) instead of being provisioned there from the IdP and looked up."""
         return False
 
+    def provisioning_steps(self, identity_stack: str | None) -> list[str]:
+        """The runbook's steps that turn on automatic provisioning (SCIM) into Identity Center,
+        once Identity Center shows its SCIM endpoint and access token. Pure: no cdktf."""
+        return [
+            "Configure your identity provider's SCIM client for IAM Identity Center with that endpoint and "
+            "token, and provision the groups listed below (with their members) to it."
+        ]
+
     @abstractmethod
     def configure_provider(self, stack: Construct, spec: PlatformSpec) -> None:
         """Create the Terraform provider(s) of the identity stack."""

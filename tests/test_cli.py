@@ -46,7 +46,18 @@ def test_synth_of_an_invalid_spec_exits_2_and_writes_nothing(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("command", [["validate", str(QUICKSTART)], ["schema"], ["--help"], ["--version"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["validate", str(QUICKSTART)],
+        ["schema"],
+        ["report", str(QUICKSTART)],
+        ["report", str(QUICKSTART), "--format", "html"],
+        ["runbook", str(QUICKSTART)],
+        ["--help"],
+        ["--version"],
+    ],
+)
 def test_pure_commands_import_no_cdktf(command):
     code = (
         "import sys, runpy; sys.argv = ['hyperpod-teams', *sys.argv[1:]];\n"

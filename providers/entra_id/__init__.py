@@ -59,6 +59,16 @@ class EntraIdPlugin(IdentityProviderPlugin):
     settings_model = EntraIdSettings
     settings: EntraIdSettings
 
+    def provisioning_steps(self, identity_stack: str | None) -> list[str]:
+        return [
+            f"Store the two values as secrets of the pipeline and deploy `{identity_stack}` again with them: "
+            "`TF_VAR_enable_scim_provisioning=true TF_VAR_scim_endpoint=<SCIM endpoint> "
+            f"TF_VAR_scim_access_token=<access token> cdktf deploy {identity_stack}`. This creates the "
+            "application's synchronization secret and job; Entra provisions the assigned groups and their "
+            "members (the first cycle can take up to 40 minutes; *Provision on demand* in the application's "
+            "Provisioning page is quicker for one group)."
+        ]
+
     def configure_provider(self, stack: Construct, spec: PlatformSpec) -> None:
         from hyperpod_teams.bindings import azuread_provider
 

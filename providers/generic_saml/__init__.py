@@ -38,6 +38,14 @@ class GenericSamlPlugin(IdentityProviderPlugin):
     def creates_identity_center_groups(self) -> bool:
         return self.settings.create_groups_in_identity_center
 
+    def provisioning_steps(self, identity_stack: str | None) -> list[str]:
+        if self.settings.create_groups_in_identity_center:
+            return [
+                "Provision the users (SCIM from your IdP, or by hand); the access stack creates the groups "
+                "listed below in Identity Center: add their members there."
+            ]
+        return super().provisioning_steps(identity_stack)
+
     def configure_provider(self, stack: Construct, spec: PlatformSpec) -> None:
         """No identity stack: nothing is created with the IdP's credentials."""
 

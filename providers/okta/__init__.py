@@ -50,6 +50,16 @@ class OktaPlugin(IdentityProviderPlugin):
     settings_model = OktaSettings
     settings: OktaSettings
 
+    def provisioning_steps(self, identity_stack: str | None) -> list[str]:
+        # The Okta provider has no resource for an app's API integration or group push.
+        return [
+            "In the Okta Admin Console, open the AWS IAM Identity Center app → *Provisioning* → *Configure API "
+            "Integration*: enable it, paste the SCIM endpoint as *Base URL* and the access token as *API Token*, "
+            "*Test API Credentials*, save; under *To App* enable *Create Users*, *Update User Attributes* and "
+            "*Deactivate Users*.",
+            "In the app's *Push Groups* tab, push each group listed below (*Push Groups* → *Find groups by name*).",
+        ]
+
     def configure_provider(self, stack: Construct, spec: PlatformSpec) -> None:
         from hyperpod_teams.bindings import okta_provider
 

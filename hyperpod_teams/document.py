@@ -1,0 +1,135 @@
+"""A small document model (headings, paragraphs, tables, warnings, images) rendered to Markdown
+for pull-request comments and to one self-contained HTML page. Pure layer: the report and the
+runbook build documents; nothing here knows about teams."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Heading:
+    text: str
+    level: int = 2
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+
+
+@dataclass(frozen=True)
+class Items:
+    """A list; `ordered` numbers it (procedures)."""
+
+    items: list[str]
+    ordered: bool = False
+
+
+@dataclass(frozen=True)
+class Code:
+    text: str
+    language: str = "sh"
+
+
+@dataclass(frozen=True)
+class Table:
+    headers: list[str]
+    rows: list[list[str]]
+
+
+@dataclass(frozen=True)
+class Alert:
+    text: str
+
+
+@dataclass(frozen=True)
+class Image:
+    """A PNG, embedded in HTML; Markdown shows the alt text only (PR comments take no data URIs)."""
+
+    alt: str
+    png_base64: str
+
+
+Block = Heading | Paragraph | Items | Code | Table | Alert | Image
+
+
+@dataclass
+class Document:
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+
+    def add(self, *blocks: Block) -> None:
+        self.blocks.extend(blocks)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", "<br>")
+
+
+def to_markdown(document: Document) -> str:
+    out = [f"# {document.title}", ""]
+    for block in document.blocks:
+        if isinstance(block, Heading):
+            out += [f"{'#' * block.level} {block.text}", ""]
+        elif isinstance(block, Paragraph):
+            out += [block.text, ""]
+        elif isinstance(block, Items):
+            out += [f"{f'{i}.' if block.ordered else '-'} {item}" for i, item in enumerate(block.items, 1)] + [""]
+        elif isinstance(block, Code):
+            out += [f"```{block.language}", block.text.rstrip("\n"), "```", ""]
+        elif isinstance(block, Table):
+            out.append("| " + " | ".join(_cell(h) for h in block.headers) + " |")
+            out.append("|" + "|".join(" --- " for _ in block.headers) + "|")
+            out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in block.rows]
+            out.append("")
+        elif isinstance(block, Alert):
+            out += [f"> [!WARNING]\n> **{block.text}**", ""]
+        elif isinstance(block, Image):
+            out += [f"*{block.alt}* (chart in the HTML report)", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+_STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:72rem;color:#1f2328;line-height:1.45}
+table{border-collapse:collapse;margin:0 0 1.2rem}th,td{border:1px solid #d0d7de;padding:.3rem .6rem;text-align:left;vertical-align:top}
+th{background:#f6f8fa}code,pre{font-family:ui-monospace,monospace;background:#f6f8fa}pre{padding:.8rem;overflow-x:auto}
+.warning{border-left:.3rem solid #cf222e;background:#ffebe9;padding:.6rem 1rem;font-weight:600;margin:0 0 1rem}
+img{max-width:100%}
+"""
+
+
+def _inline_html(text: str) -> str:
+    """Escape, then turn `code` spans into <code>: the only inline markup the documents use."""
+    parts = html.escape(text).split("`")
+    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)).replace("**", "")
+
+
+def to_html(document: Document) -> str:
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{html.escape(document.title)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{html.escape(document.title)}</h1>",
+    ]
+    for block in document.blocks:
+        if isinstance(block, Heading):
+            out.append(f"<h{block.level}>{_inline_html(block.text)}</h{block.level}>")
+        elif isinstance(block, Paragraph):
+            out.append(f"<p>{_inline_html(block.text)}</p>")
+        elif isinstance(block, Items):
+            tag = "ol" if block.ordered else "ul"
+            out.append(f"<{tag}>" + "".join(f"<li>{_inline_html(i)}</li>" for i in block.items) + f"</{tag}>")
+        elif isinstance(block, Code):
+            out.append(f"<pre><code>{html.escape(block.text)}</code></pre>")
+        elif isinstance(block, Table):
+            head = "".join(f"<th>{_inline_html(h)}</th>" for h in block.headers)
+            body = "".join("<tr>" + "".join(f"<td>{_inline_html(c)}</td>" for c in row) + "</tr>" for row in block.rows)
+            out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+        elif isinstance(block, Alert):
+            out.append(f'<div class="warning">{_inline_html(block.text)}</div>')
+        elif isinstance(block, Image):
+            out.append(f'<img alt="{html.escape(block.alt)}" src="data:image/png;base64,{block.png_base64}">')
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,135 @@
+"""A summary of `terraform show -json` plans for reviewers: changes by stack and team, deletions
+and replacements first with the attributes that force them, and loud warnings for what holds
+data or runs everyone's work. Pure layer: plain JSON in, document blocks out."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from hyperpod_teams import cloudformation, naming
+from hyperpod_teams.document import Alert, Block, Heading, Paragraph, Table
+from hyperpod_teams.spec.models import PlatformSpec
+
+
+@dataclass(frozen=True)
+class StackPlan:
+    stack: str
+    plan: dict
+
+
+def read_plan(argument: str, known_stacks: set[str]) -> StackPlan:
+    """`STACK=PATH`, or `PATH` whose folder or file name is the stack's (cdktf.out/stacks/<stack>/plan.json)."""
+    stack, sep, path_text = argument.partition("=")
+    if not sep:
+        path_text, stack = argument, ""
+    path = Path(path_text)
+    plan = json.loads(path.read_text())
+    if "resource_changes" not in plan and "planned_values" not in plan:
+        raise ValueError(f"{path} is not the JSON of a plan: run `terraform show -json plan.tfplan > {path.name}`")
+    if not stack:
+        candidates = [path.parent.name, path.stem, path.stem.removesuffix(".plan")]
+        stack = next((c for c in candidates if c in known_stacks), path.stem)
+    return StackPlan(stack, plan)
+
+
+#: What must never go by accident, by resource type (and Cloud Control type).
+def protected_kind(change: dict) -> str | None:
+    resource_type = change["type"]
+    if resource_type == "aws_sagemaker_domain":
+        return "SageMaker AI domain (the team's home directories and spaces)"
+    if resource_type == "aws_eks_cluster":
+        return "EKS cluster (every team's workloads)"
+    if resource_type == "aws_cloudcontrolapi_resource":
+        body = change["change"].get("before") or change["change"].get("after") or {}
+        if body.get("type_name") == cloudformation.CLUSTER_TYPE:
+            return "HyperPod cluster (every team's nodes)"
+    if resource_type == "aws_s3_bucket" and "lifecycle" in change["address"]:
+        return "lifecycle scripts bucket (the nodes' set-up scripts)"
+    return None
+
+
+ACTION_ORDER = {"delete": 0, "replace": 1, "update": 2, "create": 3}
+
+
+def action_of(change: dict) -> str | None:
+    actions = change["change"]["actions"]
+    if actions in (["delete", "create"], ["create", "delete"]):
+        return "replace"
+    if actions in (["delete"], ["update"], ["create"]):
+        return actions[0]
+    return None  # no-op, read
+
+
+@dataclass(frozen=True)
+class Change:
+    stack: str
+    team: str | None
+    address: str
+    action: str
+    forced_by: tuple[str, ...]
+    protected: str | None
+
+
+def _path_text(path: list) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(path))
+
+
+def changes(plans: list[StackPlan], spec: PlatformSpec) -> list[Change]:
+    org = spec.organization.name
+    team_of = {naming.team_stack_name(org, t.name): t.name for t in spec.teams}
+    team_of |= {naming.team_kubernetes_stack_name(org, t.name): t.name for t in spec.teams}
+    found = []
+    for stack_plan in plans:
+        for change in stack_plan.plan.get("resource_changes", []):
+            action = action_of(change)
+            if action is None:
+                continue
+            found.append(
+                Change(
+                    stack=stack_plan.stack,
+                    team=team_of.get(stack_plan.stack),
+                    address=change["address"],
+                    action=action,
+                    forced_by=tuple(_path_text(p) for p in change["change"].get("replace_paths", []) or []),
+                    protected=protected_kind(change) if action in ("delete", "replace") else None,
+                )
+            )
+    return sorted(found, key=lambda c: (ACTION_ORDER[c.action], c.stack, c.address))
+
+
+def plan_section(plans: list[StackPlan], spec: PlatformSpec) -> list[Block]:
+    found = changes(plans, spec)
+    blocks: list[Block] = [Heading("Plan")]
+    for change in found:
+        if change.protected:
+            verb = "DESTROYED" if change.action == "delete" else "REPLACED (destroyed, then created anew)"
+            forced = f" because of {', '.join(change.forced_by)}" if change.forced_by else ""
+            blocks.append(Alert(f"{change.stack}: the {change.protected} `{change.address}` would be {verb}{forced}."))
+    counts: dict[tuple[str, str], dict[str, int]] = {}
+    for change in found:
+        per = counts.setdefault((change.team or "platform (shared)", change.stack), {})
+        per[change.action] = per.get(change.action, 0) + 1
+    blocks.append(
+        Table(
+            ["team", "stack", "delete", "replace", "update", "create"],
+            [[team, stack, *(str(per.get(a, 0)) for a in ACTION_ORDER)] for (team, stack), per in sorted(counts.items())],
+        )
+    )
+    risky = [c for c in found if c.action in ("delete", "replace")]
+    if risky:
+        blocks.append(Heading("Deletions and replacements", level=3))
+        blocks.append(
+            Table(
+                ["stack", "resource", "action", "forced by"],
+                [[c.stack, f"`{c.address}`", c.action, ", ".join(f"`{p}`" for p in c.forced_by) or "–"] for c in risky],
+            )
+        )
+    else:
+        blocks.append(Paragraph("Nothing is deleted or replaced."))
+    others = [c for c in found if c.action in ("update", "create")]
+    if others:
+        blocks.append(Heading("Updates and creations", level=3))
+        blocks.append(Table(["stack", "resource", "action"], [[c.stack, f"`{c.address}`", c.action] for c in others]))
+    return blocks

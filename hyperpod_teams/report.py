@@ -1,0 +1,266 @@
+"""The team-centred report for plan review: who gets in and what each role may do, what compute
+each team may use, and to which group its spend goes. Pure layer: no cdktf; the HTML chart
+imports matplotlib only when asked for.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from hyperpod_teams import cost, naming, policies, rbac
+from hyperpod_teams.document import Document, Heading, Image, Items, Paragraph, Table
+from hyperpod_teams.plan_summary import StackPlan, plan_section
+from hyperpod_teams.plugins import IdentityGroups
+from hyperpod_teams.spec.models import PlatformSpec, Team
+from hyperpod_teams.stack_plan import identity_plugin
+
+ROLE_TITLES = {"scientists": "scientists", "admins": "admins"}
+
+
+def _sid_phrase(sid: str) -> str:
+    """`OpenStudioInTheTeamsDomain` -> `open studio in the team's domain`."""
+    words = re.findall(r"[A-Z][a-z]*|[a-z]+|\d+", sid)
+    text = " ".join(w.lower() for w in words)
+    return text.replace("teams", "team's").replace("eks", "EKS").replace("hyper pod", "HyperPod")
+
+
+def _kubernetes_phrase(rules: tuple[rbac.Rule, ...]) -> str:
+    writes = sorted({r for rule in rules if set(rule.verbs) - set(rbac.READ) for r in rule.resources})
+    reads = sorted({r for rule in rules if not set(rule.verbs) - set(rbac.READ) for r in rule.resources})
+    return f"change {', '.join(writes)}; read {', '.join(reads)}"
+
+
+@dataclass(frozen=True)
+class RoleAccess:
+    """One row of the access matrix: the chain from IdP group to the team's places."""
+
+    team: str
+    role: str
+    idp_group: str
+    permission_set: str
+    eks_principal: str
+    kubernetes_group: str
+    namespace: str
+    domain: str | None
+    aws_may: list[str]
+    kubernetes_may: str
+
+
+def access_matrix(spec: PlatformSpec) -> list[RoleAccess]:
+    org = spec.organization
+    groups = IdentityGroups.for_spec(spec)
+    eks = naming.shared_eks_cluster_name(spec.cluster)
+    rows = []
+    for team in spec.teams:
+        for role in naming.ROLES:
+            permission_set = naming.permission_set_name(org.name, team.name, role)
+            policy = policies.team_permission_set_policy(
+                org=org.name,
+                team=team.name,
+                role=role,
+                account_id=org.account_id,
+                region=org.region,
+                eks_cluster_name=eks,
+                budget_name=naming.team_budget_name(org.name, team.name) if team.budget else None,
+            )
+            rows.append(
+                RoleAccess(
+                    team=team.name,
+                    role=role,
+                    idp_group=groups.by_team_role[(team.name, role)],
+                    permission_set=permission_set,
+                    eks_principal=f"{naming.sso_role_name_prefix(permission_set)}…",
+                    kubernetes_group=naming.team_kubernetes_group(team.name, role),
+                    namespace=naming.team_namespace(team.name),
+                    domain=naming.team_domain_name(org.name, team.name) if team.studio.enabled else None,
+                    aws_may=[_sid_phrase(s["Sid"]) for s in policy["Statement"]],
+                    kubernetes_may=_kubernetes_phrase(rbac.SCIENTIST_RULES if role == "scientists" else rbac.ADMIN_RULES),
+                )
+            )
+    return rows
+
+
+@dataclass(frozen=True)
+class InstanceTypeShares:
+    instance_type: str
+    capacity: int
+    guaranteed: dict[str, int]  # team -> nodes
+
+    @property
+    def unallocated(self) -> int:
+        return self.capacity - sum(self.guaranteed.values())
+
+
+def compute_shares(spec: PlatformSpec) -> list[InstanceTypeShares]:
+    capacity: dict[str, int] = {}
+    for group in spec.cluster.instance_groups:
+        capacity[group.instance_type] = capacity.get(group.instance_type, 0) + group.count
+    return [
+        InstanceTypeShares(
+            instance_type=instance_type,
+            capacity=nodes,
+            guaranteed={
+                team.name: entry.count
+                for team in spec.teams
+                for entry in team.compute.quota
+                if entry.instance_type == instance_type
+            },
+        )
+        for instance_type, nodes in capacity.items()
+    ]
+
+
+def _borrow(team: Team) -> str:
+    return f"{team.compute.borrow_limit_percent} %" if team.compute.sharing == "LendAndBorrow" else "–"
+
+
+def _chart(shares: list[InstanceTypeShares], teams: list[str]) -> str:
+    """Capacity shares per instance type as a stacked bar chart, PNG in base64."""
+    import base64
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    figure, axes = pyplot.subplots(figsize=(9, 0.8 + 0.6 * len(shares)), dpi=110)
+    labels = [s.instance_type for s in shares]
+    left = [0] * len(shares)
+    colours = pyplot.get_cmap("tab10").colors
+    for index, team in enumerate(teams):
+        counts = [s.guaranteed.get(team, 0) for s in shares]
+        axes.barh(labels, counts, left=left, label=team, color=colours[index % len(colours)])
+        left = [a + b for a, b in zip(left, counts)]
+    axes.barh(labels, [s.unallocated for s in shares], left=left, label="unallocated", color="#d0d7de")
+    axes.set_xlabel("nodes")
+    axes.invert_yaxis()
+    axes.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata={"Software": None})  # no version stamp: stable bytes
+    pyplot.close(figure)
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, chart: bool = False) -> Document:
+    """The report as a document; `chart` adds the capacity chart (HTML only, needs matplotlib)."""
+    org = spec.organization
+    plugin = identity_plugin(spec)
+    document = Document(f"hyperpod-teams: {org.name} on {spec.cluster.name}")
+    document.add(
+        Paragraph(
+            f"Account `{org.account_id}`, region `{org.region}`, identity provider `{plugin.name}` federated into "
+            f"IAM Identity Center `{spec.identity.identity_center.instance_arn}`; {len(spec.teams)} teams."
+        )
+    )
+    if plans:
+        document.add(*plan_section(plans, spec))
+
+    document.add(Heading("Access matrix"))
+    document.add(
+        Paragraph(
+            "Each row is one chain: the IdP group, provisioned into Identity Center, gets the permission set; "
+            "Identity Center's role for it (`AWSReservedSSO_<set>_<hash>`) has an EKS access entry mapping it "
+            "to the Kubernetes group, which the team's RBAC binds in the team namespace only."
+        )
+    )
+    document.add(
+        Table(
+            ["team", "role", "IdP group", "permission set", "EKS principal → Kubernetes group", "namespace", "SageMaker domain", "may, in AWS", "may, in Kubernetes"],
+            [
+                [
+                    row.team,
+                    row.role,
+                    f"`{row.idp_group}`",
+                    f"`{row.permission_set}`",
+                    f"`{row.eks_principal}` → `{row.kubernetes_group}`",
+                    f"`{row.namespace}`",
+                    f"`{row.domain}`" if row.domain else "none (studio off)",
+                    "; ".join(row.aws_may),
+                    row.kubernetes_may,
+                ]
+                for row in access_matrix(spec)
+            ],
+        )
+    )
+    platform_set = naming.platform_admins_permission_set_name(org.name)
+    document.add(
+        Paragraph(
+            f"Platform admins: IdP group `{IdentityGroups.for_spec(spec).platform_admins}` → permission set "
+            f"`{platform_set}` → EKS access entry with `AmazonEKSClusterAdminPolicy` on the whole cluster."
+        )
+    )
+
+    document.add(Heading("Compute"))
+    shares = compute_shares(spec)
+    teams_with_quota = [t.name for t in spec.teams if t.compute.quota]
+    document.add(
+        Table(
+            ["instance type", "capacity (nodes)", *[f"{t} (guaranteed)" for t in teams_with_quota], "unallocated"],
+            [
+                [f"`{s.instance_type}`", str(s.capacity), *[str(s.guaranteed.get(t, 0)) for t in teams_with_quota], str(s.unallocated)]
+                for s in shares
+            ],
+        )
+    )
+    if chart:
+        document.add(Image("Guaranteed nodes per team and unallocated capacity, per instance type", _chart(shares, teams_with_quota)))
+    governance = spec.cluster.task_governance
+    document.add(
+        Table(
+            ["team", "sharing", "borrow limit", "fair-share weight", "preempts own lower-priority tasks"],
+            [
+                [
+                    t.name,
+                    t.compute.sharing,
+                    _borrow(t),
+                    str(t.compute.fair_share_weight),
+                    "yes" if t.compute.preempt_team_tasks == "LowerPriority" else "never",
+                ]
+                for t in spec.teams
+            ],
+        )
+    )
+    if governance.enabled:
+        classes = ", ".join(f"`{p.name}` ({p.weight})" for p in governance.priority_classes) or "none"
+        document.add(Paragraph(f"Task governance on; fair share {governance.fair_share}; priority classes (weight): {classes}."))
+    else:
+        document.add(Paragraph("Task governance is off: no quotas are enforced."))
+
+    document.add(Heading("Cost attribution"))
+    category = naming.cost_category_name(org.name)
+    values = {rule.team: rule.value for rule in cost.cost_category_rules(spec)}
+    document.add(
+        Table(
+            ["team", "tags on every resource", f"cost category `{category}`", "monthly budget", "alerts at"],
+            [
+                [
+                    t.name,
+                    ", ".join(f"`{k}={v}`" for k, v in naming.team_tags(org.name, t.name, t.cost_center).items()),
+                    f"`{values[t.name]}`",
+                    f"{cost.budget_limit_amount(t.budget.monthly_limit_usd)} USD" if t.budget else "none",
+                    (", ".join(f"{p} %" for p in t.budget.thresholds_percent) + " → " + ", ".join(t.budget.notify_emails))
+                    if t.budget
+                    else "–",
+                ]
+                for t in spec.teams
+            ],
+        )
+    )
+    document.add(
+        Paragraph(
+            f"Spend without this organization's team tags goes to `{cost.UNATTRIBUTED}`. The shared cluster's "
+            f"resources carry `{naming.TAG_ORGANIZATION}={org.name}` only."
+        )
+    )
+    return document
+
+
+def render_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, format: str = "markdown") -> str:
+    from hyperpod_teams.document import to_html, to_markdown
+
+    if format == "html":
+        return to_html(build_report(spec, plans, chart=True))
+    return to_markdown(build_report(spec, plans))

@@ -1,0 +1,150 @@
+"""The runbook: the ordered procedure that takes a spec to a working shared cluster, with the
+manual steps Terraform cannot do and their exact values. Pure layer: no cdktf."""
+
+from __future__ import annotations
+
+from hyperpod_teams import cost, naming
+from hyperpod_teams.document import Code, Document, Heading, Items, Paragraph, Table
+from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, IdentityGroups
+from hyperpod_teams.spec.models import PlatformSpec
+from hyperpod_teams.stack_plan import deploy_waves, identity_plugin, stack_plan
+
+
+def _deploy(stacks: list[str]) -> str:
+    return f"cdktf deploy {' '.join(stacks)} --parallelism {min(len(stacks), 10)} --auto-approve"
+
+
+def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Document:
+    org = spec.organization.name
+    plugin = identity_plugin(spec)
+    stacks = stack_plan(spec)
+    names = {s.name for s in stacks}
+    identity = naming.identity_stack_name(org) if naming.identity_stack_name(org) in names else None
+    access, cluster = naming.access_stack_name(org), naming.cluster_stack_name(org)
+    cost_stack = naming.cost_stack_name(org)
+    groups = IdentityGroups.for_spec(spec).all()
+    store = spec.identity.identity_center.identity_store_id
+    document = Document(f"Runbook: {org} on {spec.cluster.name}")
+    document.add(
+        Paragraph(
+            f"From `{spec_path}`: {len(stacks)} stacks, identity provider `{plugin.name}`. Run the commands from the "
+            "folder of `cdktf.json`, with the credentials each step names; `cdktf deploy` deploys a stack's "
+            "dependencies first, so a step may name only the stacks it is about."
+        )
+    )
+
+    document.add(Heading("Deploy order"))
+    document.add(Paragraph("Stacks in one wave may deploy in parallel; each wave waits for the one before it."))
+    document.add(
+        Table(
+            ["wave", "stack", "credentials", "holds", "after"],
+            [
+                [str(i), f"`{s.name}`", s.credentials, s.holds, ", ".join(f"`{d}`" for d in s.depends_on) or "–"]
+                for i, wave in enumerate(deploy_waves(stacks), 1)
+                for s in wave
+            ],
+        )
+    )
+
+    document.add(Heading("First deployment"))
+    steps: list[str] = [
+        f"Synthesize and review: `hyperpod-teams validate {spec_path}`, `hyperpod-teams synth {spec_path}`, "
+        f"`hyperpod-teams report {spec_path}`; `cdktf diff` shows each stack's plan.",
+    ]
+    if identity:
+        variables = ", ".join(f"`TF_VAR_{name}` ← *{description}*" for name, description in IDENTITY_CENTER_VARIABLES.items())
+        outputs = "; ".join(f"`{name}`: {description}" for name, description in SAML_OUTPUTS.items())
+        steps += [
+            "**Identity source, part 1 (IAM Identity Center console, manual).** *Settings* → *Identity source* → "
+            "*Actions* → *Change identity source* → *External identity provider*. Under *Service provider "
+            f"metadata* copy the two values into the pipeline's variables: {variables}.",
+            f"Deploy the identity provider's side with the IdP's credentials: `cdktf deploy {identity}`.",
+            "**Identity source, part 2 (manual).** Read the outputs: `cdktf output " + identity + "` "
+            f"(or `terraform output` in `cdktf.out/stacks/{identity}`): {outputs}. In the same dialog, under "
+            "*Identity provider metadata*, upload the metadata downloaded from `saml_metadata_url` (or enter the "
+            "sign-in URL, issuer URL and certificate), accept, and confirm the change.",
+        ]
+    else:
+        steps.append(
+            "**Identity source (IAM Identity Center console, manual).** *Settings* → *Identity source* → *Change "
+            "identity source* → *External identity provider*: exchange the SAML metadata with your IdP by hand "
+            "(Identity Center's ACS URL and issuer URL into the IdP; the IdP's metadata into Identity Center)."
+        )
+    steps.append(
+        "**Automatic provisioning (manual).** *Settings* → *Automatic provisioning* → *Enable*; copy the *SCIM "
+        "endpoint* and the *Access token* (shown once; Identity Center's tokens expire after a year)."
+    )
+    steps += plugin.provisioning_steps(identity)
+    wait = " ".join(f"`{name}`" for name in sorted(groups.values()))
+    steps.append(
+        f"**Wait for provisioning** before deploying `{access}`: its group lookups fail until every group is in "
+        f"Identity Center ({'they are created by the access stack itself' if plugin.creates_identity_center_groups else 'check each with the command below'}). "
+        f"The groups: {wait}."
+    )
+    steps.append(f"Deploy the permission sets and assignments with Identity Center account credentials: `cdktf deploy {access}`.")
+    cluster_side = [s.name for s in stacks if s.name not in (identity, access, cost_stack) and s.team is None]
+    if spec.cluster.dependencies_chart.install and spec.cluster.dependencies_chart.repository is None:
+        steps.append(
+            "HyperPod's dependency chart is installed from a clone beside the output folder: "
+            "`git clone https://github.com/aws/sagemaker-hyperpod-cli` next to `cdktf.out/`."
+        )
+    steps.append(f"Deploy the cluster side (AWS and EKS credentials): `{_deploy(cluster_side)}`.")
+    team_stacks = [s.name for s in stacks if s.team]
+    steps.append(f"Deploy every team's stacks, in parallel: `{_deploy(team_stacks)}`.")
+    keys = ", ".join(f"`{k}`" for k in cost.COST_ALLOCATION_TAG_KEYS)
+    steps.append(
+        f"**Billing (payer account, manual wait).** Tag keys {keys} appear in *Billing and Cost Management* → "
+        "*Cost allocation tags* up to 24 hours after the first tagged resources exist; only then can they be "
+        f"activated. Then deploy with payer-account credentials: `cdktf deploy {cost_stack}` (activates the tags "
+        f"and creates the cost category `{naming.cost_category_name(org)}`). Cost Explorer shows costs by the "
+        "category from the day of activation on; earlier spend is not attributed."
+    )
+    document.add(Items(steps, ordered=True))
+    document.add(Paragraph("Check that a group reached Identity Center (needs `identitystore:ListGroups`):"))
+    first = sorted(groups.values())[0]
+    document.add(
+        Code(
+            f"aws identitystore list-groups --identity-store-id {store} \\\n"
+            f"  --filters AttributePath=DisplayName,AttributeValue={first}"
+        )
+    )
+
+    document.add(Heading("Add a team"))
+    example = "<team>"
+    document.add(
+        Items(
+            [
+                f"Add it to `teams` in `{spec_path}`; `hyperpod-teams validate {spec_path}` checks that the quotas still fit.",
+                f"`hyperpod-teams synth {spec_path}`: two new stacks, `{naming.team_stack_name(org, example)}` and "
+                f"`{naming.team_kubernetes_stack_name(org, example)}`; no other team's stack changes.",
+                (f"Deploy `{identity}` (the team's groups) and wait until they are provisioned; then " if identity else "Provision the team's groups into Identity Center; then ")
+                + f"deploy `{access}`, the two new stacks and `{cost_stack}` (a new cost category rule).",
+            ],
+            ordered=True,
+        )
+    )
+
+    document.add(Heading("Remove a team without losing its data"))
+    document.add(
+        Items(
+            [
+                "Remove the team from the spec and synthesize: its two stacks leave the app, and `cdktf deploy` no "
+                "longer touches them. Nothing of theirs is destroyed; the shared stacks drop the team's groups, "
+                "permission sets and cost category rule (review that in the plan: `hyperpod-teams report --plan`).",
+                "Keep what the team made: its SageMaker domain keeps home directories on EFS when deleted "
+                "(`retention_policy = Retain`); copy anything else (S3 outputs, model artefacts) first.",
+                f"When the data is safe, run `cdktf destroy {naming.team_kubernetes_stack_name(org, example)}` and "
+                f"then `cdktf destroy {naming.team_stack_name(org, example)}` from a synth that still has the team. "
+                "The domain has `prevent_destroy`: delete its spaces and apps, then remove the domain from state "
+                "(`terraform state rm`) and delete it in the console, or lift the lifecycle rule in a local copy.",
+            ],
+            ordered=True,
+        )
+    )
+    return document
+
+
+def render_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> str:
+    from hyperpod_teams.document import to_markdown
+
+    return to_markdown(build_runbook(spec, spec_path=spec_path))

@@ -1,0 +1,94 @@
+"""The stacks of a spec, their credentials and deploy order, as plain data: what the report and
+the runbook show without building the app. Pure layer: no cdktf.
+
+`app.py` builds the same set with cdktf; a test compares this plan with the synthesized
+manifest, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hyperpod_teams import naming
+from hyperpod_teams.plugins import IdentityProviderPlugin, load_identity_provider
+from hyperpod_teams.spec.models import PlatformSpec
+
+
+@dataclass(frozen=True)
+class PlannedStack:
+    name: str
+    credentials: str
+    holds: str
+    depends_on: tuple[str, ...] = ()
+    #: The team the stack belongs to, or None for a shared stack.
+    team: str | None = None
+
+
+def identity_plugin(spec: PlatformSpec) -> IdentityProviderPlugin:
+    """The spec's identity-provider plugin with its validated settings (imports no bindings)."""
+    plugin_class = load_identity_provider(spec.identity.provider)
+    return plugin_class(plugin_class.settings_model.model_validate(spec.identity.settings))
+
+
+def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
+    """Every stack of the spec, in a valid deploy order."""
+    org = spec.organization.name
+    plugin = identity_plugin(spec)
+    identity, access = naming.identity_stack_name(org), naming.access_stack_name(org)
+    eks, deps, cluster = naming.eks_stack_name(org), naming.hyperpod_dependencies_stack_name(org), naming.cluster_stack_name(org)
+    stacks: list[PlannedStack] = []
+    if plugin.needs_identity_stack:
+        stacks.append(PlannedStack(identity, f"identity provider ({plugin.name})", "SAML app, groups, provisioning"))
+    stacks.append(
+        PlannedStack(
+            access,
+            "AWS (Identity Center account)",
+            "Identity Center groups, permission sets, account assignments",
+            (identity,) if plugin.needs_identity_stack else (),
+        )
+    )
+    stacks.append(PlannedStack(eks, "AWS", "EKS cluster" if spec.cluster.eks.create else "lookup of the existing EKS cluster"))
+    cluster_after = [eks, access]
+    if spec.cluster.dependencies_chart.install:
+        stacks.append(PlannedStack(deps, "EKS cluster", "HyperPod dependencies Helm chart", (eks,)))
+        cluster_after.append(deps)
+    stacks.append(
+        PlannedStack(cluster, "AWS", "HyperPod cluster, lifecycle scripts, task governance", tuple(sorted(cluster_after)))
+    )
+    for team in spec.teams:
+        team_stack = naming.team_stack_name(org, team.name)
+        stacks.append(
+            PlannedStack(
+                team_stack,
+                "AWS",
+                "team domain, execution role, compute quota, EKS access entries, budget",
+                tuple(sorted((access, cluster, eks))),
+                team=team.name,
+            )
+        )
+        stacks.append(
+            PlannedStack(
+                naming.team_kubernetes_stack_name(org, team.name),
+                "EKS cluster",
+                "team RBAC",
+                tuple(sorted((eks, team_stack))),
+                team=team.name,
+            )
+        )
+    stacks.append(PlannedStack(naming.cost_stack_name(org), "AWS (payer account)", "cost allocation tags, cost category"))
+    return stacks
+
+
+def deploy_waves(stacks: list[PlannedStack]) -> list[list[PlannedStack]]:
+    """The stacks in waves: each wave's stacks deploy in parallel once the earlier waves are done."""
+    done: set[str] = set()
+    remaining = list(stacks)
+    waves = []
+    while remaining:
+        wave = [s for s in remaining if set(s.depends_on) <= done]
+        if not wave:  # pragma: no cover - the plan above has no cycles
+            raise ValueError(f"dependency cycle among {[s.name for s in remaining]}")
+        waves.append(wave)
+        done |= {s.name for s in wave}
+        remaining = [s for s in remaining if s.name not in done]
+    return waves

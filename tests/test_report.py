@@ -1,0 +1,174 @@
+"""The team-centred report: access matrix, compute, cost attribution, and the plan summary on real
+plans made offline by terraform against the real AWS provider. Pure except the plan fixtures."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hyperpod_teams import naming
+from hyperpod_teams.plan_summary import StackPlan, changes, read_plan
+from hyperpod_teams.report import compute_shares, render_report
+from hyperpod_teams.spec import load_spec
+from tests.conftest import EXAMPLE_SPECS, QUICKSTART
+
+
+@pytest.fixture(scope="module")
+def quickstart():
+    return load_spec(QUICKSTART)
+
+
+@pytest.mark.parametrize("path", EXAMPLE_SPECS, ids=lambda p: p.parent.name)
+def test_the_report_names_every_team_role_with_its_whole_access_chain(path):
+    spec = load_spec(path)
+    text = render_report(spec)
+    org = spec.organization.name
+    for team in spec.teams:
+        for role in naming.ROLES:
+            row = next(line for line in text.splitlines() if line.startswith(f"| {team.name} | {role} |"))
+            for part in (
+                naming.team_group_name(spec.identity.group_name_pattern, org, team, role),
+                naming.permission_set_name(org, team.name, role),
+                naming.team_kubernetes_group(team.name, role),
+                naming.team_namespace(team.name),
+            ):
+                assert f"`{part}`" in row, (part, row)
+
+
+def test_the_compute_table_shows_capacity_every_guarantee_and_what_is_left(quickstart):
+    text = render_report(quickstart)
+    assert "| `ml.p5.48xlarge` | 8 | 4 | 3 | 0 | 1 |" in text  # nlp 4, vision 3, research 0, 1 left
+    assert "| `ml.c5.4xlarge` | 4 | 2 | 0 | 2 | 0 |" in text
+    assert "| nlp | LendAndBorrow | 50 % | 60 | yes |" in text
+    assert "| vision | Lend | – | 40 | never |" in text
+    assert "`inference` (90), `training` (70), `experimentation` (30)" in text
+
+
+def test_compute_shares_add_up_per_instance_type(quickstart):
+    shares = {s.instance_type: s for s in compute_shares(quickstart)}
+    assert shares["ml.p5.48xlarge"].guaranteed == {"nlp": 4, "vision": 3}
+    assert shares["ml.p5.48xlarge"].unallocated == 1 and shares["ml.c5.4xlarge"].unallocated == 0
+
+
+def test_the_cost_table_shows_each_teams_tags_category_and_budget(quickstart):
+    text = render_report(quickstart)
+    nlp = next(line for line in text.splitlines() if line.startswith("| nlp | `hyperpod-teams:organization=acme`"))
+    assert "`hyperpod-teams:cost-center=CC-1001`" in nlp and "25000 USD" in nlp and "80 %, 100 % → nlp-leads@example.com" in nlp
+    vision = next(line for line in text.splitlines() if line.startswith("| vision | `hyperpod-teams:organization=acme`"))
+    assert "18000 USD" in vision and "finance@example.com" in vision
+    research = next(line for line in text.splitlines() if line.startswith("| research | `hyperpod-teams:organization=acme`"))
+    assert research.endswith("| `research` | none | – |")
+    assert "cost category `acme-hyperpod-team`" in text and "`unattributed`" in text
+
+
+def test_the_html_report_is_one_self_contained_page_with_the_capacity_chart(quickstart):
+    page = render_report(quickstart, format="html")
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert re.search(r'<img alt="[^"]+" src="data:image/png;base64,[A-Za-z0-9+/=]{1000,}">', page)
+    assert not re.search(r'(src|href)="(https?:)?//', page), "the page must not load anything"
+    assert "<td>nlp</td>" in page and "<code>hyperpod-ns-vision</code>" in page
+
+
+# --- plan summary on real offline plans ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def team_plans(quickstart_stacks, tmp_path_factory) -> dict[str, dict]:
+    """Two real plans of `acme-team-nlp`: the first (create only), and one against a state in which
+    the domain sits in another VPC, so Terraform must replace it."""
+    from tests.offline_terraform import offline_plan_config, stub_remote_states, terraform_or_skip, write_stack
+
+    tmp = tmp_path_factory.mktemp("plans")
+    terraform = terraform_or_skip(tmp)
+    stack = offline_plan_config(quickstart_stacks["acme-team-nlp"])
+    for body in stack["resource"]["aws_sagemaker_domain"].values():
+        body.pop("lifecycle")  # prevent_destroy would stop the plan; the report must still warn loudly
+    directory = write_stack(tmp, "acme-team-nlp", stack)
+    stub_remote_states(directory, stack)
+
+    def plan(name: str, *args: str) -> dict:
+        result = terraform.run(directory, "plan", "-input=false", "-lock=false", *args, f"-out={name}.tfplan")
+        assert result.returncode == 0, result.stderr
+        return json.loads(terraform.run(directory, "show", "-json", f"{name}.tfplan").stdout)
+
+    first = plan("first")
+    (domain,) = [r for r in first["planned_values"]["root_module"]["resources"] if r["type"] == "aws_sagemaker_domain"]
+    attributes = {
+        **domain["values"],
+        "id": "d-offline00000",
+        "arn": "arn:aws:sagemaker:us-west-2:111122223333:domain/d-offline00000",
+        "vpc_id": "vpc-0999999999999999a",
+    }
+    state = {
+        "version": 4,
+        "terraform_version": "1.11.0",
+        "serial": 1,
+        "lineage": "offline-report-test",
+        "outputs": {},
+        "resources": [
+            {
+                "mode": "managed",
+                "type": "aws_sagemaker_domain",
+                "name": domain["name"],
+                "provider": 'provider["registry.terraform.io/hashicorp/aws"]',
+                "instances": [{"schema_version": domain.get("schema_version", 0), "attributes": attributes, "sensitive_attributes": []}],
+            }
+        ],
+    }
+    (directory / "terraform.tfstate").write_text(json.dumps(state))
+    replaced = plan("replaced", "-refresh=false")  # nothing to read from AWS: the state is the truth
+    (directory / "replaced.json").write_text(json.dumps(replaced))
+    return {"first": first, "replaced": replaced, "replaced_path": str(directory / "replaced.json")}
+
+
+@pytest.mark.terraform
+def test_a_first_plan_only_creates_and_the_summary_says_nothing_goes(team_plans, quickstart):
+    found = changes([StackPlan("acme-team-nlp", team_plans["first"])], quickstart)
+    assert found and {c.action for c in found} == {"create"}
+    text = render_report(quickstart, [StackPlan("acme-team-nlp", team_plans["first"])])
+    assert "Nothing is deleted or replaced." in text and "[!WARNING]" not in text
+
+
+@pytest.mark.terraform
+def test_a_replaced_domain_comes_first_with_its_cause_and_a_loud_warning(team_plans, quickstart):
+    found = changes([StackPlan("acme-team-nlp", team_plans["replaced"])], quickstart)
+    first = found[0]
+    assert first.action == "replace" and first.address.startswith("aws_sagemaker_domain.")
+    assert first.forced_by == ("vpc_id",) and first.team == "nlp"
+    assert first.protected.startswith("SageMaker AI domain")
+    text = render_report(quickstart, [StackPlan("acme-team-nlp", team_plans["replaced"])])
+    warning = next(line for line in text.splitlines() if line.startswith("> **"))
+    assert "acme-team-nlp" in warning and "REPLACED" in warning and "vpc_id" in warning
+    assert text.index("Deletions and replacements") < text.index("Updates and creations")
+    assert f"| nlp | acme-team-nlp | 0 | 1 | {sum(c.action == 'update' for c in found)} |" in text
+
+
+@pytest.mark.terraform
+def test_the_stack_of_a_plan_file_comes_from_its_folder(team_plans, quickstart):
+    known = {naming.team_stack_name("acme", "nlp")}
+    assert read_plan(team_plans["replaced_path"], known).stack == "acme-team-nlp"
+    assert read_plan(f"acme-team-nlp={team_plans['replaced_path']}", set()).stack == "acme-team-nlp"
+
+
+def test_a_file_that_is_not_a_plan_is_an_error_that_says_how_to_make_one(tmp_path):
+    (tmp_path / "x.json").write_text('{"format_version": "1.0"}')
+    result = subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams", "report", str(QUICKSTART), "--plan", str(tmp_path / "x.json")],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2 and "terraform show -json" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_report_writes_to_a_file_with_out(tmp_path):
+    out = tmp_path / "report.md"
+    result = subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams", "report", str(QUICKSTART), "--out", str(out)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert out.read_text().startswith("# hyperpod-teams: acme on ml-shared")

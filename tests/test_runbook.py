@@ -1,0 +1,99 @@
+"""The runbook and the stack plan it reads: the deploy order matches what the app synthesizes,
+and every manual step carries its exact values. Pure, except one synth per example."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from hyperpod_teams import naming
+from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, SCIM_VARIABLES, IdentityGroups
+from hyperpod_teams.runbook import render_runbook
+from hyperpod_teams.spec import load_spec
+from hyperpod_teams.stack_plan import deploy_waves, stack_plan
+from tests.conftest import EXAMPLE_SPECS, EXAMPLES, QUICKSTART, ROOT, synthesize_stacks
+
+
+@pytest.mark.parametrize("path", EXAMPLE_SPECS, ids=lambda p: p.parent.name)
+def test_the_stack_plan_is_the_synthesized_stack_set_with_its_dependencies(path, tmp_path):
+    spec = load_spec(path)
+    synthesize_stacks(spec, tmp_path)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())["stacks"]
+    planned = {s.name: set(s.depends_on) for s in stack_plan(spec)}
+    assert planned == {name: set(entry["dependencies"]) for name, entry in manifest.items()}
+
+
+def test_waves_deploy_each_stack_after_everything_it_depends_on():
+    stacks = stack_plan(load_spec(QUICKSTART))
+    wave_of = {s.name: i for i, wave in enumerate(deploy_waves(stacks)) for s in wave}
+    assert all(wave_of[d] < wave_of[s.name] for s in stacks for d in s.depends_on)
+    assert wave_of["acme-team-nlp"] == wave_of["acme-team-vision"]  # teams in parallel
+    assert wave_of["acme-identity"] == 0 and wave_of["acme-k8s-nlp"] == max(wave_of.values())
+
+
+def test_the_entra_runbook_gives_identity_center_every_value_in_order():
+    spec = load_spec(QUICKSTART)
+    text = render_runbook(spec, spec_path="teams.yaml")
+    for name in IDENTITY_CENTER_VARIABLES:
+        assert f"TF_VAR_{name}" in text
+    for output in SAML_OUTPUTS:
+        assert f"`{output}`" in text
+    for variable in SCIM_VARIABLES:
+        assert f"TF_VAR_{variable}=" in text
+    order = [
+        text.index("Identity source, part 1"),
+        text.index("cdktf deploy acme-identity`"),
+        text.index("Identity source, part 2"),
+        text.index("Automatic provisioning"),
+        text.index("TF_VAR_enable_scim_provisioning=true"),
+        text.index("Wait for provisioning"),
+        text.index("cdktf deploy acme-access`"),
+        text.index("cdktf deploy acme-eks"),
+        text.index("cdktf deploy acme-team-nlp"),
+        text.index("cdktf deploy acme-cost`"),
+    ]
+    assert order == sorted(order)
+    for group in IdentityGroups.for_spec(spec).all().values():
+        assert f"`{group}`" in text
+    assert "--identity-store-id d-0123456789" in text
+    assert "up to 24 hours" in text and "`acme-hyperpod-team`" in text
+
+
+def test_the_okta_runbook_gives_the_console_steps_its_provider_cannot_do():
+    text = render_runbook(load_spec(EXAMPLES / "okta" / "teams.yaml"))
+    assert "Configure API Integration" in text and "Push Groups" in text
+    assert "TF_VAR_scim_access_token" not in text  # nothing in Terraform takes it
+
+
+def test_the_generic_saml_runbook_has_no_identity_stack_to_deploy():
+    text = render_runbook(load_spec(EXAMPLES / "existing-cluster" / "teams.yaml"))
+    assert "globex-identity" not in text and "exchange the SAML metadata with your IdP by hand" in text
+
+
+def test_the_runbook_says_how_to_add_and_remove_a_team():
+    text = render_runbook(load_spec(QUICKSTART))
+    assert "## Add a team" in text and "no other team's stack changes" in text
+    removal = text[text.index("## Remove a team without losing its data"):]
+    assert "Nothing of theirs is destroyed" in removal and "retention_policy = Retain" in removal
+    assert removal.index("copy anything else") < removal.index("cdktf destroy acme-k8s-<team>")
+
+
+@pytest.mark.parametrize("pipeline", ["github-actions.yml", "gitlab-ci.yml"])
+def test_the_pipeline_examples_pass_their_platforms_schema_and_run_the_whole_flow(pipeline):
+    if importlib.util.find_spec("check_jsonschema") is None:
+        if os.environ.get("CI"):
+            pytest.fail("check-jsonschema must be installed under CI (the dev extra has it)")
+        pytest.skip("check-jsonschema is not installed (the dev extra has it)")
+    schema = "vendor.github-workflows" if pipeline.startswith("github") else "vendor.gitlab-ci"
+    path = ROOT / "examples" / "pipelines" / pipeline
+    command = [sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema, str(path)]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    text = path.read_text()
+    for step in ("hyperpod-teams validate", "hyperpod-teams synth", "show -json", "hyperpod-teams report", "cdktf deploy"):
+        assert step in text, step
