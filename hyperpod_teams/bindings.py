@@ -50,6 +50,7 @@ MODULES = {
     "aws_iam_role_policy": "cdktf_cdktf_provider_aws.iam_role_policy",
     "aws_iam_role_policy_attachment": "cdktf_cdktf_provider_aws.iam_role_policy_attachment",
     "aws_s3_bucket": "cdktf_cdktf_provider_aws.s3_bucket",
+    "aws_s3_bucket_lifecycle_configuration": "cdktf_cdktf_provider_aws.s3_bucket_lifecycle_configuration",
     "aws_s3_bucket_policy": "cdktf_cdktf_provider_aws.s3_bucket_policy",
     "aws_s3_bucket_public_access_block": "cdktf_cdktf_provider_aws.s3_bucket_public_access_block",
     "aws_s3_bucket_server_side_encryption_configuration": (
@@ -58,6 +59,8 @@ MODULES = {
     "aws_s3_bucket_versioning": "cdktf_cdktf_provider_aws.s3_bucket_versioning",
     "aws_s3_object": "cdktf_cdktf_provider_aws.s3_object",
     "aws_identitystore_group": "cdktf_cdktf_provider_aws.identitystore_group",
+    "aws_kms_alias": "cdktf_cdktf_provider_aws.kms_alias",
+    "aws_kms_key": "cdktf_cdktf_provider_aws.kms_key",
     "aws_sagemaker_domain": "cdktf_cdktf_provider_aws.sagemaker_domain",
     "aws_ssoadmin_account_assignment": "cdktf_cdktf_provider_aws.ssoadmin_account_assignment",
     "aws_ssoadmin_application_assignment": "cdktf_cdktf_provider_aws.ssoadmin_application_assignment",

@@ -26,6 +26,7 @@ COST_CATEGORY_MAX = 50
 KUBERNETES_LABEL_MAX = 63  # namespaces and anything used as a label value
 KUBERNETES_NAME_MAX = 253
 HCP_WORKSPACE_MAX = 90
+KMS_ALIAS_MAX = 250  # after the alias/ prefix
 
 HASH_LENGTH = 6
 
@@ -152,6 +153,11 @@ def eks_cluster_role_name(org: str, cluster: str) -> str:
     return shorten(f"{org}-{cluster}-eks-cluster", IAM_ROLE_MAX)
 
 
+def eks_secrets_key_alias(org: str, cluster: str) -> str:
+    """KMS alias (without `alias/`) of the key that encrypts the EKS cluster's Kubernetes secrets."""
+    return shorten(f"{org}-{cluster}-eks-secrets", KMS_ALIAS_MAX)
+
+
 def hyperpod_execution_role_name(org: str, cluster: str) -> str:
     """Execution role of the HyperPod instance groups."""
     return shorten(f"{org}-{cluster}-hyperpod-nodes", IAM_ROLE_MAX)
@@ -207,6 +213,11 @@ def compute_quota_name(team: str) -> str:
 
 def team_domain_name(org: str, team: str) -> str:
     return shorten(f"{org}-{team}", SAGEMAKER_DOMAIN_MAX)
+
+
+def team_studio_key_alias(org: str, team: str) -> str:
+    """KMS alias (without `alias/`) of the key of a team's Studio home directories and volumes."""
+    return shorten(f"{org}-{team}-studio", KMS_ALIAS_MAX)
 
 
 def team_execution_role_name(org: str, team: str) -> str:

@@ -128,6 +128,8 @@ TEAM_MANAGE_ACTIONS = (
     "sagemaker:StopTrainingJob",
     "sagemaker:UpdateSpace",
 )
+#: Using (not administering) the team's Studio key.
+STUDIO_KEY_ACTIONS = ("kms:Decrypt", "kms:DescribeKey", "kms:GenerateDataKey")
 CLUSTER_READ_ACTIONS = (
     "sagemaker:DescribeCluster",
     "sagemaker:DescribeClusterNode",
@@ -194,6 +196,14 @@ def team_execution_policy(
                 "Effect": "Allow",
                 "Action": ["eks:DescribeCluster"],
                 "Resource": [f"arn:{partition}:eks:{region}:{account_id}:cluster/{eks_cluster_name}"],
+            },
+            {
+                # The team's Studio volumes are encrypted with the team's own key.
+                "Sid": "UseTheTeamsStudioKey",
+                "Effect": "Allow",
+                "Action": list(STUDIO_KEY_ACTIONS),
+                "Resource": [f"arn:{partition}:kms:{region}:{account_id}:key/*"],
+                "Condition": {"StringEquals": {f"aws:ResourceTag/{team_tag}": team}},
             },
         ],
     }
@@ -411,5 +421,78 @@ def platform_admins_permission_set_policy(
                 "Action": ["budgets:ViewBudget"],
                 "Resource": [f"arn:{partition}:budgets::{account_id}:budget/{org}-*"],
             },
+        ],
+    }
+
+
+# --- KMS ------------------------------------------------------------------------------------
+
+#: What the account's own IAM policies may grant on a customer-managed key: administering and
+#: using it, spelled out (no `kms:*`). PutKeyPolicy keeps the account from locking itself out.
+KMS_ACCOUNT_ACTIONS = (
+    "kms:CancelKeyDeletion",
+    "kms:CreateAlias",
+    "kms:CreateGrant",
+    "kms:Decrypt",
+    "kms:DeleteAlias",
+    "kms:DescribeKey",
+    "kms:DisableKey",
+    "kms:DisableKeyRotation",
+    "kms:EnableKey",
+    "kms:EnableKeyRotation",
+    "kms:Encrypt",
+    "kms:GenerateDataKey",
+    "kms:GenerateDataKeyWithoutPlaintext",
+    "kms:GetKeyPolicy",
+    "kms:GetKeyRotationStatus",
+    "kms:ListAliases",
+    "kms:ListGrants",
+    "kms:ListResourceTags",
+    "kms:PutKeyPolicy",
+    "kms:ReEncryptFrom",
+    "kms:ReEncryptTo",
+    "kms:RetireGrant",
+    "kms:RevokeGrant",
+    "kms:RotateKeyOnDemand",
+    "kms:ScheduleKeyDeletion",
+    "kms:TagResource",
+    "kms:UntagResource",
+    "kms:UpdateAlias",
+    "kms:UpdateKeyDescription",
+)
+
+
+def kms_key_policy(account_id: str, partition: str = "aws") -> dict:
+    """Key policy that leaves the key to the account's IAM policies, as AWS's default does, but
+    with the actions named. In a key policy, Resource "*" means this key and nothing else."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "TheAccountsIamPoliciesGovernTheKey",
+                "Effect": "Allow",
+                "Principal": {"AWS": f"arn:{partition}:iam::{account_id}:root"},
+                "Action": list(KMS_ACCOUNT_ACTIONS),
+                "Resource": "*",
+            }
+        ],
+    }
+
+
+#: What EKS needs of the key that encrypts the cluster's Kubernetes secrets.
+EKS_SECRETS_KEY_ACTIONS = ("kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:ListGrants")
+
+
+def eks_secrets_key_use_policy(key_arn: str) -> dict:
+    """The EKS cluster role's use of its secrets key, and of no other key."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "UseTheSecretsKey",
+                "Effect": "Allow",
+                "Action": list(EKS_SECRETS_KEY_ACTIONS),
+                "Resource": [key_arn],
+            }
         ],
     }

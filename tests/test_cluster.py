@@ -195,3 +195,52 @@ def test_a_misspelled_cloudformation_property_fails_in_python():
         cloudformation.ClusterEbsVolumeConfig.model_validate({"VolumeSizeInGb": 100})
     with pytest.raises(ValidationError):
         cloudformation.ResourceSharingConfig(strategy="LendandBorrow")
+
+
+def _only(stack: dict, resource_type: str) -> dict:
+    (body,) = stack["resource"][resource_type].values()
+    return body
+
+
+def test_eks_api_is_private_to_the_vpc_by_default_and_secrets_are_encrypted(quickstart_stacks):
+    eks = quickstart_stacks["acme-eks"]
+    cluster = _only(eks, "aws_eks_cluster")
+    vpc = cluster["vpc_config"]
+    assert vpc["endpoint_private_access"] is True and vpc["endpoint_public_access"] is False
+    assert "public_access_cidrs" not in vpc
+    encryption = cluster["encryption_config"]
+    key_name = next(iter(eks["resource"]["aws_kms_key"]))
+    assert encryption == {"provider": {"key_arn": f"${{aws_kms_key.{key_name}.arn}}"}, "resources": ["secrets"]}
+    key = eks["resource"]["aws_kms_key"][key_name]
+    assert key["enable_key_rotation"] is True and key["deletion_window_in_days"] == 30
+    uses = [json.loads(p["policy"]) for p in eks["resource"]["aws_iam_role_policy"].values()]
+    assert [s["Resource"] for u in uses for s in u["Statement"]] == [[f"${{aws_kms_key.{key_name}.arn}}"]]
+
+
+def test_eks_api_opens_only_to_the_ranges_the_spec_names(quickstart_data, tmp_path):
+    quickstart_data["cluster"]["eks"]["public_access_cidrs"] = ["203.0.113.0/24"]
+    vpc = _only(synthesize_stacks(validate_spec(quickstart_data), tmp_path)["acme-eks"], "aws_eks_cluster")["vpc_config"]
+    assert vpc["endpoint_public_access"] is True and vpc["public_access_cidrs"] == ["203.0.113.0/24"]
+
+
+@pytest.mark.parametrize(
+    ("eks", "field"),
+    [
+        ({"create": True, "public_access_cidrs": ["0.0.0.0/0"]}, ("cluster", "eks", "public_access_cidrs", 0)),
+        ({"existing_cluster_name": "shared", "public_access_cidrs": ["203.0.113.0/24"]}, ("cluster", "eks", "public_access_cidrs")),
+    ],
+    ids=["the whole internet", "an existing cluster"],
+)
+def test_public_access_cidrs_refuse_the_internet_and_existing_clusters(quickstart_data, eks, field):
+    from hyperpod_teams.spec import SpecError
+
+    quickstart_data["cluster"]["eks"] = eks
+    with pytest.raises(SpecError) as error:
+        validate_spec(quickstart_data)
+    assert [p.path for p in error.value.problems] == [field]
+
+
+def test_lifecycle_bucket_keeps_old_script_versions_for_90_days(quickstart_stacks):
+    (rule,) = _only(quickstart_stacks["acme-cluster"], "aws_s3_bucket_lifecycle_configuration")["rule"]
+    assert rule["status"] == "Enabled" and rule["noncurrent_version_expiration"] == [{"noncurrent_days": 90}]
+    assert rule["abort_incomplete_multipart_upload"] == [{"days_after_initiation": 7}]

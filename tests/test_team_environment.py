@@ -76,7 +76,7 @@ def test_execution_role_policy_names_only_the_teams_own_resources():
         assert statement["Effect"] == "Allow"
         assert all(action != "*" and not action.endswith(":*") for action in statement["Action"])
         conditions = json.dumps(statement.get("Condition", {}))
-        if statement["Sid"] in ("CreateOnlyTaggedWithTheTeam", "ManageOnlyTheTeamsOwn", "TagOnlyWhileCreating"):
+        if statement["Sid"] in ("CreateOnlyTaggedWithTheTeam", "ManageOnlyTheTeamsOwn", "TagOnlyWhileCreating", "UseTheTeamsStudioKey"):
             assert '"hyperpod-teams:team": "nlp"' in conditions.replace("aws:RequestTag/", "").replace(
                 "aws:ResourceTag/", ""
             )
@@ -166,3 +166,16 @@ def test_changing_a_team_leaves_other_teams_stacks_untouched(quickstart_data, qu
     assert stacks["acme-team-nlp"] != quickstart_stacks["acme-team-nlp"]
     for name in ("acme-team-vision", "acme-k8s-vision", "acme-team-research", "acme-k8s-research"):
         assert stacks[name] == quickstart_stacks[name], f"{name} changed when nlp changed"
+
+
+def test_each_team_domain_is_encrypted_with_the_teams_own_key(quickstart_stacks):
+    keys = {}
+    for team in ("nlp", "vision", "research"):
+        stack = quickstart_stacks[f"acme-team-{team}"]
+        (key_name,) = stack["resource"]["aws_kms_key"]
+        (domain,) = stack["resource"]["aws_sagemaker_domain"].values()
+        assert domain["kms_key_id"] == f"${{aws_kms_key.{key_name}.arn}}"
+        (alias,) = stack["resource"]["aws_kms_alias"].values()
+        assert alias["name"] == f"alias/acme-{team}-studio"
+        keys[team] = stack["resource"]["aws_kms_key"][key_name]["description"]
+    assert len(set(keys.values())) == 3  # one key per team, none shared

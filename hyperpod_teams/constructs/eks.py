@@ -5,6 +5,7 @@ from __future__ import annotations
 from constructs import Construct
 
 from hyperpod_teams import bindings, naming, policies
+from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.spec.models import PlatformSpec
 
 #: Control-plane log types; all of them, so reviewers can audit who did what in the cluster.
@@ -43,15 +44,40 @@ class EksCluster(Construct):
             )
             for name in policies.EKS_CLUSTER_MANAGED_POLICIES
         ]
-        created = bindings.aws_eks_cluster.EksCluster(
+        secrets_key = EncryptionKey(
+            self,
+            "secrets-key",
+            alias=naming.eks_secrets_key_alias(org, cluster),
+            description=f"Kubernetes secrets of the EKS cluster of {cluster} (hyperpod-teams, {org})",
+            account_id=spec.organization.account_id,
+            partition=policies.aws_partition(spec.organization.region),
+        )
+        key_use = bindings.aws_iam_role_policy.IamRolePolicy(
+            self,
+            "cluster-role-secrets-key",
+            name="secrets-key",
+            role=role.id,
+            policy=policies.policy_json(policies.eks_secrets_key_use_policy(secrets_key.arn)),
+        )
+        cluster_api = bindings.aws_eks_cluster
+        public_cidrs = list(eks.public_access_cidrs)
+        created = cluster_api.EksCluster(
             self,
             "cluster",
             name=naming.eks_cluster_name(cluster),
             role_arn=role.arn,
             version=eks.kubernetes_version,
-            vpc_config=bindings.aws_eks_cluster.EksClusterVpcConfig(
+            vpc_config=cluster_api.EksClusterVpcConfig(
                 subnet_ids=list(spec.cluster.network.subnet_ids),
                 security_group_ids=list(spec.cluster.network.security_group_ids),
+                # The API is reachable from the VPC; from outside only from the spec's ranges.
+                endpoint_private_access=True,
+                endpoint_public_access=bool(public_cidrs),
+                public_access_cidrs=public_cidrs or None,
+            ),
+            encryption_config=cluster_api.EksClusterEncryptionConfig(
+                provider=cluster_api.EksClusterEncryptionConfigProvider(key_arn=secrets_key.arn),
+                resources=["secrets"],
             ),
             # HyperPod needs access entries, so authentication goes through the EKS API; the
             # pipeline that creates the cluster keeps admin rights to apply the Kubernetes stacks.
@@ -59,7 +85,7 @@ class EksCluster(Construct):
                 authentication_mode="API", bootstrap_cluster_creator_admin_permissions=True
             ),
             enabled_cluster_log_types=CONTROL_PLANE_LOGS,
-            depends_on=attachments,
+            depends_on=[*attachments, key_use],
         )
         self.name = created.name
         self.arn = created.arn

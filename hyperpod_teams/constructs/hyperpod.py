@@ -49,6 +49,26 @@ class LifecycleScriptsBucket(Construct):
                 )
             ],
         )
+        lifecycle = bindings.aws_s3_bucket_lifecycle_configuration
+        lifecycle.S3BucketLifecycleConfiguration(
+            self,
+            "expiry",
+            bucket=self.bucket.id,
+            rule=[
+                # Old versions of the scripts stay long enough to roll back a bad change.
+                lifecycle.S3BucketLifecycleConfigurationRule(
+                    id="expire-old-script-versions",
+                    status="Enabled",
+                    filter=[lifecycle.S3BucketLifecycleConfigurationRuleFilter(prefix="")],
+                    noncurrent_version_expiration=[
+                        lifecycle.S3BucketLifecycleConfigurationRuleNoncurrentVersionExpiration(noncurrent_days=90)
+                    ],
+                    abort_incomplete_multipart_upload=[
+                        lifecycle.S3BucketLifecycleConfigurationRuleAbortIncompleteMultipartUpload(days_after_initiation=7)
+                    ],
+                )
+            ],
+        )
         public_access = bindings.aws_s3_bucket_public_access_block.S3BucketPublicAccessBlock(
             self,
             "public-access",

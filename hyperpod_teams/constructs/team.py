@@ -8,6 +8,7 @@ from constructs import Construct
 
 from hyperpod_teams import bindings, cloudformation, naming, policies
 from hyperpod_teams.constructs.cost import TeamBudget
+from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.spec.models import PlatformSpec, Team
 
 
@@ -60,6 +61,15 @@ class TeamDomain(Construct):
     ) -> None:
         super().__init__(scope, id_)
         org, network, studio = spec.organization, spec.cluster.network, team.studio
+        # The team's own key for its home directories (EFS) and space volumes (EBS).
+        self.key = EncryptionKey(
+            self,
+            "key",
+            alias=naming.team_studio_key_alias(org.name, team.name),
+            description=f"Studio home directories and volumes of team {team.name} (hyperpod-teams, {org.name})",
+            account_id=org.account_id,
+            partition=policies.aws_partition(org.region),
+        )
         domain = bindings.aws_sagemaker_domain
         self.domain = domain.SagemakerDomain(
             self,
@@ -69,6 +79,7 @@ class TeamDomain(Construct):
             vpc_id=network.vpc_id,
             subnet_ids=list(network.subnet_ids),
             app_network_access_type="VpcOnly",
+            kms_key_id=self.key.arn,
             default_user_settings=domain.SagemakerDomainDefaultUserSettings(
                 execution_role=execution_role.arn,
                 security_groups=list(network.security_group_ids),

@@ -74,6 +74,10 @@ TeamName = _pattern(
 EmailAddress = _pattern(
     r"^[^@\s]+@[^@\s]+\.[^@\s]+$", "an e-mail address such as ml-leads@example.com"
 )
+PublicCidr = _pattern(
+    r"^(\d{1,3}\.){3}\d{1,3}/([1-9]|[12][0-9]|3[0-2])$",
+    "an IPv4 range such as 203.0.113.0/24, /1 to /32 (a /0 would open the API to the internet)",
+)
 TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 TagValue = Annotated[str, StringConstraints(max_length=256)]
 PluginName = _pattern(
@@ -214,6 +218,13 @@ class Eks(SpecModel):
     existing_cluster_name: str | None = Field(
         default=None, pattern=r"^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$"
     )
+    public_access_cidrs: list[PublicCidr] = Field(
+        default_factory=list,
+        max_length=40,
+        description="(optional addition) Address ranges outside the VPC that may reach the created "
+        "cluster's Kubernetes API, e.g. the pipeline's egress. Default: none, the API is private "
+        "to the VPC.",
+    )
 
     @model_validator(mode="after")
     def _exactly_one_source(self) -> Eks:
@@ -223,6 +234,12 @@ class Eks(SpecModel):
                 field="create",
                 hint="remove `create: true` to use the existing cluster, or remove "
                 "existing_cluster_name to create one",
+            )
+        if self.existing_cluster_name is not None and self.public_access_cidrs:
+            raise spec_rule(
+                "public_access_cidrs applies only to a cluster this spec creates",
+                field="public_access_cidrs",
+                hint="set the existing cluster's endpoint access where that cluster is managed",
             )
         if self.existing_cluster_name is None and self.create is False:
             raise spec_rule(

@@ -1,0 +1,26 @@
+"""A customer-managed KMS key with yearly rotation and an alias: what the EKS cluster's secrets
+and each team's Studio volumes are encrypted with."""
+
+from __future__ import annotations
+
+from constructs import Construct
+
+from hyperpod_teams import bindings, policies
+
+#: Days a scheduled key deletion can still be cancelled: the longest AWS allows.
+DELETION_WINDOW_DAYS = 30
+
+
+class EncryptionKey(Construct):
+    def __init__(self, scope: Construct, id_: str, *, alias: str, description: str, account_id: str, partition: str) -> None:
+        super().__init__(scope, id_)
+        self.key = bindings.aws_kms_key.KmsKey(
+            self,
+            "key",
+            description=description,
+            policy=policies.policy_json(policies.kms_key_policy(account_id, partition)),
+            enable_key_rotation=True,
+            deletion_window_in_days=DELETION_WINDOW_DAYS,
+        )
+        bindings.aws_kms_alias.KmsAlias(self, "alias", name=f"alias/{alias}", target_key_id=self.key.key_id)
+        self.arn: str = self.key.arn

@@ -1,0 +1,235 @@
+"""Independent security checkers on what the project generates, none of them written here:
+checkov (synthesized AWS stacks, offline plans, RBAC manifests), parliament (every IAM policy
+document), kubernetes-validate (RBAC manifests); and the search for secrets in all output.
+
+What a checker finds that truly does not apply is skipped in `.checkov.yaml`, each with its reason.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hyperpod_teams import rbac
+from hyperpod_teams.spec import load_spec, validate_spec
+from tests.conftest import EXAMPLE_SPECS, EXAMPLES, QUICKSTART, ROOT, synthesize_stacks
+from tests.offline_terraform import (
+    in_parallel,
+    is_aws_only,
+    needs_aws_to_plan,
+    offline_plan_config,
+    stub_remote_states,
+    terraform_or_skip,
+    write_stack,
+)
+from tests.test_iam_promises import KEY_POLICY, policy_documents
+
+CHECKOV_CONFIG = ROOT / ".checkov.yaml"
+
+
+def require(module: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{module} must be installed under CI (the dev extra has it)")
+        pytest.skip(f"{module} is not installed (pip install -e '.[dev]')")
+
+
+def checkov(directory: Path, framework: str) -> dict:
+    """Run checkov on a folder with the project's config; its JSON summary and failures."""
+    require("checkov")
+    checkov_bin = Path(sys.executable).parent / "checkov"
+    result = subprocess.run(
+        [str(checkov_bin), "--config-file", str(CHECKOV_CONFIG), "-d", str(directory), "--framework", framework, "-o", "json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BC_SKIP_MAPPING": "TRUE", "CHECKOV_RUN_SCA_PACKAGE_SCAN_V2": "false"},
+        timeout=600,
+    )
+    reports = json.loads(result.stdout)
+    reports = reports if isinstance(reports, list) else [reports]
+    (report,) = [r for r in reports if r.get("check_type") == framework]
+    return report
+
+
+def describe_failures(report: dict) -> str:
+    return "\n".join(
+        f"{f['check_id']} {f['check_name']}: {f['resource']} in {f['file_path']}" for f in report["results"]["failed_checks"]
+    )
+
+
+@pytest.fixture(scope="module")
+def example_stacks(tmp_path_factory) -> dict[str, dict[str, dict]]:
+    return {
+        path.parent.name: synthesize_stacks(load_spec(path), tmp_path_factory.mktemp(f"sec-{path.parent.name}"))
+        for path in EXAMPLE_SPECS
+    }
+
+
+# --- checkov ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("example", [p.parent.name for p in EXAMPLE_SPECS])
+def test_checkov_passes_every_synthesized_aws_stack(example, example_stacks, tmp_path):
+    for name, stack in example_stacks[example].items():
+        if is_aws_only(stack):
+            (tmp_path / name).mkdir()
+            (tmp_path / name / "cdk.tf.json").write_text(json.dumps(stack, indent=2))
+    report = checkov(tmp_path, "terraform_json")
+    assert report["summary"]["passed"] > 50, report["summary"]
+    assert report["summary"]["parsing_errors"] == 0
+    assert report["summary"]["failed"] == 0, describe_failures(report)
+
+
+@pytest.mark.terraform
+def test_checkov_passes_the_offline_plans(example_stacks, tmp_path):
+    terraform = terraform_or_skip(tmp_path)
+    stacks = {
+        name: offline_plan_config(stack)
+        for name, stack in example_stacks["quickstart"].items()
+        if is_aws_only(stack) and not needs_aws_to_plan(stack)
+    }
+    directories = {name: write_stack(tmp_path, name, stack) for name, stack in stacks.items()}
+    for name, directory in directories.items():
+        stub_remote_states(directory, stacks[name])
+    plans = tmp_path / "plans"
+    plans.mkdir()
+
+    def plan(name: str) -> str:
+        directory = directories[name]
+        result = terraform.run(directory, "plan", "-input=false", "-lock=false", "-out=plan.tfplan")
+        assert result.returncode == 0, result.stderr
+        (plans / f"{name}.json").write_text(terraform.run(directory, "show", "-json", "plan.tfplan").stdout)
+        return name
+
+    assert len(in_parallel(plan, stacks)) >= 6
+    report = checkov(plans, "terraform_plan")
+    assert report["summary"]["passed"] > 50, report["summary"]
+    assert report["summary"]["failed"] == 0, describe_failures(report)
+
+
+@pytest.fixture(scope="module")
+def rbac_manifests(tmp_path_factory) -> Path:
+    """Every team's RBAC objects of every example, as Kubernetes manifests."""
+    folder = tmp_path_factory.mktemp("rbac")
+    for path in EXAMPLE_SPECS:
+        for team in load_spec(path).teams:
+            (folder / f"{path.parent.name}-{team.name}.yaml").write_text(yaml.safe_dump_all(rbac.team_rbac_manifests(team.name)))
+    return folder
+
+
+def test_checkov_passes_the_rbac_manifests(rbac_manifests):
+    report = checkov(rbac_manifests, "kubernetes")
+    assert report["summary"]["resource_count"] >= 6 * 7, report["summary"]
+    assert report["summary"]["failed"] == 0, describe_failures(report)
+
+
+@pytest.mark.parametrize("path", EXAMPLE_SPECS, ids=lambda p: p.parent.name)
+def test_kubernetes_validate_accepts_the_rbac_manifests_strictly_for_the_specs_version(path, rbac_manifests):
+    require("kubernetes_validate")
+    version = load_spec(path).cluster.eks.kubernetes_version
+    files = sorted(str(f) for f in rbac_manifests.glob(f"{path.parent.name}-*.yaml"))
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "kubernetes-validate"), "--strict", "--kubernetes-version", version, *files],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_checkov_skips_are_few_and_each_has_a_reason():
+    lines = CHECKOV_CONFIG.read_text().splitlines()
+    config = yaml.safe_load(CHECKOV_CONFIG.read_text())
+    assert "framework" not in config and "skip-framework" not in config, "no framework may be skipped whole"
+    for index, line in enumerate(lines):
+        if line.strip().startswith("- CKV"):
+            assert lines[index - 1].strip().startswith("# ") and len(lines[index - 1]) > 30, f"no reason for {line.strip()}"
+    assert len(config["skip-check"]) <= 5
+
+
+# --- parliament ------------------------------------------------------------------------------
+
+#: Tokens that stand in policies for values known at apply time, and a value of the same shape.
+TOKEN_STAND_INS = {
+    r"\$\{aws_kms_key\.[\w-]+\.arn\}": "arn:aws:kms:us-west-2:111122223333:key/00000000-0000-0000-0000-000000000000",
+}
+#: Findings parliament makes of a document's kind rather than its content.
+BY_KIND = {
+    # A role trust policy has no Resource by definition (parliament's own note in statement.py).
+    "trust": {("MALFORMED", "Statement contains neither Resource nor NotResource")},
+    # A key policy is where a key's permissions are managed, and its Resource "*" is the key itself.
+    "key": {("RESOURCE_STAR", None), ("PERMISSIONS_MANAGEMENT_ACTIONS", None)},
+}
+
+
+def lint(document: str) -> list[tuple[str, object]]:
+    from parliament import analyze_policy_string
+
+    for pattern, value in TOKEN_STAND_INS.items():
+        document = re.sub(pattern, value, document)
+    assert "${" not in document, f"a Terraform reference without a stand-in: {document}"
+    return [(f.issue, f.detail) for f in analyze_policy_string(document, include_community_auditors=True).findings]
+
+
+@pytest.mark.parametrize("example", [p.parent.name for p in EXAMPLE_SPECS])
+def test_parliament_finds_nothing_in_any_generated_iam_policy(example, example_stacks):
+    require("parliament")
+    documents = policy_documents(example_stacks[example])
+    kinds = {where.split(": ")[1].split(".")[0] for where, _ in documents}
+    assert {"aws_iam_role", "aws_iam_role_policy", "aws_kms_key"} <= kinds
+    problems = []
+    for where, document in documents:
+        kind = "trust" if where.split(": ")[1].startswith("aws_iam_role.") else "key" if f": {KEY_POLICY}." in where else None
+        allowed = BY_KIND.get(kind, set())
+        for issue, detail in lint(json.dumps(document)):
+            if (issue, None) in allowed or (issue, str(detail)) in allowed:
+                continue
+            problems.append(f"{where}: {issue} {detail}")
+    assert not problems, "\n".join(problems)
+
+
+def test_parliament_does_find_an_unknown_action_and_a_wide_grant():
+    """The check above can fail: parliament reports what it is there to report."""
+    require("parliament")
+    def document(action: str) -> str:
+        return json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": [action], "Resource": "*"}]})
+
+    assert "UNKNOWN_ACTION" in {issue for issue, _ in lint(document("sagemaker:DescribeBogus"))}
+    assert "RESOURCE_STAR" in {issue for issue, _ in lint(document("sagemaker:UpdateCluster"))}
+
+
+# --- secrets in output ----------------------------------------------------------------------
+
+KNOWN_SECRETS = {
+    "TF_VAR_scim_access_token": "scim-token-5b1e0c94-must-not-leak",
+    "TF_VAR_scim_endpoint": "https://scim.us-west-2.amazonaws.com/must-not-leak/scim/v2/",
+    "TF_VAR_identity_center_acs_url": "https://us-west-2.signin.aws.amazon.com/platform/saml/acs/must-not-leak",
+    "ARM_CLIENT_SECRET": "entra-client-secret-must-not-leak",
+    "OKTA_API_TOKEN": "okta-api-token-must-not-leak",
+    "AWS_SECRET_ACCESS_KEY": "aws-secret-must-not-leak",
+}
+
+
+@pytest.mark.parametrize("example", ["quickstart", "okta"])
+def test_no_secret_from_the_environment_appears_in_any_output(example, tmp_path, monkeypatch):
+    """A pipeline holds these for `cdktf deploy`; synth, report and runbook must not copy any."""
+    for name, value in KNOWN_SECRETS.items():
+        monkeypatch.setenv(name, value)
+    spec_path = EXAMPLES / example / "teams.yaml"
+    synthesize_stacks(validate_spec(yaml.safe_load(spec_path.read_text())), tmp_path / "out")
+    texts = {str(p): p.read_text() for p in (tmp_path / "out").rglob("*") if p.is_file()}
+    assert any(name.endswith("cdk.tf.json") for name in texts)
+    for command in (["report", str(spec_path)], ["report", str(spec_path), "--format", "html"], ["runbook", str(spec_path)]):
+        result = subprocess.run([sys.executable, "-m", "hyperpod_teams", *command], capture_output=True, text=True, env=os.environ.copy())
+        assert result.returncode == 0, result.stderr
+        texts[" ".join(command)] = result.stdout + result.stderr
+    leaks = [(where, name) for where, text in texts.items() for name, value in KNOWN_SECRETS.items() if value in text]
+    assert not leaks
