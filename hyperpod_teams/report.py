@@ -255,6 +255,19 @@ def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, ch
             f"resources carry `{naming.TAG_ORGANIZATION}={org.name}` only."
         )
     )
+
+    document.add(Heading("Manual steps still needed"))
+    document.add(
+        Items(
+            [
+                "IAM Identity Center: switch the identity source to the external IdP (SAML metadata both ways).",
+                "IAM Identity Center: enable automatic provisioning and give its SCIM endpoint and token to the IdP.",
+                "Wait until every team group is provisioned before the access stack deploys.",
+                "Billing: the cost allocation tags can be activated only once they appear, up to 24 hours after tagging.",
+            ]
+        )
+    )
+    document.add(Paragraph("`hyperpod-teams runbook` gives each step with its exact values and its place in the deploy order."))
     return document
 
 
