@@ -1,4 +1,5 @@
-"""Print how long `validate` takes on generated specs of 10, 100 and 500 teams.
+"""Print how long `validate`, `report` and `runbook` take on generated specs of 10, 100 and 500
+teams: in process, and as the whole `hyperpod-teams` process a user waits for.
 
 Run: .venv/bin/python benchmarks/validate.py   (a benchmark, not a test: it prints figures)
 """
@@ -43,24 +44,35 @@ def generated_spec(teams: int) -> dict:
     return spec
 
 
+COMMANDS = (["validate"], ["report"], ["report", "--format", "html"], ["runbook"])
+
+
+def _median_seconds(function, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
 def main(runs: int = 5) -> None:
     from hyperpod_teams.spec import load_spec
 
-    print(f"validate, median of {runs} runs, {sys.platform}, Python {sys.version.split()[0]}")
-    print(f"{'teams':>6} {'in-process load+validate':>26} {'hyperpod-teams validate (process)':>36}")
+    print(f"median of {runs} runs, {sys.platform}, Python {sys.version.split()[0]}")
+    header = "".join(f"{' '.join(c):>22}" for c in COMMANDS)
+    print(f"{'teams':>6} {'load+validate':>14}{header}   (whole process)")
     with tempfile.TemporaryDirectory() as tmp:
         for teams in (10, 100, 500):
             path = Path(tmp) / f"teams-{teams}.yaml"
             path.write_text(yaml.safe_dump(generated_spec(teams), sort_keys=False))
-            in_process, process = [], []
-            for _ in range(runs):
-                started = time.perf_counter()
-                load_spec(path)
-                in_process.append(time.perf_counter() - started)
-                started = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "hyperpod_teams", "validate", str(path)], check=True, capture_output=True)
-                process.append(time.perf_counter() - started)
-            print(f"{teams:>6} {statistics.median(in_process) * 1000:>23.0f} ms {statistics.median(process) * 1000:>33.0f} ms")
+            in_process = _median_seconds(lambda: load_spec(path), runs)
+            row = f"{teams:>6} {in_process * 1000:>11.0f} ms"
+            for command in COMMANDS:
+                argv = [sys.executable, "-m", "hyperpod_teams", command[0], str(path), *command[1:]]
+                seconds = _median_seconds(lambda: subprocess.run(argv, check=True, capture_output=True), runs)
+                row += f"{seconds * 1000:>19.0f} ms"
+            print(row)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """The `hyperpod-teams` command: validate a team spec, synthesize its Terraform stacks, print the
 spec's JSON Schema.
 
-Exit codes: 0 success, 2 invalid spec or usage, 1 internal error. `validate` and `schema` never
-import cdktf.
+Exit codes: 0 success, 2 invalid spec or usage, 1 internal error. `validate`, `schema`, `report`
+and `runbook` never import cdktf.
 """
 
 from __future__ import annotations
@@ -58,7 +58,9 @@ def cli() -> None:
     Typical use:
       hyperpod-teams validate teams.yaml
       hyperpod-teams synth teams.yaml --out cdktf.out
+      hyperpod-teams runbook teams.yaml --out RUNBOOK.md     # deploy order and manual steps
       cd cdktf.out/stacks/acme-cluster && terraform init && terraform plan
+      hyperpod-teams report teams.yaml --plan cdktf.out/stacks/acme-cluster/plan.json
     """
 
 
