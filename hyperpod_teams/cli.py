@@ -51,8 +51,8 @@ def cli() -> None:
     A spec (YAML or JSON, see spec-v1 in the README) names the organization, the identity provider,
     the cluster and its instance groups, and each team's quota, studio and budget. From it come one
     Terraform stack per unit of credentials: <org>-identity (the IdP), <org>-access (IAM Identity
-    Center), <org>-cluster (EKS, HyperPod), <org>-team-<team> and <org>-k8s-<team> per team, and
-    <org>-cost (payer account).
+    Center), <org>-eks, <org>-hyperpod-deps and <org>-cluster (EKS, HyperPod), <org>-team-<team>
+    and <org>-k8s-<team> per team, and <org>-cost (payer account).
 
     \b
     Typical use:
