@@ -115,32 +115,49 @@ def _borrow(team: Team) -> str:
     return f"{team.compute.borrow_limit_percent} %" if team.compute.sharing == "LendAndBorrow" else "–"
 
 
+#: Teams drawn as their own bar segment; the rest share one, so the chart stays readable (and
+#: quick) at hundreds of teams.
+CHART_TEAMS = 10
+
+
+def chart_series(shares: list[InstanceTypeShares], teams: list[str]) -> list[tuple[str, list[int]]]:
+    """The chart's segments: (label, nodes per instance type), the largest teams first, then
+    the other teams together, then what is unallocated."""
+    by_size = sorted(teams, key=lambda t: -sum(s.guaranteed.get(t, 0) for s in shares))
+    named, others = by_size[:CHART_TEAMS], set(by_size[CHART_TEAMS:])
+    series = [(team, [s.guaranteed.get(team, 0) for s in shares]) for team in named]
+    if others:
+        series.append((f"{len(others)} other teams", [sum(n for t, n in s.guaranteed.items() if t in others) for s in shares]))
+    series.append(("unallocated", [s.unallocated for s in shares]))
+    return series
+
+
 def _chart(shares: list[InstanceTypeShares], teams: list[str]) -> str:
     """Capacity shares per instance type as a stacked bar chart, PNG in base64."""
     import base64
     import io
 
-    import matplotlib
+    from matplotlib import colormaps
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
-
-    figure, axes = pyplot.subplots(figsize=(9, 0.8 + 0.6 * len(shares)), dpi=110)
+    series = chart_series(shares, teams)
+    figure = Figure(figsize=(9, 0.8 + 0.6 * len(shares)), dpi=110)
+    FigureCanvasAgg(figure)
+    axes = figure.subplots()
     labels = [s.instance_type for s in shares]
     left = [0] * len(shares)
-    colours = pyplot.get_cmap("tab10").colors
-    for index, team in enumerate(teams):
-        counts = [s.guaranteed.get(team, 0) for s in shares]
-        axes.barh(labels, counts, left=left, label=team, color=colours[index % len(colours)])
+    colours = colormaps["tab10"].colors
+    for index, (label, counts) in enumerate(series):
+        colour = "#d0d7de" if label == "unallocated" else colours[index % len(colours)]
+        axes.barh(labels, counts, left=left, label=label, color=colour)
         left = [a + b for a, b in zip(left, counts)]
-    axes.barh(labels, [s.unallocated for s in shares], left=left, label="unallocated", color="#d0d7de")
     axes.set_xlabel("nodes")
     axes.invert_yaxis()
     axes.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", metadata={"Software": None})  # no version stamp: stable bytes
-    pyplot.close(figure)
     return base64.b64encode(buffer.getvalue()).decode()
 
 

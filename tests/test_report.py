@@ -174,3 +174,16 @@ def test_report_writes_to_a_file_with_out(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert out.read_text().startswith("# hyperpod-teams: acme on ml-shared")
+
+
+
+def test_the_chart_names_the_largest_teams_and_groups_the_rest_without_losing_a_node():
+    from hyperpod_teams.report import CHART_TEAMS, InstanceTypeShares, chart_series
+
+    teams = [f"t{i:02d}" for i in range(30)]
+    shares = [InstanceTypeShares("ml.p5.48xlarge", 100, {t: 1 + i % 3 for i, t in enumerate(teams)})]
+    series = chart_series(shares, teams)
+    labels = [label for label, _ in series]
+    assert len(labels) == CHART_TEAMS + 2 and labels[-2:] == [f"{30 - CHART_TEAMS} other teams", "unallocated"]
+    assert all(counts == [3] for _, counts in series[:CHART_TEAMS])  # the largest guarantees come first
+    assert sum(counts[0] for _, counts in series) == 100  # every node is in exactly one segment
