@@ -130,10 +130,10 @@ def main() -> None:
         print(f"{name:<12} {wall:>8.1f} {memory:>9.0f}")
     naive_wall, naive_memory = medians["naive app"]
     quick_wall, quick_memory = medians["quickstart"]
-    print(f"quickstart / naive app: wall {quick_wall / naive_wall:.2f}x (target <= 0.35x), "
-          f"memory {quick_memory / naive_memory:.2f}x (target <= 0.6x)")
+    print(f"quickstart / naive app: wall {quick_wall / naive_wall:.3f}x (target <= 0.35x), "
+          f"memory {quick_memory / naive_memory:.3f}x (target <= 0.6x)")
     if "100 teams" in medians:
-        print(f"100 teams / quickstart: wall {medians['100 teams'][0] / quick_wall:.2f}x (target <= 2.5x)")
+        print(f"100 teams / quickstart: wall {medians['100 teams'][0] / quick_wall:.3f}x (target <= 2.5x)")
     if validate_runs:
         print(f"validate, 500 teams, whole process: {statistics.median(validate_runs):.2f} s (target < 1 s)")
 

@@ -12,9 +12,9 @@ import sys
 # jsii's Node 20 end-of-life banner would print on every `cdktf synth`; set before jsii loads.
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from hyperpod_teams.bindings import tune_node_memory  # noqa: E402
+from hyperpod_teams.bindings import tune_node_process  # noqa: E402
 
-tune_node_memory()  # before jsii starts node
+tune_node_process()  # before jsii starts node
 
 import cdktf  # noqa: E402
 

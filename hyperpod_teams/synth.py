@@ -43,7 +43,7 @@ def synthesize(spec: PlatformSpec, out_dir: str | Path, *, phase: Phase | None =
     with phase("Loading cdktf and the provider bindings"):
         from hyperpod_teams import bindings
 
-        bindings.tune_node_memory()
+        bindings.tune_node_process()
         import cdktf
 
         from hyperpod_teams.app import add_platform_stacks

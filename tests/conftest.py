@@ -18,6 +18,10 @@ QUICKSTART = EXAMPLES / "quickstart" / "teams.yaml"
 EXAMPLE_SPECS = sorted(EXAMPLES.glob("*/teams.yaml"))
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+# Synthesize in tests as the CLI does: jsii's node process with the lazy provider exports.
+from hyperpod_teams.bindings import tune_node_process  # noqa: E402 - pure, imports no cdktf
+
+tune_node_process()
 
 
 @pytest.fixture

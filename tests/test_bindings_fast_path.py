@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -40,7 +41,8 @@ def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path):
         synthesize_stacks(load_spec(path), tmp_path / "fast" / name)
         fast[name] = tree(tmp_path / "fast" / name)
         args += [str(path), str(tmp_path / "ordinary" / name)]
-    env = {**os.environ, bindings.FULL_IMPORT_ENV: "1"}
+    # The ordinary path on both sides: Python imports every submodule, node requires every one.
+    env = {**os.environ, bindings.FULL_IMPORT_ENV: "1", "NODE_OPTIONS": ""}
     result = subprocess.run([sys.executable, "-c", FULL_IMPORT_SYNTH, *args], env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert int(result.stdout.split("SUBMODULES")[1]) > 2000  # the ordinary path really imported them all
@@ -128,3 +130,69 @@ def test_missing_bindings_exit_1_with_the_fix_and_no_traceback(monkeypatch, caps
     assert raised.value.code == 1
     err = capsys.readouterr().err
     assert "pip install y" in err and "bug" not in err and "Traceback" not in err
+
+
+# --- the node side: lazy provider exports ----------------------------------------------------
+
+NODE = "node"
+
+
+def node(script: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([NODE, "-e", script, *args], capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_a_real_synth_makes_every_provider_index_lazy(tmp_path):
+    report = tmp_path / "lazy.txt"
+    env = {**os.environ, "HYPERPOD_TEAMS_LAZY_EXPORTS_REPORT": str(report), "NODE_OPTIONS": ""}
+    spec = EXAMPLE_SPECS[[p.parent.name for p in EXAMPLE_SPECS].index("quickstart")]
+    result = subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams", "synth", str(spec), "--out", str(tmp_path / "out")],
+        capture_output=True, text=True, env=env, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    packages = {re.search(r"@cdktf[\\/](provider-[a-z-]+)", line).group(1) for line in report.read_text().splitlines()}
+    assert packages == {"provider-aws", "provider-azuread", "provider-helm", "provider-kubernetes"}
+
+
+def test_the_lazy_index_requires_a_submodule_only_when_it_is_used(tmp_path):
+    package = tmp_path / "node_modules" / "@cdktf" / "provider-fake" / "lib"
+    for name in ("alpha", "beta"):
+        (package / name).mkdir(parents=True)
+        (package / name / "index.js").write_text(f'globalThis.loaded = [...(globalThis.loaded || []), "{name}"]; exports.kind = "{name}";\n')
+    (package / "index.js").write_text(
+        '"use strict";\nObject.defineProperty(exports, "__esModule", { value: true });\n'
+        "exports.beta = exports.alpha = void 0;\n"
+        'exports.alpha = require("./alpha");\nexports.beta = require("./beta");\n'
+    )
+    script = (
+        f"require({json.dumps(str(bindings.LAZY_EXPORTS_SCRIPT))});"
+        f"const index = require({json.dumps(str(package / 'index.js'))});"
+        "const before = [...(globalThis.loaded || [])];"
+        "const kind = index.beta.kind;"
+        "console.log(JSON.stringify({before, kind, after: globalThis.loaded, keys: Object.keys(index)}));"
+    )
+    result = node(script)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"before": [], "kind": "beta", "after": ["beta"], "keys": ["alpha", "beta"]}
+
+
+def test_an_index_of_another_shape_is_left_as_it_is():
+    script = (
+        f"const {{ lazyIndex }} = require({json.dumps(str(bindings.LAZY_EXPORTS_SCRIPT))});"
+        "const plain = 'exports.a = require(\"./a\");';"
+        "console.log(JSON.stringify([lazyIndex(plain) !== null, lazyIndex(plain + '\\nsideEffect();'), lazyIndex('exports.x = 1;')]));"
+    )
+    result = node(script)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [True, None, None]
+
+
+def test_tuning_the_node_process_adds_the_preload_once_and_respects_the_override():
+    environ = {"NODE_OPTIONS": "--max-old-space-size=4096"}
+    bindings.tune_node_process(environ)
+    bindings.tune_node_process(environ)
+    assert environ["NODE_OPTIONS"].count(bindings.LAZY_EXPORTS_SCRIPT.name) == 1
+    assert environ["NODE_OPTIONS"].startswith("--max-old-space-size=4096 --require")
+    ordinary = {bindings.FULL_IMPORT_ENV: "1"}
+    bindings.tune_node_process(ordinary)
+    assert "NODE_OPTIONS" not in ordinary

@@ -13,11 +13,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import cdktf
-from constructs import Construct
-
 from hyperpod_teams import bindings, load_spec, naming
-from hyperpod_teams.constructs.team import TeamEnvironment
+
+# Optional, before cdktf loads: node then loads only the provider code the stacks use (about
+# 800 MiB and several seconds less). The output is the same either way.
+bindings.tune_node_process()
+
+import cdktf  # noqa: E402
+from constructs import Construct  # noqa: E402
+
+from hyperpod_teams.constructs.team import TeamEnvironment  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
