@@ -166,12 +166,6 @@ def report(spec_path: Path, output_format: str, out_file: Path | None, plans: tu
         except (OSError, ValueError) as error:  # json.JSONDecodeError is a ValueError
             stderr.print(f"error: --plan {argument}: {error}", markup=False)
             sys.exit(EXIT_INVALID_SPEC)
-    if output_format == "html":
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            stderr.print("error: the HTML report draws its chart with matplotlib; run: pip install 'hyperpod-teams[report]'", markup=False)
-            sys.exit(EXIT_INTERNAL_ERROR)
     _write(render_report(spec, read, format=output_format), out_file)
 
 

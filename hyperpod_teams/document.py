@@ -4,6 +4,7 @@ runbook build documents; nothing here knows about teams."""
 
 from __future__ import annotations
 
+import base64
 import html
 from dataclasses import dataclass, field
 
@@ -46,10 +47,10 @@ class Alert:
 
 @dataclass(frozen=True)
 class Image:
-    """A PNG, embedded in HTML; Markdown shows the alt text only (PR comments take no data URIs)."""
+    """An SVG, embedded in HTML; Markdown shows the alt text only (PR comments take no data URIs)."""
 
     alt: str
-    png_base64: str
+    svg: str
 
 
 Block = Heading | Paragraph | Items | Code | Table | Alert | Image
@@ -130,6 +131,7 @@ def to_html(document: Document) -> str:
         elif isinstance(block, Alert):
             out.append(f'<div class="warning">{_inline_html(block.text)}</div>')
         elif isinstance(block, Image):
-            out.append(f'<img alt="{html.escape(block.alt)}" src="data:image/png;base64,{block.png_base64}">')
+            data = base64.b64encode(block.svg.encode()).decode()
+            out.append(f'<img alt="{html.escape(block.alt)}" src="data:image/svg+xml;base64,{data}">')
     out.append("</body></html>")
     return "\n".join(out) + "\n"

@@ -3,6 +3,7 @@ plans made offline by terraform against the real AWS provider. Pure except the p
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import subprocess
@@ -69,8 +70,14 @@ def test_the_cost_table_shows_each_teams_tags_category_and_budget(quickstart):
 def test_the_html_report_is_one_self_contained_page_with_the_capacity_chart(quickstart):
     page = render_report(quickstart, format="html")
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
-    assert re.search(r'<img alt="[^"]+" src="data:image/png;base64,[A-Za-z0-9+/=]{1000,}">', page)
-    assert not re.search(r'(src|href)="(https?:)?//', page), "the page must not load anything"
+    image = re.search(r'<img alt="[^"]+" src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]{1000,})">', page)
+    assert image, "no embedded chart"
+    chart = base64.b64decode(image.group(1)).decode()
+    for team in ("nlp", "vision", "research", "unallocated"):
+        assert f">{team}<" in chart  # the legend
+    assert not re.search(r'(src|href)="(https?:)?//', page + chart), "the page must not load anything"
+    assert "<script" not in page + chart
+    assert render_report(quickstart, format="html") == page  # the same spec gives the same bytes
     assert "<td>nlp</td>" in page and "<code>hyperpod-ns-vision</code>" in page
 
 
