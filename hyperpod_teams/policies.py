@@ -6,7 +6,12 @@ Pure layer: no cdktf. Constructs serialize these with `policy_json`.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
+from hyperpod_teams import naming
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hyperpod_teams.spec.models import PlatformSpec, Team
 
 
 def policy_json(document: dict) -> str:
@@ -370,6 +375,20 @@ def team_permission_set_policy(
             },
         ]
     return {"Version": "2012-10-17", "Statement": statements}
+
+
+def permission_set_policy_of(spec: PlatformSpec, team: Team, role: str) -> dict:
+    """`team_permission_set_policy` with every value taken from the spec."""
+    org = spec.organization
+    return team_permission_set_policy(
+        org=org.name,
+        team=team.name,
+        role=role,
+        account_id=org.account_id,
+        region=org.region,
+        eks_cluster_name=naming.shared_eks_cluster_name(spec.cluster),
+        budget_name=naming.team_budget_name(org.name, team.name) if team.budget else None,
+    )
 
 
 def platform_admins_permission_set_policy(

@@ -50,20 +50,11 @@ class RoleAccess:
 def access_matrix(spec: PlatformSpec) -> list[RoleAccess]:
     org = spec.organization
     groups = IdentityGroups.for_spec(spec)
-    eks = naming.shared_eks_cluster_name(spec.cluster)
     rows = []
     for team in spec.teams:
         for role in naming.ROLES:
             permission_set = naming.permission_set_name(org.name, team.name, role)
-            policy = policies.team_permission_set_policy(
-                org=org.name,
-                team=team.name,
-                role=role,
-                account_id=org.account_id,
-                region=org.region,
-                eks_cluster_name=eks,
-                budget_name=naming.team_budget_name(org.name, team.name) if team.budget else None,
-            )
+            policy = policies.permission_set_policy_of(spec, team, role)
             rows.append(
                 RoleAccess(
                     team=team.name,

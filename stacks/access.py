@@ -124,15 +124,7 @@ class AccessStack(PlatformStack):
                 purpose = f"The {role} of team {team.name}"
                 tags = naming.team_resource_tags(org, team)
                 permission_set_name = naming.permission_set_name(org.name, team.name, role)
-                policy = policies.team_permission_set_policy(
-                    org=org.name,
-                    team=team.name,
-                    role=role,
-                    account_id=org.account_id,
-                    region=org.region,
-                    eks_cluster_name=eks_cluster_name,
-                    budget_name=naming.team_budget_name(org.name, team.name) if team.budget else None,
-                )
+                policy = policies.permission_set_policy_of(spec, team, role)
             group = IdentityCenterGroup(
                 self,
                 f"group-{group_key_id(key)}",

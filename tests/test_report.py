@@ -194,3 +194,27 @@ def test_the_chart_names_the_largest_teams_and_groups_the_rest_without_losing_a_
     assert len(labels) == CHART_TEAMS + 2 and labels[-2:] == [f"{30 - CHART_TEAMS} other teams", "unallocated"]
     assert all(counts == [3] for _, counts in series[:CHART_TEAMS])  # the largest guarantees come first
     assert sum(counts[0] for _, counts in series) == 100  # every node is in exactly one segment
+
+
+
+@pytest.mark.parametrize(
+    ("resource_type", "body", "kind"),
+    [
+        ("aws_sagemaker_domain", {}, "SageMaker AI domain"),
+        ("aws_eks_cluster", {}, "EKS cluster"),
+        ("aws_cloudcontrolapi_resource", {"type_name": "AWS::SageMaker::Cluster"}, "HyperPod cluster"),
+        ("aws_s3_bucket", {}, "lifecycle scripts bucket"),
+        ("aws_cloudcontrolapi_resource", {"type_name": "AWS::SageMaker::ComputeQuota"}, None),
+        ("aws_iam_role", {}, None),
+    ],
+)
+def test_what_must_never_go_by_accident_is_recognized(resource_type, body, kind):
+    from hyperpod_teams.plan_summary import protected_kind
+
+    address = f"{resource_type}.lifecycle-scripts_bucket_1" if resource_type == "aws_s3_bucket" else f"{resource_type}.x"
+    change = {"type": resource_type, "address": address, "change": {"actions": ["delete"], "before": body, "after": None}}
+    found = protected_kind(change)
+    if kind is None:
+        assert found is None
+    else:
+        assert found is not None and found.startswith(kind)

@@ -90,29 +90,32 @@ def test_checkov_passes_every_synthesized_aws_stack(example, example_stacks, tmp
 
 
 @pytest.mark.terraform
-def test_checkov_passes_the_offline_plans(example_stacks, tmp_path):
+def test_checkov_passes_the_offline_plans_of_every_example(example_stacks, tmp_path):
     terraform = terraform_or_skip(tmp_path)
-    stacks = {
-        name: offline_plan_config(stack)
-        for name, stack in example_stacks["quickstart"].items()
-        if is_aws_only(stack) and not needs_aws_to_plan(stack)
-    }
-    directories = {name: write_stack(tmp_path, name, stack) for name, stack in stacks.items()}
-    for name, directory in directories.items():
-        stub_remote_states(directory, stacks[name])
     plans = tmp_path / "plans"
     plans.mkdir()
+    jobs = []
+    for example, stacks in example_stacks.items():
+        plannable = {
+            name: offline_plan_config(stack)
+            for name, stack in stacks.items()
+            if is_aws_only(stack) and not needs_aws_to_plan(stack)
+        }
+        directories = {name: write_stack(tmp_path / example, name, stack) for name, stack in plannable.items()}
+        for name, directory in directories.items():
+            stub_remote_states(directory, plannable[name])
+        jobs += [(example, name, directory) for name, directory in directories.items()]
 
-    def plan(name: str) -> str:
-        directory = directories[name]
+    def plan(job: tuple[str, str, Path]) -> str:
+        example, name, directory = job
         result = terraform.run(directory, "plan", "-input=false", "-lock=false", "-out=plan.tfplan")
         assert result.returncode == 0, result.stderr
-        (plans / f"{name}.json").write_text(terraform.run(directory, "show", "-json", "plan.tfplan").stdout)
+        (plans / f"{example}-{name}.json").write_text(terraform.run(directory, "show", "-json", "plan.tfplan").stdout)
         return name
 
-    assert len(in_parallel(plan, stacks)) >= 6
+    assert len(in_parallel(plan, jobs)) >= 10
     report = checkov(plans, "terraform_plan")
-    assert report["summary"]["passed"] > 50, report["summary"]
+    assert report["summary"]["passed"] > 100, report["summary"]
     assert report["summary"]["failed"] == 0, describe_failures(report)
 
 
