@@ -65,6 +65,7 @@ def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
         spec=spec,
         groups=identity_build,
         create_groups=plugin.creates_identity_center_groups,
+        existing_groups=groups.existing,
     )
     if identity is not None:
         # Permission sets are assigned to groups the IdP provisions into Identity Center.

@@ -99,7 +99,10 @@ class AccessStack(PlatformStack):
         spec: PlatformSpec,
         groups: IdentityBuild,
         create_groups: bool = False,
+        existing_groups: frozenset[tuple[str, str]] = frozenset(),
     ) -> None:
+        """`create_groups`: create the groups in Identity Center instead of looking them up,
+        except `existing_groups` (the spec names groups that exist already)."""
         super().__init__(scope, stack_name, spec=spec)
         self.add_aws_provider(tags=self.organization_tags())
         org = spec.organization
@@ -130,7 +133,7 @@ class AccessStack(PlatformStack):
                 f"group-{group_key_id(key)}",
                 identity_store_id=store,
                 display_name=display_name,
-                create=create_groups,
+                create=create_groups and key not in existing_groups,
                 description=f"{purpose} (hyperpod-teams)",
             )
             self.group_ids[key] = group.group_id

@@ -217,6 +217,19 @@ def test_generic_saml_can_create_the_groups_in_identity_center(generic_saml_crea
     assert not data_sources(access, "aws_identitystore_group")
 
 
+def test_groups_the_spec_names_are_looked_up_even_when_the_others_are_created(tmp_path):
+    from hyperpod_teams.spec import load_spec
+
+    data = load_spec(EXAMPLES / "existing-cluster" / "teams.yaml").model_dump(mode="json", exclude_unset=True)
+    data["identity"]["settings"] = {"create_groups_in_identity_center": True}
+    data["teams"][0]["members"] = {"admins": "Genomics Leads"}
+    access = synthesize_stacks(validate_spec(data), tmp_path)["globex-access"]
+    (looked_up,) = data_sources(access, "aws_identitystore_group")
+    assert looked_up["alternate_identifier"]["unique_attribute"]["attribute_value"] == "Genomics Leads"
+    assert "Genomics Leads" not in {g["display_name"] for g in resources(access, "aws_identitystore_group")}
+    assert len(resources(access, "aws_identitystore_group")) == 4
+
+
 # --- third-party plugin ----------------------------------------------------------------------
 
 
