@@ -34,8 +34,8 @@ def read_plan(argument: str, known_stacks: set[str]) -> StackPlan:
     return StackPlan(stack, plan)
 
 
-#: What must never go by accident, by resource type (and Cloud Control type).
 def protected_kind(change: dict) -> str | None:
+    """What the change's resource holds, when it must never go by accident; else None."""
     resource_type = change["type"]
     if resource_type == "aws_sagemaker_domain":
         return "SageMaker AI domain (the team's home directories and spaces)"

@@ -10,8 +10,11 @@ from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stack_plan import deploy_waves, identity_plugin, stack_plan
 
 
-def _deploy(stacks: list[str]) -> str:
-    return f"cdktf deploy {' '.join(stacks)} --parallelism {min(len(stacks), 10)} --auto-approve"
+def _deploy(*stacks: str) -> str:
+    """The deploy command of a step. The stacks of earlier steps are deployed already, which
+    cdktf cannot know: it would refuse a stack whose dependencies the command does not name."""
+    parallel = f" --parallelism {min(len(stacks), 10)}" if len(stacks) > 1 else ""
+    return f"cdktf deploy {' '.join(stacks)}{parallel} --ignore-missing-stack-dependencies --auto-approve"
 
 
 def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Document:
@@ -20,7 +23,7 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
     stacks = stack_plan(spec)
     names = {s.name for s in stacks}
     identity = naming.identity_stack_name(org) if naming.identity_stack_name(org) in names else None
-    access, cluster = naming.access_stack_name(org), naming.cluster_stack_name(org)
+    access = naming.access_stack_name(org)
     cost_stack = naming.cost_stack_name(org)
     groups = IdentityGroups.for_spec(spec).all()
     store = spec.identity.identity_center.identity_store_id
@@ -28,8 +31,8 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
     document.add(
         Paragraph(
             f"From `{spec_path}`: {len(stacks)} stacks, identity provider `{plugin.name}`. Run the commands from the "
-            "folder of `cdktf.json`, with the credentials each step names; `cdktf deploy` deploys a stack's "
-            "dependencies first, so a step may name only the stacks it is about."
+            "folder of `cdktf.json`, with the credentials each step names, in this order: each step deploys only "
+            "its own stacks, those of earlier steps being in place already."
         )
     )
 
@@ -58,7 +61,7 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
             "**Identity source, part 1 (IAM Identity Center console, manual).** *Settings* → *Identity source* → "
             "*Actions* → *Change identity source* → *External identity provider*. Under *Service provider "
             f"metadata* copy the two values into the pipeline's variables: {variables}.",
-            f"Deploy the identity provider's side with the IdP's credentials: `cdktf deploy {identity}`.",
+            f"Deploy the identity provider's side with the IdP's credentials: `{_deploy(identity)}`.",
             "**Identity source, part 2 (manual).** Read the outputs: `cdktf output " + identity + "` "
             f"(or `terraform output` in `cdktf.out/stacks/{identity}`): {outputs}. In the same dialog, under "
             "*Identity provider metadata*, upload the metadata downloaded from `saml_metadata_url` (or enter the "
@@ -81,21 +84,21 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
         f"Identity Center ({'they are created by the access stack itself' if plugin.creates_identity_center_groups else 'check each with the command below'}). "
         f"The groups: {wait}."
     )
-    steps.append(f"Deploy the permission sets and assignments with Identity Center account credentials: `cdktf deploy {access}`.")
+    steps.append(f"Deploy the permission sets and assignments with Identity Center account credentials: `{_deploy(access)}`.")
     cluster_side = [s.name for s in stacks if s.name not in (identity, access, cost_stack) and s.team is None]
     if spec.cluster.dependencies_chart.install and spec.cluster.dependencies_chart.repository is None:
         steps.append(
             "HyperPod's dependency chart is installed from a clone beside the output folder: "
             "`git clone https://github.com/aws/sagemaker-hyperpod-cli` next to `cdktf.out/`."
         )
-    steps.append(f"Deploy the cluster side (AWS and EKS credentials): `{_deploy(cluster_side)}`.")
+    steps.append(f"Deploy the cluster side (AWS and EKS credentials): `{_deploy(*cluster_side)}`.")
     team_stacks = [s.name for s in stacks if s.team]
-    steps.append(f"Deploy every team's stacks, in parallel: `{_deploy(team_stacks)}`.")
+    steps.append(f"Deploy every team's stacks, in parallel: `{_deploy(*team_stacks)}`.")
     keys = ", ".join(f"`{k}`" for k in cost.COST_ALLOCATION_TAG_KEYS)
     steps.append(
         f"**Billing (payer account, manual wait).** Tag keys {keys} appear in *Billing and Cost Management* → "
         "*Cost allocation tags* up to 24 hours after the first tagged resources exist; only then can they be "
-        f"activated. Then deploy with payer-account credentials: `cdktf deploy {cost_stack}` (activates the tags "
+        f"activated. Then deploy with payer-account credentials: `{_deploy(cost_stack)}` (activates the tags "
         f"and creates the cost category `{naming.cost_category_name(org)}`). Cost Explorer shows costs by the "
         "category from the day of activation on; earlier spend is not attributed."
     )
