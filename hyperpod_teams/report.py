@@ -15,8 +15,6 @@ from hyperpod_teams.plugins import IdentityGroups
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stack_plan import identity_plugin
 
-ROLE_TITLES = {"scientists": "scientists", "admins": "admins"}
-
 
 def _sid_phrase(sid: str) -> str:
     """`OpenStudioInTheTeamsDomain` -> `open studio in the team's domain`."""

@@ -4,8 +4,6 @@ creates: real synth with the real bindings, inspected resource by resource."""
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 

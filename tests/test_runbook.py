@@ -11,7 +11,6 @@ import sys
 
 import pytest
 
-from hyperpod_teams import naming
 from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, SCIM_VARIABLES, IdentityGroups
 from hyperpod_teams.runbook import render_runbook
 from hyperpod_teams.spec import load_spec

@@ -11,7 +11,6 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ import yaml
 
 from hyperpod_teams import rbac
 from hyperpod_teams.spec import load_spec, validate_spec
-from tests.conftest import EXAMPLE_SPECS, EXAMPLES, QUICKSTART, ROOT, synthesize_stacks
+from tests.conftest import EXAMPLE_SPECS, EXAMPLES, ROOT, synthesize_stacks
 from tests.offline_terraform import (
     in_parallel,
     is_aws_only,
