@@ -166,6 +166,8 @@ def tune_node_process(environ: dict = os.environ) -> None:  # noqa: B006 - the p
     current = environ.get("NODE_OPTIONS", "")
     if environ.get(FULL_IMPORT_ENV) or LAZY_EXPORTS_SCRIPT.name in current:
         return
+    if not LAZY_EXPORTS_SCRIPT.is_file():  # a broken install: node would refuse to start
+        return
     script = str(LAZY_EXPORTS_SCRIPT)
     option = f'--require "{script}"' if " " in script else f"--require={script}"
     environ["NODE_OPTIONS"] = f"{current} {option}".strip()

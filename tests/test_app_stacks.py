@@ -160,3 +160,5 @@ def test_the_wheel_installs_everything_under_hyperpod_teams(tmp_path):
     assert "hyperpod_teams/stacks/cluster.py" in names
     assert "hyperpod_teams/providers/entra_id/__init__.py" in names
     assert "hyperpod_teams/spec/spec-v1.schema.json" in names
+    assert "hyperpod_teams/providers/okta/resources.py" in names
+    assert "hyperpod_teams/node/lazy_provider_exports.js" in names  # node would not start without it
