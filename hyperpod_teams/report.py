@@ -82,9 +82,6 @@ class InstanceTypeShares:
 
 
 def compute_shares(spec: PlatformSpec) -> list[InstanceTypeShares]:
-    capacity: dict[str, int] = {}
-    for group in spec.cluster.instance_groups:
-        capacity[group.instance_type] = capacity.get(group.instance_type, 0) + group.count
     return [
         InstanceTypeShares(
             instance_type=instance_type,
@@ -96,7 +93,7 @@ def compute_shares(spec: PlatformSpec) -> list[InstanceTypeShares]:
                 if entry.instance_type == instance_type
             },
         )
-        for instance_type, nodes in capacity.items()
+        for instance_type, nodes in spec.cluster.capacity_by_instance_type().items()
     ]
 
 
