@@ -114,9 +114,16 @@ class IdentityBuild:
     sensitive_outputs: frozenset[str] = frozenset()
 
     @classmethod
-    def unchanged(cls, groups: IdentityGroups) -> IdentityBuild:
-        """Groups that reach Identity Center under their IdP names, and no outputs."""
-        return cls(group_display_names=dict(groups.by_team_role), platform_admins_display_name=groups.platform_admins)
+    def unchanged(
+        cls, groups: IdentityGroups, outputs: dict[str, object] | None = None, sensitive_outputs: frozenset[str] = frozenset()
+    ) -> IdentityBuild:
+        """Groups that reach Identity Center under their IdP names, with the stack's outputs."""
+        return cls(
+            group_display_names=dict(groups.by_team_role),
+            platform_admins_display_name=groups.platform_admins,
+            outputs=dict(outputs or {}),
+            sensitive_outputs=sensitive_outputs,
+        )
 
     def all_display_names(self) -> dict[tuple[str, str], str]:
         """Every group; the platform admins' keyed PLATFORM_ADMINS_KEY, like a team role."""

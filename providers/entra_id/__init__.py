@@ -79,9 +79,4 @@ class EntraIdPlugin(IdentityProviderPlugin):
 
         application = EntraIdentityCenterApplication(stack, "identity-center", spec=spec, settings=self.settings, groups=groups)
         # Entra provisions each group into Identity Center under its own display name.
-        return IdentityBuild(
-            group_display_names=dict(groups.by_team_role),
-            platform_admins_display_name=groups.platform_admins,
-            outputs=application.saml_outputs,
-            sensitive_outputs=application.sensitive_outputs,
-        )
+        return IdentityBuild.unchanged(groups, application.saml_outputs, application.sensitive_outputs)

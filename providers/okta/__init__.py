@@ -71,8 +71,4 @@ class OktaPlugin(IdentityProviderPlugin):
 
         application = OktaIdentityCenterApplication(stack, "identity-center", spec=spec, settings=self.settings, groups=groups)
         # Okta pushes each group into Identity Center under its Okta name.
-        return IdentityBuild(
-            group_display_names=dict(groups.by_team_role),
-            platform_admins_display_name=groups.platform_admins,
-            outputs=application.saml_outputs,
-        )
+        return IdentityBuild.unchanged(groups, application.saml_outputs)
