@@ -49,8 +49,7 @@ class EksCluster(Construct):
             "secrets-key",
             alias=naming.eks_secrets_key_alias(org, cluster),
             description=f"Kubernetes secrets of the EKS cluster of {cluster} (hyperpod-teams, {org})",
-            account_id=spec.organization.account_id,
-            partition=policies.aws_partition(spec.organization.region),
+            organization=spec.organization,
         )
         key_use = bindings.aws_iam_role_policy.IamRolePolicy(
             self,

@@ -6,19 +6,21 @@ from __future__ import annotations
 from constructs import Construct
 
 from hyperpod_teams import bindings, policies
+from hyperpod_teams.spec.models import Organization
 
 #: Days a scheduled key deletion can still be cancelled: the longest AWS allows.
 DELETION_WINDOW_DAYS = 30
 
 
 class EncryptionKey(Construct):
-    def __init__(self, scope: Construct, id_: str, *, alias: str, description: str, account_id: str, partition: str) -> None:
+    def __init__(self, scope: Construct, id_: str, *, alias: str, description: str, organization: Organization) -> None:
         super().__init__(scope, id_)
+        partition = policies.aws_partition(organization.region)
         self.key = bindings.aws_kms_key.KmsKey(
             self,
             "key",
             description=description,
-            policy=policies.policy_json(policies.kms_key_policy(account_id, partition)),
+            policy=policies.policy_json(policies.kms_key_policy(organization.account_id, partition)),
             enable_key_rotation=True,
             deletion_window_in_days=DELETION_WINDOW_DAYS,
         )

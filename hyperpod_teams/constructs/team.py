@@ -67,8 +67,7 @@ class TeamDomain(Construct):
             "key",
             alias=naming.team_studio_key_alias(org.name, team.name),
             description=f"Studio home directories and volumes of team {team.name} (hyperpod-teams, {org.name})",
-            account_id=org.account_id,
-            partition=policies.aws_partition(org.region),
+            organization=org,
         )
         domain = bindings.aws_sagemaker_domain
         self.domain = domain.SagemakerDomain(
