@@ -32,6 +32,14 @@ class Terraform:
             ["terraform", *args, "-no-color"], cwd=stack_dir, env=self.env, capture_output=True, text=True
         )
 
+    def plan(self, stack_dir: Path, *args: str, name: str = "plan") -> dict | str:
+        """`terraform plan` (saved as `<name>.tfplan`) and its `show -json`: the plan as JSON, or
+        terraform's error output when the plan fails."""
+        result = self.run(stack_dir, "plan", "-input=false", "-lock=false", *args, f"-out={name}.tfplan")
+        if result.returncode != 0:
+            return result.stderr
+        return json.loads(self.run(stack_dir, "show", "-json", f"{name}.tfplan").stdout)
+
 
 def terraform_or_skip(tmp_dir: Path) -> Terraform:
     """A Terraform runner; skips (fails under CI) when terraform or the provider is missing."""

@@ -293,9 +293,8 @@ def test_an_access_stack_that_creates_its_groups_passes_terraform_plan(generic_s
     access = generic_saml_creating_groups["globex-access"]
     assert not needs_aws_to_plan(access)
     directory = write_stack(tmp_path, "globex-access", offline_plan_config(access))
-    result = terraform.run(directory, "plan", "-input=false", "-lock=false", "-out=plan.tfplan")
-    assert result.returncode == 0, result.stderr
-    plan = json.loads(terraform.run(directory, "show", "-json", "plan.tfplan").stdout)
+    plan = terraform.plan(directory)
+    assert isinstance(plan, dict), plan
     created = sorted({change["type"] for change in plan["resource_changes"]})
     assert created == [
         "aws_identitystore_group",

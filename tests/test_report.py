@@ -98,9 +98,9 @@ def team_plans(quickstart_stacks, tmp_path_factory) -> dict[str, dict]:
     stub_remote_states(directory, stack)
 
     def plan(name: str, *args: str) -> dict:
-        result = terraform.run(directory, "plan", "-input=false", "-lock=false", *args, f"-out={name}.tfplan")
-        assert result.returncode == 0, result.stderr
-        return json.loads(terraform.run(directory, "show", "-json", f"{name}.tfplan").stdout)
+        found = terraform.plan(directory, *args, name=name)
+        assert isinstance(found, dict), found
+        return found
 
     first = plan("first")
     (domain,) = [r for r in first["planned_values"]["root_module"]["resources"] if r["type"] == "aws_sagemaker_domain"]

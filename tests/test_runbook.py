@@ -3,9 +3,7 @@ and every manual step carries its exact values. Pure, except one synth per examp
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import subprocess
 import sys
 
@@ -15,7 +13,7 @@ from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, SCIM
 from hyperpod_teams.runbook import render_runbook
 from hyperpod_teams.spec import load_spec
 from hyperpod_teams.stack_plan import deploy_waves, stack_plan
-from tests.conftest import EXAMPLE_SPECS, EXAMPLES, QUICKSTART, ROOT, synthesize_stacks
+from tests.conftest import EXAMPLE_SPECS, EXAMPLES, QUICKSTART, ROOT, require_module, synthesize_stacks
 
 
 @pytest.mark.parametrize("path", EXAMPLE_SPECS, ids=lambda p: p.parent.name)
@@ -84,10 +82,7 @@ def test_the_runbook_says_how_to_add_and_remove_a_team():
 
 @pytest.mark.parametrize("pipeline", ["github-actions.yml", "gitlab-ci.yml"])
 def test_the_pipeline_examples_pass_their_platforms_schema_and_run_the_whole_flow(pipeline):
-    if importlib.util.find_spec("check_jsonschema") is None:
-        if os.environ.get("CI"):
-            pytest.fail("check-jsonschema must be installed under CI (the dev extra has it)")
-        pytest.skip("check-jsonschema is not installed (the dev extra has it)")
+    require_module("check_jsonschema")
     schema = "vendor.github-workflows" if pipeline.startswith("github") else "vendor.gitlab-ci"
     path = ROOT / "examples" / "pipelines" / pipeline
     command = [sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema, str(path)]

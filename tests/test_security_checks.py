@@ -7,7 +7,6 @@ What a checker finds that truly does not apply is skipped in `.checkov.yaml`, ea
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -20,7 +19,7 @@ import yaml
 
 from hyperpod_teams import rbac
 from hyperpod_teams.spec import load_spec, validate_spec
-from tests.conftest import EXAMPLE_SPECS, EXAMPLES, ROOT, synthesize_stacks
+from tests.conftest import EXAMPLE_SPECS, EXAMPLES, ROOT, require_module, synthesize_stacks
 from tests.offline_terraform import (
     in_parallel,
     is_aws_only,
@@ -35,16 +34,9 @@ from tests.test_iam_promises import KEY_POLICY, policy_documents
 CHECKOV_CONFIG = ROOT / ".checkov.yaml"
 
 
-def require(module: str) -> None:
-    if importlib.util.find_spec(module) is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{module} must be installed under CI (the dev extra has it)")
-        pytest.skip(f"{module} is not installed (pip install -e '.[dev]')")
-
-
 def checkov(directory: Path, framework: str) -> dict:
     """Run checkov on a folder with the project's config; its JSON summary and failures."""
-    require("checkov")
+    require_module("checkov")
     checkov_bin = Path(sys.executable).parent / "checkov"
     result = subprocess.run(
         [str(checkov_bin), "--config-file", str(CHECKOV_CONFIG), "-d", str(directory), "--framework", framework, "-o", "json"],
@@ -107,9 +99,9 @@ def test_checkov_passes_the_offline_plans_of_every_example(example_stacks, tmp_p
 
     def plan(job: tuple[str, str, Path]) -> str:
         example, name, directory = job
-        result = terraform.run(directory, "plan", "-input=false", "-lock=false", "-out=plan.tfplan")
-        assert result.returncode == 0, result.stderr
-        (plans / f"{example}-{name}.json").write_text(terraform.run(directory, "show", "-json", "plan.tfplan").stdout)
+        found = terraform.plan(directory)
+        assert isinstance(found, dict), found
+        (plans / f"{example}-{name}.json").write_text(json.dumps(found))
         return name
 
     assert len(in_parallel(plan, jobs)) >= 10
@@ -136,7 +128,7 @@ def test_checkov_passes_the_rbac_manifests(rbac_manifests):
 
 @pytest.mark.parametrize("path", EXAMPLE_SPECS, ids=lambda p: p.parent.name)
 def test_kubernetes_validate_accepts_the_rbac_manifests_strictly_for_the_specs_version(path, rbac_manifests):
-    require("kubernetes_validate")
+    require_module("kubernetes_validate")
     version = load_spec(path).cluster.eks.kubernetes_version
     files = sorted(str(f) for f in rbac_manifests.glob(f"{path.parent.name}-*.yaml"))
     result = subprocess.run(
@@ -183,7 +175,7 @@ def lint(document: str) -> list[tuple[str, object]]:
 
 @pytest.mark.parametrize("example", [p.parent.name for p in EXAMPLE_SPECS])
 def test_parliament_finds_nothing_in_any_generated_iam_policy(example, example_stacks):
-    require("parliament")
+    require_module("parliament")
     documents = policy_documents(example_stacks[example])
     kinds = {where.split(": ")[1].split(".")[0] for where, _ in documents}
     assert {"aws_iam_role", "aws_iam_role_policy", "aws_kms_key"} <= kinds
@@ -200,7 +192,7 @@ def test_parliament_finds_nothing_in_any_generated_iam_policy(example, example_s
 
 def test_parliament_does_find_an_unknown_action_and_a_wide_grant():
     """The check above can fail: parliament reports what it is there to report."""
-    require("parliament")
+    require_module("parliament")
     def document(action: str) -> str:
         return json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": [action], "Resource": "*"}]})
 

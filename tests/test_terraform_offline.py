@@ -64,12 +64,7 @@ def test_aws_stacks_without_data_sources_pass_terraform_plan(example, example_st
         stub_remote_states(directory, stacks[name])
 
     def plan(name: str) -> tuple[str, object]:
-        directory = directories[name]
-        result = terraform.run(directory, "plan", "-input=false", "-lock=false", "-out=plan.tfplan")
-        if result.returncode != 0:
-            return name, result.stderr
-        shown = terraform.run(directory, "show", "-json", "plan.tfplan")
-        return name, json.loads(shown.stdout)
+        return name, terraform.plan(directories[name])
 
     results = dict(in_parallel(plan, stacks))
     failures = {name: result for name, result in results.items() if isinstance(result, str)}
