@@ -46,6 +46,9 @@ def synthesize(spec: PlatformSpec, out_dir: str | Path, *, phase: Phase | None =
         bindings.tune_node_process()
         import cdktf
 
+        # This process runs only the project's own stacks: see the function for why.
+        bindings.skip_argument_type_checks()
+
         from hyperpod_teams.app import add_platform_stacks
 
         bindings.preload()

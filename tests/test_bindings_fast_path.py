@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -28,28 +29,52 @@ import cdktf_cdktf_provider_aws
 print("SUBMODULES", sum(1 for m in sys.modules if m.startswith("cdktf_cdktf_provider_aws.")))
 """
 
+# What the `synth` command runs, for every example in one process: the node preload, and the
+# generated bindings without their argument type checks.
+COMMAND_SYNTH = """
+import sys
+from hyperpod_teams import bindings
+from hyperpod_teams.spec import load_spec
+from hyperpod_teams.synth import synthesize
+for spec_path, out in zip(sys.argv[1::2], sys.argv[2::2]):
+    synthesize(load_spec(spec_path), out)
+print("UNCHECKED", bindings._argument_type_checks is False)
+"""
+
 
 def tree(out: Path) -> dict[str, bytes]:
     return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
 
 
 def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path):
-    fast, ordinary, args = {}, {}, []
+    """Three ways to the same bytes: this test process (the library's way: the node preload,
+    type checks on), the synth command's way (type checks off), and the ordinary way."""
+    in_process, command_args, ordinary_args = {}, [], []
     for path in EXAMPLE_SPECS:
         name = path.parent.name
         (tmp_path / "fast").mkdir(exist_ok=True)
         synthesize_stacks(load_spec(path), tmp_path / "fast" / name)
-        fast[name] = tree(tmp_path / "fast" / name)
-        args += [str(path), str(tmp_path / "ordinary" / name)]
+        in_process[name] = tree(tmp_path / "fast" / name)
+        command_args += [str(path), str(tmp_path / "command" / name)]
+        ordinary_args += [str(path), str(tmp_path / "ordinary" / name)]
+    command_env = {k: v for k, v in os.environ.items() if k not in (bindings.TYPE_CHECKS_ENV, "NODE_OPTIONS")}
+    command = subprocess.run(
+        [sys.executable, "-c", COMMAND_SYNTH, *command_args], env=command_env, capture_output=True, text=True
+    )
+    assert command.returncode == 0, command.stderr
+    assert "UNCHECKED True" in command.stdout
     # The ordinary path on both sides: Python imports every submodule, node requires every one.
     env = {**os.environ, bindings.FULL_IMPORT_ENV: "1", "NODE_OPTIONS": ""}
-    result = subprocess.run([sys.executable, "-c", FULL_IMPORT_SYNTH, *args], env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", FULL_IMPORT_SYNTH, *ordinary_args], env=env, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     assert int(result.stdout.split("SUBMODULES")[1]) > 2000  # the ordinary path really imported them all
     for path in EXAMPLE_SPECS:
         name = path.parent.name
-        ordinary[name] = tree(tmp_path / "ordinary" / name)
-        assert fast[name] == ordinary[name], f"{name}: the fast path changed the output"
+        ordinary = tree(tmp_path / "ordinary" / name)
+        assert in_process[name] == ordinary, f"{name}: the library's fast path changed the output"
+        assert tree(tmp_path / "command" / name) == ordinary, f"{name}: the synth command changed the output"
 
 
 def test_this_process_imported_only_the_submodules_it_uses():
@@ -132,26 +157,71 @@ def test_missing_bindings_exit_1_with_the_fix_and_no_traceback(monkeypatch, caps
     assert "pip install y" in err and "bug" not in err and "Traceback" not in err
 
 
-# --- the node side: lazy provider exports ----------------------------------------------------
+# --- Python side: the generated bindings' argument type checks -------------------------------
+
+TYPE_CHECK_PROBE = """
+import sys
+from hyperpod_teams import bindings
+if sys.argv[1] == "skip":
+    bindings.skip_argument_type_checks()
+import cdktf
+app = cdktf.App(outdir=sys.argv[2])
+stack = cdktf.TerraformStack(app, "probe")
+try:
+    bindings.aws_iam_role.IamRole(stack, "role", assume_role_policy=42)  # a number, not a string
+except Exception as error:
+    print(type(error).__name__, "|", " / ".join(str(error).splitlines()))
+"""
+
+
+@pytest.mark.parametrize(
+    ("mode", "environ", "checked_by"),
+    [
+        ("keep", {}, "python"),
+        ("skip", {}, "jsii kernel"),
+        ("skip", {bindings.TYPE_CHECKS_ENV: "1"}, "python"),
+        ("skip", {bindings.FULL_IMPORT_ENV: "1"}, "python"),
+    ],
+    ids=["library process", "synth process", "checks kept by env", "ordinary path"],
+)
+def test_a_wrong_argument_type_is_refused_with_or_without_the_python_checks(tmp_path, mode, environ, checked_by):
+    env = {**{k: v for k, v in os.environ.items() if k != bindings.TYPE_CHECKS_ENV}, **environ}
+    result = subprocess.run(
+        [sys.executable, "-c", TYPE_CHECK_PROBE, mode, str(tmp_path)], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    kind, message = result.stdout.strip().split(" | ", 1)
+    assert "assume_role_policy" in message or "assumeRolePolicy" in message
+    if checked_by == "python":
+        assert kind == "TypeError" and "must be str" in message  # typeguard, in Python
+    else:
+        assert kind != "TypeError" and "Unable to deserialize" in message  # the kernel, in node
+
+
+# --- the node side: the preload and its rewriters ---------------------------------------------
 
 NODE = "node"
+NODE_DIR = bindings.NODE_PRELOAD_SCRIPT.parent
 
 
 def node(script: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([NODE, "-e", script, *args], capture_output=True, text=True, env=env, timeout=60)
 
 
-def test_a_real_synth_makes_every_provider_index_lazy(tmp_path):
-    report = tmp_path / "lazy.txt"
-    env = {**os.environ, "HYPERPOD_TEAMS_LAZY_EXPORTS_REPORT": str(report), "NODE_OPTIONS": ""}
+def test_a_real_synth_applies_every_node_rewrite(tmp_path):
+    report = tmp_path / "rewrites.txt"
+    env = {**os.environ, "HYPERPOD_TEAMS_NODE_REWRITES_REPORT": str(report), "NODE_OPTIONS": ""}
     spec = EXAMPLE_SPECS[[p.parent.name for p in EXAMPLE_SPECS].index("quickstart")]
     result = subprocess.run(
         [sys.executable, "-m", "hyperpod_teams", "synth", str(spec), "--out", str(tmp_path / "out")],
         capture_output=True, text=True, env=env, timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    packages = {re.search(r"@cdktf[\\/](provider-[a-z-]+)", line).group(1) for line in report.read_text().splitlines()}
-    assert packages == {"provider-aws", "provider-azuread", "provider-helm", "provider-kubernetes"}
+    rewrites = [line.split("\t") for line in report.read_text().splitlines()]
+    lazy = {re.search(r"@cdktf[\\/](provider-[a-z-]+)", f).group(1) for r, f in rewrites if r == "lazy-provider-exports"}
+    assert lazy == {"provider-aws", "provider-azuread", "provider-helm", "provider-kubernetes"}
+    assert [Path(f).name for r, f in rewrites if r == "no-creation-stacks"] == ["stack-trace.js"]
+    assert sorted(Path(f).name for r, f in rewrites if r == "kernel-in-process") == ["jsii-runtime.js", "program.js"]
 
 
 def test_the_lazy_index_requires_a_submodule_only_when_it_is_used(tmp_path):
@@ -165,7 +235,7 @@ def test_the_lazy_index_requires_a_submodule_only_when_it_is_used(tmp_path):
         'exports.alpha = require("./alpha");\nexports.beta = require("./beta");\n'
     )
     script = (
-        f"require({json.dumps(str(bindings.LAZY_EXPORTS_SCRIPT))});"
+        f"require({json.dumps(str(bindings.NODE_PRELOAD_SCRIPT))});"
         f"const index = require({json.dumps(str(package / 'index.js'))});"
         "const before = [...(globalThis.loaded || [])];"
         "const kind = index.beta.kind;"
@@ -178,7 +248,7 @@ def test_the_lazy_index_requires_a_submodule_only_when_it_is_used(tmp_path):
 
 def test_an_index_of_another_shape_is_left_as_it_is():
     script = (
-        f"const {{ lazyIndex }} = require({json.dumps(str(bindings.LAZY_EXPORTS_SCRIPT))});"
+        f"const {{ lazyIndex }} = require({json.dumps(str(NODE_DIR / 'lazy_provider_exports.js'))});"
         "const plain = 'exports.a = require(\"./a\");';"
         "console.log(JSON.stringify([lazyIndex(plain) !== null, lazyIndex(plain + '\\nsideEffect();'), lazyIndex('exports.x = 1;')]));"
     )
@@ -187,12 +257,82 @@ def test_an_index_of_another_shape_is_left_as_it_is():
     assert json.loads(result.stdout) == [True, None, None]
 
 
+CDKTF_STACK_TRACE = """"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.captureStackTrace = captureStackTrace;
+function captureStackTrace(below) {
+    const object = { stack: "" };
+    Error.captureStackTrace(object, below || captureStackTrace);
+    return object.stack.split("\\n").slice(1);
+}
+"""
+
+
+def test_cdktf_tokens_record_no_stack_trace_and_another_module_is_left_as_it_is(tmp_path):
+    module = tmp_path / "node_modules" / "cdktf" / "lib" / "tokens" / "private" / "stack-trace.js"
+    module.parent.mkdir(parents=True)
+    module.write_text(CDKTF_STACK_TRACE)
+    elsewhere = tmp_path / "node_modules" / "other" / "lib" / "tokens" / "private" / "stack-trace.js"
+    elsewhere.parent.mkdir(parents=True)
+    elsewhere.write_text(CDKTF_STACK_TRACE)
+    script = (
+        f"require({json.dumps(str(bindings.NODE_PRELOAD_SCRIPT))});"
+        f"const cdktf = require({json.dumps(str(module))}).captureStackTrace();"
+        f"const other = require({json.dumps(str(elsewhere))}).captureStackTrace();"
+        "console.log(JSON.stringify([cdktf.length, other.length > 0]));"
+    )
+    result = node(script)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [0, True]
+
+
+# A stand-in for jsii's runtime: the launcher would start the kernel as a child with its API on
+# fd 3; the kernel answers each line it reads with the line upper-cased, and prints a log line.
+FAKE_LAUNCHER = """
+const child = require("child_process").spawn(process.execPath, [require("path").join(__dirname, "..", "lib", "program.js")],
+  { stdio: ["ignore", "pipe", "pipe", "pipe"] });
+process.stdin.pipe(child.stdio[3]); child.stdio[3].pipe(process.stdout);
+child.stdout.on("data", (d) => console.error(JSON.stringify({ stdout: d.toString("base64") })));
+"""
+FAKE_KERNEL = """
+const fs = require("fs");
+const io = { readFD:3,writeFD:3 };
+console.log(`${require("path").basename(process.argv[1])} ${process.execArgv.includes("--preserve-symlinks")}`);
+const buffer = Buffer.alloc(100);
+const read = fs.readSync(io.readFD, buffer, 0, 100, null);
+fs.writeSync(io.writeFD, buffer.subarray(0, read).toString().toUpperCase());
+"""
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["kernel of the expected shape", "another shape"])
+def test_the_jsii_kernel_runs_in_the_launchers_process_only_when_it_has_the_expected_shape(tmp_path, in_process):
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "bin" / "jsii-runtime.js").write_text(FAKE_LAUNCHER)
+    kernel = FAKE_KERNEL if in_process else FAKE_KERNEL.replace("readFD:3,writeFD:3", "readFD: 3, writeFD: 3")
+    (tmp_path / "lib" / "program.js").write_text(kernel)
+    env = {**os.environ, "NODE_OPTIONS": f"--require={bindings.NODE_PRELOAD_SCRIPT}", "NODE_PRESERVE_SYMLINKS": "1"}
+    launcher = subprocess.run(
+        [NODE, str(tmp_path / "bin" / "jsii-runtime.js")],
+        input="hello kernel\n", capture_output=True, text=True, env=env, timeout=60,
+    )
+    assert launcher.returncode == 0, launcher.stderr
+    assert launcher.stdout == "HELLO KERNEL\n"  # the channel carries only the protocol
+    (log,) = [json.loads(line) for line in launcher.stderr.splitlines() if line.startswith("{")]
+    main_module, preserve_symlinks = base64.b64decode(log["stdout"]).decode().split()
+    if in_process:  # the launcher's own process, with the flag the launcher gives its child
+        assert (main_module, preserve_symlinks) == ("jsii-runtime.js", "true")
+    else:
+        assert (main_module, preserve_symlinks) == ("program.js", "false")
+
+
 def test_tuning_the_node_process_adds_the_preload_once_and_respects_the_override():
     environ = {"NODE_OPTIONS": "--max-old-space-size=4096"}
     bindings.tune_node_process(environ)
     bindings.tune_node_process(environ)
-    assert environ["NODE_OPTIONS"].count(bindings.LAZY_EXPORTS_SCRIPT.name) == 1
+    assert environ["NODE_OPTIONS"].count(bindings.NODE_PRELOAD_SCRIPT.name) == 1
     assert environ["NODE_OPTIONS"].startswith("--max-old-space-size=4096 --require")
+    assert environ["NODE_PRESERVE_SYMLINKS"] == "1"
     ordinary = {bindings.FULL_IMPORT_ENV: "1"}
     bindings.tune_node_process(ordinary)
     assert "NODE_OPTIONS" not in ordinary

@@ -1,16 +1,12 @@
-// Preloaded into jsii's node process (NODE_OPTIONS=--require) by hyperpod-teams
-// (hyperpod_teams/bindings.py, tune_node_process).
+// Rewriter of the node preload (preload.js): lazy submodule exports in provider packages.
 //
 // Why: a prebuilt provider package's lib/index.js requires every one of its submodules when it
 // loads (2,212 for AWS, 60 MB of JavaScript), which costs node about 800 MiB and 4 s, though a
-// synth uses a few dozen. This hook rewrites such an index as node compiles it: each line
+// synth uses a few dozen. This rewrites such an index as node compiles it: each line
 // `exports.x = require("./x");` becomes a getter that requires the submodule the first time jsii
 // looks it up, then replaces itself with the module. An index with any other kind of line is
 // compiled as it is. The synthesized output is byte for byte the same (a test compares).
 "use strict";
-
-const fs = require("fs");
-const Module = require("module");
 
 const PROVIDER_INDEX = /[\\/]@cdktf[\\/]provider-[a-z0-9-]+[\\/](?:[^\\/]+[\\/]){0,2}lib[\\/]index\.js$/;
 const REQUIRE_LINE = /^exports\.([A-Za-z_$][\w$]*) = require\(("\.\/[^"]+")\);$/;
@@ -35,19 +31,8 @@ function lazyIndex(source) {
   return lazy > 0 && !lines.includes(null) ? lines.join("\n") : null;
 }
 
-const compile = Module.prototype._compile;
-Module.prototype._compile = function compileLazily(content, filename) {
-  if (PROVIDER_INDEX.test(filename)) {
-    const rewritten = lazyIndex(content);
-    if (rewritten !== null) {
-      // The tests ask which indexes were made lazy (written at once: jsii ends node by a signal).
-      if (process.env.HYPERPOD_TEAMS_LAZY_EXPORTS_REPORT) {
-        fs.appendFileSync(process.env.HYPERPOD_TEAMS_LAZY_EXPORTS_REPORT, `${filename}\n`);
-      }
-      return compile.call(this, rewritten, filename);
-    }
-  }
-  return compile.call(this, content, filename);
+module.exports = {
+  name: "lazy-provider-exports",
+  rewrite: (source, filename) => (PROVIDER_INDEX.test(filename) ? lazyIndex(source) : null),
+  lazyIndex,
 };
-
-module.exports = { lazyIndex };

@@ -1,0 +1,26 @@
+// Rewriter of the node preload (preload.js): no JavaScript stack trace per cdktf token.
+//
+// Why: cdktf records a full stack trace (Error.captureStackTrace with no depth limit) each time
+// it creates a token, a reference or a resource's nested-attribute object: a SageMaker domain
+// alone makes dozens. The traces appear only in the text of resolution errors, and in a Python
+// app they show jsii kernel frames, not the Python line at fault. Capturing them was a fifth of
+// node's time on a 100-team synth. This makes cdktf's captureStackTrace return no frames; the
+// errors keep their message, and the synthesized output is the same bytes (a test compares).
+"use strict";
+
+const STACK_TRACE_MODULE = /[\\/]cdktf[\\/](?:[^\\/]+[\\/]){0,2}lib[\\/]tokens[\\/]private[\\/]stack-trace\.js$/;
+const DEFINITION = "function captureStackTrace(below) {";
+
+/** cdktf's stack-trace module made to capture nothing, or null when it is not the expected one. */
+function withoutCreationStacks(source) {
+  if (source.split(DEFINITION).length !== 2 || !source.includes("exports.captureStackTrace = captureStackTrace;")) {
+    return null;
+  }
+  return source.replace(DEFINITION, `${DEFINITION} return [];`);
+}
+
+module.exports = {
+  name: "no-creation-stacks",
+  rewrite: (source, filename) => (STACK_TRACE_MODULE.test(filename) ? withoutCreationStacks(source) : null),
+  withoutCreationStacks,
+};

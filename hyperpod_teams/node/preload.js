@@ -1,0 +1,32 @@
+// Preloaded into the node process that jsii starts (NODE_OPTIONS=--require) by hyperpod-teams
+// (hyperpod_teams/bindings.py, tune_node_process), to make synth pay only for what it uses.
+//
+// Each rewriter below changes one kind of file of the jsii / cdktf / provider stack as node
+// compiles it, and only when the file has exactly the shape it expects; any other file, or
+// another version's, is compiled as it is. None changes a byte of the synthesized output (a test
+// synthesizes every example this way and the ordinary way, and compares).
+"use strict";
+
+const fs = require("fs");
+const Module = require("module");
+
+const REWRITERS = [
+  require("./lazy_provider_exports"), // provider indexes load a submodule when it is first used
+  require("./no_creation_stacks"), // cdktf records no JavaScript stack trace per token
+  require("./kernel_in_process"), // the jsii kernel runs here, not behind a relay process
+];
+
+const compile = Module.prototype._compile;
+Module.prototype._compile = function compileRewritten(content, filename) {
+  for (const rewriter of REWRITERS) {
+    const rewritten = rewriter.rewrite(content, filename, this);
+    if (rewritten !== null) {
+      // The tests ask which files were rewritten (written at once: jsii may end node by a signal).
+      if (process.env.HYPERPOD_TEAMS_NODE_REWRITES_REPORT) {
+        fs.appendFileSync(process.env.HYPERPOD_TEAMS_NODE_REWRITES_REPORT, `${rewriter.name}\t${filename}\n`);
+      }
+      return compile.call(this, rewritten, filename);
+    }
+  }
+  return compile.call(this, content, filename);
+};
