@@ -66,18 +66,20 @@ class PermissionSet(Construct):
             session_duration=spec.identity.identity_center.session_duration,
             tags=tags,
         )
+        # Read once: each read of an attribute is a round trip to jsii's node process.
+        self.arn = self.permission_set.arn
         self.inline_policy = bindings.aws_ssoadmin_permission_set_inline_policy.SsoadminPermissionSetInlinePolicy(
             self,
             "inline-policy",
             instance_arn=instance_arn,
-            permission_set_arn=self.permission_set.arn,
+            permission_set_arn=self.arn,
             inline_policy=policies.policy_json(policy),
         )
         self.assignment = bindings.aws_ssoadmin_account_assignment.SsoadminAccountAssignment(
             self,
             "assignment",
             instance_arn=instance_arn,
-            permission_set_arn=self.permission_set.arn,
+            permission_set_arn=self.arn,
             principal_id=group_id,
             principal_type="GROUP",
             target_id=spec.organization.account_id,
@@ -85,7 +87,6 @@ class PermissionSet(Construct):
             # Identity Center creates the AWSReservedSSO_ role only once the policy is in place.
             depends_on=[self.inline_policy],
         )
-        self.arn = self.permission_set.arn
 
 
 class AccessStack(PlatformStack):

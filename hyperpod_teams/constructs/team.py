@@ -100,11 +100,12 @@ class TeamDomain(Construct):
             lifecycle=cdktf.TerraformResourceLifecycle(prevent_destroy=True),
         )
         # The team's Identity Center groups may open the domain from the access portal.
+        application_arn = self.domain.single_sign_on_application_arn  # one read, one round trip
         self.assignments = [
             bindings.aws_ssoadmin_application_assignment.SsoadminApplicationAssignment(
                 self,
                 f"{role}-assignment",
-                application_arn=self.domain.single_sign_on_application_arn,
+                application_arn=application_arn,
                 principal_id=group_ids[role],
                 principal_type="GROUP",
             )

@@ -58,6 +58,8 @@ class EntraIdentityCenterApplication(Construct):
 
         #: Group key (team, role) or PLATFORM_ADMINS_KEY -> the group's object ID.
         self.group_object_ids: dict[tuple[str, str], str] = {}
+        # Each read of an attribute is a round trip to jsii's node process: read once, use often.
+        service_principal_object_id = self.service_principal.object_id
         for key, group_name in groups.all().items():
             construct_id = f"group-{group_key_id(key)}"
             if key in groups.existing:  # the spec names a group the IdP has already
@@ -73,13 +75,13 @@ class EntraIdentityCenterApplication(Construct):
                     security_enabled=True,
                     prevent_duplicate_names=True,
                 )
-            self.group_object_ids[key] = group.object_id
+            self.group_object_ids[key] = group_object_id = group.object_id
             bindings.azuread_app_role_assignment.AppRoleAssignment(
                 self,
                 f"assignment-{group_key_id(key)}",
                 app_role_id=settings.app_role_id,
-                principal_object_id=group.object_id,
-                resource_object_id=self.service_principal.object_id,
+                principal_object_id=group_object_id,
+                resource_object_id=service_principal_object_id,
             )
 
         scim = ScimCredentials(self, "scim")
