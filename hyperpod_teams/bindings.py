@@ -212,9 +212,9 @@ def import_package_without_submodules(package: str) -> bool:
 
 #: Script preloaded into jsii's node process (see the script and the rewriters beside it for why):
 #: provider indexes load their submodules on first use, cdktf records no stack trace per token,
-#: and the kernel runs in the process Python started instead of behind a relay. On the quickstart,
-#: node's peak memory drops from about 1,000 MiB to about 200 and the synth from about 7 s to 2.5 s;
-#: on 100 teams, ... (benchmarks/synth.py). The output is the same bytes.
+#: and the kernel runs in the process Python started instead of behind a relay. Node's peak memory
+#: drops from about 1,000 MiB to about 200, the quickstart synth from about 7 s to 3, and a 100-team
+#: synth by another 5 s (README, Performance; benchmarks/synth.py). The output is the same bytes.
 NODE_PRELOAD_SCRIPT = Path(__file__).parent / "node" / "preload.js"
 
 
