@@ -12,6 +12,7 @@ import sys
 # jsii's Node 20 end-of-life banner would print on every `cdktf synth`; set before jsii loads.
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
+from hyperpod_teams import jsii_requests  # noqa: E402
 from hyperpod_teams.bindings import skip_argument_type_checks, tune_node_process  # noqa: E402
 
 tune_node_process()  # before jsii starts node
@@ -26,7 +27,9 @@ SPEC_CONTEXT_KEY = "hyperpod-teams:spec"
 
 
 def main() -> None:
-    skip_argument_type_checks()  # this process runs only the project's own stacks
+    # This process runs only the project's own stacks: see the functions for why.
+    skip_argument_type_checks()
+    jsii_requests.install()
     app = cdktf.App()
     spec_path = os.environ.get(SPEC_ENV) or app.node.try_get_context(SPEC_CONTEXT_KEY)
     if not spec_path:

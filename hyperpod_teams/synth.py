@@ -42,13 +42,14 @@ def synthesize(spec: PlatformSpec, out_dir: str | Path, *, phase: Phase | None =
     out_dir = Path(out_dir).resolve()
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     with phase("Loading cdktf and the provider bindings"):
-        from hyperpod_teams import bindings
+        from hyperpod_teams import bindings, jsii_requests
 
         bindings.tune_node_process()
         import cdktf
 
-        # This process runs only the project's own stacks: see the function for why.
+        # This process runs only the project's own stacks: see the functions for why.
         bindings.skip_argument_type_checks()
+        jsii_requests.install()
 
         from hyperpod_teams.app import add_platform_stacks
 

@@ -3,7 +3,7 @@
 //
 // Each rewriter below changes one kind of file of the jsii / cdktf / provider stack as node
 // compiles it, and only when the file has exactly the shape it expects; any other file, or
-// another version's, is compiled as it is. None changes a byte of the synthesized output (a test
+// another version's, is compiled as it is. They apply in turn: one file may take two. None changes a byte of the synthesized output (a test
 // synthesizes every example this way and the ordinary way, and compares).
 "use strict";
 
@@ -14,19 +14,21 @@ const REWRITERS = [
   require("./lazy_provider_exports"), // provider indexes load a submodule when it is first used
   require("./no_creation_stacks"), // cdktf records no JavaScript stack trace per token
   require("./kernel_in_process"), // the jsii kernel runs here, not behind a relay process
+  require("./kernel_assert_messages"), // the kernel formats a type check's message only on failure
+  require("./untokenized_strings"), // cdktf resolves a string with no token at once
 ];
 
 const compile = Module.prototype._compile;
 Module.prototype._compile = function compileRewritten(content, filename) {
+  let source = content;
   for (const rewriter of REWRITERS) {
-    const rewritten = rewriter.rewrite(content, filename, this);
-    if (rewritten !== null) {
-      // The tests ask which files were rewritten (written at once: jsii may end node by a signal).
-      if (process.env.HYPERPOD_TEAMS_NODE_REWRITES_REPORT) {
-        fs.appendFileSync(process.env.HYPERPOD_TEAMS_NODE_REWRITES_REPORT, `${rewriter.name}\t${filename}\n`);
-      }
-      return compile.call(this, rewritten, filename);
+    const rewritten = rewriter.rewrite(source, filename, this);
+    if (rewritten === null) continue;
+    source = rewritten;
+    // The tests ask which files were rewritten (written at once: jsii may end node by a signal).
+    if (process.env.HYPERPOD_TEAMS_NODE_REWRITES_REPORT) {
+      fs.appendFileSync(process.env.HYPERPOD_TEAMS_NODE_REWRITES_REPORT, `${rewriter.name}\t${filename}\n`);
     }
   }
-  return compile.call(this, content, filename);
+  return compile.call(this, source, filename);
 };
