@@ -15,7 +15,7 @@ const REWRITERS = [
   require("./no_creation_stacks"), // cdktf records no JavaScript stack trace per token
   require("./kernel_in_process"), // the jsii kernel runs here, not behind a relay process
   require("./kernel_assert_messages"), // the kernel formats a type check's message only on failure
-  require("./untokenized_strings"), // cdktf resolves a string with no token at once
+  require("./cdktf_resolve"), // cdktf resolve() does less per value
 ];
 
 const compile = Module.prototype._compile;
