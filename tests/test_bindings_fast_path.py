@@ -29,16 +29,17 @@ import cdktf_cdktf_provider_aws
 print("SUBMODULES", sum(1 for m in sys.modules if m.startswith("cdktf_cdktf_provider_aws.")))
 """
 
-# What the `synth` command runs, for every example in one process: the node preload, and the
-# generated bindings without their argument type checks.
+# What the `synth` command runs, for every example in one process: the node preload, the
+# generated bindings without their argument type checks, and its own encoding of jsii requests.
 COMMAND_SYNTH = """
 import sys
-from hyperpod_teams import bindings
+from hyperpod_teams import bindings, jsii_requests
 from hyperpod_teams.spec import load_spec
 from hyperpod_teams.synth import synthesize
 for spec_path, out in zip(sys.argv[1::2], sys.argv[2::2]):
     synthesize(load_spec(spec_path), out)
 print("UNCHECKED", bindings._argument_type_checks is False)
+print("DIRECT REQUESTS", bool(jsii_requests._originals))
 """
 
 
@@ -48,7 +49,8 @@ def tree(out: Path) -> dict[str, bytes]:
 
 def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path):
     """Three ways to the same bytes: this test process (the library's way: the node preload,
-    type checks on), the synth command's way (type checks off), and the ordinary way."""
+    type checks on), the synth command's way (type checks off, jsii requests encoded directly),
+    and the ordinary way."""
     in_process, command_args, ordinary_args = {}, [], []
     for path in EXAMPLE_SPECS:
         name = path.parent.name
@@ -63,6 +65,7 @@ def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path):
     )
     assert command.returncode == 0, command.stderr
     assert "UNCHECKED True" in command.stdout
+    assert "DIRECT REQUESTS True" in command.stdout
     # The ordinary path on both sides: Python imports every submodule, node requires every one.
     env = {**os.environ, bindings.FULL_IMPORT_ENV: "1", "NODE_OPTIONS": ""}
     result = subprocess.run(
@@ -222,6 +225,8 @@ def test_a_real_synth_applies_every_node_rewrite(tmp_path):
     assert lazy == {"provider-aws", "provider-azuread", "provider-helm", "provider-kubernetes"}
     assert [Path(f).name for r, f in rewrites if r == "no-creation-stacks"] == ["stack-trace.js"]
     assert sorted(Path(f).name for r, f in rewrites if r == "kernel-in-process") == ["jsii-runtime.js", "program.js"]
+    assert [Path(f).name for r, f in rewrites if r == "kernel-assert-messages"] == ["program.js"]
+    assert [Path(f).name for r, f in rewrites if r == "cdktf-resolve"] == ["resolve.js"]
 
 
 def test_the_lazy_index_requires_a_submodule_only_when_it_is_used(tmp_path):
@@ -284,6 +289,161 @@ def test_cdktf_tokens_record_no_stack_trace_and_another_module_is_left_as_it_is(
     result = node(script)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == [0, True]
+
+
+# Resolves each value with cdktf's resolve() as published and as rewritten, side by side in one
+# node process (sharing cdktf's token map), and reports every value whose answer (the JSON of
+# the result, or the error message) differs.
+RESOLVE_BOTH_WAYS = r"""
+const fs = require("fs"), path = require("path"), Module = require("module");
+const [lib, rewriterPath] = process.argv.slice(1);
+const file = path.join(lib, "tokens", "private", "resolve.js");
+const published = require(file);
+const source = require(rewriterPath).cheaperResolve(fs.readFileSync(file, "utf8"));
+if (source === null) { console.log(JSON.stringify({ applied: false })); process.exit(0); }
+const twin = new Module(file, module);
+twin.filename = file;
+twin.paths = Module._nodeModulePaths(path.dirname(file));
+twin._compile(source, file);
+const rewritten = twin.exports;
+const { Token } = require(path.join(lib, "tokens", "token.js"));
+const { Lazy } = require(path.join(lib, "tokens", "lazy.js"));
+const { DefaultTokenResolver, StringConcat } = require(path.join(lib, "tokens", "resolvable.js"));
+
+const str = Token.asString(Lazy.stringValue({ produce: () => "from-lazy" }));
+const num = Token.asNumber(Lazy.numberValue({ produce: () => 42 }));
+const list = Token.asList(Lazy.listValue({ produce: () => ["a", "b"] }));
+const any = Lazy.anyValue({ produce: () => ({ nested: [1, "x", null, undefined, str] }) });
+const nested = (depth, leaf, inArray) => {
+  let value = leaf;
+  for (let i = 0; i < depth; i++) value = inArray ? [value] : { k: value };
+  return value;
+};
+const cases = {
+  plain: { name: "team-a", n: 3, on: true, off: false, none: null, missing: undefined,
+           list: ["x", undefined, false, null, 0, ""], map: { "key-e1": "1.5e+3", "": "empty key" } },
+  policy: '{"Statement":[{"Resource":"arn:aws:s3:::b/${aws:username}/*"}]}',
+  escapes: ["${var.x}", "$${literal}", "a ${ b } c", "}{", "${TfToken[", "#{TfToken[x]}"],
+  numberLike: ["1e5", "-e1", "abc1e2", "1.0E+5", ".e.", "e", "2e", "sha-1e0", "v1.2.3"],
+  tokens: { s: str, inString: `prefix-${str}-suffix`, num, numInString: `n=${num}`, list, any,
+            [str]: "a token as a key", listOfTokens: [str, num, any] },
+  listTokenAsScalar: { value: list[0] },
+  stringMapPlaceholder: { value: Token.STRING_MAP_TOKEN_VALUE },
+  anyMapPlaceholder: [Token.ANY_MAP_TOKEN_VALUE],
+  numberMapPlaceholder: { value: Token.NUMBER_MAP_TOKEN_VALUE },
+  fn: { value: () => 1 },
+  date: { value: new Date(0) },
+};
+for (const depth of [198, 199, 200, 201, 202]) {
+  for (const leaf of [undefined, null, true, "leaf", "1e5", 7, str]) {
+    cases[`map ${depth} ${String(leaf)}`] = nested(depth, leaf, false);
+    cases[`array ${depth} ${String(leaf)}`] = nested(depth, leaf, true);
+  }
+}
+const answer = (resolve, value, preparing) => {
+  try {
+    const result = resolve(value, { scope: {}, resolver: new DefaultTokenResolver(new StringConcat()), preparing });
+    return `= ${JSON.stringify(result)}`;
+  } catch (error) {
+    return `! ${error.message}`;
+  }
+};
+const differences = [];
+let compared = 0;
+for (const [name, value] of Object.entries(cases)) {
+  for (const preparing of [false, true]) {
+    const expected = answer(published.resolve, value, preparing);
+    const actual = answer(rewritten.resolve, value, preparing);
+    compared += 1;
+    if (expected !== actual) differences.push({ name, preparing, expected, actual });
+  }
+}
+const errors = Object.keys(cases).filter((name) => answer(published.resolve, cases[name], false).startsWith("!"));
+console.log(JSON.stringify({ applied: true, compared, differences, errors }));
+"""
+
+
+def _packaged_cdktf_lib(tmp_path: Path) -> Path:
+    """The cdktf JavaScript the jsii kernel runs: the tarball in the cdktf Python package."""
+    import tarfile
+
+    import cdktf
+
+    (tarball,) = (Path(cdktf.__file__).parent / "_jsii").glob("cdktf@*.jsii.tgz")
+    with tarfile.open(tarball) as archive:
+        archive.extractall(tmp_path, filter="data")
+    return tmp_path / "package" / "lib"
+
+
+def test_cdktf_resolve_rewritten_gives_every_answer_the_published_one_gives(tmp_path):
+    lib = _packaged_cdktf_lib(tmp_path)
+    result = node(RESOLVE_BOTH_WAYS, str(lib), str(NODE_DIR / "cdktf_resolve.js"), env={**os.environ, "NODE_OPTIONS": ""})
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["applied"], "the packaged cdktf's resolve.js is no longer of the shape the rewriter expects"
+    assert report["differences"] == []
+    assert report["compared"] > 100
+    # The comparison covers the errors too: the depth limit, the placeholders, a function.
+    assert {"listTokenAsScalar", "stringMapPlaceholder", "anyMapPlaceholder", "fn", "map 201 leaf"} <= set(report["errors"])
+    assert "map 200 leaf" not in report["errors"]
+
+
+def test_cdktf_resolve_of_another_shape_is_left_as_it_is(tmp_path):
+    published = (_packaged_cdktf_lib(tmp_path) / "tokens" / "private" / "resolve.js").read_text()
+    edits = [
+        published.replace("...options,", "...options, extra: 1,"),  # options with another field
+        published.replace('const pathName = "/" + prefix.join("/");', 'let pathName = "/" + prefix.join("/");'),
+        published.replace("if (prefix.length > 200) {", "if (prefix.length > 100) {"),
+        published + "\nfunction resolvesToItself() {}\n",
+    ]
+    script = (
+        f"const {{ cheaperResolve }} = require({json.dumps(str(NODE_DIR / 'cdktf_resolve.js'))});"
+        "const sources = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "console.log(JSON.stringify(sources.map((s) => cheaperResolve(s) !== null)));"
+    )
+    result = subprocess.run([NODE, "-e", script], input=json.dumps([published, *edits]), capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [True, False, False, False, False]
+
+
+# The shape of the jsii kernel's type assertion, with an inspect that counts its calls.
+KERNEL_ASSERTION = (
+    'const B={default:require("assert")},K={inspect:(x)=>(globalThis.inspected=(globalThis.inspected||0)+1,require("util").inspect(x))};'
+    'function typeOf(e,p){if((0,B.default)(null!=e,`Kernel error: expected type information, got ${(0,K.inspect)(e)}`),"void"===e)return"void";return p}'
+    "module.exports=typeOf;"
+)
+
+
+def test_the_kernel_formats_its_type_assertion_message_only_when_it_fails(tmp_path):
+    script = r"""
+const Module = require("module");
+const { withLazyAssertMessage } = require(process.argv[1]);
+const source = process.argv[2];
+const load = (text) => { const m = new Module("kernel"); m._compile(text, "kernel.js"); return m.exports; };
+const run = (typeOf) => {
+  globalThis.inspected = 0;
+  const answers = [typeOf("void", 1), typeOf({ type: "x" }, 2)];
+  const inspected = globalThis.inspected;
+  let error = null;
+  try { typeOf(null, 3); } catch (e) { error = `${e.name}: ${e.message}`; }
+  return { answers, inspected, error };
+};
+console.log(JSON.stringify({
+  published: run(load(source)),
+  rewritten: run(load(withLazyAssertMessage(source))),
+  twice: withLazyAssertMessage(source + source),
+  none: withLazyAssertMessage(source.replace("Kernel error", "Error")),
+}));
+"""
+    result = node(script, str(NODE_DIR / "kernel_assert_messages.js"), KERNEL_ASSERTION)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["published"]["inspected"] == 2  # the message was built for each passing call
+    assert report["rewritten"]["inspected"] == 0
+    assert report["rewritten"]["answers"] == report["published"]["answers"] == ["void", 2]
+    assert report["rewritten"]["error"] == report["published"]["error"]
+    assert report["published"]["error"] == "AssertionError: Kernel error: expected type information, got null"
+    assert report["twice"] is None and report["none"] is None
 
 
 # A stand-in for jsii's runtime: the launcher would start the kernel as a child with its API on

@@ -1,0 +1,103 @@
+"""The synth process's own encoding of jsii kernel requests: the same bytes jsii would send."""
+
+from __future__ import annotations
+
+import collections
+import json
+
+import pytest
+
+from hyperpod_teams import jsii_requests
+from hyperpod_teams.spec import load_spec
+from tests.conftest import EXAMPLE_SPECS, synthesize_stacks
+
+
+@pytest.fixture
+def fresh_install():
+    """jsii as it is before the test and after it, whatever an earlier test installed."""
+    was_installed = bool(jsii_requests._originals)
+    jsii_requests.uninstall()
+    yield
+    jsii_requests.uninstall()
+    if was_installed:
+        jsii_requests.install()
+
+
+def test_every_request_of_every_example_synth_encodes_as_jsii_would(tmp_path, fresh_install, monkeypatch):
+    """Each argument, request line and answer of real synths, both ways: jsii's and this module's."""
+    import jsii._kernel as kernel_module
+    from jsii._kernel.providers import process
+    from jsii._runtime import kernel
+
+    assert jsii_requests.install()
+    jsii_make_reference = jsii_requests._originals["make_reference"]
+    wire_value, request_line, response = jsii_requests._wire_value, jsii_requests.request_line, jsii_requests._response
+    serializer = kernel.provider._process._serializer
+    checked = collections.Counter()
+
+    def both_ways_value(kernel, value):
+        ours = wire_value(kernel, value)
+        theirs = serializer.unstructure(jsii_make_reference(kernel, value))
+        assert json.dumps(ours, default=process.jdefault) == json.dumps(theirs, default=process.jdefault)
+        checked["arguments"] += 1
+        return ours
+
+    def both_ways_line(request):
+        ours = request_line(request)
+        if ours is not None:
+            theirs = json.dumps(serializer.unstructure(request), default=process.jdefault).encode() + b"\n"
+            assert ours == theirs, type(request).__name__
+            checked[type(request).__name__] += 1
+        return ours
+
+    def both_ways_response(node_process, message, response_type):
+        ours = response(node_process, message, response_type)
+        answer = serializer.structure(message, process._ProcessResponse)
+        if isinstance(answer, process._OkayResponse):
+            theirs = serializer.structure(answer.ok, response_type)
+            assert type(ours) is type(theirs) and ours == theirs
+            checked[response_type.__name__] += 1
+        return ours
+
+    with monkeypatch.context() as patch:  # undone before the fixture uninstalls
+        patch.setattr(kernel_module, "_make_reference_for_native", both_ways_value)
+        patch.setattr(jsii_requests, "request_line", both_ways_line)
+        patch.setattr(jsii_requests, "_response", both_ways_response)
+        for path in EXAMPLE_SPECS:
+            synthesize_stacks(load_spec(path), tmp_path / path.parent.name)
+
+    for kind in ("arguments", "CreateRequest", "GetRequest", "InvokeRequest", "StaticInvokeRequest",
+                 "CreateResponse", "GetResponse", "InvokeResponse"):
+        assert checked[kind] > 0, f"no {kind} was compared"
+    assert checked["CreateRequest"] > 500
+
+
+def test_jsii_of_another_shape_is_left_as_it_is(fresh_install, monkeypatch):
+    import jsii._kernel as kernel_module
+    from jsii._kernel.providers import process
+
+    before = (kernel_module._make_reference_for_native, kernel_module._get_overides, process._NodeProcess.send)
+    monkeypatch.setitem(jsii_requests.EXPECTED_FIELDS, "CreateRequest", ("fqn", "args", "overrides"))
+    assert jsii_requests.install() is False
+    assert (kernel_module._make_reference_for_native, kernel_module._get_overides, process._NodeProcess.send) == before
+
+
+def test_the_full_import_variable_keeps_jsii_as_it_is(fresh_install, monkeypatch):
+    from jsii._kernel.providers import process
+
+    send = process._NodeProcess.send
+    monkeypatch.setenv(jsii_requests.FULL_IMPORT_ENV, "1")
+    assert jsii_requests.install() is False
+    assert process._NodeProcess.send is send
+
+
+def test_a_kernel_error_reaches_python_as_jsii_raises_it(fresh_install):
+    """An answer that is not `ok` goes the way jsii's own send takes it: the kernel's message."""
+    import cdktf
+
+    assert jsii_requests.install()
+    app = cdktf.App(outdir="/nonexistent-hyperpod-teams-test")
+    stack = cdktf.TerraformStack(app, "stack")
+    with pytest.raises(RuntimeError, match="There is already a Construct with name 'stack'"):
+        cdktf.TerraformStack(app, "stack")
+    assert stack.node.id == "stack"
