@@ -127,7 +127,7 @@ def main() -> None:
         wall = statistics.median(r[0] for r in runs)
         memory = statistics.median(r[1] for r in runs)
         medians[name] = (wall, memory)
-        print(f"{name:<12} {wall:>8.1f} {memory:>9.0f}")
+        print(f"{name:<12} {wall:>8.2f} {memory:>9.0f}")
     naive_wall, naive_memory = medians["naive app"]
     quick_wall, quick_memory = medians["quickstart"]
     print(f"quickstart / naive app: wall {quick_wall / naive_wall:.3f}x (target <= 0.35x), "

@@ -227,6 +227,7 @@ def test_a_real_synth_applies_every_node_rewrite(tmp_path):
     assert sorted(Path(f).name for r, f in rewrites if r == "kernel-in-process") == ["jsii-runtime.js", "program.js"]
     assert [Path(f).name for r, f in rewrites if r == "kernel-assert-messages"] == ["program.js"]
     assert [Path(f).name for r, f in rewrites if r == "cdktf-resolve"] == ["resolve.js"]
+    assert [Path(f).name for r, f in rewrites if r == "cdktf-stack-backend"] == ["terraform-stack.js"]
 
 
 def test_the_lazy_index_requires_a_submodule_only_when_it_is_used(tmp_path):
@@ -404,6 +405,92 @@ def test_cdktf_resolve_of_another_shape_is_left_as_it_is(tmp_path):
     result = subprocess.run([NODE, "-e", script], input=json.dumps([published, *edits]), capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == [True, False, False, False, False]
+
+
+# Asks cdktf's TerraformStack as published and as rewritten which backend each stack has, on
+# trees of two identical apps (the lookup may add a LocalBackend), and prints the answers' paths.
+STACK_BACKEND_BOTH_WAYS = r"""
+const fs = require("fs"), path = require("path"), Module = require("module");
+const [lib, rewriterPath] = process.argv.slice(1);
+const file = path.join(lib, "terraform-stack.js");
+const cdktf = require(path.join(lib, "index.js"));
+const { Construct } = require(require.resolve("constructs", { paths: [lib] })); // the one cdktf uses
+const source = require(rewriterPath).withFirstBackendLookup(fs.readFileSync(file, "utf8"));
+if (source === null) { console.log(JSON.stringify({ applied: false })); process.exit(0); }
+const twin = new Module(file, module);
+twin.filename = file;
+twin.paths = Module._nodeModulePaths(path.dirname(file));
+twin._compile(source, file);
+const rewritten = twin.exports.TerraformStack.prototype.ensureBackendExists;
+
+const local = (scope) => new cdktf.LocalBackend(scope, { path: "x.tfstate" });
+const trees = {
+  "backend first": (s) => { local(s); new Construct(s, "a"); },
+  "backend last, after constructs": (s) => { new Construct(new Construct(s, "a"), "b"); local(s); },
+  "backend nested": (s) => { new Construct(s, "a"); local(new Construct(new Construct(s, "b"), "c")); },
+  "two backends, the nested one first": (s) => { local(new Construct(s, "a")); local(s); },
+  "numeric ids come first": (s) => { local(new Construct(s, "z")); local(new Construct(s, "10")); },
+  "only a substack has one": (s) => { new Construct(s, "a"); local(new cdktf.TerraformStack(s, "sub")); },
+  "none (a LocalBackend is added)": (s) => { new Construct(s, "a"); },
+};
+const answers = {};
+for (const [name, build] of Object.entries(trees)) {
+  const ask = (ensure) => {
+    const stack = new cdktf.TerraformStack(new cdktf.App({ outdir: fs.mkdtempSync("/tmp/stack-") }), "s");
+    build(stack);
+    const backend = ensure.call(stack);
+    return `${backend.constructor.name} ${backend.node.path} of ${stack.node.children.length}`;
+  };
+  answers[name] = { published: ask(cdktf.TerraformStack.prototype.ensureBackendExists), rewritten: ask(rewritten) };
+}
+console.log(JSON.stringify({ applied: true, answers }));
+"""
+
+
+def _packaged_constructs(tmp_path: Path) -> None:
+    """The constructs package cdktf's JavaScript requires, where node looks for it."""
+    import tarfile
+
+    import constructs
+
+    (tarball,) = (Path(constructs.__file__).parent / "_jsii").glob("constructs@*.jsii.tgz")
+    with tarfile.open(tarball) as archive:
+        archive.extractall(tmp_path / "extracted", filter="data")
+    (tmp_path / "node_modules").mkdir()
+    (tmp_path / "extracted" / "package").rename(tmp_path / "node_modules" / "constructs")
+
+
+def test_a_stacks_backend_found_early_is_the_one_cdktf_finds(tmp_path):
+    lib = _packaged_cdktf_lib(tmp_path)
+    _packaged_constructs(tmp_path)
+    script = node(STACK_BACKEND_BOTH_WAYS, str(lib), str(NODE_DIR / "cdktf_stack_backend.js"), env={**os.environ, "NODE_OPTIONS": ""})
+    assert script.returncode == 0, script.stderr
+    report = json.loads(script.stdout)
+    assert report["applied"], "the packaged cdktf's terraform-stack.js is no longer of the shape the rewriter expects"
+    answers = report["answers"]
+    assert {name: a["rewritten"] for name, a in answers.items()} == {name: a["published"] for name, a in answers.items()}
+    # The cases tell apart a lookup in another order or one that skips substacks:
+    assert answers["two backends, the nested one first"]["published"] == "LocalBackend s/a/backend of 2"
+    assert answers["numeric ids come first"]["published"] == "LocalBackend s/10/backend of 2"
+    assert answers["only a substack has one"]["published"] == "LocalBackend s/sub/backend of 2"
+    assert answers["none (a LocalBackend is added)"]["published"] == "LocalBackend s/backend of 2"
+
+
+def test_a_stack_module_of_another_shape_is_left_as_it_is(tmp_path):
+    published = (_packaged_cdktf_lib(tmp_path) / "terraform-stack.js").read_text()
+    edits = [
+        published.replace("const visit = async (node) => {", "const visit = (node) => {"),
+        published.replace("return backends[0] ||", "return backends[backends.length - 1] ||"),
+        published + "\nexports.TerraformStack = TerraformStack;\n",  # exported twice
+    ]
+    script = (
+        f"const {{ withFirstBackendLookup }} = require({json.dumps(str(NODE_DIR / 'cdktf_stack_backend.js'))});"
+        "const sources = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "console.log(JSON.stringify(sources.map((s) => withFirstBackendLookup(s) !== null)));"
+    )
+    result = subprocess.run([NODE, "-e", script], input=json.dumps([published, *edits]), capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [True, False, False, False]
 
 
 # The shape of the jsii kernel's type assertion, with an inspect that counts its calls.

@@ -3,8 +3,9 @@
 //
 // Each rewriter below changes one kind of file of the jsii / cdktf / provider stack as node
 // compiles it, and only when the file has exactly the shape it expects; any other file, or
-// another version's, is compiled as it is. They apply in turn: one file may take two. None changes a byte of the synthesized output (a test
-// synthesizes every example this way and the ordinary way, and compares).
+// another version's, is compiled as it is. They apply in turn: one file may take two. None
+// changes a byte of the synthesized output (a test synthesizes every example this way and the
+// ordinary way, and compares).
 "use strict";
 
 const fs = require("fs");
@@ -16,6 +17,7 @@ const REWRITERS = [
   require("./kernel_in_process"), // the jsii kernel runs here, not behind a relay process
   require("./kernel_assert_messages"), // the kernel formats a type check's message only on failure
   require("./cdktf_resolve"), // cdktf resolve() does less per value
+  require("./cdktf_stack_backend"), // a stack's backend is found without walking the stack
 ];
 
 const compile = Module.prototype._compile;
