@@ -97,7 +97,72 @@ def test_a_kernel_error_reaches_python_as_jsii_raises_it(fresh_install):
 
     assert jsii_requests.install()
     app = cdktf.App(outdir="/nonexistent-hyperpod-teams-test")
+    with pytest.raises(RuntimeError, match="No child with id: 'missing'"):
+        app.node.find_child("missing")
+    assert app.node.id == ""
+
+
+def test_a_create_node_refuses_is_raised_at_the_next_call_that_waits_naming_the_class(fresh_install):
+    import cdktf
+
+    assert jsii_requests.install()
+    app = cdktf.App(outdir="/nonexistent-hyperpod-teams-test")
     stack = cdktf.TerraformStack(app, "stack")
-    with pytest.raises(RuntimeError, match="There is already a Construct with name 'stack'"):
-        cdktf.TerraformStack(app, "stack")
-    assert stack.node.id == "stack"
+    cdktf.TerraformStack(app, "stack")  # node refuses it; Python does not wait to hear so
+    with pytest.raises(RuntimeError, match="There is already a Construct with name 'stack'") as raised:
+        stack.node.id
+    assert any("cdktf.TerraformStack" in note for note in raised.value.__notes__)
+    assert stack.node.id == "stack"  # every answer was read: Python and the kernel are in step
+
+
+def test_a_reference_the_kernel_did_not_give_stops_before_anything_uses_it(fresh_install):
+    import cdktf
+
+    assert jsii_requests.install()
+    app = cdktf.App(outdir="/nonexistent-hyperpod-teams-test")  # its answer tells the numbering
+    jsii_requests._creates.next_id += 7  # as if the kernel numbered objects another way
+    cdktf.TerraformStack(app, "stack")
+    with pytest.raises(RuntimeError, match=jsii_requests.FULL_IMPORT_ENV):
+        app.node.children
+
+
+def _watched_construct_class(calls: list):
+    """A construct whose `node` Python overrides: node calls back for it when a child is created."""
+    import builtins
+
+    from constructs import Construct
+
+    class Watched(Construct):
+        @builtins.property
+        def node(self):
+            calls.append("node")
+            return super().node
+
+    return Watched
+
+
+def test_an_object_python_overrides_is_called_back_while_its_child_is_created(fresh_install):
+    import cdktf
+    from constructs import Construct
+
+    calls = []
+    assert jsii_requests.install()
+    stack = cdktf.TerraformStack(cdktf.App(outdir="/nonexistent-hyperpod-teams-test"), "stack")
+    watched = _watched_construct_class(calls)(stack, "watched")
+    child = Construct(watched, "child")
+    assert calls  # the kernel asked Python for `node` while it created the child
+    assert child.node.path == "stack/watched/child"
+
+
+def test_an_overriding_object_made_before_install_is_called_back_too(fresh_install):
+    import cdktf
+    from constructs import Construct
+
+    calls = []
+    stack = cdktf.TerraformStack(cdktf.App(outdir="/nonexistent-hyperpod-teams-test"), "stack")
+    watched = _watched_construct_class(calls)(stack, "watched")  # jsii as it is
+    assert jsii_requests.install()
+    Construct(stack, "first")  # its answer tells the kernel's numbering
+    child = Construct(watched, "child")
+    assert calls
+    assert child.node.path == "stack/watched/child"
