@@ -214,6 +214,18 @@ def node(script: str, *args: str, env: dict | None = None) -> subprocess.Complet
     return subprocess.run([NODE, "-e", script, *args], capture_output=True, text=True, env=env, timeout=60)
 
 
+def rewriter_applies(module: str, function: str, sources: list[str]) -> list[bool]:
+    """For each source, whether the rewriter's function rewrites it (rather than answer null)."""
+    script = (
+        f"const rewrite = require({json.dumps(str(NODE_DIR / module))}).{function};"
+        "const sources = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "console.log(JSON.stringify(sources.map((s) => rewrite(s) !== null)));"
+    )
+    result = subprocess.run([NODE, "-e", script], input=json.dumps(sources), capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
 def test_a_real_synth_applies_every_node_rewrite(tmp_path):
     report = tmp_path / "rewrites.txt"
     env = {**os.environ, "HYPERPOD_TEAMS_NODE_REWRITES_REPORT": str(report), "NODE_OPTIONS": ""}
@@ -400,14 +412,7 @@ def test_cdktf_resolve_of_another_shape_is_left_as_it_is(tmp_path):
         published.replace("if (prefix.length > 200) {", "if (prefix.length > 100) {"),
         published + "\nfunction resolvesToItself() {}\n",
     ]
-    script = (
-        f"const {{ cheaperResolve }} = require({json.dumps(str(NODE_DIR / 'cdktf_resolve.js'))});"
-        "const sources = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
-        "console.log(JSON.stringify(sources.map((s) => cheaperResolve(s) !== null)));"
-    )
-    result = subprocess.run([NODE, "-e", script], input=json.dumps([published, *edits]), capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == [True, False, False, False, False]
+    assert rewriter_applies("cdktf_resolve.js", "cheaperResolve", [published, *edits]) == [True, False, False, False, False]
 
 
 # Asks cdktf's TerraformStack as published and as rewritten which backend each stack has, on
@@ -486,14 +491,7 @@ def test_a_stack_module_of_another_shape_is_left_as_it_is(tmp_path):
         published.replace("return backends[0] ||", "return backends[backends.length - 1] ||"),
         published + "\nexports.TerraformStack = TerraformStack;\n",  # exported twice
     ]
-    script = (
-        f"const {{ withFirstBackendLookup }} = require({json.dumps(str(NODE_DIR / 'cdktf_stack_backend.js'))});"
-        "const sources = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
-        "console.log(JSON.stringify(sources.map((s) => withFirstBackendLookup(s) !== null)));"
-    )
-    result = subprocess.run([NODE, "-e", script], input=json.dumps([published, *edits]), capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == [True, False, False, False]
+    assert rewriter_applies("cdktf_stack_backend.js", "withFirstBackendLookup", [published, *edits]) == [True, False, False, False]
 
 
 # The shape of the jsii kernel's type assertion, with an inspect that counts its calls.
