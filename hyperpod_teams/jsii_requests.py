@@ -269,6 +269,8 @@ def request_line(request: Any) -> bytes | None:
 
 
 def _send(self: Any, request: Any, response_type: type) -> Any:
+    """jsii's `_NodeProcess.send`: this module's encoding, and a create's answer not waited for
+    when the kernel's numbering foretells it (`_DeferredCreates`)."""
     line = request_line(request)
     if line is None:
         _creates.answer_all(self)
