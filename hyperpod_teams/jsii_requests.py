@@ -117,10 +117,11 @@ def _objects_with_overrides_exist() -> bool:
     """Whether the kernel already holds an object Python overrides (it may call it back)."""
     from jsii import _reference_map
 
+    one_of_each_class = {type(instance): instance for instance in list(_reference_map._refs._refs.values())}
     return any(
-        _originals["overrides"](type(instance), instance)
-        for instance in list(_reference_map._refs._refs.values())
-        if not type(instance).__module__.startswith(GENERATED_PACKAGES)
+        _originals["overrides"](cls, instance)  # depends on the class alone
+        for cls, instance in one_of_each_class.items()
+        if not cls.__module__.startswith(GENERATED_PACKAGES)
     )
 
 
