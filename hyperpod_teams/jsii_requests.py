@@ -82,8 +82,9 @@ def install() -> bool:
         overrides=kernel_module._get_overides,
         send=process._NodeProcess.send,
     )
-    global _encoder
+    global _encoder, _decoder
     _encoder = json.JSONEncoder(default=process.jdefault)  # as jsii's json.dumps(..., default=)
+    _decoder = json.JSONDecoder(object_hook=process.ohook)  # as jsii's json.loads(..., object_hook=)
     _builders.update(_request_builders())
     _creates.CreateResponse = types.CreateResponse
     _creates.callbacks_possible = _objects_with_overrides_exist()
@@ -100,11 +101,12 @@ def uninstall() -> None:
     import jsii._kernel as kernel_module
     from jsii._kernel.providers import process
 
+    global _creates
     try:
         if _creates.pending:
             _creates.answer_all(_creates.node_process)
     finally:
-        _creates.__init__()
+        _creates = _DeferredCreates()
         kernel_module._make_reference_for_native = _originals["make_reference"]
         kernel_module._get_overides = _originals["overrides"]
         process._NodeProcess.send = _originals["send"]
@@ -253,6 +255,7 @@ def _request_builders() -> dict[type, Callable[[Any], dict]]:
 
 _builders: dict[type, Callable[[Any], dict]] = {}
 _encoder: json.JSONEncoder | None = None
+_decoder: json.JSONDecoder | None = None
 
 
 def request_line(request: Any) -> bytes | None:
@@ -277,16 +280,17 @@ def _send(self: Any, request: Any, response_type: type) -> Any:
         _creates.answer_all(self)
         _creates.next_id = None  # jsii reads this answer itself: the next create waits, and tells
         return _originals["send"](self, request, response_type)
+    deferred = False
     if response_type is _creates.CreateResponse:
         if request.overrides:
             _creates.callbacks_possible = True
-        elif _creates.can_defer():
-            self._process.stdin.write(line)
-            self._process.stdin.flush()
-            return _creates.defer(self, request)
-    _creates.answer_all(self)
+        deferred = _creates.can_defer()
+    if not deferred:
+        _creates.answer_all(self)
     self._process.stdin.write(line)
     self._process.stdin.flush()
+    if deferred:
+        return _creates.defer(self, request)
     message = _creates.read(self)
     try:
         answer = _response(self, message, response_type)
@@ -342,7 +346,8 @@ class _DeferredCreates:
         line = node_process._process.stdout.readline()
         if self.next_id is not None and b"$jsii.byref" in line:
             self.next_id = max([self.next_id, *(int(n) + 1 for n in self.BYREF.findall(line))])
-        return json.loads(line, object_hook=_jsii_process_module().ohook)
+        # As json.loads of these bytes decodes them (the kernel's JSON is UTF-8, without a BOM).
+        return _decoder.decode(line.decode("utf-8", "surrogatepass"))
 
     def created(self, answer: Any) -> None:
         """A create that was waited for: its object has the newest number."""
