@@ -22,6 +22,8 @@
 // output is the same bytes (a test compares).
 "use strict";
 
+const { occurrences } = require("./source_text");
+
 const RESOLVE_MODULE = /[\\/]cdktf[\\/](?:[^\\/]+[\\/]){0,2}lib[\\/]tokens[\\/]private[\\/]resolve\.js$/;
 
 const DEFINITION = "function resolve(obj, options) {";
@@ -91,23 +93,19 @@ const OPTIONS_MADE_BY = [
   "resolve(fn(), { scope, prefix: [], resolver, preparing: true });",
 ];
 
-function count(source, text) {
-  return source.split(text).length - 1;
-}
-
 /** cdktf's resolve module with these edits, or null when it is not the expected one. */
 function cheaperResolve(source) {
   const expected =
-    count(source, DEFINITION) === 1 &&
+    occurrences(source, DEFINITION) === 1 &&
     STRING_BRANCH.every((part) => source.includes(part)) &&
-    count(source, PATH_NAME) === 1 &&
-    count(source, "pathName") === 1 + PATH_NAME_USES &&
-    count(source, "(pathName") === PATH_NAME_USES &&
-    count(source, NESTED_OPTIONS) === 1 &&
-    NESTED_LEAVES.every(([nested]) => count(source, nested) === 1) &&
+    occurrences(source, PATH_NAME) === 1 &&
+    occurrences(source, "pathName") === 1 + PATH_NAME_USES &&
+    occurrences(source, "(pathName") === PATH_NAME_USES &&
+    occurrences(source, NESTED_OPTIONS) === 1 &&
+    NESTED_LEAVES.every(([nested]) => occurrences(source, nested) === 1) &&
     !source.includes("resolvesToItself") &&
     !source.includes("unresolvedValue") &&
-    count(source, "...options") === 1 &&
+    occurrences(source, "...options") === 1 &&
     OPTIONS_MADE_BY.every((part) => source.includes(part));
   if (!expected) return null;
   // Replacements by function: a replacement string would give "$" patterns a meaning.

@@ -11,6 +11,8 @@
 // output is the same bytes (a test compares).
 "use strict";
 
+const { occurrences } = require("./source_text");
+
 const STACK_MODULE = /[\\/]cdktf[\\/](?:[^\\/]+[\\/]){0,2}lib[\\/]terraform-stack\.js$/;
 
 // findAll as cdktf 0.21 has it: pre-order, every child in order, substacks included.
@@ -47,8 +49,6 @@ function firstBackend(node) {
     }
     return undefined;
 }`;
-
-const occurrences = (source, text) => source.split(text).length - 1;
 
 /** The stack module with the early-exit backend lookup, or null when it is not the expected one. */
 function withFirstBackendLookup(source) {

@@ -13,6 +13,7 @@
 const fs = require("fs");
 const path = require("path");
 const { Readable, Writable } = require("stream");
+const { occurrences } = require("./source_text");
 
 const LAUNCHER = /[\\/]bin[\\/]jsii-runtime\.js$/;
 const API_CHANNEL = "readFD:3,writeFD:3";
@@ -35,7 +36,7 @@ function kernelInsteadOfLauncher(filename, module) {
   } catch {
     return null;
   }
-  if (source.split(API_CHANNEL).length !== 2) return null;
+  if (occurrences(source, API_CHANNEL) !== 1) return null;
   return `require(${JSON.stringify(__filename)}).runKernelHere(${JSON.stringify(kernel)});\n`;
 }
 
