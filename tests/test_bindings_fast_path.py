@@ -307,21 +307,30 @@ def test_cdktf_tokens_record_no_stack_trace_and_another_module_is_left_as_it_is(
     assert json.loads(result.stdout) == [0, True]
 
 
+# For the scripts below: a second copy of a cdktf module, compiled from its rewritten source beside
+# the published one (it requires the same cdktf modules), or {"applied": false} printed and exit
+# when the rewriter leaves the file as it is.
+REWRITTEN_TWIN = r"""
+const fs = require("fs"), path = require("path"), Module = require("module");
+function rewrittenTwin(file, rewrite) {
+  const source = rewrite(fs.readFileSync(file, "utf8"));
+  if (source === null) { console.log(JSON.stringify({ applied: false })); process.exit(0); }
+  const twin = new Module(file, module);
+  twin.filename = file;
+  twin.paths = Module._nodeModulePaths(path.dirname(file));
+  twin._compile(source, file);
+  return twin.exports;
+}
+"""
+
 # Resolves each value with cdktf's resolve() as published and as rewritten, side by side in one
 # node process (sharing cdktf's token map), and reports every value whose answer (the JSON of
 # the result, or the error message) differs.
-RESOLVE_BOTH_WAYS = r"""
-const fs = require("fs"), path = require("path"), Module = require("module");
+RESOLVE_BOTH_WAYS = REWRITTEN_TWIN + r"""
 const [lib, rewriterPath] = process.argv.slice(1);
 const file = path.join(lib, "tokens", "private", "resolve.js");
 const published = require(file);
-const source = require(rewriterPath).cheaperResolve(fs.readFileSync(file, "utf8"));
-if (source === null) { console.log(JSON.stringify({ applied: false })); process.exit(0); }
-const twin = new Module(file, module);
-twin.filename = file;
-twin.paths = Module._nodeModulePaths(path.dirname(file));
-twin._compile(source, file);
-const rewritten = twin.exports;
+const rewritten = rewrittenTwin(file, require(rewriterPath).cheaperResolve);
 const { Token } = require(path.join(lib, "tokens", "token.js"));
 const { Lazy } = require(path.join(lib, "tokens", "lazy.js"));
 const { DefaultTokenResolver, StringConcat } = require(path.join(lib, "tokens", "resolvable.js"));
@@ -417,19 +426,13 @@ def test_cdktf_resolve_of_another_shape_is_left_as_it_is(tmp_path):
 
 # Asks cdktf's TerraformStack as published and as rewritten which backend each stack has, on
 # trees of two identical apps (the lookup may add a LocalBackend), and prints the answers' paths.
-STACK_BACKEND_BOTH_WAYS = r"""
-const fs = require("fs"), path = require("path"), Module = require("module");
+STACK_BACKEND_BOTH_WAYS = REWRITTEN_TWIN + r"""
 const [lib, rewriterPath] = process.argv.slice(1);
 const file = path.join(lib, "terraform-stack.js");
 const cdktf = require(path.join(lib, "index.js"));
 const { Construct } = require(require.resolve("constructs", { paths: [lib] })); // the one cdktf uses
-const source = require(rewriterPath).withFirstBackendLookup(fs.readFileSync(file, "utf8"));
-if (source === null) { console.log(JSON.stringify({ applied: false })); process.exit(0); }
-const twin = new Module(file, module);
-twin.filename = file;
-twin.paths = Module._nodeModulePaths(path.dirname(file));
-twin._compile(source, file);
-const rewritten = twin.exports.TerraformStack.prototype.ensureBackendExists;
+const twin = rewrittenTwin(file, require(rewriterPath).withFirstBackendLookup);
+const rewritten = twin.TerraformStack.prototype.ensureBackendExists;
 
 const local = (scope) => new cdktf.LocalBackend(scope, { path: "x.tfstate" });
 const trees = {
