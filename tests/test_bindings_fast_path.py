@@ -243,6 +243,8 @@ def test_a_real_synth_applies_every_node_rewrite(tmp_path):
     assert [Path(f).name for r, f in rewrites if r == "kernel-assert-messages"] == ["program.js"]
     assert [Path(f).name for r, f in rewrites if r == "cdktf-resolve"] == ["resolve.js"]
     assert [Path(f).name for r, f in rewrites if r == "cdktf-stack-backend"] == ["terraform-stack.js"]
+    assert [Path(f).name for r, f in rewrites if r == "cdktf-stack-document"] == ["terraform-stack.js"]
+    assert [Path(f).name for r, f in rewrites if r == "cdktf-snake-case"] == ["util.js"]
 
 
 def test_the_lazy_index_requires_a_submodule_only_when_it_is_used(tmp_path):
@@ -496,6 +498,137 @@ def test_a_stack_module_of_another_shape_is_left_as_it_is(tmp_path):
     ]
     assert rewriter_applies("cdktf_stack_backend.js", "withFirstBackendLookup", [published, *edits]) == [True, False, False, False]
 
+
+
+# Builds apps of cdktf's own elements and asks cdktf's TerraformStack.toTerraform() as published
+# and as rewritten for each stack's document (after the preparing pass of a synth), and prints
+# both as JSON that shows undefined values.
+STACK_DOCUMENT_BOTH_WAYS = REWRITTEN_TWIN + r"""
+const [lib, rewriterPath] = process.argv.slice(1);
+const cdktf = require(path.join(lib, "index.js"));
+const twin = rewrittenTwin(path.join(lib, "terraform-stack.js"), require(rewriterPath).resolvedOnce);
+const rewritten = twin.TerraformStack.prototype.toTerraform;
+const { TerraformStack, TerraformResource, TerraformOutput, TerraformVariable, Lazy, Token, Fn } = cdktf;
+
+const resource = (scope, id, config) => {
+  const r = new TerraformResource(scope, id, { terraformResourceType: "null_resource" });
+  r.addOverride("triggers", config);
+  return r;
+};
+const apps = {
+  "tokens, outputs and a variable": (app) => {
+    const s = new TerraformStack(app, "s");
+    const v = new TerraformVariable(s, "v", { type: "string", default: "x" });
+    const a = resource(s, "a", { name: v.stringValue, list: ["1e5", null, 3], lazy: Lazy.stringValue({ produce: () => "late" }) });
+    new TerraformOutput(s, "o", { value: a.getStringAttribute("id") });
+    resource(s, "b", { fn: Fn.join(",", [v.stringValue, "y"]), escaped: "$${literal} ${var.x}" });
+  },
+  "a cross-stack reference": (app) => {
+    const origin = new TerraformStack(app, "origin");
+    const shared = resource(origin, "shared", { n: 1 });
+    const user = new TerraformStack(app, "user");
+    resource(user, "reader", { id: shared.getStringAttribute("id") });
+  },
+  "stack overrides, one a token": (app) => {
+    const s = new TerraformStack(app, "s");
+    const a = resource(s, "a", { n: 1 });
+    s.addOverride("terraform.required_version", ">= 1.5");
+    s.addOverride("locals.from_token", a.getStringAttribute("id"));
+    s.addOverride("resource.null_resource.a.triggers.n", undefined);
+  },
+  "a cloud backend sets the metadata's cloud": (app) => {
+    const s = new TerraformStack(app, "s");
+    new cdktf.CloudBackend(s, { organization: "org", workspaces: new cdktf.NamedCloudWorkspace("w") });
+    resource(s, "a", { n: 1 });
+  },
+  "a token in the metadata": (app) => {
+    app.node.setContext("cdktfVersion", Token.asString(Lazy.stringValue({ produce: () => "9.9.9" })));
+    resource(new TerraformStack(app, "s"), "a", { n: 1 });
+  },
+  "an empty stack": (app) => { new TerraformStack(app, "s"); },
+};
+const show = (value) => JSON.stringify(value, (_key, v) => (v === undefined ? "<undefined>" : v));
+const answers = {};
+for (const [name, build] of Object.entries(apps)) {
+  const app = new cdktf.App({ outdir: fs.mkdtempSync("/tmp/app-"), skipValidation: true });
+  build(app);
+  const stacks = app.node.children.filter((c) => TerraformStack.isStack(c));
+  stacks.forEach((s) => s.prepareStack());
+  for (const s of stacks) {
+    answers[`${name}: ${s.node.id}`] = { published: show(TerraformStack.prototype.toTerraform.call(s)), rewritten: show(rewritten.call(s)) };
+  }
+}
+console.log(JSON.stringify({ applied: true, answers }));
+"""
+
+
+def test_a_stack_document_resolved_once_is_the_one_cdktf_gives(tmp_path):
+    lib = _packaged_cdktf_lib(tmp_path)
+    _packaged_constructs(tmp_path)
+    script = node(STACK_DOCUMENT_BOTH_WAYS, str(lib), str(NODE_DIR / "cdktf_stack_document.js"), env={**os.environ, "NODE_OPTIONS": ""})
+    assert script.returncode == 0, script.stderr
+    report = json.loads(script.stdout)
+    assert report["applied"], "the packaged cdktf's terraform-stack.js is no longer of the shape the rewriter expects"
+    answers = report["answers"]
+    assert {name: a["rewritten"] for name, a in answers.items()} == {name: a["published"] for name, a in answers.items()}
+    # The cases hold what a document left unresolved would show: a token, an undefined value.
+    documents = {name: json.loads(a["published"]) for name, a in answers.items()}
+    assert documents["a token in the metadata: s"]["//"]["metadata"]["version"] == "9.9.9"
+    assert "cloud" not in documents["tokens, outputs and a variable: s"]["//"]["metadata"]
+    assert documents["a cloud backend sets the metadata's cloud: s"]["//"]["metadata"]["cloud"] == "tfc"
+    assert documents["stack overrides, one a token: s"]["locals"]["from_token"] == "${null_resource.a.id}"
+    assert "cross-stack-reference-input-origin" in documents["a cross-stack reference: user"]["data"]["terraform_remote_state"]
+
+
+def test_a_stack_module_without_the_expected_second_pass_is_left_as_it_is(tmp_path):
+    published = (_packaged_cdktf_lib(tmp_path) / "terraform-stack.js").read_text()
+    edits = [
+        published.replace("        return (0, _tokens_1.resolve)(this, tf);\n    }\n    registerOutgoing", "        return tf;\n    }\n    registerOutgoing"),
+        published.replace('tf["//"] = { metadata, outputs };', 'tf["//"] = { metadata, outputs, extra: 1 };'),
+        published.replace("    toTerraform() {\n        const tf = {};", "    toTerraform() {\n        const tf = { pre: 1 };"),
+    ]
+    assert rewriter_applies("cdktf_stack_document.js", "resolvedOnce", [published, *edits]) == [True, False, False, False]
+
+
+# cdktf's snakeCase as published and as rewritten, each asked twice for every argument.
+SNAKE_CASE_BOTH_WAYS = REWRITTEN_TWIN + r"""
+const [lib, rewriterPath] = process.argv.slice(1);
+const file = path.join(lib, "util.js");
+const published = require(file);
+const rewritten = rewrittenTwin(file, require(rewriterPath).rememberedSnakeCase);
+const args = ["", "camelCase", "PascalCase", "already_snake", "HTTPServer", "a1B2", "__x__", "with space",
+  "dots.and-dashes", "ÄÖ", "x".repeat(300), undefined, null, 0, 12, true, ["a", "B"], { toString: () => "fromToString" }];
+const answers = [];
+for (const round of [1, 2]) {
+  for (const arg of args) answers.push({ arg: String(arg), published: published.snakeCase(arg), rewritten: rewritten.snakeCase(arg) });
+}
+const nested = { someKey: { innerKey: [{ deepKey: 1 }] }, tags: { KeepMe: "x" } };
+console.log(JSON.stringify({
+  applied: true, answers,
+  keys: { published: published.keysToSnakeCase(nested), rewritten: rewritten.keysToSnakeCase(nested) },
+}));
+"""
+
+
+def test_snake_case_remembered_gives_the_answers_cdktf_gives(tmp_path):
+    lib = _packaged_cdktf_lib(tmp_path)
+    _packaged_constructs(tmp_path)
+    script = node(SNAKE_CASE_BOTH_WAYS, str(lib), str(NODE_DIR / "cdktf_snake_case.js"), env={**os.environ, "NODE_OPTIONS": ""})
+    assert script.returncode == 0, script.stderr
+    report = json.loads(script.stdout)
+    assert report["applied"], "the packaged cdktf's util.js is no longer of the shape the rewriter expects"
+    assert [a["rewritten"] for a in report["answers"]] == [a["published"] for a in report["answers"]]
+    assert {a["arg"]: a["published"] for a in report["answers"]}["camelCase"] == "camel_case"
+    assert report["keys"]["rewritten"] == report["keys"]["published"] == {"some_key": {"inner_key": [{"deep_key": 1}]}, "tags": {"KeepMe": "x"}}
+
+
+def test_a_util_module_of_another_shape_is_left_as_it_is(tmp_path):
+    published = (_packaged_cdktf_lib(tmp_path) / "util.js").read_text()
+    edits = [
+        published.replace('.replace(/[^A-Za-z0-9]+|_+/g, "_")', '.replace(/[^A-Za-z0-9]+/g, "_")'),
+        published + "\nconst snakeCaseOfString = 1;\n",
+    ]
+    assert rewriter_applies("cdktf_snake_case.js", "rememberedSnakeCase", [published, *edits]) == [True, False, False]
 
 # The shape of the jsii kernel's type assertion, with an inspect that counts its calls.
 KERNEL_ASSERTION = (

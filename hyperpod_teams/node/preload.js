@@ -18,6 +18,8 @@ const REWRITERS = [
   require("./kernel_assert_messages"), // the kernel formats a type check's message only on failure
   require("./cdktf_resolve"), // cdktf resolve() does less per value
   require("./cdktf_stack_backend"), // a stack's backend is found without walking the stack
+  require("./cdktf_stack_document"), // a stack's document is resolved once, not twice
+  require("./cdktf_snake_case"), // cdktf works out the snake_case of each key once
 ];
 
 const compile = Module.prototype._compile;
