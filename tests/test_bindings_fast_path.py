@@ -403,11 +403,7 @@ def _packaged_cdktf_lib(tmp_path: Path) -> Path:
 
 
 def test_cdktf_resolve_rewritten_gives_every_answer_the_published_one_gives(tmp_path):
-    lib = _packaged_cdktf_lib(tmp_path)
-    result = node(RESOLVE_BOTH_WAYS, str(lib), str(NODE_DIR / "cdktf_resolve.js"), env={**os.environ, "NODE_OPTIONS": ""})
-    assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout)
-    assert report["applied"], "the packaged cdktf's resolve.js is no longer of the shape the rewriter expects"
+    report = both_ways(tmp_path, RESOLVE_BOTH_WAYS, "cdktf_resolve.js", "resolve.js")
     assert report["differences"] == []
     assert report["compared"] > 100
     # The comparison covers the errors too: the depth limit, the placeholders, a function.
@@ -473,13 +469,19 @@ def _packaged_constructs(tmp_path: Path) -> None:
     (tmp_path / "extracted" / "package").rename(tmp_path / "node_modules" / "constructs")
 
 
-def test_a_stacks_backend_found_early_is_the_one_cdktf_finds(tmp_path):
+def both_ways(tmp_path: Path, script: str, rewriter: str, module: str) -> dict:
+    """The report of a *_BOTH_WAYS script run on the packaged cdktf with `rewriter`, which must apply."""
     lib = _packaged_cdktf_lib(tmp_path)
     _packaged_constructs(tmp_path)
-    script = node(STACK_BACKEND_BOTH_WAYS, str(lib), str(NODE_DIR / "cdktf_stack_backend.js"), env={**os.environ, "NODE_OPTIONS": ""})
-    assert script.returncode == 0, script.stderr
-    report = json.loads(script.stdout)
-    assert report["applied"], "the packaged cdktf's terraform-stack.js is no longer of the shape the rewriter expects"
+    result = node(script, str(lib), str(NODE_DIR / rewriter), env={**os.environ, "NODE_OPTIONS": ""})
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["applied"], f"the packaged cdktf's {module} is no longer of the shape {rewriter} expects"
+    return report
+
+
+def test_a_stacks_backend_found_early_is_the_one_cdktf_finds(tmp_path):
+    report = both_ways(tmp_path, STACK_BACKEND_BOTH_WAYS, "cdktf_stack_backend.js", "terraform-stack.js")
     answers = report["answers"]
     assert {name: a["rewritten"] for name, a in answers.items()} == {name: a["published"] for name, a in answers.items()}
     # The cases tell apart a lookup in another order or one that skips substacks:
@@ -563,12 +565,7 @@ console.log(JSON.stringify({ applied: true, answers }));
 
 
 def test_a_stack_document_resolved_once_is_the_one_cdktf_gives(tmp_path):
-    lib = _packaged_cdktf_lib(tmp_path)
-    _packaged_constructs(tmp_path)
-    script = node(STACK_DOCUMENT_BOTH_WAYS, str(lib), str(NODE_DIR / "cdktf_stack_document.js"), env={**os.environ, "NODE_OPTIONS": ""})
-    assert script.returncode == 0, script.stderr
-    report = json.loads(script.stdout)
-    assert report["applied"], "the packaged cdktf's terraform-stack.js is no longer of the shape the rewriter expects"
+    report = both_ways(tmp_path, STACK_DOCUMENT_BOTH_WAYS, "cdktf_stack_document.js", "terraform-stack.js")
     answers = report["answers"]
     assert {name: a["rewritten"] for name, a in answers.items()} == {name: a["published"] for name, a in answers.items()}
     # The cases hold what a document left unresolved would show: a token, an undefined value.
@@ -611,12 +608,7 @@ console.log(JSON.stringify({
 
 
 def test_snake_case_remembered_gives_the_answers_cdktf_gives(tmp_path):
-    lib = _packaged_cdktf_lib(tmp_path)
-    _packaged_constructs(tmp_path)
-    script = node(SNAKE_CASE_BOTH_WAYS, str(lib), str(NODE_DIR / "cdktf_snake_case.js"), env={**os.environ, "NODE_OPTIONS": ""})
-    assert script.returncode == 0, script.stderr
-    report = json.loads(script.stdout)
-    assert report["applied"], "the packaged cdktf's util.js is no longer of the shape the rewriter expects"
+    report = both_ways(tmp_path, SNAKE_CASE_BOTH_WAYS, "cdktf_snake_case.js", "util.js")
     assert [a["rewritten"] for a in report["answers"]] == [a["published"] for a in report["answers"]]
     assert {a["arg"]: a["published"] for a in report["answers"]}["camelCase"] == "camel_case"
     assert report["keys"]["rewritten"] == report["keys"]["published"] == {"some_key": {"inner_key": [{"deep_key": 1}]}, "tags": {"KeepMe": "x"}}

@@ -3,8 +3,8 @@
 // Why: every element's toTerraform() turns the keys of its meta-arguments, provisioners and
 // nested blocks into snake_case with snakeCase(), three regular-expression replacements per key,
 // and cdktf calls toTerraform() twice per element at synth (the preparing pass, then the
-// document): a few hundred thousand calls at 100 teams for a few hundred distinct keys. The
-// function depends on its argument alone, so this remembers the answer for each string it was
+// document), for the same few hundred distinct keys over and over. The function depends on its
+// argument alone, so this remembers the answer for each string it was
 // given (other arguments are worked out as before). When the module is not exactly the expected
 // text (another cdktf version), nothing changes. The output is the same bytes (a test compares).
 "use strict";
