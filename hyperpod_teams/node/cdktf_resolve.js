@@ -22,9 +22,9 @@
 // output is the same bytes (a test compares).
 "use strict";
 
-const { occurrences } = require("./source_text");
+const { occurrences, cdktfLibFile } = require("./source_text");
 
-const RESOLVE_MODULE = /[\\/]cdktf[\\/](?:[^\\/]+[\\/]){0,2}lib[\\/]tokens[\\/]private[\\/]resolve\.js$/;
+const RESOLVE_MODULE = cdktfLibFile("tokens", "private", "resolve.js");
 
 const DEFINITION = "function resolve(obj, options) {";
 // What the inserted test relies on, as cdktf 0.21 has it: the names it uses, the depth limit,

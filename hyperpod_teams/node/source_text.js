@@ -1,4 +1,5 @@
-// What the node rewriters (preload.js) share to check that a file has the shape they expect.
+// What the node rewriters (preload.js) share to recognize the files they rewrite and check their
+// shape.
 "use strict";
 
 /** How many times `text` occurs in `source` (without overlaps). */
@@ -6,4 +7,13 @@ function occurrences(source, text) {
   return source.split(text).length - 1;
 }
 
-module.exports = { occurrences };
+/**
+ * The path of a file in cdktf's lib folder (`parts` below it), wherever cdktf lies: in a
+ * node_modules folder (cdktf/lib/...) or in jsii's package cache (cdktf/<version>/<hash>/lib/...).
+ */
+function cdktfLibFile(...parts) {
+  const escaped = parts.map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`[\\\\/]cdktf[\\\\/](?:[^\\\\/]+[\\\\/]){0,2}lib[\\\\/]${escaped.join("[\\\\/]")}$`);
+}
+
+module.exports = { occurrences, cdktfLibFile };
