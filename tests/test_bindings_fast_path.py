@@ -501,7 +501,6 @@ def test_a_stack_module_of_another_shape_is_left_as_it_is(tmp_path):
     assert rewriter_applies("cdktf_stack_backend.js", "withFirstBackendLookup", [published, *edits]) == [True, False, False, False]
 
 
-
 # Builds apps of cdktf's own elements and asks cdktf's TerraformStack.toTerraform() as published
 # and as rewritten for each stack's document (after the preparing pass of a synth), and prints
 # both as JSON that shows undefined values.
@@ -621,6 +620,7 @@ def test_a_util_module_of_another_shape_is_left_as_it_is(tmp_path):
         published + "\nconst snakeCaseOfString = 1;\n",
     ]
     assert rewriter_applies("cdktf_snake_case.js", "rememberedSnakeCase", [published, *edits]) == [True, False, False]
+
 
 # The shape of the jsii kernel's type assertion, with an inspect that counts its calls.
 KERNEL_ASSERTION = (
