@@ -14,13 +14,16 @@ import time
 import traceback
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from hyperpod_teams.bindings import MissingBindingsError
 from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec
+
+if TYPE_CHECKING:
+    from hyperpod_teams.synth import StackSummary
 
 EXIT_INVALID_SPEC = 2
 EXIT_INTERNAL_ERROR = 1
@@ -107,17 +110,35 @@ def synth(spec_path: Path, out_dir: Path) -> None:
 
     started = time.monotonic()
     summaries = synthesize(spec, out_dir, phase=_phase)
-    table = Table(title=f"Stacks in {out_dir}", title_justify="left")
-    for column in ("stack", "credentials", "resources", "data sources", "deploys after"):
-        numeric = column in ("resources", "data sources")
-        table.add_column(column, justify="right" if numeric else "left", no_wrap=column == "stack")
-    for stack in summaries:
-        table.add_row(
-            stack.name, stack.credentials, str(stack.resources), str(stack.data_sources),
-            ", ".join(stack.depends_on) or "-",
-        )
-    stdout.print(table)
+    header, *rows = stack_table(summaries)
+    stdout.print(f"Stacks in {out_dir}, in deploy order:", markup=False)
+    stdout.print(header, style="bold", markup=False)
+    stdout.print("\n".join(rows), markup=False)
     stdout.print(f"[green]✓[/green] synthesized {len(summaries)} stacks in {time.monotonic() - started:.1f} s")
+
+
+STACK_TABLE_COLUMNS = ("STACK", "CREDENTIALS", "RESOURCES", "DATA SOURCES", "DEPLOYS AFTER")
+
+
+def stack_table(summaries: list[StackSummary]) -> list[str]:
+    """The synth summary: a header line, then one line per stack, columns aligned as kubectl
+    aligns them (three spaces apart, counts to the right).
+
+    One line per stack, never wrapped, so a CI log can be searched for a stack's line; and it
+    stays quick at hundreds of stacks, where a boxed rich table took a tenth of a second per 200.
+    """
+    rows = [
+        (s.name, s.credentials, str(s.resources), str(s.data_sources), ", ".join(s.depends_on) or "-")
+        for s in summaries
+    ]
+    widths = [max(len(row[i]) for row in (STACK_TABLE_COLUMNS, *rows)) for i in range(len(STACK_TABLE_COLUMNS))]
+    counts = {2, 3}
+
+    def line(cells: tuple[str, ...]) -> str:
+        aligned = (cell.rjust(w) if i in counts else cell.ljust(w) for i, (cell, w) in enumerate(zip(cells, widths)))
+        return "   ".join(aligned).rstrip()
+
+    return [line(STACK_TABLE_COLUMNS), *(line(row) for row in rows)]
 
 
 @cli.command()

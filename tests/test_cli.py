@@ -127,8 +127,30 @@ def test_synth_writes_the_cdktf_layout_and_a_summary(tmp_path, monkeypatch):
     manifest = json.loads((out / "manifest.json").read_text())
     assert (out / "stacks" / "acme-cluster" / "cdk.tf.json").is_file()
     assert set(manifest["stacks"]) >= {"acme-identity", "acme-team-nlp", "acme-cost"}
-    assert "acme-team-research" in result.output and "synthesized 12 stacks" in result.output
+    assert "synthesized 12 stacks" in result.output
+    lines = {line.split()[0]: line for line in result.output.splitlines() if line.startswith("acme-")}
+    assert set(lines) == set(manifest["stacks"]), "one line per stack"
+    assert "EKS cluster" in lines["acme-k8s-nlp"] and lines["acme-k8s-nlp"].endswith("acme-eks, acme-team-nlp")
     assert not list(tmp_path.glob(".cdktf.out.*")), "a staging folder was left behind"
+
+
+def test_stack_table_aligns_columns_and_puts_each_stack_on_one_line():
+    from hyperpod_teams.synth import StackSummary
+
+    summaries = [
+        StackSummary("acme-access", "AWS (Identity Center account)", 21, 7, ("acme-identity",)),
+        StackSummary("acme-k8s-a-team-with-a-long-name", "EKS cluster", 6, 1, ("acme-eks", "acme-team-a")),
+        StackSummary("acme-cost", "AWS (payer account)", 104, 0, ()),
+    ]
+    header, *rows = cli.stack_table(summaries)
+    assert header.split("   ")[0].rstrip() == "STACK" and len(rows) == 3
+    # Every column starts where its heading starts; counts end where their heading ends.
+    start = header.index("CREDENTIALS")
+    assert [row[start:].split("  ")[0] for row in rows] == [s.credentials for s in summaries]
+    resources_end = header.index("RESOURCES") + len("RESOURCES")
+    assert [row[:resources_end].split()[-1] for row in rows] == ["21", "6", "104"]
+    after = header.index("DEPLOYS AFTER")
+    assert [row[after:] for row in rows] == ["acme-identity", "acme-eks, acme-team-a", "-"]
 
 
 def test_synth_honours_cdktf_outdir(tmp_path, monkeypatch):
