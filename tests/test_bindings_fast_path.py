@@ -241,6 +241,7 @@ def test_a_real_synth_applies_every_node_rewrite(tmp_path):
     assert [Path(f).name for r, f in rewrites if r == "no-creation-stacks"] == ["stack-trace.js"]
     assert sorted(Path(f).name for r, f in rewrites if r == "kernel-in-process") == ["jsii-runtime.js", "program.js"]
     assert [Path(f).name for r, f in rewrites if r == "kernel-assert-messages"] == ["program.js"]
+    assert [Path(f).name for r, f in rewrites if r == "kernel-type-caches"] == ["program.js"]
     assert [Path(f).name for r, f in rewrites if r == "cdktf-resolve"] == ["resolve.js"]
     assert [Path(f).name for r, f in rewrites if r == "cdktf-stack-backend"] == ["terraform-stack.js"]
     assert [Path(f).name for r, f in rewrites if r == "cdktf-stack-document"] == ["terraform-stack.js"]
@@ -660,6 +661,113 @@ console.log(JSON.stringify({
     assert report["rewritten"]["error"] == report["published"]["error"]
     assert report["published"]["error"] == "AssertionError: Kernel error: expected type information, got null"
     assert report["twice"] is None and report["none"] is None
+
+
+# The kernel's own removeRedundant and propertiesOf, cut out of the installed jsii's kernel and run
+# published and rewritten, over a small type system, with stand-ins for the minifier's helpers
+# they use; every lookup of a type is counted.
+TYPE_CACHES_BOTH_WAYS = r"""
+const Module = require("module");
+const { withTypeCaches } = require(process.argv[1]);
+const kernel = require("fs").readFileSync(process.argv[2], "utf-8");
+const cut = (from, to) => { const start = kernel.indexOf(from); return kernel.slice(start, kernel.indexOf(to, start) + to.length); };
+const removeRedundantText = cut("function _ObjectTable_removeRedundant(", "class InterfaceCollection{");
+const propertiesOfText = cut("function propertiesOf(", "return y}");
+const [, get, table, fqns] = /new InterfaceCollection\(([\w$]+)\(this,([\w$]+),"f"\)\);\w+!==([\w$]+)\.EMPTY_OBJECT_FQN/.exec(removeRedundantText);
+const [, spec] = /if\(!([\w$]+)\.isClassOrInterfaceType\(/.exec(propertiesOfText);
+const removeRedundantName = /([\w$]+)=function _ObjectTable_removeRedundant/.exec(kernel)[1];
+// As the kernel's InterfaceCollection (jsii's kernel/src/objects.ts) collects them.
+const interfaceCollection = `
+constructor(lookup) { this.lookup = lookup; this.found = new Set(); }
+addFromClass(fqn) { const t = this.lookup(fqn); if (t.kind !== "class") throw new Error("Expected a class, but received " + fqn);
+  if (t.base) this.addFromClass(t.base); this.addParents(t); }
+addFromInterface(fqn) { const t = this.lookup(fqn); if (t.kind !== "interface") throw new Error("Expected an interface, but received " + fqn);
+  this.addParents(t); }
+addParents(t) { for (const i of t.interfaces || []) if (!this.found.has(i)) { this.found.add(i); this.addFromInterface(i); } }
+[Symbol.iterator]() { return this.found[Symbol.iterator](); } }`;
+const source = `let ${removeRedundantName};${removeRedundantName}=${removeRedundantText}${interfaceCollection}\n${propertiesOfText}`;
+const harness = (text) => `
+const ${fqns} = { EMPTY_OBJECT_FQN: "Object" };
+const ${spec} = { isClassOrInterfaceType: (t) => t && (t.kind === "class" || t.kind === "interface"), isClassType: (t) => t && t.kind === "class" };
+const ${table} = new WeakMap();
+const ${get} = (self, map) => map.get(self);
+${text}
+module.exports = (lookup) => { const owner = {}; ${table}.set(owner, lookup);
+  return { removeRedundant: (interfaces, fqn) => ${removeRedundantName}.call(owner, interfaces, fqn), propertiesOf }; };
+`;
+const types = {
+  "I.Construct": { kind: "interface" }, "I.Dependable": { kind: "interface" }, "I.Extra": { kind: "interface" },
+  "I.Resource": { kind: "interface", interfaces: ["I.Dependable"] },
+  "C.Base": { kind: "class", interfaces: ["I.Construct"] },
+  "C.Resource": { kind: "class", base: "C.Base", interfaces: ["I.Resource"] },
+  "S.Meta": { kind: "interface", fqn: "S.Meta", properties: [{ name: "count" }, { name: "dependsOn", optional: true }] },
+  "S.Config": { kind: "interface", fqn: "S.Config", interfaces: ["S.Meta"], properties: [{ name: "name" }, { name: "count", optional: true }] },
+  "S.Cycle": { kind: "interface", fqn: "S.Cycle", interfaces: ["S.Cycle"], properties: [] },
+};
+const run = (text) => {
+  const m = new Module("kernel"); m._compile(harness(text), "kernel.js");
+  let lookups = 0;
+  const lookup = (fqn) => { lookups += 1; if (!(fqn in types)) throw new Error("Type " + fqn + " not found"); return types[fqn]; };
+  const { removeRedundant, propertiesOf } = m.exports(lookup);
+  const ask = (f) => { try { const answer = f(); return answer === undefined ? "undefined" : answer; } catch (e) { return "error: " + e.message; } };
+  const answers = {}; const repeatLookups = {};
+  const cases = {
+    "all redundant": () => removeRedundant(["I.Construct", "I.Resource", "I.Dependable"], "C.Resource"),
+    "one extra": () => removeRedundant(["I.Extra", "I.Construct"], "C.Base"),
+    "the empty object": () => removeRedundant(["I.Extra"], "Object"),
+    "same list, a subclass": () => removeRedundant(["I.Dependable", "I.Extra"], "C.Resource"),
+    "same list, its base": () => removeRedundant(["I.Dependable", "I.Extra"], "C.Base"),
+    "none declared": () => removeRedundant([], "C.Base"),
+    "unknown interface": () => removeRedundant(["I.Missing"], "C.Base"),
+    "struct with a base": () => propertiesOf(types["S.Config"], lookup),
+    "cyclic struct": () => propertiesOf(types["S.Cycle"], lookup),
+    "not a type": () => propertiesOf(undefined, lookup),
+  };
+  for (const [name, f] of Object.entries(cases)) {
+    const first = ask(f); const before = lookups; const second = ask(f); const third = ask(f);
+    repeatLookups[name] = lookups - before;
+    answers[name] = { first, second, sameArray: Array.isArray(first) && (first === second || second === third) };
+  }
+  return { answers: JSON.parse(JSON.stringify(answers)), repeatLookups };
+};
+console.log(JSON.stringify({
+  published: run(source),
+  rewritten: run(withTypeCaches(source)),
+  real: withTypeCaches(kernel) !== null,
+  twice: withTypeCaches(kernel + kernel),
+  otherPropertiesOf: withTypeCaches(kernel.replace("function propertiesOf(e,p,m=new Set){", "function propertiesOf(e,p,m){")),
+  otherRemoveRedundant: withTypeCaches(kernel.replace("return m.size>0?Array.from(m).sort():void 0};", "return m.size>0?Array.from(m):void 0};")),
+}));
+"""
+
+
+def test_the_kernel_remembers_type_answers_and_gives_the_published_ones(tmp_path):
+    import jsii
+
+    kernel = Path(jsii.__file__).parent / "_embedded" / "jsii" / "lib__program.js"
+    result = node(TYPE_CACHES_BOTH_WAYS, str(NODE_DIR / "kernel_type_caches.js"), str(kernel), env={**os.environ, "NODE_OPTIONS": ""})
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["real"], "the installed jsii kernel is no longer of the shape kernel_type_caches.js expects"
+    assert report["twice"] is None and report["otherPropertiesOf"] is None and report["otherRemoveRedundant"] is None
+    published, rewritten = report["published"], report["rewritten"]
+    assert rewritten["answers"] == published["answers"]
+    answers = published["answers"]
+    assert answers["all redundant"]["first"] == "undefined" and answers["one extra"]["first"] == ["I.Extra"]
+    assert answers["same list, a subclass"]["second"] == ["I.Extra"]
+    assert answers["same list, its base"]["second"] == ["I.Dependable", "I.Extra"]
+    assert answers["unknown interface"]["second"] == "error: Type I.Missing not found"
+    assert answers["cyclic struct"]["second"].startswith("error: Cyclic type hierarchy detected")
+    assert answers["struct with a base"]["first"] == {
+        "count": {"name": "count", "optional": True}, "dependsOn": {"name": "dependsOn", "optional": True},
+        "name": {"name": "name"},
+    }
+    # Asked again, the rewritten kernel looks up no type, except where the first asking failed
+    # (nothing is remembered then);
+    # each object still gets an interface list of its own.
+    assert published["repeatLookups"]["all redundant"] > 0
+    assert {k for k, v in rewritten["repeatLookups"].items() if v} == {"unknown interface", "cyclic struct"}
+    assert not any(a["sameArray"] for a in rewritten["answers"].values())
 
 
 # A stand-in for jsii's runtime: the launcher would start the kernel as a child with its API on
