@@ -40,7 +40,7 @@ for spec_path, out in zip(sys.argv[1::2], sys.argv[2::2]):
     synthesize(load_spec(spec_path), out)
 print("UNCHECKED", bindings._argument_type_checks is False)
 print("DIRECT REQUESTS", bool(jsii_requests._originals))
-print("DEFERRED CREATES", jsii_requests._creates.deferred)
+print("DEFERRED ANSWERS", jsii_requests._deferred.deferred)
 """
 
 
@@ -67,7 +67,7 @@ def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path):
     assert command.returncode == 0, command.stderr
     assert "UNCHECKED True" in command.stdout
     assert "DIRECT REQUESTS True" in command.stdout
-    deferred = int(re.search(r"DEFERRED CREATES (\d+)", command.stdout).group(1))
+    deferred = int(re.search(r"DEFERRED ANSWERS (\d+)", command.stdout).group(1))
     assert deferred > 500  # most creates went without waiting for their answer
     # The ordinary path on both sides: Python imports every submodule, node requires every one.
     env = {**os.environ, bindings.FULL_IMPORT_ENV: "1", "NODE_OPTIONS": ""}

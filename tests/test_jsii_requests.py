@@ -115,12 +115,28 @@ def test_a_create_node_refuses_is_raised_at_the_next_call_that_waits_naming_the_
     assert stack.node.id == "stack"  # every answer was read: Python and the kernel are in step
 
 
+def test_a_dependency_node_refuses_is_raised_at_the_next_call_that_waits_naming_the_method(fresh_install):
+    import cdktf
+
+    assert jsii_requests.install()
+    app = cdktf.App(outdir="/nonexistent-hyperpod-teams-test")
+    first, second = cdktf.TerraformStack(app, "first"), cdktf.TerraformStack(app, "second")
+    deferred = jsii_requests._deferred.deferred
+    second.add_dependency(first)
+    first.add_dependency(second)  # a cycle: node refuses it; Python does not wait to hear so
+    assert jsii_requests._deferred.deferred == deferred + 2
+    with pytest.raises(RuntimeError, match="circular dependency") as raised:
+        first.node.id
+    assert any("addDependency()" in note and "cdktf.TerraformStack@" in note for note in raised.value.__notes__)
+    assert [d.node.id for d in second.dependencies] == ["first"] and first.dependencies == []
+
+
 def test_a_reference_the_kernel_did_not_give_stops_before_anything_uses_it(fresh_install):
     import cdktf
 
     assert jsii_requests.install()
     app = cdktf.App(outdir="/nonexistent-hyperpod-teams-test")  # its answer tells the numbering
-    jsii_requests._creates.next_id += 7  # as if the kernel numbered objects another way
+    jsii_requests._deferred.next_id += 7  # as if the kernel numbered objects another way
     cdktf.TerraformStack(app, "stack")
     with pytest.raises(RuntimeError, match=jsii_requests.FULL_IMPORT_ENV):
         app.node.children
