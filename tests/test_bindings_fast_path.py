@@ -246,6 +246,8 @@ def test_a_real_synth_applies_every_node_rewrite(tmp_path):
     assert [Path(f).name for r, f in rewrites if r == "cdktf-stack-backend"] == ["terraform-stack.js"]
     assert [Path(f).name for r, f in rewrites if r == "cdktf-stack-document"] == ["terraform-stack.js"]
     assert [Path(f).name for r, f in rewrites if r == "cdktf-snake-case"] == ["util.js"]
+    prepared = sorted(Path(f).name for r, f in rewrites if r == "cdktf-prepared-blocks")
+    assert prepared == ["aspect.js", "program.js", "resolvable.js", "terraform-stack.js"]
 
 
 def test_the_lazy_index_requires_a_submodule_only_when_it_is_used(tmp_path):
@@ -621,6 +623,150 @@ def test_a_util_module_of_another_shape_is_left_as_it_is(tmp_path):
         published + "\nconst snakeCaseOfString = 1;\n",
     ]
     assert rewriter_applies("cdktf_snake_case.js", "rememberedSnakeCase", [published, *edits]) == [True, False, False]
+
+
+# Synthesizes apps with the packaged cdktf, its files rewritten by cdktf_prepared_blocks.js as
+# node compiles them ("rewritten") or as published, into one folder per app; reports which files
+# were rewritten and how many blocks each app's documents reused.
+PREPARED_BLOCKS_APPS = r"""
+const fs = require("fs"), path = require("path"), Module = require("module");
+const [lib, rewriterPath, mode, out] = process.argv.slice(1);
+const rewriter = require(rewriterPath);
+const rewritten = [];
+if (mode === "rewritten") {
+  // By path below the packaged lib (the rewriter's own patterns expect a folder named cdktf).
+  const rewrites = {
+    "aspect.js": rewriter.aspectsNotingAdditions,
+    "tokens/resolvable.js": rewriter.resolverCountingForeignTokens,
+    "terraform-stack.js": rewriter.stackReusingBlocks,
+  };
+  const compile = Module.prototype._compile;
+  Module.prototype._compile = function (content, filename) {
+    const rewrite = rewrites[path.relative(lib, filename)];
+    const source = rewrite ? rewrite(content) : null;
+    if (source !== null) rewritten.push(path.relative(lib, filename));
+    return compile.call(this, source === null ? content : source, filename);
+  };
+  rewriter.state.guards.add("kernel"); // no jsii kernel here, so no object Python overrides
+}
+const cdktf = require(path.join(lib, "index.js"));
+const { App, TerraformStack, TerraformResource, TerraformOutput, Lazy, Fn, Aspects, Token } = cdktf;
+const resource = (scope, id, config) => {
+  const r = new TerraformResource(scope, id, { terraformResourceType: "null_resource" });
+  r.addOverride("triggers", config);
+  return r;
+};
+const shared = (app) => {
+  const origin = new TerraformStack(app, "origin");
+  const a = resource(origin, "a", { n: 1, list: ["1e5", null, 3] });
+  new TerraformOutput(origin, "id", { value: a.getStringAttribute("id") });
+  const user = new TerraformStack(app, "user");
+  const b = resource(user, "b", {
+    from_origin: a.getStringAttribute("id"),
+    joined: Fn.join(",", [a.getStringAttribute("id"), "x"]),
+    either: Fn.conditional(a.getBooleanAttribute("enabled"), "on", "off"),
+  });
+  b.addOverride("lifecycle.create_before_destroy", true);
+  user.addOverride("terraform.required_version", ">= 1.5");
+  return { origin, user, a, b };
+};
+let answers = 0;
+const apps = {
+  "cross-stack references, functions and overrides": (app) => { shared(app); },
+  "a Lazy that answers differently each time": (app) => {
+    const { user } = shared(app);
+    resource(user, "counted", { answer: Lazy.stringValue({ produce: () => `answer ${++answers}` }) });
+  },
+  "an aspect that changes a resource": (app) => {
+    const { user } = shared(app);
+    Aspects.of(user).add({ visit: (node) => { if (node instanceof TerraformResource) node.addOverride("triggers.by_aspect", "yes"); } });
+  },
+};
+const report = { rewritten, reused: {} };
+for (const [name, build] of Object.entries(apps)) {
+  const before = rewriter.state.reused;
+  fs.mkdirSync(path.join(out, name), { recursive: true });
+  const app = new App({ outdir: path.join(out, name) });
+  build(app);
+  app.synth();
+  report.reused[name] = rewriter.state.reused - before;
+}
+console.log(JSON.stringify(report));
+"""
+
+
+def test_a_document_reusing_prepared_blocks_is_the_one_cdktf_writes(tmp_path):
+    lib = _packaged_cdktf_lib(tmp_path)
+    _packaged_constructs(tmp_path)
+    reports = {}
+    for mode in ("published", "rewritten"):
+        result = node(PREPARED_BLOCKS_APPS, str(lib), str(NODE_DIR / "cdktf_prepared_blocks.js"), mode,
+                      str(tmp_path / mode), env={**os.environ, "NODE_OPTIONS": ""})
+        assert result.returncode == 0, result.stderr
+        reports[mode] = json.loads(result.stdout)
+    assert sorted(reports["rewritten"]["rewritten"]) == ["aspect.js", "terraform-stack.js", "tokens/resolvable.js"]
+    published, rewritten = tree(tmp_path / "published"), tree(tmp_path / "rewritten")
+    assert rewritten == published
+    user = {name: json.loads(published[f"{name}/stacks/user/cdk.tf.json"]) for name in reports["published"]["reused"]}
+    # The cases hold what a reused block would get wrong: the Lazy's second answer, the aspect's change.
+    assert user["a Lazy that answers differently each time"]["resource"]["null_resource"]["counted"]["triggers"]["answer"] == "answer 2"
+    assert user["an aspect that changes a resource"]["resource"]["null_resource"]["b"]["triggers"]["by_aspect"] == "yes"
+    reused = reports["rewritten"]["reused"]
+    assert reused["cross-stack references, functions and overrides"] >= 4  # both resources, provider-less
+    assert reused["a Lazy that answers differently each time"] == reused["cross-stack references, functions and overrides"]
+    assert reused["an aspect that changes a resource"] == 0
+
+
+def test_files_of_another_shape_keep_their_blocks_as_cdktf_does(tmp_path):
+    import jsii
+
+    lib = _packaged_cdktf_lib(tmp_path)
+    stack, aspect, resolvable = (
+        (lib / name).read_text() for name in ("terraform-stack.js", "aspect.js", "tokens/resolvable.js")
+    )
+    kernel = (Path(jsii.__file__).parent / "_embedded" / "jsii" / "lib__program.js").read_text()
+    module = "cdktf_prepared_blocks.js"
+    assert rewriter_applies(module, "stackReusingBlocks", [
+        stack, stack.replace("e.toTerraform(), true));", "e.toTerraform(), true, 1));"), stack + stack,
+    ]) == [True, False, False]
+    assert rewriter_applies(module, "aspectsNotingAdditions", [
+        aspect, aspect.replace("this._aspects.push(aspect);", "this._aspects.unshift(aspect);"),
+    ]) == [True, False]
+    assert rewriter_applies(module, "resolverCountingForeignTokens", [
+        resolvable, resolvable.replace("let resolved = t.resolve(context);", "let resolved = t.resolve(context, 1);"),
+    ]) == [True, False]
+    assert rewriter_applies(module, "kernelNotingOverrides", [kernel, kernel + kernel]) == [True, False]
+
+
+# A resource whose attributes Python works out, differently at each call (jsii calls Python back).
+PYTHON_OVERRIDE_SYNTH = """
+import sys
+from hyperpod_teams import bindings
+bindings.tune_node_process()
+import cdktf
+
+class Counting(cdktf.TerraformResource):
+    calls = 0
+
+    def _synthesize_attributes(self):
+        Counting.calls += 1
+        return {"call": Counting.calls}
+
+app = cdktf.App(outdir=sys.argv[1])
+Counting(cdktf.TerraformStack(app, "s"), "r", terraform_resource_type="null_resource")
+app.synth()
+print("CALLS", Counting.calls)
+"""
+
+
+def test_a_block_python_works_out_is_worked_out_again_for_the_document(tmp_path):
+    result = subprocess.run([sys.executable, "-c", PYTHON_OVERRIDE_SYNTH, str(tmp_path)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    calls = int(re.search(r"CALLS (\d+)", result.stdout).group(1))
+    document = json.loads((tmp_path / "stacks" / "s" / "cdk.tf.json").read_text())
+    assert calls == 2  # the preparing pass, then the document
+    assert document["resource"]["null_resource"]["r"]["call"] == calls
 
 
 # The shape of the jsii kernel's type assertion, with an inspect that counts its calls.

@@ -21,6 +21,7 @@ const REWRITERS = [
   require("./cdktf_stack_backend"), // a stack's backend is found without walking the stack
   require("./cdktf_stack_document"), // a stack's document is resolved once, not twice
   require("./cdktf_snake_case"), // cdktf works out the snake_case of each key once
+  require("./cdktf_prepared_blocks"), // a document reuses the blocks the preparing pass resolved
 ];
 
 const compile = Module.prototype._compile;
