@@ -11,8 +11,9 @@
 // - between the two passes cdktf runs other stacks' preparing passes, which add new elements and
 //   stack dependencies but change no existing element (a new element has no kept block and is
 //   resolved as before); aspects, which may change elements: once any aspect has been added
-//   anywhere, nothing is reused; validations, which only read; and Python code through jsii
-//   callbacks: once the kernel holds any object Python overrides, nothing is reused;
+//   anywhere, nothing is reused; validations, which only read; custom synthesis hooks
+//   (addCustomSynthesis, a JavaScript-only function cdktf does not export); and Python code
+//   through jsii callbacks: once the kernel holds any object Python overrides, nothing is reused;
 // - a block is kept only when every token its resolution met was one of cdktf's own intrinsic
 //   expressions (references, attribute and function-call expressions, conditionals...), whose
 //   answer depends only on the stack it is resolved in and, for a cross-stack reference, on what
