@@ -682,6 +682,17 @@ const apps = {
     Aspects.of(user).add({ visit: (node) => { if (node instanceof TerraformResource) node.addOverride("triggers.by_aspect", "yes"); } });
   },
 };
+fs.mkdirSync(out, { recursive: true });
+// First (an aspect, once added, turns reuse off for the process):
+// A stack prepared by one call and written by another, an element changed in between.
+const later = "prepared by one call, written by another";
+const { user, b } = shared(new App({ outdir: fs.mkdtempSync(path.join(out, "scratch-")) }));
+user.prepareStack();
+if (mode === "rewritten") rewriter.state.requests += 1; // as the kernel counts a new request
+b.addOverride("triggers.later", "yes");
+fs.mkdirSync(path.join(out, later), { recursive: true });
+fs.writeFileSync(path.join(out, later, "user.json"), JSON.stringify(user.toTerraform(), null, 1));
+fs.rmSync(fs.realpathSync(user.node.scope.outdir), { recursive: true });
 const report = { rewritten, reused: {} };
 for (const [name, build] of Object.entries(apps)) {
   const before = rewriter.state.reused;
@@ -708,9 +719,12 @@ def test_a_document_reusing_prepared_blocks_is_the_one_cdktf_writes(tmp_path):
     published, rewritten = tree(tmp_path / "published"), tree(tmp_path / "rewritten")
     assert rewritten == published
     user = {name: json.loads(published[f"{name}/stacks/user/cdk.tf.json"]) for name in reports["published"]["reused"]}
-    # The cases hold what a reused block would get wrong: the Lazy's second answer, the aspect's change.
+    # The cases hold what a reused block would get wrong: the Lazy's second answer, the aspect's
+    # change, the change made after the stack was prepared.
     assert user["a Lazy that answers differently each time"]["resource"]["null_resource"]["counted"]["triggers"]["answer"] == "answer 2"
     assert user["an aspect that changes a resource"]["resource"]["null_resource"]["b"]["triggers"]["by_aspect"] == "yes"
+    later = json.loads(published["prepared by one call, written by another/user.json"])
+    assert later["resource"]["null_resource"]["b"]["triggers"]["later"] == "yes"
     reused = reports["rewritten"]["reused"]
     assert reused["cross-stack references, functions and overrides"] >= 4  # both resources, provider-less
     assert reused["a Lazy that answers differently each time"] == reused["cross-stack references, functions and overrides"]
@@ -738,12 +752,20 @@ def test_files_of_another_shape_keep_their_blocks_as_cdktf_does(tmp_path):
     assert rewriter_applies(module, "kernelNotingOverrides", [kernel, kernel + kernel]) == [True, False]
 
 
-# A resource whose attributes Python works out, differently at each call (jsii calls Python back).
+# First a stack prepared by one call and written by another, a resource changed in between;
+# then a resource whose attributes Python works out, differently at each call (jsii calls Python
+# back for it, which turns the reuse of prepared blocks off for the process).
 PYTHON_OVERRIDE_SYNTH = """
-import sys
+import json, sys
 from hyperpod_teams import bindings
 bindings.tune_node_process()
 import cdktf
+
+stack = cdktf.TerraformStack(cdktf.App(outdir=sys.argv[1] + "/later"), "later")
+changed = cdktf.TerraformResource(stack, "r", terraform_resource_type="null_resource")
+stack.prepare_stack()
+changed.add_override("triggers.later", "yes")
+print("LATER", json.dumps(stack.to_terraform()["resource"]))
 
 class Counting(cdktf.TerraformResource):
     calls = 0
@@ -759,7 +781,7 @@ print("CALLS", Counting.calls)
 """
 
 
-def test_a_block_python_works_out_is_worked_out_again_for_the_document(tmp_path):
+def test_blocks_python_changes_or_works_out_are_resolved_again_for_the_document(tmp_path):
     result = subprocess.run([sys.executable, "-c", PYTHON_OVERRIDE_SYNTH, str(tmp_path)],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
@@ -767,6 +789,8 @@ def test_a_block_python_works_out_is_worked_out_again_for_the_document(tmp_path)
     document = json.loads((tmp_path / "stacks" / "s" / "cdk.tf.json").read_text())
     assert calls == 2  # the preparing pass, then the document
     assert document["resource"]["null_resource"]["r"]["call"] == calls
+    later = json.loads(re.search(r"LATER (.*)", result.stdout).group(1))
+    assert later["null_resource"]["r"]["triggers"] == {"later": "yes"}
 
 
 # The shape of the jsii kernel's type assertion, with an inspect that counts its calls.

@@ -19,10 +19,13 @@
 //   answer depends only on the stack it is resolved in and, for a cross-stack reference, on what
 //   the preparing pass itself recorded. A Lazy, or any other token, may answer differently the
 //   second time: that element's block is resolved again, as before;
-// - each kept block is used once (the document merges blocks into one object).
+// - a kept block is used only in the kernel request that kept it (App.synth() is one request),
+//   so no Python code can have changed an element in between: a stack prepared by one call and
+//   written by another (prepareStack(), then toTerraform()) is resolved again; and it is used
+//   once (the document merges blocks into one object).
 //
 // It rewrites four files, each only when it has exactly the expected text: the jsii kernel
-// (notes a create with Python overrides), cdktf's aspect.js (notes an added aspect),
+// (counts the lines it reads, notes a create with Python overrides), cdktf's aspect.js (notes an added aspect),
 // tokens/resolvable.js (counts the tokens that are not intrinsic expressions) and
 // terraform-stack.js (keeps and reuses blocks). The three guards register as their files load;
 // blocks are reused only when all three are in place. The output is the same bytes (tests
@@ -44,7 +47,8 @@ const state = {
   overridesSeen: false, // the kernel created an object with Python overrides
   aspectsAdded: false, // an aspect was added to some construct
   foreignTokens: 0, // tokens resolved that are not cdktf intrinsic expressions
-  blocks: new WeakMap(), // element -> the block its stack's preparing pass resolved
+  requests: 0, // lines the kernel has read: requests, and answers to its callbacks
+  blocks: new WeakMap(), // element -> { block its stack's preparing pass resolved, request }
   reused: 0, // blocks put in a document without resolving them again
 };
 
@@ -57,7 +61,7 @@ function prepare(element, resolveBlock) {
   const foreignBefore = state.foreignTokens;
   const block = resolveBlock();
   if (reuseAllowed() && state.foreignTokens === foreignBefore && block !== undefined) {
-    state.blocks.set(element, block);
+    state.blocks.set(element, { block, request: state.requests });
   } else {
     state.blocks.delete(element);
   }
@@ -66,27 +70,31 @@ function prepare(element, resolveBlock) {
 
 /** The block kept for `element` (then forgotten), or undefined to resolve it as cdktf does. */
 function take(element) {
-  const block = state.blocks.get(element);
-  if (block === undefined) return undefined;
+  const kept = state.blocks.get(element);
+  if (kept === undefined) return undefined;
   state.blocks.delete(element);
-  if (!reuseAllowed()) return undefined;
+  if (!reuseAllowed() || kept.request !== state.requests) return undefined;
   state.reused += 1;
-  return block;
+  return kept.block;
 }
 
-// --- the jsii kernel: a create with overrides -------------------------------------------------
+// --- the jsii kernel: lines read, a create with overrides ---------------------------------------
 
 // `if(overrides){debug("overrides",overrides);` in the minified #create; names differ per build.
 const KERNEL_OVERRIDES = /if\(([\w$]+)\)\{([\w$]+)\(this,([\w$]+),"m",([\w$]+)\)\.call\(this,"overrides",\1\);/g;
+// SyncStdio.readLine(), which reads every request and every answer to a callback.
+const KERNEL_READ_LINE = "readLine(){";
+const KERNEL_STATE = "hyperpodTeamsPreparedBlocks";
 
 function kernelNotingOverrides(source) {
   const matches = source.match(KERNEL_OVERRIDES);
-  if (!matches || matches.length !== 1) return null;
-  const noted = source.replace(KERNEL_OVERRIDES, (found, overrides) =>
-    `${found}${overrides}.length>0&&(require(${THIS_MODULE}).state.overridesSeen=true);`,
-  );
+  if (!matches || matches.length !== 1 || occurrences(source, KERNEL_READ_LINE) !== 1) return null;
+  if (occurrences(source, KERNEL_STATE) !== 0) return null;
+  const noted = source
+    .replace(KERNEL_OVERRIDES, (found, overrides) => `${found}${overrides}.length>0&&(${KERNEL_STATE}.overridesSeen=true);`)
+    .replace(KERNEL_READ_LINE, () => `${KERNEL_READ_LINE}${KERNEL_STATE}.requests+=1;`);
   // One line, so that the kernel's own lines keep their numbers.
-  return `require(${THIS_MODULE}).state.guards.add("kernel");${noted}`;
+  return `const ${KERNEL_STATE}=require(${THIS_MODULE}).state;${KERNEL_STATE}.guards.add("kernel");${noted}`;
 }
 
 // --- cdktf's aspect.js: an aspect added ---------------------------------------------------------
