@@ -126,14 +126,23 @@ const RESOLVABLE_EXPORT = "exports.DefaultTokenResolver = DefaultTokenResolver;"
 
 function resolverCountingForeignTokens(source) {
   if ([RESOLVE_TOKEN, RESOLVABLE_EXPORT].some((text) => occurrences(source, text) !== 1)) return null;
+  if (/hyperpodTeams(PreparedBlocks|Intrinsic)/.test(source)) return null;
+  // Both looked up once, not per token: this module's state when the file loads, Intrinsic at the
+  // first token (intrinsic.js requires the token modules, which require this file).
   return source
     .replace(RESOLVE_TOKEN, () => `
     resolveToken(t, context, postProcessor) {
         try {
             // hyperpod-teams: the block of a stack's preparing pass is kept only without these.
-            if (!(t instanceof require("./private/intrinsic").Intrinsic)) require(${THIS_MODULE}).state.foreignTokens += 1;
+            hyperpodTeamsIntrinsic ??= require("./private/intrinsic").Intrinsic;
+            if (!(t instanceof hyperpodTeamsIntrinsic)) hyperpodTeamsPreparedBlocks.foreignTokens += 1;
             let resolved = t.resolve(context);`)
-    .replace(RESOLVABLE_EXPORT, () => `${RESOLVABLE_EXPORT}\nrequire(${THIS_MODULE}).state.guards.add("tokens");`);
+    .replace(
+      RESOLVABLE_EXPORT,
+      () =>
+        `${RESOLVABLE_EXPORT}\nconst hyperpodTeamsPreparedBlocks = require(${THIS_MODULE}).state;\n` +
+        'let hyperpodTeamsIntrinsic;\nhyperpodTeamsPreparedBlocks.guards.add("tokens");',
+    );
 }
 
 // --- cdktf's terraform-stack.js: blocks kept and reused ------------------------------------------
