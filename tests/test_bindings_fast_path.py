@@ -749,7 +749,7 @@ def test_files_of_another_shape_keep_their_blocks_as_cdktf_does(tmp_path):
     assert rewriter_applies(module, "resolverCountingForeignTokens", [
         resolvable, resolvable.replace("let resolved = t.resolve(context);", "let resolved = t.resolve(context, 1);"),
     ]) == [True, False]
-    assert rewriter_applies(module, "kernelNotingOverrides", [kernel, kernel + kernel]) == [True, False]
+    assert rewriter_applies(module, "kernelNotingRequestsAndOverrides", [kernel, kernel + kernel]) == [True, False]
 
 
 # First a stack prepared by one call and written by another, a resource changed in between;

@@ -25,17 +25,16 @@
 //   once (the document merges blocks into one object).
 //
 // It rewrites four files, each only when it has exactly the expected text: the jsii kernel
-// (counts the lines it reads, notes a create with Python overrides), cdktf's aspect.js (notes an added aspect),
-// tokens/resolvable.js (counts the tokens that are not intrinsic expressions) and
+// (counts the lines it reads, notes a create with Python overrides), cdktf's aspect.js (notes an
+// added aspect), tokens/resolvable.js (counts the tokens that are not intrinsic expressions) and
 // terraform-stack.js (keeps and reuses blocks). The three guards register as their files load;
 // blocks are reused only when all three are in place. The output is the same bytes (tests
 // compare, among them one with a Lazy that answers differently each time, one with an aspect
 // that changes a resource, and one with a Python class that jsii calls back).
 "use strict";
 
-const { occurrences, cdktfLibFile } = require("./source_text");
+const { occurrences, cdktfLibFile, JSII_KERNEL_FILE } = require("./source_text");
 
-const KERNEL = /[\\/]lib[\\/]program\.js$/;
 const ASPECT_MODULE = cdktfLibFile("aspect.js");
 const RESOLVABLE_MODULE = cdktfLibFile("tokens", "resolvable.js");
 const STACK_MODULE = cdktfLibFile("terraform-stack.js");
@@ -86,7 +85,7 @@ const KERNEL_OVERRIDES = /if\(([\w$]+)\)\{([\w$]+)\(this,([\w$]+),"m",([\w$]+)\)
 const KERNEL_READ_LINE = "readLine(){";
 const KERNEL_STATE = "hyperpodTeamsPreparedBlocks";
 
-function kernelNotingOverrides(source) {
+function kernelNotingRequestsAndOverrides(source) {
   const matches = source.match(KERNEL_OVERRIDES);
   if (!matches || matches.length !== 1 || occurrences(source, KERNEL_READ_LINE) !== 1) return null;
   if (occurrences(source, KERNEL_STATE) !== 0) return null;
@@ -165,7 +164,7 @@ function stackReusingBlocks(source) {
 }
 
 function rewrite(source, filename) {
-  if (KERNEL.test(filename)) return kernelNotingOverrides(source);
+  if (JSII_KERNEL_FILE.test(filename)) return kernelNotingRequestsAndOverrides(source);
   if (ASPECT_MODULE.test(filename)) return aspectsNotingAdditions(source);
   if (RESOLVABLE_MODULE.test(filename)) return resolverCountingForeignTokens(source);
   if (STACK_MODULE.test(filename)) return stackReusingBlocks(source);
@@ -178,7 +177,7 @@ module.exports = {
   state,
   prepare,
   take,
-  kernelNotingOverrides,
+  kernelNotingRequestsAndOverrides,
   aspectsNotingAdditions,
   resolverCountingForeignTokens,
   stackReusingBlocks,

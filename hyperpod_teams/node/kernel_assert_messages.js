@@ -8,7 +8,8 @@
 // message)`: same check, same error, same message. Any other kernel is compiled as it is.
 "use strict";
 
-const KERNEL = /[\\/]lib[\\/]program\.js$/;
+const { JSII_KERNEL_FILE } = require("./source_text");
+
 // The minified kernel's names differ between builds: match the shape, then require one match.
 const EAGER_ASSERTION =
   /\(0,([\w$]+)\.default\)\(null!=([\w$]+),(`Kernel error: expected type information, got \$\{\(0,[\w$]+\.inspect\)\(\2\)\}`)\)/g;
@@ -22,6 +23,6 @@ function withLazyAssertMessage(source) {
 
 module.exports = {
   name: "kernel-assert-messages",
-  rewrite: (source, filename) => (KERNEL.test(filename) ? withLazyAssertMessage(source) : null),
+  rewrite: (source, filename) => (JSII_KERNEL_FILE.test(filename) ? withLazyAssertMessage(source) : null),
   withLazyAssertMessage,
 };

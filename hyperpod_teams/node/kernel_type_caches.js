@@ -12,9 +12,7 @@
 // compiled as it is.
 "use strict";
 
-const { occurrences } = require("./source_text");
-
-const KERNEL = /[\\/]lib[\\/]program\.js$/;
+const { occurrences, JSII_KERNEL_FILE } = require("./source_text");
 
 // removeRedundant as jsii 1.x's minified kernel has it; the minifier's names differ between
 // builds: match the shape, then require exactly one match of each part.
@@ -56,6 +54,6 @@ function withTypeCaches(source) {
 
 module.exports = {
   name: "kernel-type-caches",
-  rewrite: (source, filename) => (KERNEL.test(filename) ? withTypeCaches(source) : null),
+  rewrite: (source, filename) => (JSII_KERNEL_FILE.test(filename) ? withTypeCaches(source) : null),
   withTypeCaches,
 };

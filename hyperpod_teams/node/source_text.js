@@ -16,4 +16,7 @@ function cdktfLibFile(...parts) {
   return new RegExp(`[\\\\/]cdktf[\\\\/](?:[^\\\\/]+[\\\\/]){0,2}lib[\\\\/]${escaped.join("[\\\\/]")}$`);
 }
 
-module.exports = { occurrences, cdktfLibFile };
+/** The jsii kernel's bundle (lib/program.js of jsii's runtime), as the launcher starts it. */
+const JSII_KERNEL_FILE = /[\\/]lib[\\/]program\.js$/;
+
+module.exports = { occurrences, cdktfLibFile, JSII_KERNEL_FILE };
