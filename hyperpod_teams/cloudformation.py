@@ -93,6 +93,30 @@ class ClusterProperties(CfnModel):
     tags: list[Tag] = Field(alias="Tags", max_length=50)
 
 
+#: Create-only properties of AWS::SageMaker::Cluster: the union of the resource schema's
+#: `createOnlyProperties` in hashicorp/terraform-provider-awscc
+#: (internal/service/cloudformation/schemas/AWS_SageMaker_Cluster.json: ClusterName, VpcConfig,
+#: Orchestrator, and per instance group ExecutionRole, InstanceGroupName, InstanceType,
+#: ThreadsPerCore) and the newer one in pulumi/pulumi-aws-native (ClusterName, VpcConfig,
+#: Orchestrator/Eks). The union: a change either schema refuses must never reach apply as an update.
+CLUSTER_CREATE_ONLY = ("ClusterName", "VpcConfig", "Orchestrator")
+INSTANCE_GROUP_CREATE_ONLY = ("ExecutionRole", "InstanceType", "ThreadsPerCore")
+INSTANCE_GROUP_FIELD_PREFIX = "InstanceGroups_"
+
+
+def create_only_fields(cluster: ClusterProperties) -> dict[str, object]:
+    """The create-only values of a cluster, one entry per guard: `ClusterName`, `VpcConfig`,
+    `Orchestrator`, and `InstanceGroups_<group>` per instance group (a group is matched by its
+    name, which is create-only itself: a renamed group is a new group)."""
+    document = cluster.model_dump(by_alias=True, exclude_none=True)
+    fields: dict[str, object] = {name: document[name] for name in CLUSTER_CREATE_ONLY}
+    for group in document["InstanceGroups"]:
+        fields[f"{INSTANCE_GROUP_FIELD_PREFIX}{group['InstanceGroupName']}"] = {
+            name: group[name] for name in INSTANCE_GROUP_CREATE_ONLY
+        }
+    return fields
+
+
 def hyperpod_cluster(
     spec: PlatformSpec, *, eks_cluster_arn: str, execution_role_arn: str, lifecycle_s3_uri: str
 ) -> ClusterProperties:

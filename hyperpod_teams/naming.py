@@ -176,18 +176,50 @@ def scheduler_config_name(cluster: str) -> str:
 # --- teams -----------------------------------------------------------------------------------
 
 
+# Names HyperPod task governance derives from a compute quota's team name. They are never
+# shortened: another system creates them, so a shortened name would point at nothing. The limits
+# are Kubernetes' and Kueue's own: a namespace is a DNS label (63); a LocalQueue's name goes into
+# the `kueue.x-k8s.io/queue-name` label of every job (a label value: 63); a ClusterQueue's name is
+# a DNS subdomain (Kueue's ClusterQueueReference, 253). `derived_name_problems` tells which a
+# team name breaks; the spec refuses such a team.
+KUEUE_CLUSTER_QUEUE_MAX = 253
+TASK_GOVERNANCE_PREFIX = "hyperpod-ns-"
+
+
 def team_namespace(team: str) -> str:
     """The namespace HyperPod task governance creates for a team's compute quota."""
-    return shorten(f"hyperpod-ns-{team}", KUBERNETES_LABEL_MAX)
+    return f"{TASK_GOVERNANCE_PREFIX}{team}"
 
 
 def team_local_queue(team: str) -> str:
-    return shorten(f"hyperpod-ns-{team}-localqueue", KUBERNETES_LABEL_MAX)
+    """The Kueue LocalQueue task governance creates in the team namespace."""
+    return f"{TASK_GOVERNANCE_PREFIX}{team}-localqueue"
 
 
 def team_cluster_queue(team: str) -> str:
     """The Kueue ClusterQueue task governance creates for a team's compute quota."""
-    return shorten(f"hyperpod-ns-{team}-clusterqueue", KUBERNETES_LABEL_MAX)
+    return f"{TASK_GOVERNANCE_PREFIX}{team}-clusterqueue"
+
+
+def derived_name_problems(team: str) -> list[str]:
+    """What task governance could not create for this team name: each too-long derived name."""
+    limits = (
+        ("namespace", team_namespace(team), KUBERNETES_LABEL_MAX),
+        ("LocalQueue (a label value on every job)", team_local_queue(team), KUBERNETES_LABEL_MAX),
+        ("ClusterQueue", team_cluster_queue(team), KUEUE_CLUSTER_QUEUE_MAX),
+    )
+    return [
+        f"the {what} {name!r} would have {len(name)} characters, over Kubernetes' {limit}"
+        for what, name, limit in limits
+        if len(name) > limit
+    ]
+
+
+def workload_priority_class(priority_class: str) -> str:
+    """The Kueue WorkloadPriorityClass task governance creates for a scheduler-config priority
+    class, and the name a user passes (`hyp create hyp-pytorch-job --priority`, the
+    `kueue.x-k8s.io/priority-class` label): `<name>-priority`."""
+    return f"{priority_class}-priority"
 
 
 def team_kubernetes_group(team: str, role: str) -> str:

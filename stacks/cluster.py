@@ -32,7 +32,7 @@ class ClusterStack(PlatformStack):
             self.lifecycle_bucket = LifecycleScriptsBucket(self, "lifecycle-scripts", spec=spec)
             lifecycle_s3_uri = self.lifecycle_bucket.s3_uri
         self.execution_role = HyperPodExecutionRole(
-            self, "execution-role", spec=spec, lifecycle_s3_uri=lifecycle_s3_uri
+            self, "execution-role", spec=spec, lifecycle_s3_uri=lifecycle_s3_uri, eks_cluster_name=eks.name
         )
         self.hyperpod = HyperPodCluster(
             self,

@@ -148,6 +148,12 @@ def offline_type_schema(type_name: str) -> str:
         readOnlyProperties=[f"/properties/{identifier}"],
     )
     schema.pop("title", None)
+    if type_name == cloudformation.CLUSTER_TYPE:
+        # As the real schema lists them: the provider replaces only on these exact paths.
+        schema["createOnlyProperties"] = [
+            *(f"/properties/{name}" for name in ("ClusterName", "VpcConfig", "Orchestrator/Eks")),
+            *(f"/properties/InstanceGroups/*/{name}" for name in cloudformation.INSTANCE_GROUP_CREATE_ONLY),
+        ]
     return json.dumps(schema)
 
 

@@ -99,9 +99,12 @@ class LifecycleScriptsBucket(Construct):
 
 
 class HyperPodExecutionRole(Construct):
-    """The instance groups' role: the managed HyperPod instance policy plus reading its scripts."""
+    """The instance groups' role: the managed HyperPod instance policy, what nodes of an EKS
+    cluster need (network interfaces, image pulls, Pod Identity), and reading its scripts."""
 
-    def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec, lifecycle_s3_uri: str) -> None:
+    def __init__(
+        self, scope: Construct, id_: str, *, spec: PlatformSpec, lifecycle_s3_uri: str, eks_cluster_name: str
+    ) -> None:
         super().__init__(scope, id_)
         org = spec.organization
         partition = policies.aws_partition(org.region)
@@ -117,6 +120,23 @@ class HyperPodExecutionRole(Construct):
             )
             for name in policies.HYPERPOD_INSTANCE_MANAGED_POLICIES
         ]
+        network = spec.cluster.network
+        self.eks_node_access = bindings.aws_iam_role_policy.IamRolePolicy(
+            self,
+            "eks-node-access",
+            name="eks-node-access",
+            role=self.role.id,
+            policy=policies.policy_json(
+                policies.hyperpod_eks_node_policy(
+                    region=org.region,
+                    account_id=org.account_id,
+                    subnet_ids=list(network.subnet_ids),
+                    security_group_ids=list(network.security_group_ids),
+                    eks_cluster_name=eks_cluster_name,
+                    partition=partition,
+                )
+            ),
+        )
         bucket, prefix = policies.split_s3_uri(lifecycle_s3_uri)
         self.read_scripts = bindings.aws_iam_role_policy.IamRolePolicy(
             self,
@@ -126,6 +146,39 @@ class HyperPodExecutionRole(Construct):
             policy=policies.policy_json(policies.lifecycle_scripts_read_policy(bucket, prefix, partition)),
         )
         self.arn = self.role.arn
+
+
+class CreateOnlyGuards(Construct):
+    """One `terraform_data` per create-only property of the cluster, which the cluster is
+    replaced with (`replace_triggered_by`).
+
+    Terraform's Cloud Control resource replaces only when a JSON-patch path equals a create-only
+    path of the schema exactly (terraform-provider-aws, internal/service/cloudcontrol/resource.go);
+    a new subnet patches `/VpcConfig/Subnets/1`, not `/VpcConfig`, so it would plan as an update
+    that AWS refuses mid-apply. With these guards such a change plans as a replacement. The
+    cluster-level guards carry `prevent_destroy` like the cluster, so the plan stops with an error
+    naming the guard, and so the field (`create_only_VpcConfig`...).
+    """
+
+    def __init__(self, scope: Construct, id_: str, *, fields: dict[str, object], protect: bool) -> None:
+        super().__init__(scope, id_)
+        self.guards = []
+        for field, value in fields.items():
+            per_group = field.startswith(cloudformation.INSTANCE_GROUP_FIELD_PREFIX)
+            guard = cdktf.DataResource(
+                self,
+                field,
+                # A changed trigger replaces the guard (an input would only update it), so the
+                # guard's own prevent_destroy names the field in Terraform's error.
+                triggers_replace={field: value},
+                # A removed instance group destroys its guard; only cluster-level guards refuse.
+                lifecycle=cdktf.TerraformResourceLifecycle(prevent_destroy=protect and not per_group),
+            )
+            guard.override_logical_id(f"create_only_{field}")
+            self.guards.append(guard)
+        #: Terraform reads `replace_triggered_by` as bare references; cdktf would write a resource
+        #: as "${...}", which Terraform's JSON syntax rejects there.
+        self.references = [f"terraform_data.create_only_{field}" for field in fields]
 
 
 class HyperPodCluster(Construct):
@@ -149,13 +202,29 @@ class HyperPodCluster(Construct):
             execution_role_arn=execution_role.arn,
             lifecycle_s3_uri=lifecycle_s3_uri,
         )
-        self.resource = bindings.aws_cloudcontrolapi_resource.CloudcontrolapiResource(
+        protect = not spec.cluster.allow_destroy
+        self.create_only = CreateOnlyGuards(
+            self, "create-only", fields=cloudformation.create_only_fields(state), protect=protect
+        )
+        cloudcontrol = bindings.aws_cloudcontrolapi_resource
+        timeouts = spec.cluster.timeouts
+        self.resource = cloudcontrol.CloudcontrolapiResource(
             self,
             "cluster",
             type_name=cloudformation.CLUSTER_TYPE,
             desired_state=state.desired_state(),
-            lifecycle=cdktf.TerraformResourceLifecycle(prevent_destroy=not spec.cluster.allow_destroy),
-            depends_on=[*execution_role.attachments, execution_role.read_scripts, *(depends_on or [])],
+            timeouts=cloudcontrol.CloudcontrolapiResourceTimeouts(
+                create=timeouts.create, update=timeouts.update, delete=timeouts.delete
+            ),
+            lifecycle=cdktf.TerraformResourceLifecycle(
+                prevent_destroy=protect, replace_triggered_by=self.create_only.references
+            ),
+            depends_on=[
+                *execution_role.attachments,
+                execution_role.read_scripts,
+                execution_role.eks_node_access,
+                *(depends_on or []),
+            ],
         )
         #: The cluster's primary identifier in Cloud Control is its ARN.
         self.arn: str = self.resource.id

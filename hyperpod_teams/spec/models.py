@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from typing import Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -78,8 +80,44 @@ PublicCidr = _pattern(
     r"^(\d{1,3}\.){3}\d{1,3}/([1-9]|[12][0-9]|3[0-2])$",
     "an IPv4 range such as 203.0.113.0/24, /1 to /32 (a /0 would open the API to the internet)",
 )
-TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128)]
-TagValue = Annotated[str, StringConstraints(max_length=256)]
+#: What AWS accepts in a tag key or value (CloudFormation's `Tag` pattern
+#: `^([\p{L}\p{Z}\p{N}_.:/=+\-@]*)$`): letters, separators (spaces), numbers and `_.:/=+-@`.
+TAG_RULE = "letters, digits, spaces and _ . : / = + - @"
+TAG_PUNCTUATION = frozenset("_.:/=+-@")
+#: Keys AWS reserves (`aws:`) and the keys this project writes itself (naming.TAG_*).
+RESERVED_TAG_PREFIXES = ("aws:", "hyperpod-teams:")
+#: AWS allows 50 tags per resource; a team resource carries three of the project's own.
+MAX_ORGANIZATION_TAGS = 47
+
+
+def tag_text_problem(text: str) -> str | None:
+    """Why AWS would refuse `text` as a tag key or value, or None when it accepts it."""
+    for character in text:
+        category = unicodedata.category(character)[0]
+        if category not in "LZN" and character not in TAG_PUNCTUATION:
+            return f"{character!r} is not allowed in a tag (allowed: {TAG_RULE})"
+    return None
+
+
+def _check_tag_text(text: str) -> str:
+    problem = tag_text_problem(text)
+    if problem:
+        raise spec_rule(problem)
+    return text
+
+
+TagKey = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=128),
+    AfterValidator(_check_tag_text),
+    Field(description=f"1 to 128 characters: {TAG_RULE}"),
+]
+TagValue = Annotated[
+    str,
+    StringConstraints(max_length=256),
+    AfterValidator(_check_tag_text),
+    Field(description=f"at most 256 characters: {TAG_RULE}"),
+]
 PluginName = _pattern(
     r"^[a-z][a-z0-9_]*$", "the entry-point name of an identity-provider plugin, such as entra_id"
 )
@@ -111,7 +149,11 @@ class Organization(SpecModel):
     account_id: AccountId
     region: RegionName
     tags: dict[TagKey, TagValue] = Field(
-        default_factory=dict, description="Added to every taggable AWS resource."
+        default_factory=dict,
+        max_length=MAX_ORGANIZATION_TAGS,
+        description="Added to every taggable AWS resource. At most 47 (AWS allows 50 per resource "
+        "and team resources carry three hyperpod-teams:* tags); no key may start with aws: or "
+        "hyperpod-teams:.",
     )
     platform_admins_group: str | None = Field(
         default=None,
@@ -119,6 +161,20 @@ class Organization(SpecModel):
         description="IdP group whose members administer the whole cluster. Default: "
         "group_name_pattern with team=platform, role=admins.",
     )
+
+
+    @field_validator("tags")
+    @classmethod
+    def _no_reserved_tag_keys(cls, tags: dict[str, str]) -> dict[str, str]:
+        for key in tags:
+            for prefix in RESERVED_TAG_PREFIXES:
+                if key.casefold().startswith(prefix):
+                    owner = "AWS" if prefix == "aws:" else "hyperpod-teams (team, cost center and organization tags)"
+                    raise spec_rule(
+                        f"tag key {key!r} starts with {prefix!r}, which is reserved for {owner}",
+                        hint="choose a key with a prefix of your own, such as acme:" + key.split(":", 1)[-1],
+                    )
+        return tags
 
 
 class LocalBackend(SpecModel):
@@ -288,6 +344,47 @@ class TaskGovernance(SpecModel):
     enabled: bool = True
     fair_share: Literal["Enabled", "Disabled"] = "Enabled"
     priority_classes: list[PriorityClass] = Field(default_factory=list, max_length=10)
+    allow_unlisted_region: bool = Field(
+        default=False,
+        description="(optional addition) Deploy compute quotas and the scheduler config in a region "
+        "that is not in hyperpod_teams.regions.TASK_GOVERNANCE_REGIONS, for a region AWS added after "
+        "that table was written. Without it, validate refuses such a region.",
+    )
+
+
+#: The dependency chart's components (`helm_chart/HyperPodHelmChart/Chart.yaml` of
+#: aws/sagemaker-hyperpod-cli at DEPENDENCIES_CHART_REF): spec name -> the chart value that turns
+#: it on or off (the dependency's `condition`).
+DEPENDENCIES_CHART_COMPONENTS: dict[str, str] = {
+    "cert-manager": "cert-manager.enabled",
+    "training-operators": "trainingOperators.enabled",
+    "mlflow": "mlflow.enabled",
+    "nvidia-device-plugin": "nvidia-device-plugin.devicePlugin.enabled",
+    "aws-efa-k8s-device-plugin": "aws-efa-k8s-device-plugin.devicePlugin.enabled",
+    "neuron-device-plugin": "neuron-device-plugin.devicePlugin.enabled",
+    "storage": "storage.enabled",
+    "health-monitoring-agent": "health-monitoring-agent.enabled",
+    "mpi-operator": "mpi-operator.enabled",
+    "deep-health-check": "deep-health-check.enabled",
+    "job-auto-restart": "job-auto-restart.enabled",
+    "cluster-role-and-bindings": "cluster-role-and-bindings.enabled",
+    "namespaced-role-and-bindings": "namespaced-role-and-bindings.enabled",
+    "team-role-and-bindings": "team-role-and-bindings.enabled",
+    "hyperpod-inference-operator": "inferenceOperators.enabled",
+    "hyperpod-patching": "hyperpod-patching.enabled",
+    "gpu-operator": "gpu-operator.enabled",
+}
+ChartComponent = Literal[
+    "cert-manager", "training-operators", "mlflow", "nvidia-device-plugin", "aws-efa-k8s-device-plugin",
+    "neuron-device-plugin", "storage", "health-monitoring-agent", "mpi-operator", "deep-health-check",
+    "job-auto-restart", "cluster-role-and-bindings", "namespaced-role-and-bindings", "team-role-and-bindings",
+    "hyperpod-inference-operator", "hyperpod-patching", "gpu-operator",
+]
+#: The release of aws/sagemaker-hyperpod-cli whose chart the stacks install by default.
+DEPENDENCIES_CHART_REF = "v3.9.0"
+DEPENDENCIES_CHART_REPOSITORY = "https://github.com/aws/sagemaker-hyperpod-cli"
+#: Where the default chart path expects the clone: beside the output folder.
+DEPENDENCIES_CHART_CLONE_DIR = "sagemaker-hyperpod-cli"
 
 
 class DependenciesChart(SpecModel):
@@ -296,8 +393,20 @@ class DependenciesChart(SpecModel):
     spec-v1.md's list: the defaults follow HyperPod's own instructions."""
 
     install: bool = Field(default=True, description="Set false when the chart is installed already.")
+    git_ref: str = Field(
+        default=DEPENDENCIES_CHART_REF,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$",
+        description="Tag or commit of aws/sagemaker-hyperpod-cli to clone the chart from: the "
+        "runbook's clone command checks it out, and the stack's plan stops with that command when "
+        "the chart is not where `chart` says.",
+    )
+    components: dict[ChartComponent, bool] = Field(
+        default_factory=dict,
+        description="Turn the chart's components on or off, e.g. {mlflow: true, gpu-operator: false}; "
+        "an absent component keeps the chart's own default.",
+    )
     chart: str = Field(
-        default="../../../sagemaker-hyperpod-cli/helm_chart/HyperPodHelmChart",
+        default=f"../../../{DEPENDENCIES_CHART_CLONE_DIR}/helm_chart/HyperPodHelmChart",
         min_length=1,
         description="Chart path or name. A relative path is read from the stack's working folder "
         "(<out>/stacks/<stack>): the default is a clone of aws/sagemaker-hyperpod-cli beside the "
@@ -307,6 +416,20 @@ class DependenciesChart(SpecModel):
     version: str | None = None
     namespace: str = "kube-system"
     release_name: str = "hyperpod-dependencies"
+
+
+Duration = _pattern(r"^[1-9][0-9]{0,4}[mh]$", "a whole number of minutes or hours, such as 720m or 12h")
+
+
+class ClusterTimeouts(SpecModel):
+    """How long Terraform waits for Cloud Control on the HyperPod cluster. CloudFormation's
+    handlers for AWS::SageMaker::Cluster allow 720 minutes each (the resource schema's
+    `handlers.*.timeoutInMinutes`); Terraform's default of 2 hours is too short for a large
+    cluster with deep health checks."""
+
+    create: Duration = "720m"
+    update: Duration = "720m"
+    delete: Duration = "720m"
 
 
 class Cluster(SpecModel):
@@ -326,6 +449,10 @@ class Cluster(SpecModel):
     instance_groups: list[InstanceGroup] = Field(min_length=1, max_length=20)
     task_governance: TaskGovernance = Field(default_factory=TaskGovernance)
     dependencies_chart: DependenciesChart = Field(default_factory=DependenciesChart)
+    timeouts: ClusterTimeouts = Field(
+        default_factory=ClusterTimeouts,
+        description="(optional addition) Terraform's create/update/delete timeouts of the HyperPod cluster.",
+    )
     allow_destroy: bool = Field(
         default=False,
         description="Lift lifecycle.prevent_destroy from the HyperPod cluster (optional field): "

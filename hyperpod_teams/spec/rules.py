@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from hyperpod_teams import naming
+from hyperpod_teams import naming, regions
 from hyperpod_teams.plugins import PluginError, load_identity_provider
 from hyperpod_teams.spec.models import (
     Identity,
@@ -22,6 +22,7 @@ from hyperpod_teams.spec.models import (
     Organization,
     PlatformSpec,
     PriorityClass,
+    TaskGovernance,
     Team,
     capacity_by_instance_type,
 )
@@ -37,6 +38,7 @@ class Sections:
     instance_groups: list[InstanceGroup] | None = None
     priority_classes: list[PriorityClass] | None = None
     teams: list[tuple[int, Team]] = field(default_factory=list)
+    task_governance: TaskGovernance | None = None
 
     @classmethod
     def of(cls, spec: PlatformSpec) -> Sections:
@@ -47,6 +49,7 @@ class Sections:
             cluster.instance_groups,
             cluster.task_governance.priority_classes,
             list(enumerate(spec.teams)),
+            cluster.task_governance,
         )
 
     @classmethod
@@ -73,6 +76,7 @@ class Sections:
             instance_groups=valid(list[InstanceGroup], at(data, "cluster", "instance_groups")),
             priority_classes=valid(list[PriorityClass], at(data, "cluster", "task_governance", "priority_classes") or []),
             teams=[(i, team) for i, raw in enumerate(teams) if (team := valid(Team, raw)) is not None],
+            task_governance=valid(TaskGovernance, at(data, "cluster", "task_governance") or {}),
         )
 
 
@@ -84,6 +88,9 @@ def check_rules_across_fields(spec: PlatformSpec) -> None:
 
 def problems_across_fields(sections: Sections) -> list[Problem]:
     problems = list(_unique_names(sections.teams, "teams", "team name"))
+    problems += _derived_kubernetes_names(sections.teams)
+    if sections.organization is not None and sections.task_governance is not None:
+        problems += _task_governance_region(sections.organization, sections.task_governance)
     if sections.instance_groups is not None:
         groups = sections.instance_groups
         problems += _unique_names(enumerate(groups), "cluster.instance_groups", "instance group name")
@@ -112,6 +119,28 @@ def _unique_names(indexed: Iterable[tuple[int, Any]], where: str, what: str) -> 
             )
         else:
             seen[folded] = index
+
+
+def _derived_kubernetes_names(teams: list[tuple[int, Team]]) -> Iterator[Problem]:
+    """Task governance names a team's namespace and queues after it; never shortened."""
+    for t, team in teams:
+        for problem in naming.derived_name_problems(team.name):
+            yield Problem(("teams", t, "name"), problem, "choose a shorter team name")
+
+
+def _task_governance_region(organization: Organization, governance: TaskGovernance) -> Iterator[Problem]:
+    if not governance.enabled or governance.allow_unlisted_region:
+        return
+    if regions.task_governance_available(organization.region):
+        return
+    yield Problem(
+        ("organization", "region"),
+        f"HyperPod task governance (compute quotas, scheduler config) is not known to exist in "
+        f"{organization.region}: Cloud Control would fail at plan time",
+        f"regions known to have it: {', '.join(sorted(regions.TASK_GOVERNANCE_REGIONS))} "
+        f"({regions.TASK_GOVERNANCE_REGIONS_SOURCE}); if AWS has added {organization.region} "
+        "since, set cluster.task_governance.allow_unlisted_region: true",
+    )
 
 
 def _quota_rules(groups: list[InstanceGroup], teams: list[tuple[int, Team]]) -> Iterator[Problem]:
