@@ -76,13 +76,33 @@ def _path_text(path: list) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(path))
 
 
+#: The guards of the HyperPod cluster's create-only properties (constructs/hyperpod.py):
+#: `terraform_data.create_only_<field>`, replaced when the field changes.
+CREATE_ONLY_GUARD = "terraform_data.create_only_"
+
+
+def _forced_by(change: dict, replaced_guards: list[str]) -> tuple[str, ...]:
+    """What forces a replacement: the attributes Terraform names, or, for a replacement the
+    create-only guards trigger, the create-only fields that changed."""
+    paths = tuple(_path_text(p) for p in change["change"].get("replace_paths", []) or [])
+    if change.get("action_reason") == "replace_by_triggers":
+        paths += tuple(f"create-only {guard.removeprefix(CREATE_ONLY_GUARD)}" for guard in replaced_guards)
+    return paths
+
+
 def changes(plans: list[StackPlan], spec: PlatformSpec) -> list[Change]:
     org = spec.organization.name
     team_of = {naming.team_stack_name(org, t.name): t.name for t in spec.teams}
     team_of |= {naming.team_kubernetes_stack_name(org, t.name): t.name for t in spec.teams}
     found = []
     for stack_plan in plans:
-        for change in stack_plan.plan.get("resource_changes", []):
+        resource_changes = stack_plan.plan.get("resource_changes", [])
+        replaced_guards = [
+            c["address"]
+            for c in resource_changes
+            if c["address"].startswith(CREATE_ONLY_GUARD) and action_of(c) == "replace"
+        ]
+        for change in resource_changes:
             action = action_of(change)
             if action is None:
                 continue
@@ -92,7 +112,7 @@ def changes(plans: list[StackPlan], spec: PlatformSpec) -> list[Change]:
                     team=team_of.get(stack_plan.stack),
                     address=change["address"],
                     action=action,
-                    forced_by=tuple(_path_text(p) for p in change["change"].get("replace_paths", []) or []),
+                    forced_by=_forced_by(change, replaced_guards),
                     protected=protected_kind(change) if action in ("delete", "replace") else None,
                 )
             )

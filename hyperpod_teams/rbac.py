@@ -36,39 +36,78 @@ class Rule:
         return rule
 
 
-#: Scientists run and watch their training: pods and logs, jobs, PyTorchJobs, Kueue workloads.
+#: The HyperPod PyTorch job of HyperPod's training operator (`hyp create hyp-pytorch-job`).
+HYPERPOD_JOBS_API_GROUP = "sagemaker.amazonaws.com"
+#: CRDs the HyperPod CLI reads before it submits (`cli_decorators.py` reads the HyperPod one).
+JOB_CRDS = ("hyperpodpytorchjobs.sagemaker.amazonaws.com", "pytorchjobs.kubeflow.org")
+
+#: Scientists submit, watch and cancel their training: pods and logs, jobs, PyTorchJobs and
+#: HyperPod PyTorch jobs, and read their Kueue workloads and queue. Compared rule by rule with the
+#: team role of aws/sagemaker-hyperpod-cli's chart (`charts/team-role-and-bindings`); each
+#: difference is in CHART_DIFFERENCES.
 SCIENTIST_RULES = (
     Rule(("",), ("pods",), READ + RUN),
-    Rule(("",), ("pods/log",), READ),
-    Rule(("",), ("events", "services", "configmaps"), READ),
-    Rule(("batch",), ("jobs",), READ + RUN),
+    Rule(("",), ("pods/log", "pods/status"), READ),
+    Rule(("",), ("events", "services", "configmaps", "serviceaccounts"), READ),
+    Rule(("batch",), ("jobs",), READ + RUN + CHANGE),
     Rule(("kubeflow.org",), ("pytorchjobs",), READ + RUN + CHANGE),
     Rule(("kubeflow.org",), ("pytorchjobs/status",), READ),
-    Rule(("kueue.x-k8s.io",), ("workloads", "localqueues"), READ),
+    Rule((HYPERPOD_JOBS_API_GROUP,), ("hyperpodpytorchjobs",), READ + RUN + CHANGE),
+    Rule((HYPERPOD_JOBS_API_GROUP,), ("hyperpodpytorchjobs/status",), READ),
+    Rule(("kueue.x-k8s.io",), ("workloads", "workloads/status", "localqueues"), READ),
 )
 
 #: Admins manage the namespace's workloads on top: any member's jobs and their configuration.
 ADMIN_RULES = (
     Rule(("",), ("pods",), READ + RUN),
-    Rule(("",), ("pods/log",), READ),
+    Rule(("",), ("pods/log", "pods/status"), READ),
     Rule(("",), ("pods/exec",), ("create",)),
-    Rule(("",), ("events", "services"), READ),
+    Rule(("",), ("events", "services", "serviceaccounts"), READ),
     Rule(("",), ("configmaps", "secrets"), READ + RUN + CHANGE),
     Rule(("batch",), ("jobs",), READ + RUN + CHANGE),
     Rule(("kubeflow.org",), ("pytorchjobs",), READ + RUN + CHANGE),
     Rule(("kubeflow.org",), ("pytorchjobs/status",), READ),
+    Rule((HYPERPOD_JOBS_API_GROUP,), ("hyperpodpytorchjobs",), READ + RUN + CHANGE),
+    Rule((HYPERPOD_JOBS_API_GROUP,), ("hyperpodpytorchjobs/status",), READ),
     Rule(("kueue.x-k8s.io",), ("workloads",), READ + ("delete",) + CHANGE),
-    Rule(("kueue.x-k8s.io",), ("localqueues",), READ),
+    Rule(("kueue.x-k8s.io",), ("workloads/status", "localqueues"), READ),
 )
 
 
 def cluster_read_rules(team: str) -> tuple[Rule, ...]:
-    """Cluster-wide reads: the team's own ClusterQueue only, priority classes, nodes."""
+    """Cluster-wide reads: the team's own namespace and ClusterQueue, Kueue's resource flavors
+    and workload priority classes (the HyperPod CLI lists them before it submits), the job CRDs
+    the CLI checks, priority classes and nodes."""
     return (
+        Rule(("",), ("namespaces",), ("get",), (naming.team_namespace(team),)),
         Rule(("kueue.x-k8s.io",), ("clusterqueues",), ("get", "watch"), (naming.team_cluster_queue(team),)),
+        Rule(("kueue.x-k8s.io",), ("resourceflavors", "workloadpriorityclasses"), READ),
+        Rule(("apiextensions.k8s.io",), ("customresourcedefinitions",), ("get",), JOB_CRDS),
         Rule(("scheduling.k8s.io",), ("priorityclasses",), READ),
-        Rule(("",), ("nodes",), READ),
+        Rule(("",), ("nodes", "nodes/status"), READ),
     )
+
+
+#: Where the scientists' rules differ from the chart's team role on purpose:
+#: (API group, resource, verb the chart grants) -> why it is not granted here.
+CHART_DIFFERENCES: dict[tuple[str, str, str], str] = {
+    ("", "namespaces", "list"): "listing every namespace shows other teams' names; the CLI reads its own namespace with get",
+    ("", "namespaces", "describe"): "not a Kubernetes verb (kubectl describe uses get)",
+    ("kueue.x-k8s.io", "clusterqueues", "list"): "list cannot be limited to the team's own ClusterQueue by name; get and watch of it are granted",
+    ("", "configmaps", "create"): "scientists read ConfigMaps; the team's admins manage them",
+    ("", "configmaps", "update"): "scientists read ConfigMaps; the team's admins manage them",
+    ("", "configmaps", "delete"): "scientists read ConfigMaps; the team's admins manage them",
+    ("", "secrets", "create"): "secrets are the team admins' to manage",
+    ("", "secrets", "get"): "secrets are the team admins' to read",
+    ("", "secrets", "list"): "secrets are the team admins' to read",
+    ("", "secrets", "delete"): "secrets are the team admins' to manage",
+    ("apiextensions.k8s.io", "customresourcedefinitions", "list"): "get of the job CRDs the CLI checks, by name, instead of listing every CRD",
+    ("kubeflow.org", "pytorchjobs/status", "create"): "a job's status is the training operator's to write",
+    ("kubeflow.org", "pytorchjobs/status", "update"): "a job's status is the training operator's to write",
+    ("kubeflow.org", "pytorchjobs/status", "delete"): "a job's status is the training operator's to write",
+    ("kueue.x-k8s.io", "workloads", "patch"): "changing a workload's priority or queue is the team admins' (they may patch workloads)",
+    ("kueue.x-k8s.io", "workloads/status", "patch"): "a workload's status is Kueue's to write",
+}
 
 
 def team_labels(team: str) -> dict[str, str]:

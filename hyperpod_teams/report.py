@@ -229,8 +229,17 @@ def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, ch
         )
     )
     if governance.enabled:
-        classes = ", ".join(f"`{p.name}` ({p.weight})" for p in governance.priority_classes) or "none"
-        document.add(Paragraph(f"Task governance on; fair share {governance.fair_share}; priority classes (weight): {classes}."))
+        classes = (
+            ", ".join(f"`{naming.workload_priority_class(p.name)}` ({p.weight})" for p in governance.priority_classes)
+            or "none"
+        )
+        document.add(
+            Paragraph(
+                f"Task governance on; fair share {governance.fair_share}; priority classes (weight), by the name "
+                f"a job gives (`hyp create hyp-pytorch-job --priority`, label `kueue.x-k8s.io/priority-class`): "
+                f"{classes}."
+            )
+        )
     else:
         document.add(Paragraph("Task governance is off: no quotas are enforced."))
 

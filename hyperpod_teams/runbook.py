@@ -3,7 +3,7 @@ manual steps Terraform cannot do and their exact values. Pure layer: no cdktf.""
 
 from __future__ import annotations
 
-from hyperpod_teams import cost, naming
+from hyperpod_teams import cost, dependencies_chart, naming
 from hyperpod_teams.document import Code, Document, Heading, Items, Paragraph, Table
 from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, IdentityGroups
 from hyperpod_teams.spec.models import PlatformSpec
@@ -85,10 +85,13 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
     )
     steps.append(f"Deploy the permission sets and assignments with Identity Center account credentials: `{_deploy(access)}`.")
     cluster_side = [s.name for s in stacks if s.name not in (identity, access, cost_stack) and s.team is None]
-    if spec.cluster.dependencies_chart.install and spec.cluster.dependencies_chart.repository is None:
+    chart = spec.cluster.dependencies_chart
+    if chart.install and dependencies_chart.uses_local_clone(chart):
         steps.append(
-            "HyperPod's dependency chart is installed from a clone beside the output folder: "
-            "`git clone https://github.com/aws/sagemaker-hyperpod-cli` next to `cdktf.out/`."
+            f"HyperPod's dependency chart is installed from a clone of release `{chart.git_ref}` beside the output "
+            f"folder (the stack stops its plan with this command when the chart is missing); next to `cdktf.out/`, "
+            f"run `{dependencies_chart.clone_command(chart)}`. Helm fetches the chart's remote dependencies "
+            "(cert-manager, device plugins) at deploy, so the pipeline needs `helm` registry access."
         )
     steps.append(f"Deploy the cluster side (AWS and EKS credentials): `{_deploy(*cluster_side)}`.")
     team_stacks = [s.name for s in stacks if s.team]
@@ -110,6 +113,29 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
             f"  --filters AttributePath=DisplayName,AttributeValue={first}"
         )
     )
+
+    if spec.cluster.task_governance.enabled:
+        governance = spec.cluster.task_governance
+        team = spec.teams[0].name
+        priority = (
+            naming.workload_priority_class(governance.priority_classes[0].name) if governance.priority_classes else None
+        )
+        document.add(Heading("Submit a job (a team's scientists)"))
+        document.add(
+            Paragraph(
+                "Task governance names each team's namespace and queue; the priority classes are Kueue "
+                "WorkloadPriorityClasses named `<name>-priority`: "
+                + (", ".join(f"`{naming.workload_priority_class(p.name)}`" for p in governance.priority_classes) or "none")
+                + f". For team `{team}`, from the command line or a Studio space of the team's domain:"
+            )
+        )
+        document.add(
+            Code(
+                f"hyp create hyp-pytorch-job --job-name my-job --image <image> \\\n"
+                f"  --namespace {naming.team_namespace(team)} --queue-name {naming.team_local_queue(team)}"
+                + (f" \\\n  --priority {priority}" if priority else "")
+            )
+        )
 
     document.add(Heading("Add a team"))
     example = "<team>"

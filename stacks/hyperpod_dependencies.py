@@ -7,7 +7,7 @@ from __future__ import annotations
 import cdktf
 from constructs import Construct
 
-from hyperpod_teams import bindings
+from hyperpod_teams import bindings, dependencies_chart
 from hyperpod_teams.constructs.eks import EXEC_API_VERSION, EksCluster, get_token_command
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks.base import PlatformStack
@@ -33,7 +33,23 @@ class HyperPodDependenciesStack(PlatformStack):
             ),
         )
         chart = spec.cluster.dependencies_chart
-        self.release = bindings.helm_release.Release(
+        region = spec.organization.region
+        release = bindings.helm_release
+        values: list[str] = []
+        preconditions = []
+        if dependencies_chart.uses_local_clone(chart):
+            regional = dependencies_chart.regional_values_file(chart, region)
+            values.append(
+                cdktf.Token.as_string(cdktf.Fn.conditional(cdktf.Fn.fileexists(regional), cdktf.Fn.file(regional), ""))
+            )
+            preconditions.append(
+                cdktf.Precondition(
+                    condition=cdktf.Fn.fileexists(f"{chart.chart.rstrip('/')}/Chart.yaml"),
+                    error_message=f"HyperPod's dependency chart is not at {chart.chart} (relative to this "
+                    f"stack's folder). Next to the output folder, run: {dependencies_chart.clone_command(chart)}",
+                )
+            )
+        self.release = release.Release(
             self,
             "hyperpod-dependencies",
             name=chart.release_name,
@@ -41,7 +57,15 @@ class HyperPodDependenciesStack(PlatformStack):
             repository=chart.repository,
             version=chart.version,
             namespace=chart.namespace,
+            # The chart's remote dependencies are not in a clone: helm fetches them first.
+            dependency_update=True,
+            values=values or None,
+            set=[
+                release.ReleaseSet(name=name, value=value)
+                for name, value in dependencies_chart.chart_values(chart, region).items()
+            ],
             # A half-installed chart would let the HyperPod cluster start without its agents.
             atomic=True,
             wait=True,
+            lifecycle=cdktf.TerraformResourceLifecycle(precondition=preconditions) if preconditions else None,
         )

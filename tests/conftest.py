@@ -27,6 +27,19 @@ os.environ.setdefault(TYPE_CHECKS_ENV, "1")
 tune_node_process()
 
 
+def pytest_report_header(config) -> list[str]:
+    """Which AWS provider the offline Terraform checks run, beside the one the stacks pin: they
+    differ (docs/deploy.md, "Which AWS provider the checks run")."""
+    from tests.offline_terraform import checked_provider_version
+
+    checked = checked_provider_version() or "none found (offline Terraform checks skip, or fail under CI)"
+    return [f"AWS provider: stacks pin {PINNED_AWS_PROVIDER}; offline terraform checks run {checked}"]
+
+
+#: The AWS provider version the stacks pin (the bindings' own, cdktf-cdktf-provider-aws).
+PINNED_AWS_PROVIDER = "6.25.0"
+
+
 @pytest.fixture
 def quickstart_data() -> dict:
     """The quickstart spec as plain data, a fresh copy each test may change."""

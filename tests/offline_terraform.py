@@ -73,6 +73,16 @@ def terraform_or_skip(tmp_dir: Path) -> Terraform:
     return Terraform(env)
 
 
+def checked_provider_version() -> str | None:
+    """The version of the provider binary the offline checks run (from its file name)."""
+    provider_dir = os.environ.get(AWS_PROVIDER_DIR_ENV)
+    binaries = sorted(Path(provider_dir).glob("terraform-provider-aws_*")) if provider_dir else []
+    if not binaries:
+        return None
+    match = re.search(r"_v(\d+\.\d+\.\d+)", binaries[0].name)
+    return match.group(1) if match else binaries[0].name
+
+
 def is_aws_only(stack: dict) -> bool:
     return set(stack.get("terraform", {}).get("required_providers", {})) == {"aws"}
 

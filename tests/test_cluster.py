@@ -124,12 +124,14 @@ def test_lifecycle_bucket_is_private_versioned_encrypted_and_tls_only(quickstart
 
 
 def test_execution_role_gets_the_managed_policy_and_reads_only_its_scripts(quickstart_stacks):
+    """Its reading of the scripts; what EKS nodes need is pinned in test_aws_references."""
     resources = quickstart_stacks["acme-cluster"]["resource"]
     role = only(resources["aws_iam_role"])
     assert json.loads(role["assume_role_policy"])["Statement"][0]["Principal"] == {"Service": "sagemaker.amazonaws.com"}
     attached = {a["policy_arn"] for a in resources["aws_iam_role_policy_attachment"].values()}
     assert attached == {"arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy"}
-    inline = json.loads(only(resources["aws_iam_role_policy"])["policy"])
+    (reading,) = [p for p in resources["aws_iam_role_policy"].values() if p["name"] == "read-lifecycle-scripts"]
+    inline = json.loads(reading["policy"])
     bucket = only(resources["aws_s3_bucket"])["bucket"]
     actions = {a for s in inline["Statement"] for a in s["Action"]}
     assert actions == {"s3:GetObject", "s3:ListBucket"}
@@ -145,7 +147,8 @@ def test_existing_cluster_example_uses_its_scripts_and_creates_no_eks(tmp_path):
     (resource,) = cloud_control(stacks["globex-cluster"], "AWS::SageMaker::Cluster")
     groups = desired_state(resource)["InstanceGroups"]
     assert groups[0]["LifeCycleConfig"]["SourceS3Uri"] == "s3://globex-hyperpod-lifecycle/scripts/"
-    inline = json.loads(only(cluster["aws_iam_role_policy"])["policy"])
+    (reading,) = [p for p in cluster["aws_iam_role_policy"].values() if p["name"] == "read-lifecycle-scripts"]
+    inline = json.loads(reading["policy"])
     assert inline["Statement"][0]["Resource"] == ["arn:aws:s3:::globex-hyperpod-lifecycle/scripts/*"]
 
 

@@ -55,6 +55,8 @@ def test_every_taggable_aws_resource_carries_the_cost_tags(path, tmp_path):
             continue
         required = required_tags(spec, stack_name)
         for resource_type, resources in stack.get("resource", {}).items():
+            if not resource_type.startswith("aws_"):
+                continue  # terraform_data: Terraform's own, nothing is billed
             if resource_type != "aws_cloudcontrolapi_resource" and not accepts_tags(resource_type):
                 continue
             for address, resource in resources.items():

@@ -16,6 +16,7 @@ import re
 
 import pytest
 
+from hyperpod_teams.plan_summary import StackPlan, changes
 from hyperpod_teams.spec.models import PlatformSpec
 from tests.conftest import synthesize_stacks
 from tests.offline_terraform import offline_plan_config, terraform_or_skip, write_stack
@@ -173,6 +174,12 @@ def test_a_create_only_change_plans_as_a_replacement(unchanged, tmp_path, field,
     (guard,) = [c for c in plan["resource_changes"] if c["type"] == "terraform_data" and c["change"]["actions"] != ["no-op"]]
     assert guard["name"] == f"create_only_{field}"
     assert sorted(guard["change"]["actions"]) == ["create", "delete"]
+    # The plan summary (report --plan) names the field and flags the protected cluster.
+    found = changes([StackPlan("acme-cluster", plan)], PlatformSpec.model_validate(allowed))
+    (cluster,) = [c for c in found if c.address.startswith("aws_cloudcontrolapi_resource.")]
+    assert cluster.action == "replace"
+    assert f"create-only {field}" in cluster.forced_by
+    assert cluster.protected and "HyperPod cluster" in cluster.protected
 
 
 def test_prevent_destroy_stops_a_create_only_change_naming_the_field(unchanged, tmp_path):

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from hyperpod_teams import policies
+
 from hyperpod_teams.spec import load_spec
 from tests.conftest import EXAMPLE_SPECS, synthesize_stacks
 
@@ -42,6 +44,11 @@ def test_no_iam_statement_allows_every_action(path, tmp_path):
                 assert not wide, f"{where}: {statement.get('Sid', '')} allows {wide}"
                 resources = statement.get("Resource", [])
                 if f": {KEY_POLICY}." in where:
+                    continue
+                if set(actions) <= set(policies.NODE_UNSCOPED_ACTIONS):
+                    # Actions without resource-level permissions (Service Authorization Reference):
+                    # "*" is their only resource, so they are held to the spec's region instead.
+                    assert statement["Condition"]["StringEquals"]["aws:RequestedRegion"], where
                     continue
                 assert resources != "*" and "*" not in resources, f"{where}: allows on every resource"
 

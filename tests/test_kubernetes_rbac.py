@@ -20,7 +20,16 @@ KINDS = {
 }
 READ_ONLY = {"get", "list", "watch"}
 #: Cluster-scoped resources a team may read; reading them reveals nothing of another namespace.
-CLUSTER_READABLE = {("kueue.x-k8s.io", "clusterqueues"), ("scheduling.k8s.io", "priorityclasses"), ("", "nodes")}
+CLUSTER_READABLE = {
+    ("kueue.x-k8s.io", "clusterqueues"),
+    ("kueue.x-k8s.io", "resourceflavors"),
+    ("kueue.x-k8s.io", "workloadpriorityclasses"),
+    ("scheduling.k8s.io", "priorityclasses"),
+    ("", "nodes"),
+    ("", "nodes/status"),
+}
+#: Cluster-scoped objects a team may read only by name: its own namespace, the job CRDs.
+READABLE_BY_NAME = {("", "namespaces"), ("apiextensions.k8s.io", "customresourcedefinitions")}
 
 
 def manifest(resource_type: str, body: dict) -> dict:
@@ -81,11 +90,66 @@ def isolation_violations(manifests: list[dict], teams: list[str]) -> list[str]:
         for rule in role["rules"] if role else []:
             for api_group in rule["apiGroups"]:
                 for resource in rule["resources"]:
+                    if (api_group, resource) in READABLE_BY_NAME:
+                        if not rule.get("resourceNames") or not set(rule["verbs"]) <= {"get"}:
+                            problems.append(f"{where}: {api_group}/{resource} beyond get by name")
+                        if resource == "namespaces" and rule["resourceNames"] != [naming.team_namespace(owner)]:
+                            problems.append(f"{where}: reads namespaces other than its own")
+                        continue
                     if (api_group, resource) not in CLUSTER_READABLE or not set(rule["verbs"]) <= READ_ONLY:
                         problems.append(f"{where}: cluster-wide {rule['verbs']} on {api_group}/{resource}")
                     if resource == "clusterqueues" and rule.get("resourceNames") != [naming.team_cluster_queue(owner)]:
                         problems.append(f"{where}: reads ClusterQueues other than its own")
     return problems
+
+
+def access_entry_violations(stacks: dict[str, dict], org: str, teams: list[str]) -> list[str]:
+    """Every EKS access entry of a team stack must map its principal to that team's groups only;
+    the team's Studio execution role, to the scientists' group only."""
+    problems = []
+    for team in teams:
+        stack = stacks[naming.team_stack_name(org, team)]
+        own = {naming.team_kubernetes_group(team, role) for role in naming.ROLES}
+        roles = stack["resource"].get("aws_iam_role", {})
+        execution_roles = {
+            f"${{aws_iam_role.{key}.arn}}" for key, role in roles.items()
+            if role["name"] == naming.team_execution_role_name(org, team)
+        }
+        for key, entry in stack["resource"].get("aws_eks_access_entry", {}).items():
+            groups = set(entry.get("kubernetes_groups", []))
+            if not groups <= own:
+                problems.append(f"{team}: access entry {key} maps to {sorted(groups - own)}")
+            if entry["principal_arn"] in execution_roles and groups != {naming.team_kubernetes_group(team, "scientists")}:
+                problems.append(f"{team}: the Studio execution role maps to {sorted(groups)}")
+    return problems
+
+
+def test_every_access_entry_of_a_team_reaches_only_that_teams_groups(quickstart_stacks):
+    teams = [t.name for t in load_spec(QUICKSTART).teams]
+    assert access_entry_violations(quickstart_stacks, "acme", teams) == []
+
+
+def test_the_evaluator_catches_a_studio_role_mapped_to_another_team(quickstart_stacks):
+    stacks = copy.deepcopy(quickstart_stacks)
+    entries = stacks["acme-team-nlp"]["resource"]["aws_eks_access_entry"]
+    (studio,) = [e for key, e in entries.items() if "studio-access" in key]
+    studio["kubernetes_groups"] = [naming.team_kubernetes_group("vision", "scientists")]
+    problems = access_entry_violations(stacks, "acme", ["nlp", "vision", "research"])
+    assert any("maps to ['hyperpod-ns-vision-namespace-level-group']" in p for p in problems)
+
+
+def test_studio_execution_role_reaches_the_team_namespace_as_a_scientist(quickstart_stacks):
+    stack = quickstart_stacks["acme-team-nlp"]
+    (role_key,) = [k for k, r in stack["resource"]["aws_iam_role"].items() if r["name"] == "acme-nlp-execution"]
+    (entry,) = [e for e in stack["resource"]["aws_eks_access_entry"].values() if e["principal_arn"] == f"${{aws_iam_role.{role_key}.arn}}"]
+    assert entry["kubernetes_groups"] == ["hyperpod-ns-nlp-namespace-level-group"]
+    views = [
+        a for a in stack["resource"]["aws_eks_access_policy_association"].values()
+        if a["principal_arn"].startswith("${aws_eks_access_entry.") and "studio-access" in a["principal_arn"]
+    ]
+    assert [(v["policy_arn"].rsplit("/", 1)[1], v["access_scope"]) for v in views] == [
+        ("AmazonEKSViewPolicy", {"type": "namespace", "namespaces": ["hyperpod-ns-nlp"]})
+    ]
 
 
 @pytest.fixture(scope="module")

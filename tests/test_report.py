@@ -46,7 +46,7 @@ def test_the_compute_table_shows_capacity_every_guarantee_and_what_is_left(quick
     assert "| `ml.c5.4xlarge` | 4 | 2 | 0 | 2 | 0 |" in text
     assert "| nlp | LendAndBorrow | 50 % | 60 | yes |" in text
     assert "| vision | Lend | – | 40 | never |" in text
-    assert "`inference` (90), `training` (70), `experimentation` (30)" in text
+    assert "`inference-priority` (90), `training-priority` (70), `experimentation-priority` (30)" in text
 
 
 def test_compute_shares_add_up_per_instance_type(quickstart):

@@ -86,3 +86,16 @@ def test_library_example_passes_terraform_validate(tmp_path):
     result = terraform.run(write_stack(tmp_path, "nlp-team", stack), "validate", "-json")
     report = json.loads(result.stdout)
     assert report["valid"], json.dumps(report["diagnostics"], indent=2)
+
+
+def test_the_stacks_pin_the_provider_version_the_header_names(example_stacks):
+    """The header line says which provider the stacks pin; it must be the one they really pin."""
+    from tests.conftest import PINNED_AWS_PROVIDER
+
+    pins = {
+        stack["terraform"]["required_providers"]["aws"]["version"]
+        for stacks in example_stacks.values()
+        for stack in stacks.values()
+        if "aws" in stack["terraform"].get("required_providers", {})
+    }
+    assert pins == {PINNED_AWS_PROVIDER}

@@ -141,33 +141,76 @@ class SsoRoleAccessEntry(Construct):
         )
         # Exactly one role matches; `one` fails the plan loudly if the assignment is missing.
         self.principal_arn = cdktf.Fn.one(self.roles.arns)
-        self.entry = bindings.aws_eks_access_entry.EksAccessEntry(
+        self.entry = add_access_entry(
             self,
-            "entry",
-            cluster_name=eks_cluster_name,
             principal_arn=self.principal_arn,
+            eks_cluster_name=eks_cluster_name,
             kubernetes_groups=kubernetes_groups,
-            type="STANDARD",
+            cluster_admin=cluster_admin,
+            view_namespace=view_namespace,
+            partition=partition,
         )
-        association = bindings.aws_eks_access_policy_association
-        policies_by_scope = []
-        if cluster_admin:
-            policies_by_scope.append(("cluster-admin", "AmazonEKSClusterAdminPolicy", None))
-        if view_namespace:
-            # Read-only in the team namespace: what the EKS console shows a member. What they may
-            # change comes from the team's RBAC alone.
-            policies_by_scope.append(("namespace-view", "AmazonEKSViewPolicy", [view_namespace]))
-        for construct_id, policy, namespaces in policies_by_scope:
-            association.EksAccessPolicyAssociation(
-                self,
-                construct_id,
-                cluster_name=eks_cluster_name,
-                principal_arn=self.entry.principal_arn,
-                policy_arn=f"arn:{partition}:eks::aws:cluster-access-policy/{policy}",
-                access_scope=association.EksAccessPolicyAssociationAccessScope(
-                    type="namespace" if namespaces else "cluster", namespaces=namespaces
-                ),
-            )
+
+
+class StudioAccessEntry(Construct):
+    """An EKS access entry for the team's Studio execution role, mapped to the team scientists'
+    Kubernetes group: kubectl and the HyperPod CLI in a Studio space reach the team namespace, as
+    a scientist does, and nothing else."""
+
+    def __init__(
+        self, scope: Construct, id_: str, *, team: Team, execution_role_arn: str, eks_cluster_name: str, partition: str
+    ) -> None:
+        super().__init__(scope, id_)
+        self.entry = add_access_entry(
+            self,
+            principal_arn=execution_role_arn,
+            eks_cluster_name=eks_cluster_name,
+            kubernetes_groups=[naming.team_kubernetes_group(team.name, "scientists")],
+            view_namespace=naming.team_namespace(team.name),
+            partition=partition,
+        )
+
+
+def add_access_entry(
+    scope: Construct,
+    *,
+    principal_arn: str,
+    eks_cluster_name: str,
+    kubernetes_groups: list[str] | None,
+    cluster_admin: bool = False,
+    view_namespace: str | None = None,
+    partition: str = "aws",
+):
+    """An access entry in `scope` and its access policies: cluster admin, or the EKS console's
+    read-only view of one namespace."""
+    entry = bindings.aws_eks_access_entry.EksAccessEntry(
+        scope,
+        "entry",
+        cluster_name=eks_cluster_name,
+        principal_arn=principal_arn,
+        kubernetes_groups=kubernetes_groups,
+        type="STANDARD",
+    )
+    association = bindings.aws_eks_access_policy_association
+    policies_by_scope = []
+    if cluster_admin:
+        policies_by_scope.append(("cluster-admin", "AmazonEKSClusterAdminPolicy", None))
+    if view_namespace:
+        # Read-only in the team namespace: what the EKS console shows a member. What they may
+        # change comes from the team's RBAC alone.
+        policies_by_scope.append(("namespace-view", "AmazonEKSViewPolicy", [view_namespace]))
+    for construct_id, policy, namespaces in policies_by_scope:
+        association.EksAccessPolicyAssociation(
+            scope,
+            construct_id,
+            cluster_name=eks_cluster_name,
+            principal_arn=entry.principal_arn,
+            policy_arn=f"arn:{partition}:eks::aws:cluster-access-policy/{policy}",
+            access_scope=association.EksAccessPolicyAssociationAccessScope(
+                type="namespace" if namespaces else "cluster", namespaces=namespaces
+            ),
+        )
+    return entry
 
 
 class TeamEnvironment(Construct):
@@ -193,9 +236,18 @@ class TeamEnvironment(Construct):
         org = spec.organization
         self.execution_role = TeamExecutionRole(self, "execution-role", spec=spec, team=team)
         self.domain = None
+        self.studio_access = None
         if team.studio.enabled:
             self.domain = TeamDomain(
                 self, "studio", spec=spec, team=team, execution_role=self.execution_role, group_ids=group_ids
+            )
+            self.studio_access = StudioAccessEntry(
+                self,
+                "studio-access",
+                team=team,
+                execution_role_arn=self.execution_role.arn,
+                eks_cluster_name=eks_cluster_name,
+                partition=policies.aws_partition(org.region),
             )
         self.compute_quota = None
         if spec.cluster.task_governance.enabled:
