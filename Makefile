@@ -1,9 +1,13 @@
 # The two commands a newcomer needs (README): `make quickstart` and `make test`.
-# Each sets up what it needs: a virtualenv in .venv, the cdktf CLI in .tools (tests only).
+# Each sets up what it needs: `quickstart` a virtualenv in .venv; `test` its own in .venv-test
+# (with the dev extra and the tests' third-party plugin, which must not show up in the user's
+# .venv) and the cdktf CLI in .tools.
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+TEST_VENV := .venv-test
+TEST_BIN := $(TEST_VENV)/bin
 CDKTF_CLI_VERSION := 0.21.0
 
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
@@ -17,10 +21,10 @@ quickstart: $(VENV)/.installed
 	$(BIN)/hyperpod-teams synth examples/quickstart/teams.yaml --out cdktf.out
 
 ## Install everything the tests need and run them (offline terraform and cdktf CLI included).
-test: $(VENV)/.installed-dev .tools/node_modules/.bin/cdktf
+test: $(TEST_VENV)/.installed .tools/node_modules/.bin/cdktf
 	HYPERPOD_TEAMS_AWS_PROVIDER_DIR="$${HYPERPOD_TEAMS_AWS_PROVIDER_DIR:-$$(.ci/find-aws-provider)}" \
 	HYPERPOD_TEAMS_CDKTF_CLI="$(CURDIR)/.tools/node_modules/.bin/cdktf" \
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(TEST_BIN)/python -m pytest $(PYTEST_ARGS)
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,14 +32,15 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 # The tests' third-party identity-provider plugin is installed beside the project, as a user's
-# own plugin package would be: the tests find it through its entry point only.
-$(VENV)/.installed-dev: pyproject.toml tests/third_party_plugin/pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]' -e tests/third_party_plugin
-	touch $@ $(VENV)/.installed
+# own plugin package would be: the tests find it through its entry point only. It lives in the
+# test environment alone, so it never appears among the plugins of the user's .venv.
+$(TEST_VENV)/.installed: pyproject.toml tests/third_party_plugin/pyproject.toml
+	test -x $(TEST_BIN)/python || $(PYTHON) -m venv $(TEST_VENV)
+	$(TEST_BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]' -e tests/third_party_plugin
+	touch $@
 
 .tools/node_modules/.bin/cdktf:
 	npm install --prefix .tools --no-audit --no-fund --silent cdktf-cli@$(CDKTF_CLI_VERSION)
 
 clean:
-	rm -rf $(VENV) .tools cdktf.out build *.egg-info
+	rm -rf $(VENV) $(TEST_VENV) .tools cdktf.out build *.egg-info

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import time
 import traceback
@@ -106,10 +107,15 @@ def synth(spec_path: Path, out_dir: Path) -> None:
     folder, never inside it. Loading the provider bindings takes several seconds.
     """
     spec = _load(spec_path)
-    from hyperpod_teams.synth import synthesize
+    from hyperpod_teams.synth import OutputFolderError, prepare_output_folder, synthesize
 
     started = time.monotonic()
-    summaries = synthesize(spec, out_dir, phase=_phase)
+    try:
+        prepare_output_folder(out_dir)  # before seconds of loading: refuse a folder at once
+        summaries = synthesize(spec, out_dir, phase=_phase)
+    except OutputFolderError as error:
+        stderr.print(f"error: {error}", markup=False)
+        sys.exit(EXIT_INVALID_SPEC)
     header, *rows = stack_table(summaries)
     stdout.print(f"Stacks in {out_dir}, in deploy order:", markup=False)
     stdout.print(header, style="bold", markup=False)
@@ -205,7 +211,11 @@ def runbook(spec_path: Path, out_file: Path | None) -> None:
 
 def _write(text: str, out_file: Path | None) -> None:
     if out_file:
-        out_file.write_text(text)
+        try:
+            out_file.write_text(text, encoding="utf-8")
+        except OSError as error:
+            stderr.print(f"error: cannot write {out_file}: {error.strerror or error}", markup=False)
+            sys.exit(EXIT_INVALID_SPEC)
         stderr.print(f"wrote {out_file}", markup=False)
     else:
         click.echo(text, nl=False)
@@ -237,14 +247,26 @@ def _phase(description: str):
     stderr.print(f"  {description}: {time.monotonic() - started:.1f} s", style="dim", markup=False)
 
 
+def _terminated(signum, frame) -> None:
+    """SIGTERM (a cancelled CI job) unwinds like Ctrl-C, so staging folders are cleaned."""
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+    signal.signal(signal.SIGTERM, _terminated)
     try:
-        cli.main(standalone_mode=True)
+        # Not standalone: click would turn Ctrl-C into "Aborted!" and exit 1.
+        cli.main(standalone_mode=False)
     except SystemExit:
         raise
-    except KeyboardInterrupt:
-        stderr.print("interrupted")
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except click.ClickException as error:  # usage errors: click's own message, exit 2
+        error.show()
+        sys.exit(error.exit_code)
+    except (KeyboardInterrupt, click.Abort):
+        stderr.print("interrupted", markup=False)
         sys.exit(130)
     except MissingBindingsError as error:  # the environment lacks an extra: not a bug, not the spec
         stderr.print(f"error: {error}", markup=False)

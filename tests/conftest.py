@@ -7,6 +7,7 @@ import copy
 import importlib.util
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,13 @@ def pytest_report_header(config) -> list[str]:
 
     checked = checked_provider_version() or "none found (offline Terraform checks skip, or fail under CI)"
     return [f"AWS provider: stacks pin {PINNED_AWS_PROVIDER}; offline terraform checks run {checked}"]
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """How many inputs each fuzz test tried (tests/test_untrusted_input.py)."""
+    module = sys.modules.get("tests.test_untrusted_input")
+    for name, count in (getattr(module, "FUZZ_COUNTS", None) or {}).items():
+        terminalreporter.write_line(f"fuzz: {count} inputs tried ({name}), each exit 0 or 2")
 
 
 #: The AWS provider version the stacks pin (the bindings' own, cdktf-cdktf-provider-aws).

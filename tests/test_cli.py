@@ -162,7 +162,10 @@ def test_synth_honours_cdktf_outdir(tmp_path, monkeypatch):
 
 
 def _previous_output(out: Path) -> dict[str, bytes]:
+    from hyperpod_teams.synth import OUTPUT_MARKER
+
     (out / "stacks" / "old-stack").mkdir(parents=True)
+    (out / OUTPUT_MARKER).write_text("an earlier synth")
     (out / "manifest.json").write_text('{"previous": true}')
     (out / "stacks" / "old-stack" / "cdk.tf.json").write_text("{}")
     return {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}

@@ -20,16 +20,58 @@ LineMap = dict[Path, int]
 ScalarText = dict[Path, str]
 
 
+#: Bounds on what a spec may be, so that any input, however hostile, is answered in bounded time
+#: and memory. A spec of 500 teams (the most the spec allows) with comments is a few hundred KB.
+MAX_SPEC_BYTES = 1024 * 1024
+#: Nodes a document may have once YAML aliases are expanded: what the validation walks.
+MAX_EXPANDED_NODES = 250_000
+#: Times a document may refer to an anchor (`*name`).
+MAX_ALIASES = 2_000
+#: Nesting of mappings and lists; the deepest field of a spec is at depth 7.
+MAX_DEPTH = 32
+
+
 def load_spec(path: str | FilePath) -> PlatformSpec:
     """Load and validate a spec file; raise SpecError naming every problem, with file lines."""
     path = FilePath(path)
     source = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError([Problem((), f"cannot read the spec file: {exc.strerror or exc}")], source) from None
+    text = read_spec_text(path)
     document = parse_document(text, source, as_json=path.suffix.lower() == ".json")
     return validate_spec(document.data, source=source, document=document)
+
+
+def read_spec_text(path: FilePath) -> str:
+    """The spec file's text, UTF-8 with or without a byte order mark, refusing what is too large
+    to be a spec before reading it."""
+    source = str(path)
+
+    def refuse(message: str, hint: str | None = None) -> SpecError:
+        return SpecError([Problem((), message, hint)], source)
+
+    try:
+        size = path.stat().st_size
+        if path.is_dir():
+            raise refuse("the spec path is a folder, not a file")
+        if size > MAX_SPEC_BYTES:
+            raise refuse(
+                f"the spec file has {size:,} bytes, more than any spec can need (at most {MAX_SPEC_BYTES:,})",
+                "a spec of 500 teams, the most allowed, is a few hundred KB",
+            )
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_SPEC_BYTES + 1)
+    except OSError as exc:
+        raise refuse(f"cannot read the spec file: {exc.strerror or exc}") from None
+    if len(raw) > MAX_SPEC_BYTES:  # grew while we looked, or a special file
+        raise refuse(f"the spec file has more than {MAX_SPEC_BYTES:,} bytes, more than any spec can need")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SpecError(
+            [Problem((), f"the spec file is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
+                     "save it as UTF-8", line=line)],
+            source,
+        ) from None
 
 
 def validate_spec(data: Any, *, source: str | None = None, document: Document | None = None) -> PlatformSpec:
@@ -84,7 +126,9 @@ class Document:
 
 
 def parse_document(text: str, source: str, *, as_json: bool = False) -> Document:
-    """Parse YAML or JSON text; raise SpecError with the line on a syntax error."""
+    """Parse YAML or JSON text; raise SpecError with the line on a syntax error, and on a document
+    whose nesting or alias expansion exceeds the bounds above."""
+    text = text.removeprefix("\ufeff")
     if as_json:
         try:
             data = json.loads(text, object_pairs_hook=_json_object_without_duplicates)
@@ -92,18 +136,30 @@ def parse_document(text: str, source: str, *, as_json: bool = False) -> Document
             raise SpecError([Problem((), f"invalid JSON: {exc.msg}", line=exc.lineno)], source) from None
         except _DuplicateKeyError as exc:
             raise SpecError([Problem((), str(exc))], source) from None
+        except RecursionError:
+            raise SpecError([Problem((), _too_deep())], source) from None
+        if _depth(data) > MAX_DEPTH:
+            raise SpecError([Problem((), _too_deep())], source)
     loader = _UniqueKeyLoader(text)
     try:
         node = loader.get_single_node()
+        if node is not None:
+            _check_bounds(node, source)
         yaml_data = loader.construct_document(node) if node is not None else None
-    except yaml.MarkedYAMLError as exc:
+    except RecursionError:
+        raise SpecError([Problem((), _too_deep())], source) from None
+    except yaml.YAMLError as exc:
         if as_json:  # valid JSON that PyYAML reads differently (tabs): keep the data, lose lines
             return Document(data)
-        mark = exc.problem_mark or exc.context_mark
-        message = " ".join(part for part in (exc.context, exc.problem) if part)
-        raise SpecError(
-            [Problem((), f"invalid YAML: {message}", line=mark.line + 1 if mark else None)], source
-        ) from None
+        if isinstance(exc, yaml.MarkedYAMLError):
+            mark = exc.problem_mark or exc.context_mark
+            message = " ".join(part for part in (exc.context, exc.problem) if part)
+            line = mark.line + 1 if mark else None
+        else:  # yaml.reader.ReaderError: a character YAML does not allow
+            message = str(exc).splitlines()[0]
+            position = getattr(exc, "position", None)
+            line = text.count("\n", 0, position) + 1 if isinstance(position, int) else None
+        raise SpecError([Problem((), f"invalid YAML: {message}", line=line)], source) from None
     finally:
         loader.dispose()
     document = Document(data if as_json else yaml_data)
@@ -114,6 +170,75 @@ def parse_document(text: str, source: str, *, as_json: bool = False) -> Document
 
 class _DuplicateKeyError(ValueError):
     pass
+
+
+def _too_deep() -> str:
+    return f"the document is nested deeper than {MAX_DEPTH} levels; a spec is at most 7 deep"
+
+
+def _check_bounds(root: yaml.Node, source: str) -> None:
+    """Refuse a node graph that is too deep, refers to itself, uses too many aliases, or would
+    expand (aliases resolved) to more than MAX_EXPANDED_NODES nodes: a "billion laughs" document is
+    a few hundred bytes that expand to billions. Iterative, linear in the graph's size."""
+
+    def refuse(message: str, node: yaml.Node, hint: str | None = None) -> SpecError:
+        return SpecError([Problem((), message, hint, line=node.start_mark.line + 1)], source)
+
+    expanded: dict[int, int] = {}
+    seen: set[int] = set()
+    aliases = 0
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
+    while stack:
+        node, depth, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            on_path.discard(key)
+            total = 1 + sum(expanded[id(child)] for child in _children(node))
+            if total > MAX_EXPANDED_NODES:
+                if not aliases:
+                    raise refuse(f"the document has more than {MAX_EXPANDED_NODES:,} values, more than any spec can need", node)
+                raise refuse(
+                    f"the document expands to more than {MAX_EXPANDED_NODES:,} values once its aliases are "
+                    "resolved", node, "a YAML alias (*name) repeats its anchor's whole value; use fewer",
+                )
+            expanded[key] = total
+            continue
+        if key in on_path:
+            raise refuse("a YAML alias refers to a value that contains it", node)
+        if depth > MAX_DEPTH:
+            raise refuse(_too_deep(), node)
+        if key in seen:  # an alias: depth-first, so its anchor's value is expanded already
+            aliases += 1
+            if aliases > MAX_ALIASES:
+                raise refuse(f"the document uses more than {MAX_ALIASES:,} YAML aliases", node)
+            continue
+        seen.add(key)
+        on_path.add(key)
+        stack.append((node, depth, True))
+        stack.extend((child, depth + 1, False) for child in _children(node))
+
+
+def _depth(data: Any) -> int:
+    """How deeply lists and objects nest in parsed JSON (iterative: any depth is safe)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        if isinstance(value, list):
+            deepest = max(deepest, depth)
+            if depth <= MAX_DEPTH:
+                stack.extend((item, depth + 1) for item in value)
+    return deepest
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def _json_object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -152,8 +277,22 @@ def _with_line(problem: Problem, lines: LineMap) -> Problem:
 
 
 def problems_from_validation_error(
-    error: ValidationError, *, data: Any = None, prefix: Path = (), scalars: ScalarText | None = None
+    error: ValidationError,
+    *,
+    data: Any = None,
+    prefix: Path = (),
+    scalars: ScalarText | None = None,
+    model: type[BaseModel] = PlatformSpec,
 ) -> Iterator[Problem]:
+    """Pydantic's errors as problems; `model` is what was validated (hints name its fields)."""
+    if not isinstance(data, Mapping) and model is PlatformSpec:
+        kind = "empty" if data is None else f"a {_yaml_kind(data)}"
+        yield Problem(
+            prefix,
+            f"the spec is {kind}; a spec is a mapping of version, organization, identity, cluster and teams",
+            "start from examples/quickstart/teams.yaml; `hyperpod-teams schema` prints the JSON Schema",
+        )
+        return
     for detail in error.errors(include_url=False):
         path = _clean_location(detail["loc"], data)
         context = detail.get("ctx") or {}
@@ -162,7 +301,7 @@ def problems_from_validation_error(
         elif detail["type"] in ("union_tag_invalid", "union_tag_not_found"):
             path = (*path, context.get("discriminator", "'type'").strip("'"))
         written = (scalars or {}).get(path)
-        yield Problem((*prefix, *path), _message(detail, path), _hint(detail, path, data, written))
+        yield Problem((*prefix, *path), _message(detail, path), _hint(detail, path, data, written, model))
 
 
 def _clean_location(loc: tuple, data: Any) -> Path:
@@ -196,7 +335,11 @@ def _message(detail: dict, path: Path) -> str:
     return detail["msg"][0].lower() + detail["msg"][1:] if detail["msg"] else kind
 
 
-def _hint(detail: dict, path: Path, data: Any, written: str | None) -> str | None:
+def _yaml_kind(data: Any) -> str:
+    return {list: "list", str: "text", int: "number", float: "number", bool: "boolean"}.get(type(data), type(data).__name__)
+
+
+def _hint(detail: dict, path: Path, data: Any, written: str | None, model: type[BaseModel]) -> str | None:
     kind = detail["type"]
     context = detail.get("ctx") or {}
     value = detail.get("input")
@@ -206,7 +349,7 @@ def _hint(detail: dict, path: Path, data: Any, written: str | None) -> str | Non
         rule = PATTERN_RULES.get(context.get("pattern", ""))
         return f"expected {rule}" if rule else None
     if kind == "extra_forbidden":
-        allowed = _allowed_fields(path[:-1], data)
+        allowed = _allowed_fields(path[:-1], data, model)
         if allowed:
             close = difflib.get_close_matches(str(path[-1]), allowed, n=1)
             suggestion = f"did you mean {close[0]!r}? " if close else ""
@@ -220,9 +363,9 @@ def _hint(detail: dict, path: Path, data: Any, written: str | None) -> str | Non
     return None
 
 
-def _allowed_fields(path: Path, data: Any) -> list[str]:
-    """Fields of the model at `path` in the spec, for suggesting the intended one."""
-    model: Any = PlatformSpec
+def _allowed_fields(path: Path, data: Any, root: type[BaseModel] = PlatformSpec) -> list[str]:
+    """Fields of the model at `path` under `root`, for suggesting the intended one."""
+    model: Any = root
     for part in path:
         data = data[part] if isinstance(data, (Mapping, list)) and _has(data, part) else None
         if isinstance(part, int):

@@ -108,17 +108,19 @@ def problems_across_fields(sections: Sections) -> list[Problem]:
 
 def _unique_names(indexed: Iterable[tuple[int, Any]], where: str, what: str) -> Iterator[Problem]:
     path: Path = tuple(where.split("."))
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[int, str]] = {}
     for index, item in indexed:
         folded = item.name.casefold()
         if folded in seen:
+            first_index, first = seen[folded]
+            spelled = f"as {first!r} " if first != item.name else ""
             yield Problem(
                 (*path, index, "name"),
-                f"duplicate {what} {item.name!r}: {path[-1]}[{seen[folded]}] has it already "
+                f"duplicate {what} {item.name!r}: {path[-1]}[{first_index}] has it already {spelled}"
                 "(names are compared without regard to case)",
             )
         else:
-            seen[folded] = index
+            seen[folded] = (index, item.name)
 
 
 def _derived_kubernetes_names(teams: list[tuple[int, Team]]) -> Iterator[Problem]:
@@ -216,5 +218,5 @@ def _identity_settings(identity: Identity) -> Iterator[Problem]:
     except ValidationError as exc:
         from hyperpod_teams.spec.loading import problems_from_validation_error
 
-        yield from problems_from_validation_error(exc, prefix=("identity", "settings"))
+        yield from problems_from_validation_error(exc, prefix=("identity", "settings"), model=plugin.settings_model)
 

@@ -1,0 +1,371 @@
+"""Any input, however broken or hostile, gets exit 0 or 2 in bounded time and memory, never a
+traceback; synth never deletes what it did not write; interruption leaves nothing behind.
+
+The pipeline examples validate pull requests: one crafted spec must not take a runner down."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hyperpod_teams import cli
+from hyperpod_teams.synth import OUTPUT_MARKER
+from tests.conftest import QUICKSTART, ROOT, require_module
+
+#: Inputs the fuzz tests tried, by test: printed in the session summary (conftest).
+FUZZ_COUNTS: dict[str, int] = {}
+
+BILLION_LAUGHS = "\n".join(
+    [
+        'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]',
+        *(f"{chr(98 + i)}: &{chr(98 + i)} [{','.join([f'*{chr(97 + i)}'] * 9)}]" for i in range(8)),
+    ]
+)
+
+
+def run(*args: str, env: dict | None = None, limit_memory: bool = False, timeout: float = 60) -> subprocess.CompletedProcess:
+    """The command in a fresh process; with `limit_memory`, it may use 1 GiB of address space at
+    most (a loaded interpreter with pydantic takes about 300 MiB)."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    return subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams", *args],
+        capture_output=True, text=True, env=env, timeout=timeout, preexec_fn=limit if limit_memory else None,
+    )
+
+
+def in_process(*args: str, capsys) -> tuple[int, str]:
+    """The CLI in this process, as `main()` runs it: the exit code and stderr."""
+    argv, on_term = sys.argv, signal.getsignal(signal.SIGTERM)
+    sys.argv = ["hyperpod-teams", *args]
+    try:
+        cli.main()
+        code = 0
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else 1
+    finally:
+        sys.argv = argv
+        signal.signal(signal.SIGTERM, on_term)
+    return code, capsys.readouterr().err
+
+
+# --- bounded time and memory --------------------------------------------------------------------
+
+
+def test_billion_laughs_is_refused_quickly_by_every_command(tmp_path):
+    spec = tmp_path / "bomb.yaml"
+    spec.write_text(BILLION_LAUGHS)
+    assert spec.stat().st_size < 400
+    for command in (["validate"], ["report"], ["runbook"], ["synth", "--out", str(tmp_path / "out")]):
+        started = time.monotonic()
+        result = run(command[0], str(spec), *command[1:], limit_memory=True, timeout=30)
+        assert result.returncode == 2, (command, result.stderr)
+        assert "aliases are resolved" in result.stderr and "Traceback" not in result.stderr
+        assert time.monotonic() - started < 20, command
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_hopelessly_large_spec_is_refused_before_it_is_parsed(tmp_path):
+    spec = tmp_path / "huge.yaml"
+    data = yaml.safe_load(QUICKSTART.read_text())
+    data["teams"] = [{"name": f"t{i}"} for i in range(300_000)]
+    spec.write_text(yaml.safe_dump(data))
+    assert spec.stat().st_size > 4_000_000
+    started = time.monotonic()
+    result = run("validate", str(spec), limit_memory=True)
+    assert result.returncode == 2 and "more than any spec can need" in result.stderr
+    assert time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize(
+    "name, text, fragment",
+    [
+        ("self.yaml", "a: &a [*a]\n", "refers to a value that contains it"),
+        ("deep.json", "[" * 50_000 + "]" * 50_000, "nested deeper than 32 levels"),
+        ("deep.yaml", "a: " + "[" * 50_000 + "]" * 50_000, "invalid YAML"),
+        ("deep-block.yaml", "".join(" " * i + "- \n" for i in range(40)) + " " * 40 + "- x\n", "nested deeper than 32"),
+    ],
+)
+def test_recursive_and_deeply_nested_documents_are_spec_errors(tmp_path, name, text, fragment):
+    spec = tmp_path / name
+    spec.write_text(text)
+    result = run("validate", str(spec), limit_memory=True)
+    assert result.returncode == 2, result.stderr
+    assert fragment in result.stderr and "Traceback" not in result.stderr
+
+
+# --- the fuzz tests ----------------------------------------------------------------------------
+
+
+def _fuzz(name: str, strategy, check) -> None:
+    require_module("hypothesis")
+    from hypothesis import HealthCheck, given, settings
+
+    FUZZ_COUNTS[name] = 0
+
+    @settings(max_examples=150, deadline=5000, suppress_health_check=list(HealthCheck), database=None)
+    @given(strategy)
+    def run_one(value):
+        FUZZ_COUNTS[name] += 1
+        check(value)
+
+    run_one()
+
+
+def _exit_0_or_2(path: Path, capsys) -> None:
+    for command in ("validate", "report", "runbook"):
+        code, err = in_process(command, str(path), capsys=capsys)
+        assert code in (0, 2), (command, code, err)
+        assert "Traceback" not in err and "internal error" not in err, err
+
+
+def test_arbitrary_bytes_give_exit_0_or_2(tmp_path, capsys):
+    from hypothesis import strategies as st
+
+    def check(raw: bytes) -> None:
+        for suffix in (".yaml", ".json"):
+            path = tmp_path / f"spec{suffix}"
+            path.write_bytes(raw)
+            _exit_0_or_2(path, capsys)
+
+    _fuzz("arbitrary bytes", st.binary(max_size=600), check)
+
+
+def _structures():
+    from hypothesis import strategies as st
+
+    scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
+    return st.recursive(
+        scalars, lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
+        max_leaves=30,
+    )
+
+
+def test_arbitrary_yaml_and_json_structures_give_exit_0_or_2(tmp_path, capsys):
+    def check(value) -> None:
+        (tmp_path / "spec.json").write_text(json.dumps(value))
+        (tmp_path / "spec.yaml").write_text(yaml.safe_dump(value))
+        _exit_0_or_2(tmp_path / "spec.json", capsys)
+        _exit_0_or_2(tmp_path / "spec.yaml", capsys)
+
+    _fuzz("arbitrary structures", _structures(), check)
+
+
+def _paths(data, prefix=()):
+    yield prefix
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _paths(value, (*prefix, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from _paths(value, (*prefix, index))
+
+
+def test_the_quickstart_with_any_field_replaced_gives_exit_0_or_2(tmp_path, capsys):
+    from hypothesis import strategies as st
+
+    base = yaml.safe_load(QUICKSTART.read_text())
+    paths = [p for p in _paths(base) if p]
+
+    def check(change) -> None:
+        path, value = change
+        data = json.loads(json.dumps(base))
+        node = data
+        for part in path[:-1]:
+            node = node[part]
+        node[path[-1]] = value
+        (tmp_path / "spec.yaml").write_text(yaml.safe_dump(data))
+        _exit_0_or_2(tmp_path / "spec.yaml", capsys)
+
+    _fuzz("quickstart with a field replaced", st.tuples(st.sampled_from(paths), _structures()), check)
+
+
+# --- the output folder ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    """A user's project folder: the spec, sources, notes."""
+    (tmp_path / "teams.yaml").write_text(QUICKSTART.read_text())
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("print('mine')\n")
+    (tmp_path / "NOTES.md").write_text("notes\n")
+    return tmp_path
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("out", [".", "src"])
+def test_synth_refuses_a_folder_it_did_not_write_and_touches_nothing(project, out):
+    before = _snapshot(project)
+    result = run("synth", str(project / "teams.yaml"), "--out", str(project / out))
+    assert result.returncode == 2
+    assert "refusing to replace" in result.stderr and str((project / out).resolve()) in result.stderr
+    assert "Traceback" not in result.stderr
+    assert _snapshot(project) == before
+    assert sorted(p.name for p in project.iterdir()) == ["NOTES.md", "src", "teams.yaml"]
+
+
+def test_synth_refuses_cdktf_outdir_naming_a_folder_it_did_not_write(project):
+    before = _snapshot(project)
+    result = run("synth", str(project / "teams.yaml"), env={**os.environ, "CDKTF_OUTDIR": str(project)})
+    assert result.returncode == 2 and "refusing to replace" in result.stderr
+    assert _snapshot(project) == before
+
+
+def test_synth_writes_into_an_empty_folder_and_replaces_its_own_output(project):
+    out = project / "out"
+    out.mkdir()
+    assert run("synth", str(project / "teams.yaml"), "--out", str(out)).returncode == 0
+    assert (out / OUTPUT_MARKER).is_file() and (out / "manifest.json").is_file()
+    assert run("synth", str(project / "teams.yaml"), "--out", str(out)).returncode == 0
+
+
+def test_synth_replaces_the_output_of_a_version_before_the_marker(project):
+    out = project / "cdktf.out"
+    (out / "stacks" / "acme-old").mkdir(parents=True)
+    (out / "manifest.json").write_text(json.dumps({"version": "0.21.0", "stacks": {}}))
+    result = run("synth", str(project / "teams.yaml"), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert not (out / "stacks" / "acme-old").exists()
+
+
+@pytest.mark.parametrize(
+    "out, fragment",
+    [("NOTES.md/out", "is a file, not a folder"), ("NOTES.md", "is a file"), ("/proc/hyperpod-teams/out", "cannot")],
+)
+def test_an_output_folder_that_cannot_be_written_is_a_user_error(project, out, fragment):
+    result = run("synth", str(project / "teams.yaml"), "--out", out if out.startswith("/") else str(project / out))
+    assert result.returncode == 2, result.stderr
+    assert fragment in result.stderr and "Traceback" not in result.stderr and "bug" not in result.stderr
+
+
+@pytest.mark.parametrize("command", ["report", "runbook"])
+def test_report_and_runbook_into_a_missing_folder_is_a_user_error(project, command):
+    result = run(command, str(project / "teams.yaml"), "--out", str(project / "missing" / "out.md"))
+    assert result.returncode == 2
+    assert "cannot write" in result.stderr and "bug" not in result.stderr
+
+
+def test_a_spec_that_is_not_utf8_is_a_user_error(tmp_path):
+    spec = tmp_path / "teams.yaml"
+    spec.write_bytes(QUICKSTART.read_text().replace("acme", "acmé").encode("latin-1"))
+    result = run("validate", str(spec))
+    assert result.returncode == 2 and "not UTF-8" in result.stderr
+
+
+def test_a_byte_order_mark_is_accepted_in_json_as_in_yaml(tmp_path):
+    data = yaml.safe_load(QUICKSTART.read_text())
+    (tmp_path / "teams.json").write_bytes(b"\xef\xbb\xbf" + json.dumps(data).encode())
+    (tmp_path / "teams.yaml").write_bytes(b"\xef\xbb\xbf" + QUICKSTART.read_bytes())
+    assert run("validate", str(tmp_path / "teams.json")).returncode == 0
+    assert run("validate", str(tmp_path / "teams.yaml")).returncode == 0
+
+
+# --- interruption -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_interrupting_synth_exits_130_with_one_line_and_leaves_nothing(tmp_path, sig):
+    out = tmp_path / "out"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hyperpod_teams", "synth", str(QUICKSTART), "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    for line in process.stderr:  # wait until the build is under way
+        if line.startswith("Building the stacks"):
+            break
+    assert list(tmp_path.glob(".out.staging-*")), "no staging folder while building"
+    process.send_signal(sig)
+    rest = process.stderr.read()
+    process.wait(timeout=60)
+    assert process.returncode == 130
+    assert [line for line in rest.splitlines() if line.strip()] == ["interrupted"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [], "staging folder left behind"
+
+
+def test_a_killed_runs_staging_folder_is_cleaned_and_moved_output_put_back(tmp_path):
+    out = tmp_path / "out"
+    stale = tmp_path / ".out.staging-999999-abc"  # no process 999999 runs here
+    (stale / "stacks").mkdir(parents=True)
+    moved = tmp_path / ".out.previous-xyz"  # killed between its two renames: out is gone
+    moved.mkdir()
+    (moved / OUTPUT_MARKER).write_text("earlier synth")
+    (moved / "stacks" / "x" / ".terraform").mkdir(parents=True)
+    result = run("synth", str(QUICKSTART), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o755), (0o077, 0o700)])
+def test_the_output_folder_follows_the_umask(tmp_path, umask, mode):
+    out = tmp_path / "out"
+    result = subprocess.run(
+        ["sh", "-c", f'umask {umask:03o} && exec "$0" -m hyperpod_teams synth "$1" --out "$2"', sys.executable, str(QUICKSTART), str(out)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert out.stat().st_mode & 0o777 == mode
+
+
+# --- messages ---------------------------------------------------------------------------------
+
+
+def test_an_unknown_plugin_setting_gets_the_plugins_settings_as_hints(quickstart_data):
+    from hyperpod_teams.spec import SpecError, validate_spec
+
+    quickstart_data["identity"]["settings"] = {"tenant_idd": "x"}
+    with pytest.raises(SpecError) as raised:
+        validate_spec(quickstart_data)
+    (problem,) = raised.value.problems
+    assert "did you mean 'tenant_id'" in problem.hint and "teams" not in problem.hint
+
+
+def test_a_duplicate_instance_group_names_both_spellings(quickstart_data):
+    from hyperpod_teams.spec import SpecError, validate_spec
+
+    groups = quickstart_data["cluster"]["instance_groups"]
+    groups.append({**groups[0], "name": groups[0]["name"].upper()})
+    with pytest.raises(SpecError) as raised:
+        validate_spec(quickstart_data)
+    message = " ".join(p.message for p in raised.value.problems)
+    assert repr(groups[0]["name"]) in message and repr(groups[0]["name"].upper()) in message
+
+
+@pytest.mark.parametrize("text, kind", [("", "empty"), ("- a\n- b\n", "a list"), ("just text\n", "a text")])
+def test_a_spec_that_is_not_a_mapping_says_what_a_spec_is(tmp_path, text, kind):
+    spec = tmp_path / "teams.yaml"
+    spec.write_text(text)
+    result = run("validate", str(spec))
+    assert result.returncode == 2
+    assert f"the spec is {kind}; a spec is a mapping of version, organization, identity, cluster and teams" in result.stderr
+
+
+# --- the test command ---------------------------------------------------------------------------
+
+
+def test_the_test_command_leaves_the_users_environment_alone():
+    """`make test` installs the dev extra and the tests' plugin into a virtualenv of its own,
+    never into `.venv`, which `make quickstart` (the user's) uses."""
+    dry_run = subprocess.run(
+        ["make", "-n", "-B", "test"], cwd=ROOT, capture_output=True, text=True, timeout=30,
+        env={**os.environ, "HYPERPOD_TEAMS_AWS_PROVIDER_DIR": "/nowhere"},
+    )
+    assert dry_run.returncode == 0, dry_run.stderr
+    installs = [line for line in dry_run.stdout.splitlines() if "pip install" in line or "-m venv" in line]
+    assert installs, dry_run.stdout
+    assert all(".venv/" not in line and ".venv " not in line for line in installs), installs
+    assert any("third_party_plugin" in line for line in installs)
