@@ -28,17 +28,14 @@ os.environ.setdefault(TYPE_CHECKS_ENV, "1")
 tune_node_process()
 
 
-def pytest_report_header(config) -> list[str]:
-    """Which AWS provider the offline Terraform checks run, beside the one the stacks pin: they
-    differ (docs/deploy.md, "Which AWS provider the checks run")."""
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Which AWS provider the offline Terraform checks ran, beside the one the stacks pin: they
+    differ (docs/deploy.md, "Which AWS provider the checks run"); and how many inputs each fuzz
+    test tried (tests/test_untrusted_input.py)."""
     from tests.offline_terraform import checked_provider_version
 
     checked = checked_provider_version() or "none found (offline Terraform checks skip, or fail under CI)"
-    return [f"AWS provider: stacks pin {PINNED_AWS_PROVIDER}; offline terraform checks run {checked}"]
-
-
-def pytest_terminal_summary(terminalreporter) -> None:
-    """How many inputs each fuzz test tried (tests/test_untrusted_input.py)."""
+    terminalreporter.write_line(f"AWS provider: stacks pin {PINNED_AWS_PROVIDER}; offline terraform checks ran {checked}")
     module = sys.modules.get("tests.test_untrusted_input")
     for name, count in (getattr(module, "FUZZ_COUNTS", None) or {}).items():
         terminalreporter.write_line(f"fuzz: {count} inputs tried ({name}), each exit 0 or 2")

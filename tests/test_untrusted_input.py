@@ -284,6 +284,9 @@ def test_interrupting_synth_exits_130_with_one_line_and_leaves_nothing(tmp_path,
     process = subprocess.Popen(
         [sys.executable, "-m", "hyperpod_teams", "synth", str(QUICKSTART), "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # As from a terminal: a test run started in the background of a shell ignores SIGINT,
+        # and its children would inherit that.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     for line in process.stderr:  # wait until the build is under way
         if line.startswith("Building the stacks"):
