@@ -13,7 +13,7 @@ CDKTF_CLI_VERSION := 0.21.0
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export CHECKPOINT_DISABLE := 1
 
-.PHONY: quickstart test clean
+.PHONY: quickstart test lint clean
 
 ## Validate and synthesize the bundled quickstart spec into cdktf.out/.
 quickstart: $(VENV)/.installed
@@ -44,3 +44,9 @@ $(TEST_VENV)/.installed: pyproject.toml tests/third_party_plugin/pyproject.toml
 
 clean:
 	rm -rf $(VENV) $(TEST_VENV) .tools cdktf.out build *.egg-info
+
+## The gates the tests run behind: ruff (lint and format) and mypy (with pydantic's plugin).
+lint: $(TEST_VENV)/.installed
+	$(TEST_BIN)/ruff check .
+	$(TEST_BIN)/ruff format --check .
+	$(TEST_BIN)/python .ci/typecheck.py

@@ -119,8 +119,10 @@ def main() -> None:
                 validate_runs.append(measure([python, "-m", "hyperpod_teams", "validate", str(specs["500 teams"])])[0])
 
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
-    print(f"synth benchmark: {args.rounds} interleaved rounds, medians; {os.cpu_count()} cores {cpu}, "
-          f"{platform.python_implementation()} {platform.python_version()}")
+    print(
+        f"synth benchmark: {args.rounds} interleaved rounds, medians; {os.cpu_count()} cores {cpu}, "
+        f"{platform.python_implementation()} {platform.python_version()}"
+    )
     print(f"{'case':<12} {'wall s':>8} {'peak MiB':>9}")
     medians = {}
     for name, runs in results.items():
@@ -130,14 +132,19 @@ def main() -> None:
         print(f"{name:<12} {wall:>8.2f} {memory:>9.0f}")
     naive_wall, naive_memory = medians["naive app"]
     quick_wall, quick_memory = medians["quickstart"]
-    print(f"quickstart / naive app: wall {quick_wall / naive_wall:.3f}x (target <= 0.35x), "
-          f"memory {quick_memory / naive_memory:.3f}x (target <= 0.6x)")
+    print(
+        f"quickstart / naive app: wall {quick_wall / naive_wall:.3f}x (target <= 0.35x), "
+        f"memory {quick_memory / naive_memory:.3f}x (target <= 0.6x)"
+    )
     if "100 teams" in medians:
         # Also per round: the two runs of a round are seconds apart, so a drift in the machine's
         # speed (minutes long on a shared VM) cancels out of their ratio.
-        paired = [hundred[0] / quick[0] for hundred, quick in zip(results["100 teams"], results["quickstart"])]
-        print(f"100 teams / quickstart: wall {medians['100 teams'][0] / quick_wall:.3f}x (target <= 2.5x); "
-              f"per round {', '.join(f'{r:.2f}' for r in paired)}, median {statistics.median(paired):.3f}x")
+        rounds = zip(results["100 teams"], results["quickstart"], strict=True)
+        paired = [hundred[0] / quick[0] for hundred, quick in rounds]
+        print(
+            f"100 teams / quickstart: wall {medians['100 teams'][0] / quick_wall:.3f}x (target <= 2.5x); "
+            f"per round {', '.join(f'{r:.2f}' for r in paired)}, median {statistics.median(paired):.3f}x"
+        )
     if validate_runs:
         print(f"validate, 500 teams, whole process: {statistics.median(validate_runs):.2f} s (target < 1 s)")
 

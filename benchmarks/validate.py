@@ -66,11 +66,11 @@ def main(runs: int = 5) -> None:
         for teams in (10, 100, 500):
             path = Path(tmp) / f"teams-{teams}.yaml"
             path.write_text(yaml.safe_dump(generated_spec(teams), sort_keys=False))
-            in_process = _median_seconds(lambda: load_spec(path), runs)
+            in_process = _median_seconds(lambda path=path: load_spec(path), runs)
             row = f"{teams:>6} {in_process * 1000:>11.0f} ms"
             for command in COMMANDS:
                 argv = [sys.executable, "-m", "hyperpod_teams", command[0], str(path), *command[1:]]
-                seconds = _median_seconds(lambda: subprocess.run(argv, check=True, capture_output=True), runs)
+                seconds = _median_seconds(lambda argv=argv: subprocess.run(argv, check=True, capture_output=True), runs)
                 row += f"{seconds * 1000:>19.0f} ms"
             print(row)
 

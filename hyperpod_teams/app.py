@@ -11,6 +11,7 @@ from hyperpod_teams import bindings, naming
 bindings.tune_node_process()
 
 import cdktf  # noqa: E402
+
 from hyperpod_teams.plugins import IdentityBuild, IdentityGroups  # noqa: E402
 from hyperpod_teams.spec.models import PlatformSpec  # noqa: E402
 from hyperpod_teams.stack_plan import identity_plugin  # noqa: E402

@@ -37,9 +37,7 @@ def configure_backend(stack: cdktf.TerraformStack, stack_name: str, spec: Platfo
             stack,
             organization=backend.organization,
             hostname=backend.hostname,
-            workspaces=cdktf.NamedRemoteWorkspace(
-                naming.remote_workspace_name(backend.workspace_prefix, stack_name)
-            ),
+            workspaces=cdktf.NamedRemoteWorkspace(naming.remote_workspace_name(backend.workspace_prefix, stack_name)),
         )
     else:  # pragma: no cover - the spec models admit no other type
         raise TypeError(f"unsupported backend {backend!r}")

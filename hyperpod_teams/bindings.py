@@ -21,8 +21,10 @@ import importlib.util
 import os
 import sys
 import typing
+from collections.abc import MutableMapping
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 FULL_IMPORT_ENV = "HYPERPOD_TEAMS_FULL_BINDINGS_IMPORT"
 #: Set (to anything) to keep the generated bindings' argument type checks in synth; the tests do.
@@ -33,6 +35,8 @@ EXTRAS = {"cdktf_cdktf_provider_azuread": "entra", "cdktf_cdktf_provider_okta": 
 
 class MissingBindingsError(Exception):
     """A plugin's provider bindings are not installed: the user's environment lacks an extra."""
+
+
 #: The comment that opens the block of submodule imports in a prebuilt bindings `__init__`.
 SUBMODULE_BLOCK_MARKER = "# Loading modules to ensure their types are registered with the jsii runtime library"
 BINDINGS_PACKAGE_PREFIX = "cdktf_cdktf_provider_"
@@ -99,6 +103,68 @@ MODULES = {
 }
 
 
+if TYPE_CHECKING:  # what editors and mypy see: the modules themselves (a test pins both lists equal)
+    from cdktf_cdktf_provider_aws import budgets_budget as aws_budgets_budget  # noqa: F401
+    from cdktf_cdktf_provider_aws import ce_cost_allocation_tag as aws_ce_cost_allocation_tag  # noqa: F401
+    from cdktf_cdktf_provider_aws import ce_cost_category as aws_ce_cost_category  # noqa: F401
+    from cdktf_cdktf_provider_aws import cloudcontrolapi_resource as aws_cloudcontrolapi_resource  # noqa: F401
+    from cdktf_cdktf_provider_aws import data_aws_eks_cluster as aws_data_eks_cluster  # noqa: F401
+    from cdktf_cdktf_provider_aws import data_aws_iam_roles as aws_data_iam_roles  # noqa: F401
+    from cdktf_cdktf_provider_aws import data_aws_identitystore_group as aws_data_identitystore_group  # noqa: F401
+    from cdktf_cdktf_provider_aws import eks_access_entry as aws_eks_access_entry  # noqa: F401
+    from cdktf_cdktf_provider_aws import eks_access_policy_association as aws_eks_access_policy_association  # noqa: F401
+    from cdktf_cdktf_provider_aws import eks_addon as aws_eks_addon  # noqa: F401
+    from cdktf_cdktf_provider_aws import eks_cluster as aws_eks_cluster  # noqa: F401
+    from cdktf_cdktf_provider_aws import iam_role as aws_iam_role  # noqa: F401
+    from cdktf_cdktf_provider_aws import iam_role_policy as aws_iam_role_policy  # noqa: F401
+    from cdktf_cdktf_provider_aws import iam_role_policy_attachment as aws_iam_role_policy_attachment  # noqa: F401
+    from cdktf_cdktf_provider_aws import identitystore_group as aws_identitystore_group  # noqa: F401
+    from cdktf_cdktf_provider_aws import kms_alias as aws_kms_alias  # noqa: F401
+    from cdktf_cdktf_provider_aws import kms_key as aws_kms_key  # noqa: F401
+    from cdktf_cdktf_provider_aws import provider as aws_provider  # noqa: F401
+    from cdktf_cdktf_provider_aws import s3_bucket as aws_s3_bucket  # noqa: F401
+    from cdktf_cdktf_provider_aws import s3_bucket_lifecycle_configuration as aws_s3_bucket_lifecycle_configuration  # noqa: F401
+    from cdktf_cdktf_provider_aws import s3_bucket_policy as aws_s3_bucket_policy  # noqa: F401
+    from cdktf_cdktf_provider_aws import s3_bucket_public_access_block as aws_s3_bucket_public_access_block  # noqa: F401
+    from cdktf_cdktf_provider_aws import (
+        s3_bucket_server_side_encryption_configuration as aws_s3_bucket_server_side_encryption_configuration,  # noqa: F401
+    )
+    from cdktf_cdktf_provider_aws import s3_bucket_versioning as aws_s3_bucket_versioning  # noqa: F401
+    from cdktf_cdktf_provider_aws import s3_object as aws_s3_object  # noqa: F401
+    from cdktf_cdktf_provider_aws import sagemaker_domain as aws_sagemaker_domain  # noqa: F401
+    from cdktf_cdktf_provider_aws import ssoadmin_account_assignment as aws_ssoadmin_account_assignment  # noqa: F401
+    from cdktf_cdktf_provider_aws import ssoadmin_application_assignment as aws_ssoadmin_application_assignment  # noqa: F401
+    from cdktf_cdktf_provider_aws import ssoadmin_permission_set as aws_ssoadmin_permission_set  # noqa: F401
+    from cdktf_cdktf_provider_aws import (
+        ssoadmin_permission_set_inline_policy as aws_ssoadmin_permission_set_inline_policy,  # noqa: F401
+    )
+    from cdktf_cdktf_provider_azuread import app_role_assignment as azuread_app_role_assignment  # noqa: F401
+    from cdktf_cdktf_provider_azuread import application as azuread_application  # noqa: F401
+    from cdktf_cdktf_provider_azuread import data_azuread_client_config as azuread_data_client_config  # noqa: F401
+    from cdktf_cdktf_provider_azuread import data_azuread_group as azuread_data_group  # noqa: F401
+    from cdktf_cdktf_provider_azuread import group as azuread_group  # noqa: F401
+    from cdktf_cdktf_provider_azuread import provider as azuread_provider  # noqa: F401
+    from cdktf_cdktf_provider_azuread import service_principal as azuread_service_principal  # noqa: F401
+    from cdktf_cdktf_provider_azuread import (
+        service_principal_token_signing_certificate as azuread_service_principal_token_signing_certificate,  # noqa: F401
+    )
+    from cdktf_cdktf_provider_azuread import synchronization_job as azuread_synchronization_job  # noqa: F401
+    from cdktf_cdktf_provider_azuread import synchronization_secret as azuread_synchronization_secret  # noqa: F401
+    from cdktf_cdktf_provider_helm import provider as helm_provider  # noqa: F401
+    from cdktf_cdktf_provider_helm import release as helm_release  # noqa: F401
+    from cdktf_cdktf_provider_kubernetes import cluster_role_binding_v1 as kubernetes_cluster_role_binding  # noqa: F401
+    from cdktf_cdktf_provider_kubernetes import cluster_role_v1 as kubernetes_cluster_role  # noqa: F401
+    from cdktf_cdktf_provider_kubernetes import namespace_v1 as kubernetes_namespace  # noqa: F401
+    from cdktf_cdktf_provider_kubernetes import provider as kubernetes_provider  # noqa: F401
+    from cdktf_cdktf_provider_kubernetes import role_binding_v1 as kubernetes_role_binding  # noqa: F401
+    from cdktf_cdktf_provider_kubernetes import role_v1 as kubernetes_role  # noqa: F401
+    from cdktf_cdktf_provider_okta import app_group_assignment as okta_app_group_assignment  # noqa: F401
+    from cdktf_cdktf_provider_okta import app_saml as okta_app_saml  # noqa: F401
+    from cdktf_cdktf_provider_okta import data_okta_group as okta_data_group  # noqa: F401
+    from cdktf_cdktf_provider_okta import group as okta_group  # noqa: F401
+    from cdktf_cdktf_provider_okta import provider as okta_provider  # noqa: F401
+
+
 def __getattr__(name: str) -> ModuleType:
     try:
         module_name = MODULES[name]
@@ -162,7 +228,7 @@ def _no_argument_type_check(argname: str, value: object, expected_type: typing.A
 #: stub are computed once, not at every call (they are still asked for, then not used).
 _typing_with_cached_hints = ModuleType("typing")
 _typing_with_cached_hints.__dict__.update(typing.__dict__)
-_typing_with_cached_hints.get_type_hints = functools.cache(typing.get_type_hints)
+_typing_with_cached_hints.__dict__["get_type_hints"] = functools.cache(typing.get_type_hints)
 
 
 def _drop_argument_type_checks() -> None:
@@ -177,9 +243,9 @@ def _drop_argument_type_checks() -> None:
         checker = getattr(namespace.get("check_type"), "__module__", None)
         if checker not in (namespace.get("__name__"), "jsii._type_checking"):
             continue
-        module.check_type = _no_argument_type_check
+        namespace["check_type"] = _no_argument_type_check
         if namespace.get("typing") is typing:
-            module.typing = _typing_with_cached_hints
+            namespace["typing"] = _typing_with_cached_hints
 
 
 def import_package_without_submodules(package: str) -> bool:
@@ -218,7 +284,7 @@ def import_package_without_submodules(package: str) -> bool:
 NODE_PRELOAD_SCRIPT = Path(__file__).parent / "node" / "preload.js"
 
 
-def tune_node_process(environ: dict = os.environ) -> None:  # noqa: B006 - the process environment
+def tune_node_process(environ: MutableMapping[str, str] = os.environ) -> None:  # noqa: B006 - the process environment
     """Preload NODE_PRELOAD_SCRIPT in the node process jsii starts: call before jsii starts it.
 
     Left out when HYPERPOD_TEAMS_FULL_BINDINGS_IMPORT is set (the ordinary path everywhere) or

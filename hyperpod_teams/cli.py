@@ -96,8 +96,7 @@ def validate(spec_path: Path) -> None:
     default="cdktf.out",
     show_default=True,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Output folder (cdktf layout: manifest.json, stacks/<stack>/cdk.tf.json). "
-    "Defaults to $CDKTF_OUTDIR when set.",
+    help="Output folder (cdktf layout: manifest.json, stacks/<stack>/cdk.tf.json). Defaults to $CDKTF_OUTDIR when set.",
 )
 def synth(spec_path: Path, out_dir: Path) -> None:
     """Synthesize SPEC into one Terraform JSON stack per unit of credentials.
@@ -141,14 +140,17 @@ def stack_table(summaries: list[StackSummary]) -> list[str]:
     counts = {2, 3}
 
     def line(cells: tuple[str, ...]) -> str:
-        aligned = (cell.rjust(w) if i in counts else cell.ljust(w) for i, (cell, w) in enumerate(zip(cells, widths)))
+        columns = enumerate(zip(cells, widths, strict=True))
+        aligned = (cell.rjust(w) if i in counts else cell.ljust(w) for i, (cell, w) in columns)
         return "   ".join(aligned).rstrip()
 
     return [line(STACK_TABLE_COLUMNS), *(line(row) for row in rows)]
 
 
 @cli.command()
-@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout.")
+@click.option(
+    "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
+)
 def schema(out_file: Path | None) -> None:
     """Print the JSON Schema of spec v1, for editor completion and validation.
 
@@ -164,12 +166,25 @@ def schema(out_file: Path | None) -> None:
 
 @cli.command()
 @SPEC_ARGUMENT
-@click.option("--format", "output_format", type=click.Choice(["markdown", "html"]), default="markdown", show_default=True,
-              help="Markdown renders as a pull-request comment; HTML is one self-contained page with a capacity chart.")
-@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout.")
-@click.option("--plan", "plans", multiple=True, metavar="[STACK=]PLAN_JSON",
-              help="A stack's plan as `terraform show -json` writes it; repeat for several stacks. The stack is "
-              "STACK, else the plan's folder or file name (cdktf.out/stacks/<stack>/plan.json).")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["markdown", "html"]),
+    default="markdown",
+    show_default=True,
+    help="Markdown renders as a pull-request comment; HTML is one self-contained page with a capacity chart.",
+)
+@click.option(
+    "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
+)
+@click.option(
+    "--plan",
+    "plans",
+    multiple=True,
+    metavar="[STACK=]PLAN_JSON",
+    help="A stack's plan as `terraform show -json` writes it; repeat for several stacks. The stack is "
+    "STACK, else the plan's folder or file name (cdktf.out/stacks/<stack>/plan.json).",
+)
 def report(spec_path: Path, output_format: str, out_file: Path | None, plans: tuple[str, ...]) -> None:
     """Write the team-centred review of SPEC: who gets in and may do what, each team's compute,
     where its spend goes; with --plan, the changes by stack and team, deletions first, and a
@@ -198,7 +213,9 @@ def report(spec_path: Path, output_format: str, out_file: Path | None, plans: tu
 
 @cli.command()
 @SPEC_ARGUMENT
-@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout.")
+@click.option(
+    "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
+)
 def runbook(spec_path: Path, out_file: Path | None) -> None:
     """Write the procedure that deploys SPEC (Markdown): the stacks in deploy order and which run
     in parallel, the manual steps in IAM Identity Center, the IdP and Billing with their exact

@@ -45,6 +45,5 @@ def clone_command(chart: DependenciesChart) -> str:
     """The command that puts the pinned chart where the default `chart` path expects it, run in
     the folder that holds the output folder."""
     return (
-        f"git clone --depth 1 --branch {chart.git_ref} {DEPENDENCIES_CHART_REPOSITORY} "
-        f"{DEPENDENCIES_CHART_CLONE_DIR}"
+        f"git clone --depth 1 --branch {chart.git_ref} {DEPENDENCIES_CHART_REPOSITORY} {DEPENDENCIES_CHART_CLONE_DIR}"
     )

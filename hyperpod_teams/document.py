@@ -93,8 +93,10 @@ def to_markdown(document: Document) -> str:
 
 
 _STYLE = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:72rem;color:#1f2328;line-height:1.45}
-table{border-collapse:collapse;margin:0 0 1.2rem}th,td{border:1px solid #d0d7de;padding:.3rem .6rem;text-align:left;vertical-align:top}
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:72rem;
+color:#1f2328;line-height:1.45}
+table{border-collapse:collapse;margin:0 0 1.2rem}
+th,td{border:1px solid #d0d7de;padding:.3rem .6rem;text-align:left;vertical-align:top}
 th{background:#f6f8fa}code,pre{font-family:ui-monospace,monospace;background:#f6f8fa}pre{padding:.8rem;overflow-x:auto}
 .warning{border-left:.3rem solid #cf222e;background:#ffebe9;padding:.6rem 1rem;font-weight:600;margin:0 0 1rem}
 img{max-width:100%}

@@ -134,7 +134,10 @@ def plan_section(plans: list[StackPlan], spec: PlatformSpec) -> list[Block]:
     blocks.append(
         Table(
             ["team", "stack", "delete", "replace", "update", "create"],
-            [[team, stack, *(str(per.get(a, 0)) for a in ACTION_ORDER)] for (team, stack), per in sorted(counts.items())],
+            [
+                [team, stack, *(str(per.get(a, 0)) for a in ACTION_ORDER)]
+                for (team, stack), per in sorted(counts.items())
+            ],
         )
     )
     risky = [c for c in found if c.action in ("delete", "replace")]

@@ -69,7 +69,9 @@ class IdentityGroups:
     def description(key: tuple[str, str], org: str) -> str:
         """What a created group is for, in the words its IdP shows to its admins."""
         team, role = key
-        purpose = "administer the shared HyperPod cluster" if key == PLATFORM_ADMINS_KEY else f"are the {role} of team {team}"
+        purpose = (
+            "administer the shared HyperPod cluster" if key == PLATFORM_ADMINS_KEY else f"are the {role} of team {team}"
+        )
         return f"Members {purpose} (hyperpod-teams, {org})"
 
 
@@ -115,7 +117,10 @@ class IdentityBuild:
 
     @classmethod
     def unchanged(
-        cls, groups: IdentityGroups, outputs: dict[str, object] | None = None, sensitive_outputs: frozenset[str] = frozenset()
+        cls,
+        groups: IdentityGroups,
+        outputs: dict[str, object] | None = None,
+        sensitive_outputs: frozenset[str] = frozenset(),
     ) -> IdentityBuild:
         """Groups that reach Identity Center under their IdP names, with the stack's outputs."""
         return cls(
@@ -188,9 +193,7 @@ class PluginError(Exception):
 def _check_contract(name: str, plugin: object) -> type[IdentityProviderPlugin]:
     where = f"identity-provider plugin {name!r} (entry point in group {ENTRY_POINT_GROUP!r})"
     if not (inspect.isclass(plugin) and issubclass(plugin, IdentityProviderPlugin)):
-        raise PluginError(
-            f"{where} is {plugin!r}, not a subclass of hyperpod_teams.plugins.IdentityProviderPlugin"
-        )
+        raise PluginError(f"{where} is {plugin!r}, not a subclass of hyperpod_teams.plugins.IdentityProviderPlugin")
     if inspect.isabstract(plugin):
         missing = ", ".join(sorted(plugin.__abstractmethods__))
         raise PluginError(f"{where} does not implement: {missing}")

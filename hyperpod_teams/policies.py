@@ -237,9 +237,7 @@ CLUSTER_READ_ACTIONS = (
 )
 
 
-def team_execution_policy(
-    *, org: str, team: str, account_id: str, region: str, eks_cluster_name: str
-) -> dict:
+def team_execution_policy(*, org: str, team: str, account_id: str, region: str, eks_cluster_name: str) -> dict:
     """What a team's domain apps and jobs may do: create and manage SageMaker resources tagged
     with their own team, read the shared HyperPod and EKS clusters, and nothing of other teams."""
     partition = aws_partition(region)
@@ -486,9 +484,7 @@ def permission_set_policy_of(spec: PlatformSpec, team: Team, role: str) -> dict:
     )
 
 
-def platform_admins_permission_set_policy(
-    *, org: str, account_id: str, region: str, eks_cluster_name: str
-) -> dict:
+def platform_admins_permission_set_policy(*, org: str, account_id: str, region: str, eks_cluster_name: str) -> dict:
     """The inline policy of the platform admins' permission set: administer the HyperPod cluster,
     its task governance, every team's Studio and the EKS cluster, all of the organization's; view
     every team's budget. Deleting the cluster or a domain is left to the pipeline (Terraform)."""

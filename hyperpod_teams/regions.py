@@ -11,7 +11,9 @@ from __future__ import annotations
 #: Source: the AWS CDK reference of `aws-cdk-lib.aws_sagemaker.CfnComputeQuota` (v2.277.0), which
 #: lists the regions the type is available in; read on 2026-12-03. The scheduler config is
 #: released with it (same service feature), in the same regions.
-TASK_GOVERNANCE_REGIONS_SOURCE = "AWS CDK API reference, aws-cdk-lib.aws_sagemaker.CfnComputeQuota (v2.277.0), read 2026-12-03"
+TASK_GOVERNANCE_REGIONS_SOURCE = (
+    "AWS CDK API reference, aws-cdk-lib.aws_sagemaker.CfnComputeQuota (v2.277.0), read 2026-12-03"
+)
 TASK_GOVERNANCE_REGIONS: frozenset[str] = frozenset(
     {
         "us-east-1",

@@ -64,7 +64,9 @@ def access_matrix(spec: PlatformSpec) -> list[RoleAccess]:
                     namespace=naming.team_namespace(team.name),
                     domain=naming.team_domain_name(org.name, team.name) if team.studio.enabled else None,
                     aws_may=[_sid_phrase(s["Sid"]) for s in policy["Statement"]],
-                    kubernetes_may=_kubernetes_phrase(rbac.SCIENTIST_RULES if role == "scientists" else rbac.ADMIN_RULES),
+                    kubernetes_may=_kubernetes_phrase(
+                        rbac.SCIENTIST_RULES if role == "scientists" else rbac.ADMIN_RULES
+                    ),
                 )
             )
     return rows
@@ -113,13 +115,26 @@ def chart_series(shares: list[InstanceTypeShares], teams: list[str]) -> list[tup
     named, others = by_size[:CHART_TEAMS], set(by_size[CHART_TEAMS:])
     series = [(team, [s.guaranteed.get(team, 0) for s in shares]) for team in named]
     if others:
-        series.append((f"{len(others)} other teams", [sum(n for t, n in s.guaranteed.items() if t in others) for s in shares]))
+        series.append(
+            (f"{len(others)} other teams", [sum(n for t, n in s.guaranteed.items() if t in others) for s in shares])
+        )
     series.append(("unallocated", [s.unallocated for s in shares]))
     return series
 
 
 #: Segment colours: the teams', then the grey of unallocated capacity.
-TEAM_COLOURS = ("#0969da", "#bf3989", "#1a7f37", "#bc4c00", "#8250df", "#0598bc", "#cf222e", "#4d2d00", "#6e7781", "#116329")
+TEAM_COLOURS = (
+    "#0969da",
+    "#bf3989",
+    "#1a7f37",
+    "#bc4c00",
+    "#8250df",
+    "#0598bc",
+    "#cf222e",
+    "#4d2d00",
+    "#6e7781",
+    "#116329",
+)
 UNALLOCATED_COLOUR = "#d0d7de"
 
 
@@ -129,7 +144,10 @@ def _chart(shares: list[InstanceTypeShares], teams: list[str]) -> str:
     from pygal.style import Style
 
     series = chart_series(shares, teams)
-    colours = [UNALLOCATED_COLOUR if label == "unallocated" else TEAM_COLOURS[i % len(TEAM_COLOURS)] for i, (label, _) in enumerate(series)]
+    colours = [
+        UNALLOCATED_COLOUR if label == "unallocated" else TEAM_COLOURS[i % len(TEAM_COLOURS)]
+        for i, (label, _) in enumerate(series)
+    ]
     chart = pygal.HorizontalStackedBar(
         js=[],  # no script from a CDN: the page must stand alone
         width=900,
@@ -173,7 +191,17 @@ def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, ch
     )
     document.add(
         Table(
-            ["team", "role", "IdP group", "permission set", "EKS principal → Kubernetes group", "namespace", "SageMaker domain", "may, in AWS", "may, in Kubernetes"],
+            [
+                "team",
+                "role",
+                "IdP group",
+                "permission set",
+                "EKS principal → Kubernetes group",
+                "namespace",
+                "SageMaker domain",
+                "may, in AWS",
+                "may, in Kubernetes",
+            ],
             [
                 [
                     row.team,
@@ -205,13 +233,23 @@ def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, ch
         Table(
             ["instance type", "capacity (nodes)", *[f"{t} (guaranteed)" for t in teams_with_quota], "unallocated"],
             [
-                [f"`{s.instance_type}`", str(s.capacity), *[str(s.guaranteed.get(t, 0)) for t in teams_with_quota], str(s.unallocated)]
+                [
+                    f"`{s.instance_type}`",
+                    str(s.capacity),
+                    *[str(s.guaranteed.get(t, 0)) for t in teams_with_quota],
+                    str(s.unallocated),
+                ]
                 for s in shares
             ],
         )
     )
     if chart:
-        document.add(Image("Guaranteed nodes per team and unallocated capacity, per instance type", _chart(shares, teams_with_quota)))
+        document.add(
+            Image(
+                "Guaranteed nodes per team and unallocated capacity, per instance type",
+                _chart(shares, teams_with_quota),
+            )
+        )
     governance = spec.cluster.task_governance
     document.add(
         Table(
@@ -255,7 +293,11 @@ def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, ch
                     ", ".join(f"`{k}={v}`" for k, v in naming.team_tags(org.name, t.name, t.cost_center).items()),
                     f"`{values[t.name]}`",
                     f"{cost.budget_limit_amount(t.budget.monthly_limit_usd)} USD" if t.budget else "none",
-                    (", ".join(f"{p} %" for p in t.budget.thresholds_percent) + " → " + ", ".join(t.budget.notify_emails))
+                    (
+                        ", ".join(f"{p} %" for p in t.budget.thresholds_percent)
+                        + " → "
+                        + ", ".join(t.budget.notify_emails)
+                    )
                     if t.budget
                     else "–",
                 ]
@@ -277,11 +319,14 @@ def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, ch
                 "IAM Identity Center: switch the identity source to the external IdP (SAML metadata both ways).",
                 "IAM Identity Center: enable automatic provisioning and give its SCIM endpoint and token to the IdP.",
                 "Wait until every team group is provisioned before the access stack deploys.",
-                "Billing: the cost allocation tags can be activated only once they appear, up to 24 hours after tagging.",
+                "Billing: the cost allocation tags can be activated only once they appear, up to 24 hours "
+                "after tagging.",
             ]
         )
     )
-    document.add(Paragraph("`hyperpod-teams runbook` gives each step with its exact values and its place in the deploy order."))
+    document.add(
+        Paragraph("`hyperpod-teams runbook` gives each step with its exact values and its place in the deploy order.")
+    )
     return document
 
 

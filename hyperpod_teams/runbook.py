@@ -54,7 +54,9 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
         f"`hyperpod-teams report {spec_path}`; `cdktf diff` shows each stack's plan.",
     ]
     if identity:
-        variables = ", ".join(f"`TF_VAR_{name}` ← *{description}*" for name, description in IDENTITY_CENTER_VARIABLES.items())
+        variables = ", ".join(
+            f"`TF_VAR_{name}` ← *{description}*" for name, description in IDENTITY_CENTER_VARIABLES.items()
+        )
         outputs = "; ".join(f"`{name}`: {description}" for name, description in SAML_OUTPUTS.items())
         steps += [
             "**Identity source, part 1 (IAM Identity Center console, manual).** *Settings* → *Identity source* → "
@@ -80,10 +82,18 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
     wait = " ".join(f"`{name}`" for name in sorted(groups.values()))
     steps.append(
         f"**Wait for provisioning** before deploying `{access}`: its group lookups fail until every group is in "
-        f"Identity Center ({'they are created by the access stack itself' if plugin.creates_identity_center_groups else 'check each with the command below'}). "
+        "Identity Center ("
+        + (
+            "they are created by the access stack itself"
+            if plugin.creates_identity_center_groups
+            else "check each with the command below"
+        )
+        + "). "
         f"The groups: {wait}."
     )
-    steps.append(f"Deploy the permission sets and assignments with Identity Center account credentials: `{_deploy(access)}`.")
+    steps.append(
+        f"Deploy the permission sets and assignments with Identity Center account credentials: `{_deploy(access)}`."
+    )
     cluster_side = [s.name for s in stacks if s.name not in (identity, access, cost_stack) and s.team is None]
     chart = spec.cluster.dependencies_chart
     if chart.install and dependencies_chart.uses_local_clone(chart):
@@ -125,7 +135,10 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
             Paragraph(
                 "Task governance names each team's namespace and queue; the priority classes are Kueue "
                 "WorkloadPriorityClasses named `<name>-priority`: "
-                + (", ".join(f"`{naming.workload_priority_class(p.name)}`" for p in governance.priority_classes) or "none")
+                + (
+                    ", ".join(f"`{naming.workload_priority_class(p.name)}`" for p in governance.priority_classes)
+                    or "none"
+                )
                 + f". For team `{team}`, from the command line or a Studio space of the team's domain:"
             )
         )
@@ -142,10 +155,15 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
     document.add(
         Items(
             [
-                f"Add it to `teams` in `{spec_path}`; `hyperpod-teams validate {spec_path}` checks that the quotas still fit.",
+                f"Add it to `teams` in `{spec_path}`; `hyperpod-teams validate {spec_path}` checks that the "
+                "quotas still fit.",
                 f"`hyperpod-teams synth {spec_path}`: two new stacks, `{naming.team_stack_name(org, example)}` and "
                 f"`{naming.team_kubernetes_stack_name(org, example)}`; no other team's stack changes.",
-                (f"Deploy `{identity}` (the team's groups) and wait until they are provisioned; then " if identity else "Provision the team's groups into Identity Center; then ")
+                (
+                    f"Deploy `{identity}` (the team's groups) and wait until they are provisioned; then "
+                    if identity
+                    else "Provision the team's groups into Identity Center; then "
+                )
                 + f"deploy `{access}`, the two new stacks and `{cost_stack}` (a new cost category rule).",
             ],
             ordered=True,

@@ -35,7 +35,11 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
     org = spec.organization.name
     plugin = identity_plugin(spec)
     identity, access = naming.identity_stack_name(org), naming.access_stack_name(org)
-    eks, deps, cluster = naming.eks_stack_name(org), naming.hyperpod_dependencies_stack_name(org), naming.cluster_stack_name(org)
+    eks, deps, cluster = (
+        naming.eks_stack_name(org),
+        naming.hyperpod_dependencies_stack_name(org),
+        naming.cluster_stack_name(org),
+    )
     stacks: list[PlannedStack] = []
     if plugin.needs_identity_stack:
         stacks.append(PlannedStack(identity, f"identity provider ({plugin.name})", "SAML app, groups, provisioning"))
@@ -47,13 +51,17 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
             (identity,) if plugin.needs_identity_stack else (),
         )
     )
-    stacks.append(PlannedStack(eks, "AWS", "EKS cluster" if spec.cluster.eks.create else "lookup of the existing EKS cluster"))
+    stacks.append(
+        PlannedStack(eks, "AWS", "EKS cluster" if spec.cluster.eks.create else "lookup of the existing EKS cluster")
+    )
     cluster_after = [eks, access]
     if spec.cluster.dependencies_chart.install:
         stacks.append(PlannedStack(deps, "EKS cluster", "HyperPod dependencies Helm chart", (eks,)))
         cluster_after.append(deps)
     stacks.append(
-        PlannedStack(cluster, "AWS", "HyperPod cluster, lifecycle scripts, task governance", tuple(sorted(cluster_after)))
+        PlannedStack(
+            cluster, "AWS", "HyperPod cluster, lifecycle scripts, task governance", tuple(sorted(cluster_after))
+        )
     )
     for team in spec.teams:
         team_stack = naming.team_stack_name(org, team.name)
@@ -75,7 +83,9 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
                 team=team.name,
             )
         )
-    stacks.append(PlannedStack(naming.cost_stack_name(org), "AWS (payer account)", "cost allocation tags, cost category"))
+    stacks.append(
+        PlannedStack(naming.cost_stack_name(org), "AWS (payer account)", "cost allocation tags, cost category")
+    )
     return stacks
 
 

@@ -36,6 +36,7 @@ LEGACY_OUTPUT_ENTRIES = frozenset({"manifest.json", "stacks"})
 class OutputFolderError(Exception):
     """The output folder cannot be used: a user error (exit 2), nothing was touched."""
 
+
 Phase = Callable[[str], AbstractContextManager]
 
 
@@ -98,7 +99,7 @@ def _stop_node() -> None:
 
     node = getattr(kernel.provider, "_process", None)
     process = getattr(node, "_process", None)
-    if process is None:
+    if node is None or process is None:
         return
     atexit.unregister(node.stop)  # its polite exit would write to the pipe of a killed process
     if process.poll() is None:

@@ -19,8 +19,14 @@ from hyperpod_teams.stacks.base import PlatformStack
 class IdentityCenterGroup(Construct):
     """One group in Identity Center: looked up by display name, or created."""
 
-    def __init__(self, scope: Construct, id_: str, *, identity_store_id: str, display_name: str, create: bool, description: str) -> None:
+    def __init__(
+        self, scope: Construct, id_: str, *, identity_store_id: str, display_name: str, create: bool, description: str
+    ) -> None:
         super().__init__(scope, id_)
+        self.group: (
+            bindings.aws_identitystore_group.IdentitystoreGroup
+            | bindings.aws_data_identitystore_group.DataAwsIdentitystoreGroup
+        )
         if create:
             self.group = bindings.aws_identitystore_group.IdentitystoreGroup(
                 self, "group", identity_store_id=identity_store_id, display_name=display_name, description=description

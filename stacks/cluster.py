@@ -6,6 +6,7 @@ from __future__ import annotations
 import cdktf
 from constructs import Construct
 
+from hyperpod_teams import naming, policies
 from hyperpod_teams.constructs.eks import EksCluster
 from hyperpod_teams.constructs.hyperpod import (
     HyperPodCluster,
@@ -13,7 +14,6 @@ from hyperpod_teams.constructs.hyperpod import (
     LifecycleScriptsBucket,
     TaskGovernance,
 )
-from hyperpod_teams import naming, policies
 from hyperpod_teams.constructs.team import SsoRoleAccessEntry
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks.base import PlatformStack

@@ -19,9 +19,7 @@ from hyperpod_teams.stacks.base import PlatformStack
 class TeamKubernetesStack(PlatformStack):
     credentials = "EKS cluster"
 
-    def __init__(
-        self, scope: Construct, stack_name: str, *, spec: PlatformSpec, team: Team, eks: EksCluster
-    ) -> None:
+    def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec, team: Team, eks: EksCluster) -> None:
         super().__init__(scope, stack_name, spec=spec)
         self.team = team
         kubernetes = bindings.kubernetes_provider

@@ -35,7 +35,9 @@ def pytest_terminal_summary(terminalreporter) -> None:
     from tests.offline_terraform import checked_provider_version
 
     checked = checked_provider_version() or "none found (offline Terraform checks skip, or fail under CI)"
-    terminalreporter.write_line(f"AWS provider: stacks pin {PINNED_AWS_PROVIDER}; offline terraform checks ran {checked}")
+    terminalreporter.write_line(
+        f"AWS provider: stacks pin {PINNED_AWS_PROVIDER}; offline terraform checks ran {checked}"
+    )
     module = sys.modules.get("tests.test_untrusted_input")
     for name, count in (getattr(module, "FUZZ_COUNTS", None) or {}).items():
         terminalreporter.write_line(f"fuzz: {count} inputs tried ({name}), each exit 0 or 2")

@@ -55,10 +55,7 @@ def terraform_or_skip(tmp_dir: Path) -> Terraform:
         pytest.skip(f"offline Terraform checks skipped: {missing} (.ci/run sets it up)")
     config = tmp_dir / "terraform.rc"
     config.write_text(
-        'provider_installation {\n'
-        f'  dev_overrides {{ "hashicorp/aws" = "{provider_dir}" }}\n'
-        "  direct {}\n"
-        "}\n"
+        f'provider_installation {{\n  dev_overrides {{ "hashicorp/aws" = "{provider_dir}" }}\n  direct {{}}\n}}\n'
     )
     env = {
         **os.environ,
@@ -95,7 +92,10 @@ STUB_OUTPUT = "b2ZmbGluZS1la3Mx"
 #: Data sources the offline plan replaces with a stand-in value, by the attribute read from them.
 #: An Identity Center role lookup stands for what AWS returns once the permission set is assigned.
 DATA_STAND_INS = {
-    ("aws_iam_roles", "arns"): '["arn:aws:iam::111122223333:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_offline_0123456789abcdef"]',
+    (
+        "aws_iam_roles",
+        "arns",
+    ): '["arn:aws:iam::111122223333:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_offline_0123456789abcdef"]',
 }
 
 
@@ -137,7 +137,10 @@ def stub_remote_states(stack_dir: Path, stack: dict) -> None:
 #: Read-only primary identifier of each Cloud Control type the project manages.
 PRIMARY_IDENTIFIERS = {
     cloudformation.CLUSTER_TYPE: ("ClusterArn", cloudformation.ClusterProperties),
-    cloudformation.SCHEDULER_CONFIG_TYPE: ("ClusterSchedulerConfigArn", cloudformation.ClusterSchedulerConfigProperties),
+    cloudformation.SCHEDULER_CONFIG_TYPE: (
+        "ClusterSchedulerConfigArn",
+        cloudformation.ClusterSchedulerConfigProperties,
+    ),
     cloudformation.COMPUTE_QUOTA_TYPE: ("ComputeQuotaArn", cloudformation.ComputeQuotaProperties),
 }
 
@@ -185,9 +188,7 @@ def offline_plan_config(stack: dict) -> dict:
     stack["terraform"].pop("backend", None)
     for provider in stack["provider"]["aws"]:
         provider.pop("allowed_account_ids", None)
-        provider.update(
-            skip_credentials_validation=True, skip_requesting_account_id=True, skip_metadata_api_check=True
-        )
+        provider.update(skip_credentials_validation=True, skip_requesting_account_id=True, skip_metadata_api_check=True)
     return stack
 
 

@@ -40,7 +40,10 @@ def test_permission_sets_carry_the_session_duration_and_the_teams_tags(quickstar
 def test_each_permission_set_has_the_inline_policy_of_its_role(quickstart_stacks):
     access = quickstart_stacks["acme-access"]
     sets = permission_sets_by_name(access)
-    inline = {body["permission_set_arn"]: json.loads(body["inline_policy"]) for body in resources(access, "aws_ssoadmin_permission_set_inline_policy")}
+    inline = {
+        body["permission_set_arn"]: json.loads(body["inline_policy"])
+        for body in resources(access, "aws_ssoadmin_permission_set_inline_policy")
+    }
     arn, _ = sets["acme-vision-scientists"]
     assert inline[arn] == policies.team_permission_set_policy(
         org="acme",
@@ -63,7 +66,9 @@ def test_each_group_is_assigned_its_permission_set_in_the_specs_account(quicksta
     access = quickstart_stacks["acme-access"]
     sets = permission_sets_by_name(access)
     groups = {
-        g["alternate_identifier"]["unique_attribute"]["attribute_value"]: f"${{{address_of(access, 'aws_identitystore_group', g, data=True)}.group_id}}"
+        g["alternate_identifier"]["unique_attribute"][
+            "attribute_value"
+        ]: f"${{{address_of(access, 'aws_identitystore_group', g, data=True)}.group_id}}"
         for g in data_sources(access, "aws_identitystore_group")
     }
     assignments = {a["principal_id"]: a for a in resources(access, "aws_ssoadmin_account_assignment")}

@@ -81,7 +81,10 @@ def test_local_state_lives_beside_the_output_folder(quickstart_stacks):
     backend = quickstart_stacks["acme-cluster"]["terraform"]["backend"]
     assert backend == {"local": {"path": "../../../terraform.acme-cluster.tfstate"}}
     remote = quickstart_stacks["acme-team-nlp"]["data"]["terraform_remote_state"]
-    assert remote["cross-stack-reference-input-acme-cluster"]["config"]["path"] == "../../../terraform.acme-cluster.tfstate"
+    assert (
+        remote["cross-stack-reference-input-acme-cluster"]["config"]["path"]
+        == "../../../terraform.acme-cluster.tfstate"
+    )
 
 
 def test_s3_backend_has_one_key_per_stack_with_locking_and_encryption(quickstart_data, tmp_path):

@@ -6,13 +6,12 @@ governance. Each reference is named where it is used."""
 
 from __future__ import annotations
 
-import copy
 import json
 
 import pytest
 from pydantic import ValidationError
 
-from hyperpod_teams import naming, policies, rbac
+from hyperpod_teams import naming, rbac
 from hyperpod_teams.spec import validate_spec
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.spec.problems import SpecError
@@ -33,17 +32,34 @@ def problems_of(data: dict) -> list[str]:
 #: managed policy: AWS docs "IAM role for SageMaker HyperPod" (EKS) and
 #: awslabs/awsome-distributed-training terraform-modules/hyperpod-eks-tf/modules/sagemaker_iam_role.
 REFERENCE_NODE_ACTIONS = {
-    "ec2:AssignPrivateIpAddresses", "ec2:CreateNetworkInterface", "ec2:CreateNetworkInterfacePermission",
-    "ec2:DeleteNetworkInterface", "ec2:DeleteNetworkInterfacePermission", "ec2:DescribeNetworkInterfaces",
-    "ec2:DescribeVpcs", "ec2:DescribeDhcpOptions", "ec2:DescribeSubnets", "ec2:DescribeSecurityGroups",
-    "ec2:DetachNetworkInterface", "ec2:ModifyNetworkInterfaceAttribute", "ec2:UnassignPrivateIpAddresses",
-    "ecr:BatchGetImage", "ecr:GetAuthorizationToken", "ecr:GetDownloadUrlForLayer",
-    "eks-auth:AssumeRoleForPodIdentity", "ec2:CreateTags",
+    "ec2:AssignPrivateIpAddresses",
+    "ec2:CreateNetworkInterface",
+    "ec2:CreateNetworkInterfacePermission",
+    "ec2:DeleteNetworkInterface",
+    "ec2:DeleteNetworkInterfacePermission",
+    "ec2:DescribeNetworkInterfaces",
+    "ec2:DescribeVpcs",
+    "ec2:DescribeDhcpOptions",
+    "ec2:DescribeSubnets",
+    "ec2:DescribeSecurityGroups",
+    "ec2:DetachNetworkInterface",
+    "ec2:ModifyNetworkInterfaceAttribute",
+    "ec2:UnassignPrivateIpAddresses",
+    "ecr:BatchGetImage",
+    "ecr:GetAuthorizationToken",
+    "ecr:GetDownloadUrlForLayer",
+    "eks-auth:AssumeRoleForPodIdentity",
+    "ec2:CreateTags",
 }
 #: The references grant these on `*`; only these have no resource-level permissions.
 UNSCOPABLE = {
-    "ec2:DeleteNetworkInterfacePermission", "ec2:DescribeNetworkInterfaces", "ec2:DescribeVpcs",
-    "ec2:DescribeDhcpOptions", "ec2:DescribeSubnets", "ec2:DescribeSecurityGroups", "ecr:GetAuthorizationToken",
+    "ec2:DeleteNetworkInterfacePermission",
+    "ec2:DescribeNetworkInterfaces",
+    "ec2:DescribeVpcs",
+    "ec2:DescribeDhcpOptions",
+    "ec2:DescribeSubnets",
+    "ec2:DescribeSecurityGroups",
+    "ecr:GetAuthorizationToken",
 }
 
 
@@ -236,7 +252,11 @@ def test_a_cost_center_aws_would_refuse_is_refused(quickstart_data):
 
 
 def test_cluster_timeouts_default_to_cloudformations_handler_limit(quickstart_stacks):
-    clusters = [r for r in quickstart_stacks["acme-cluster"]["resource"]["aws_cloudcontrolapi_resource"].values() if r["type_name"] == "AWS::SageMaker::Cluster"]
+    clusters = [
+        r
+        for r in quickstart_stacks["acme-cluster"]["resource"]["aws_cloudcontrolapi_resource"].values()
+        if r["type_name"] == "AWS::SageMaker::Cluster"
+    ]
     assert clusters[0]["timeouts"] == {"create": "720m", "update": "720m", "delete": "720m"}
 
 
@@ -268,7 +288,10 @@ def test_dependencies_chart_gets_its_regional_values_and_the_agents_region(chart
 def test_dependencies_chart_stops_the_plan_with_the_pinned_clone_command_when_missing(chart_release):
     (condition,) = chart_release["lifecycle"]["precondition"]
     assert "HyperPodHelmChart/Chart.yaml" in condition["condition"]
-    assert "git clone --depth 1 --branch v3.9.0 https://github.com/aws/sagemaker-hyperpod-cli" in condition["error_message"]
+    assert (
+        "git clone --depth 1 --branch v3.9.0 https://github.com/aws/sagemaker-hyperpod-cli"
+        in condition["error_message"]
+    )
 
 
 def test_dependencies_chart_components_are_switched_by_the_charts_own_conditions(quickstart_data, tmp_path):

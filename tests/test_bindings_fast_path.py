@@ -14,35 +14,23 @@ from pathlib import Path
 import pytest
 
 from hyperpod_teams import bindings
-from hyperpod_teams.synth import OUTPUT_MARKER
 from hyperpod_teams.spec import load_spec
+from hyperpod_teams.synth import OUTPUT_MARKER
 from tests.conftest import EXAMPLE_SPECS, synthesize_stacks
 
-FULL_IMPORT_SYNTH = """
-import sys
-from pathlib import Path
-from hyperpod_teams.app import build_app
-Path(sys.argv[2]).parent.mkdir(parents=True, exist_ok=True)
-from hyperpod_teams.spec import load_spec
-for spec_path, out in zip(sys.argv[1::2], sys.argv[2::2]):
-    build_app(load_spec(spec_path), outdir=out).synth()
-import cdktf_cdktf_provider_aws
-print("SUBMODULES", sum(1 for m in sys.modules if m.startswith("cdktf_cdktf_provider_aws.")))
-"""
+#: The node and Python programs these tests run, as files (tests/programs/README.md).
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+def program(name: str) -> str:
+    return (PROGRAMS / name).read_text()
+
+
+FULL_IMPORT_SYNTH = program("full_import_synth.py")
 
 # What the `synth` command runs, for every example in one process: the node preload, the
 # generated bindings without their argument type checks, and its own encoding of jsii requests.
-COMMAND_SYNTH = """
-import sys
-from hyperpod_teams import bindings, jsii_requests
-from hyperpod_teams.spec import load_spec
-from hyperpod_teams.synth import synthesize
-for spec_path, out in zip(sys.argv[1::2], sys.argv[2::2]):
-    synthesize(load_spec(spec_path), out)
-print("UNCHECKED", bindings._argument_type_checks is False)
-print("DIRECT REQUESTS", bool(jsii_requests._originals))
-print("DEFERRED ANSWERS", jsii_requests._deferred.deferred)
-"""
+COMMAND_SYNTH = program("command_synth.py")
 
 
 def tree(out: Path) -> dict[str, bytes]:
@@ -71,7 +59,9 @@ def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path):
     deferred = int(re.search(r"DEFERRED ANSWERS (\d+)", command.stdout).group(1))
     assert deferred > 500  # most creates went without waiting for their answer
     # The ordinary path on both sides: Python imports every submodule, node requires every one.
-    env = {**os.environ, bindings.FULL_IMPORT_ENV: "1", "NODE_OPTIONS": ""}
+    # Nothing of this process's own node set-up (tune_node_process in conftest) may reach it.
+    env = {k: v for k, v in os.environ.items() if k not in ("NODE_OPTIONS", "NODE_PRESERVE_SYMLINKS")}
+    env[bindings.FULL_IMPORT_ENV] = "1"
     result = subprocess.run(
         [sys.executable, "-c", FULL_IMPORT_SYNTH, *ordinary_args], env=env, capture_output=True, text=True
     )
@@ -168,19 +158,7 @@ def test_missing_bindings_exit_1_with_the_fix_and_no_traceback(monkeypatch, caps
 
 # --- Python side: the generated bindings' argument type checks -------------------------------
 
-TYPE_CHECK_PROBE = """
-import sys
-from hyperpod_teams import bindings
-if sys.argv[1] == "skip":
-    bindings.skip_argument_type_checks()
-import cdktf
-app = cdktf.App(outdir=sys.argv[2])
-stack = cdktf.TerraformStack(app, "probe")
-try:
-    bindings.aws_iam_role.IamRole(stack, "role", assume_role_policy=42)  # a number, not a string
-except Exception as error:
-    print(type(error).__name__, "|", " / ".join(str(error).splitlines()))
-"""
+TYPE_CHECK_PROBE = program("type_check_probe.py")
 
 
 @pytest.mark.parametrize(
@@ -235,11 +213,16 @@ def test_a_real_synth_applies_every_node_rewrite(tmp_path):
     spec = EXAMPLE_SPECS[[p.parent.name for p in EXAMPLE_SPECS].index("quickstart")]
     result = subprocess.run(
         [sys.executable, "-m", "hyperpod_teams", "synth", str(spec), "--out", str(tmp_path / "out")],
-        capture_output=True, text=True, env=env, timeout=300,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr
     rewrites = [line.split("\t") for line in report.read_text().splitlines()]
-    lazy = {re.search(r"@cdktf[\\/](provider-[a-z-]+)", f).group(1) for r, f in rewrites if r == "lazy-provider-exports"}
+    lazy = {
+        re.search(r"@cdktf[\\/](provider-[a-z-]+)", f).group(1) for r, f in rewrites if r == "lazy-provider-exports"
+    }
     assert lazy == {"provider-aws", "provider-azuread", "provider-helm", "provider-kubernetes"}
     assert [Path(f).name for r, f in rewrites if r == "no-creation-stacks"] == ["stack-trace.js"]
     assert sorted(Path(f).name for r, f in rewrites if r == "kernel-in-process") == ["jsii-runtime.js", "program.js"]
@@ -257,7 +240,9 @@ def test_the_lazy_index_requires_a_submodule_only_when_it_is_used(tmp_path):
     package = tmp_path / "node_modules" / "@cdktf" / "provider-fake" / "lib"
     for name in ("alpha", "beta"):
         (package / name).mkdir(parents=True)
-        (package / name / "index.js").write_text(f'globalThis.loaded = [...(globalThis.loaded || []), "{name}"]; exports.kind = "{name}";\n')
+        (package / name / "index.js").write_text(
+            f'globalThis.loaded = [...(globalThis.loaded || []), "{name}"]; exports.kind = "{name}";\n'
+        )
     (package / "index.js").write_text(
         '"use strict";\nObject.defineProperty(exports, "__esModule", { value: true });\n'
         "exports.beta = exports.alpha = void 0;\n"
@@ -279,22 +264,14 @@ def test_an_index_of_another_shape_is_left_as_it_is():
     script = (
         f"const {{ lazyIndex }} = require({json.dumps(str(NODE_DIR / 'lazy_provider_exports.js'))});"
         "const plain = 'exports.a = require(\"./a\");';"
-        "console.log(JSON.stringify([lazyIndex(plain) !== null, lazyIndex(plain + '\\nsideEffect();'), lazyIndex('exports.x = 1;')]));"
+        "console.log(JSON.stringify([lazyIndex(plain) !== null, lazyIndex(plain + '\\nsideEffect();'), lazyIndex('exports.x = 1;')]));"  # noqa: E501 - a node one-liner
     )
     result = node(script)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == [True, None, None]
 
 
-CDKTF_STACK_TRACE = """"use strict";
-Object.defineProperty(exports, "__esModule", { value: true });
-exports.captureStackTrace = captureStackTrace;
-function captureStackTrace(below) {
-    const object = { stack: "" };
-    Error.captureStackTrace(object, below || captureStackTrace);
-    return object.stack.split("\\n").slice(1);
-}
-"""
+CDKTF_STACK_TRACE = program("cdktf_stack_trace.js")
 
 
 def test_cdktf_tokens_record_no_stack_trace_and_another_module_is_left_as_it_is(tmp_path):
@@ -318,82 +295,12 @@ def test_cdktf_tokens_record_no_stack_trace_and_another_module_is_left_as_it_is(
 # For the scripts below: a second copy of a cdktf module, compiled from its rewritten source beside
 # the published one (it requires the same cdktf modules), or {"applied": false} printed and exit
 # when the rewriter leaves the file as it is.
-REWRITTEN_TWIN = r"""
-const fs = require("fs"), path = require("path"), Module = require("module");
-function rewrittenTwin(file, rewrite) {
-  const source = rewrite(fs.readFileSync(file, "utf8"));
-  if (source === null) { console.log(JSON.stringify({ applied: false })); process.exit(0); }
-  const twin = new Module(file, module);
-  twin.filename = file;
-  twin.paths = Module._nodeModulePaths(path.dirname(file));
-  twin._compile(source, file);
-  return twin.exports;
-}
-"""
+REWRITTEN_TWIN = program("rewritten_twin.js")
 
 # Resolves each value with cdktf's resolve() as published and as rewritten, side by side in one
 # node process (sharing cdktf's token map), and reports every value whose answer (the JSON of
 # the result, or the error message) differs.
-RESOLVE_BOTH_WAYS = REWRITTEN_TWIN + r"""
-const [lib, rewriterPath] = process.argv.slice(1);
-const file = path.join(lib, "tokens", "private", "resolve.js");
-const published = require(file);
-const rewritten = rewrittenTwin(file, require(rewriterPath).cheaperResolve);
-const { Token } = require(path.join(lib, "tokens", "token.js"));
-const { Lazy } = require(path.join(lib, "tokens", "lazy.js"));
-const { DefaultTokenResolver, StringConcat } = require(path.join(lib, "tokens", "resolvable.js"));
-
-const str = Token.asString(Lazy.stringValue({ produce: () => "from-lazy" }));
-const num = Token.asNumber(Lazy.numberValue({ produce: () => 42 }));
-const list = Token.asList(Lazy.listValue({ produce: () => ["a", "b"] }));
-const any = Lazy.anyValue({ produce: () => ({ nested: [1, "x", null, undefined, str] }) });
-const nested = (depth, leaf, inArray) => {
-  let value = leaf;
-  for (let i = 0; i < depth; i++) value = inArray ? [value] : { k: value };
-  return value;
-};
-const cases = {
-  plain: { name: "team-a", n: 3, on: true, off: false, none: null, missing: undefined,
-           list: ["x", undefined, false, null, 0, ""], map: { "key-e1": "1.5e+3", "": "empty key" } },
-  policy: '{"Statement":[{"Resource":"arn:aws:s3:::b/${aws:username}/*"}]}',
-  escapes: ["${var.x}", "$${literal}", "a ${ b } c", "}{", "${TfToken[", "#{TfToken[x]}"],
-  numberLike: ["1e5", "-e1", "abc1e2", "1.0E+5", ".e.", "e", "2e", "sha-1e0", "v1.2.3"],
-  tokens: { s: str, inString: `prefix-${str}-suffix`, num, numInString: `n=${num}`, list, any,
-            [str]: "a token as a key", listOfTokens: [str, num, any] },
-  listTokenAsScalar: { value: list[0] },
-  stringMapPlaceholder: { value: Token.STRING_MAP_TOKEN_VALUE },
-  anyMapPlaceholder: [Token.ANY_MAP_TOKEN_VALUE],
-  numberMapPlaceholder: { value: Token.NUMBER_MAP_TOKEN_VALUE },
-  fn: { value: () => 1 },
-  date: { value: new Date(0) },
-};
-for (const depth of [198, 199, 200, 201, 202]) {
-  for (const leaf of [undefined, null, true, "leaf", "1e5", 7, str]) {
-    cases[`map ${depth} ${String(leaf)}`] = nested(depth, leaf, false);
-    cases[`array ${depth} ${String(leaf)}`] = nested(depth, leaf, true);
-  }
-}
-const answer = (resolve, value, preparing) => {
-  try {
-    const result = resolve(value, { scope: {}, resolver: new DefaultTokenResolver(new StringConcat()), preparing });
-    return `= ${JSON.stringify(result)}`;
-  } catch (error) {
-    return `! ${error.message}`;
-  }
-};
-const differences = [];
-let compared = 0;
-for (const [name, value] of Object.entries(cases)) {
-  for (const preparing of [false, true]) {
-    const expected = answer(published.resolve, value, preparing);
-    const actual = answer(rewritten.resolve, value, preparing);
-    compared += 1;
-    if (expected !== actual) differences.push({ name, preparing, expected, actual });
-  }
-}
-const errors = Object.keys(cases).filter((name) => answer(published.resolve, cases[name], false).startsWith("!"));
-console.log(JSON.stringify({ applied: true, compared, differences, errors }));
-"""
+RESOLVE_BOTH_WAYS = program("rewritten_twin.js") + program("resolve_both_ways.js")
 
 
 def _packaged_cdktf_lib(tmp_path: Path) -> Path:
@@ -413,7 +320,9 @@ def test_cdktf_resolve_rewritten_gives_every_answer_the_published_one_gives(tmp_
     assert report["differences"] == []
     assert report["compared"] > 100
     # The comparison covers the errors too: the depth limit, the placeholders, a function.
-    assert {"listTokenAsScalar", "stringMapPlaceholder", "anyMapPlaceholder", "fn", "map 201 leaf"} <= set(report["errors"])
+    assert {"listTokenAsScalar", "stringMapPlaceholder", "anyMapPlaceholder", "fn", "map 201 leaf"} <= set(
+        report["errors"]
+    )
     assert "map 200 leaf" not in report["errors"]
 
 
@@ -425,41 +334,18 @@ def test_cdktf_resolve_of_another_shape_is_left_as_it_is(tmp_path):
         published.replace("if (prefix.length > 200) {", "if (prefix.length > 100) {"),
         published + "\nfunction resolvesToItself() {}\n",
     ]
-    assert rewriter_applies("cdktf_resolve.js", "cheaperResolve", [published, *edits]) == [True, False, False, False, False]
+    assert rewriter_applies("cdktf_resolve.js", "cheaperResolve", [published, *edits]) == [
+        True,
+        False,
+        False,
+        False,
+        False,
+    ]
 
 
 # Asks cdktf's TerraformStack as published and as rewritten which backend each stack has, on
 # trees of two identical apps (the lookup may add a LocalBackend), and prints the answers' paths.
-STACK_BACKEND_BOTH_WAYS = REWRITTEN_TWIN + r"""
-const [lib, rewriterPath] = process.argv.slice(1);
-const file = path.join(lib, "terraform-stack.js");
-const cdktf = require(path.join(lib, "index.js"));
-const { Construct } = require(require.resolve("constructs", { paths: [lib] })); // the one cdktf uses
-const twin = rewrittenTwin(file, require(rewriterPath).withFirstBackendLookup);
-const rewritten = twin.TerraformStack.prototype.ensureBackendExists;
-
-const local = (scope) => new cdktf.LocalBackend(scope, { path: "x.tfstate" });
-const trees = {
-  "backend first": (s) => { local(s); new Construct(s, "a"); },
-  "backend last, after constructs": (s) => { new Construct(new Construct(s, "a"), "b"); local(s); },
-  "backend nested": (s) => { new Construct(s, "a"); local(new Construct(new Construct(s, "b"), "c")); },
-  "two backends, the nested one first": (s) => { local(new Construct(s, "a")); local(s); },
-  "numeric ids come first": (s) => { local(new Construct(s, "z")); local(new Construct(s, "10")); },
-  "only a substack has one": (s) => { new Construct(s, "a"); local(new cdktf.TerraformStack(s, "sub")); },
-  "none (a LocalBackend is added)": (s) => { new Construct(s, "a"); },
-};
-const answers = {};
-for (const [name, build] of Object.entries(trees)) {
-  const ask = (ensure) => {
-    const stack = new cdktf.TerraformStack(new cdktf.App({ outdir: fs.mkdtempSync("/tmp/stack-") }), "s");
-    build(stack);
-    const backend = ensure.call(stack);
-    return `${backend.constructor.name} ${backend.node.path} of ${stack.node.children.length}`;
-  };
-  answers[name] = { published: ask(cdktf.TerraformStack.prototype.ensureBackendExists), rewritten: ask(rewritten) };
-}
-console.log(JSON.stringify({ applied: true, answers }));
-"""
+STACK_BACKEND_BOTH_WAYS = program("rewritten_twin.js") + program("stack_backend_both_ways.js")
 
 
 def _packaged_constructs(tmp_path: Path) -> None:
@@ -489,7 +375,9 @@ def both_ways(tmp_path: Path, script: str, rewriter: str, module: str) -> dict:
 def test_a_stacks_backend_found_early_is_the_one_cdktf_finds(tmp_path):
     report = both_ways(tmp_path, STACK_BACKEND_BOTH_WAYS, "cdktf_stack_backend.js", "terraform-stack.js")
     answers = report["answers"]
-    assert {name: a["rewritten"] for name, a in answers.items()} == {name: a["published"] for name, a in answers.items()}
+    assert {name: a["rewritten"] for name, a in answers.items()} == {
+        name: a["published"] for name, a in answers.items()
+    }
     # The cases tell apart a lookup in another order or one that skips substacks:
     assert answers["two backends, the nested one first"]["published"] == "LocalBackend s/a/backend of 2"
     assert answers["numeric ids come first"]["published"] == "LocalBackend s/10/backend of 2"
@@ -504,119 +392,71 @@ def test_a_stack_module_of_another_shape_is_left_as_it_is(tmp_path):
         published.replace("return backends[0] ||", "return backends[backends.length - 1] ||"),
         published + "\nexports.TerraformStack = TerraformStack;\n",  # exported twice
     ]
-    assert rewriter_applies("cdktf_stack_backend.js", "withFirstBackendLookup", [published, *edits]) == [True, False, False, False]
+    assert rewriter_applies("cdktf_stack_backend.js", "withFirstBackendLookup", [published, *edits]) == [
+        True,
+        False,
+        False,
+        False,
+    ]
 
 
 # Builds apps of cdktf's own elements and asks cdktf's TerraformStack.toTerraform() as published
 # and as rewritten for each stack's document (after the preparing pass of a synth), and prints
 # both as JSON that shows undefined values.
-STACK_DOCUMENT_BOTH_WAYS = REWRITTEN_TWIN + r"""
-const [lib, rewriterPath] = process.argv.slice(1);
-const cdktf = require(path.join(lib, "index.js"));
-const twin = rewrittenTwin(path.join(lib, "terraform-stack.js"), require(rewriterPath).resolvedOnce);
-const rewritten = twin.TerraformStack.prototype.toTerraform;
-const { TerraformStack, TerraformResource, TerraformOutput, TerraformVariable, Lazy, Token, Fn } = cdktf;
-
-const resource = (scope, id, config) => {
-  const r = new TerraformResource(scope, id, { terraformResourceType: "null_resource" });
-  r.addOverride("triggers", config);
-  return r;
-};
-const apps = {
-  "tokens, outputs and a variable": (app) => {
-    const s = new TerraformStack(app, "s");
-    const v = new TerraformVariable(s, "v", { type: "string", default: "x" });
-    const a = resource(s, "a", { name: v.stringValue, list: ["1e5", null, 3], lazy: Lazy.stringValue({ produce: () => "late" }) });
-    new TerraformOutput(s, "o", { value: a.getStringAttribute("id") });
-    resource(s, "b", { fn: Fn.join(",", [v.stringValue, "y"]), escaped: "$${literal} ${var.x}" });
-  },
-  "a cross-stack reference": (app) => {
-    const origin = new TerraformStack(app, "origin");
-    const shared = resource(origin, "shared", { n: 1 });
-    const user = new TerraformStack(app, "user");
-    resource(user, "reader", { id: shared.getStringAttribute("id") });
-  },
-  "stack overrides, one a token": (app) => {
-    const s = new TerraformStack(app, "s");
-    const a = resource(s, "a", { n: 1 });
-    s.addOverride("terraform.required_version", ">= 1.5");
-    s.addOverride("locals.from_token", a.getStringAttribute("id"));
-    s.addOverride("resource.null_resource.a.triggers.n", undefined);
-  },
-  "a cloud backend sets the metadata's cloud": (app) => {
-    const s = new TerraformStack(app, "s");
-    new cdktf.CloudBackend(s, { organization: "org", workspaces: new cdktf.NamedCloudWorkspace("w") });
-    resource(s, "a", { n: 1 });
-  },
-  "a token in the metadata": (app) => {
-    app.node.setContext("cdktfVersion", Token.asString(Lazy.stringValue({ produce: () => "9.9.9" })));
-    resource(new TerraformStack(app, "s"), "a", { n: 1 });
-  },
-  "an empty stack": (app) => { new TerraformStack(app, "s"); },
-};
-const show = (value) => JSON.stringify(value, (_key, v) => (v === undefined ? "<undefined>" : v));
-const answers = {};
-for (const [name, build] of Object.entries(apps)) {
-  const app = new cdktf.App({ outdir: fs.mkdtempSync("/tmp/app-"), skipValidation: true });
-  build(app);
-  const stacks = app.node.children.filter((c) => TerraformStack.isStack(c));
-  stacks.forEach((s) => s.prepareStack());
-  for (const s of stacks) {
-    answers[`${name}: ${s.node.id}`] = { published: show(TerraformStack.prototype.toTerraform.call(s)), rewritten: show(rewritten.call(s)) };
-  }
-}
-console.log(JSON.stringify({ applied: true, answers }));
-"""
+STACK_DOCUMENT_BOTH_WAYS = program("rewritten_twin.js") + program("stack_document_both_ways.js")
 
 
 def test_a_stack_document_resolved_once_is_the_one_cdktf_gives(tmp_path):
     report = both_ways(tmp_path, STACK_DOCUMENT_BOTH_WAYS, "cdktf_stack_document.js", "terraform-stack.js")
     answers = report["answers"]
-    assert {name: a["rewritten"] for name, a in answers.items()} == {name: a["published"] for name, a in answers.items()}
+    assert {name: a["rewritten"] for name, a in answers.items()} == {
+        name: a["published"] for name, a in answers.items()
+    }
     # The cases hold what a document left unresolved would show: a token, an undefined value.
     documents = {name: json.loads(a["published"]) for name, a in answers.items()}
     assert documents["a token in the metadata: s"]["//"]["metadata"]["version"] == "9.9.9"
     assert "cloud" not in documents["tokens, outputs and a variable: s"]["//"]["metadata"]
     assert documents["a cloud backend sets the metadata's cloud: s"]["//"]["metadata"]["cloud"] == "tfc"
     assert documents["stack overrides, one a token: s"]["locals"]["from_token"] == "${null_resource.a.id}"
-    assert "cross-stack-reference-input-origin" in documents["a cross-stack reference: user"]["data"]["terraform_remote_state"]
+    assert (
+        "cross-stack-reference-input-origin"
+        in documents["a cross-stack reference: user"]["data"]["terraform_remote_state"]
+    )
 
 
 def test_a_stack_module_without_the_expected_second_pass_is_left_as_it_is(tmp_path):
     published = (_packaged_cdktf_lib(tmp_path) / "terraform-stack.js").read_text()
     edits = [
-        published.replace("        return (0, _tokens_1.resolve)(this, tf);\n    }\n    registerOutgoing", "        return tf;\n    }\n    registerOutgoing"),
+        published.replace(
+            "        return (0, _tokens_1.resolve)(this, tf);\n    }\n    registerOutgoing",
+            "        return tf;\n    }\n    registerOutgoing",
+        ),
         published.replace('tf["//"] = { metadata, outputs };', 'tf["//"] = { metadata, outputs, extra: 1 };'),
-        published.replace("    toTerraform() {\n        const tf = {};", "    toTerraform() {\n        const tf = { pre: 1 };"),
+        published.replace(
+            "    toTerraform() {\n        const tf = {};", "    toTerraform() {\n        const tf = { pre: 1 };"
+        ),
     ]
-    assert rewriter_applies("cdktf_stack_document.js", "resolvedOnce", [published, *edits]) == [True, False, False, False]
+    assert rewriter_applies("cdktf_stack_document.js", "resolvedOnce", [published, *edits]) == [
+        True,
+        False,
+        False,
+        False,
+    ]
 
 
 # cdktf's snakeCase as published and as rewritten, each asked twice for every argument.
-SNAKE_CASE_BOTH_WAYS = REWRITTEN_TWIN + r"""
-const [lib, rewriterPath] = process.argv.slice(1);
-const file = path.join(lib, "util.js");
-const published = require(file);
-const rewritten = rewrittenTwin(file, require(rewriterPath).rememberedSnakeCase);
-const args = ["", "camelCase", "PascalCase", "already_snake", "HTTPServer", "a1B2", "__x__", "with space",
-  "dots.and-dashes", "ÄÖ", "x".repeat(300), undefined, null, 0, 12, true, ["a", "B"], { toString: () => "fromToString" }];
-const answers = [];
-for (const round of [1, 2]) {
-  for (const arg of args) answers.push({ arg: String(arg), published: published.snakeCase(arg), rewritten: rewritten.snakeCase(arg) });
-}
-const nested = { someKey: { innerKey: [{ deepKey: 1 }] }, tags: { KeepMe: "x" } };
-console.log(JSON.stringify({
-  applied: true, answers,
-  keys: { published: published.keysToSnakeCase(nested), rewritten: rewritten.keysToSnakeCase(nested) },
-}));
-"""
+SNAKE_CASE_BOTH_WAYS = program("rewritten_twin.js") + program("snake_case_both_ways.js")
 
 
 def test_snake_case_remembered_gives_the_answers_cdktf_gives(tmp_path):
     report = both_ways(tmp_path, SNAKE_CASE_BOTH_WAYS, "cdktf_snake_case.js", "util.js")
     assert [a["rewritten"] for a in report["answers"]] == [a["published"] for a in report["answers"]]
     assert {a["arg"]: a["published"] for a in report["answers"]}["camelCase"] == "camel_case"
-    assert report["keys"]["rewritten"] == report["keys"]["published"] == {"some_key": {"inner_key": [{"deep_key": 1}]}, "tags": {"KeepMe": "x"}}
+    assert (
+        report["keys"]["rewritten"]
+        == report["keys"]["published"]
+        == {"some_key": {"inner_key": [{"deep_key": 1}]}, "tags": {"KeepMe": "x"}}
+    )
 
 
 def test_a_util_module_of_another_shape_is_left_as_it_is(tmp_path):
@@ -631,82 +471,7 @@ def test_a_util_module_of_another_shape_is_left_as_it_is(tmp_path):
 # Synthesizes apps with the packaged cdktf, its files rewritten by cdktf_prepared_blocks.js as
 # node compiles them ("rewritten") or as published, into one folder per app; reports which files
 # were rewritten and how many blocks each app's documents reused.
-PREPARED_BLOCKS_APPS = r"""
-const fs = require("fs"), path = require("path"), Module = require("module");
-const [lib, rewriterPath, mode, out] = process.argv.slice(1);
-const rewriter = require(rewriterPath);
-const rewritten = [];
-if (mode === "rewritten") {
-  // By path below the packaged lib (the rewriter's own patterns expect a folder named cdktf).
-  const rewrites = {
-    "aspect.js": rewriter.aspectsNotingAdditions,
-    "tokens/resolvable.js": rewriter.resolverCountingForeignTokens,
-    "terraform-stack.js": rewriter.stackReusingBlocks,
-  };
-  const compile = Module.prototype._compile;
-  Module.prototype._compile = function (content, filename) {
-    const rewrite = rewrites[path.relative(lib, filename)];
-    const source = rewrite ? rewrite(content) : null;
-    if (source !== null) rewritten.push(path.relative(lib, filename));
-    return compile.call(this, source === null ? content : source, filename);
-  };
-  rewriter.state.guards.add("kernel"); // no jsii kernel here, so no object Python overrides
-}
-const cdktf = require(path.join(lib, "index.js"));
-const { App, TerraformStack, TerraformResource, TerraformOutput, Lazy, Fn, Aspects, Token } = cdktf;
-const resource = (scope, id, config) => {
-  const r = new TerraformResource(scope, id, { terraformResourceType: "null_resource" });
-  r.addOverride("triggers", config);
-  return r;
-};
-const shared = (app) => {
-  const origin = new TerraformStack(app, "origin");
-  const a = resource(origin, "a", { n: 1, list: ["1e5", null, 3] });
-  new TerraformOutput(origin, "id", { value: a.getStringAttribute("id") });
-  const user = new TerraformStack(app, "user");
-  const b = resource(user, "b", {
-    from_origin: a.getStringAttribute("id"),
-    joined: Fn.join(",", [a.getStringAttribute("id"), "x"]),
-    either: Fn.conditional(a.getBooleanAttribute("enabled"), "on", "off"),
-  });
-  b.addOverride("lifecycle.create_before_destroy", true);
-  user.addOverride("terraform.required_version", ">= 1.5");
-  return { origin, user, a, b };
-};
-let answers = 0;
-const apps = {
-  "cross-stack references, functions and overrides": (app) => { shared(app); },
-  "a Lazy that answers differently each time": (app) => {
-    const { user } = shared(app);
-    resource(user, "counted", { answer: Lazy.stringValue({ produce: () => `answer ${++answers}` }) });
-  },
-  "an aspect that changes a resource": (app) => {
-    const { user } = shared(app);
-    Aspects.of(user).add({ visit: (node) => { if (node instanceof TerraformResource) node.addOverride("triggers.by_aspect", "yes"); } });
-  },
-};
-fs.mkdirSync(out, { recursive: true });
-// First (an aspect, once added, turns reuse off for the process):
-// A stack prepared by one call and written by another, an element changed in between.
-const later = "prepared by one call, written by another";
-const { user, b } = shared(new App({ outdir: fs.mkdtempSync(path.join(out, "scratch-")) }));
-user.prepareStack();
-if (mode === "rewritten") rewriter.state.requests += 1; // as the kernel counts a new request
-b.addOverride("triggers.later", "yes");
-fs.mkdirSync(path.join(out, later), { recursive: true });
-fs.writeFileSync(path.join(out, later, "user.json"), JSON.stringify(user.toTerraform(), null, 1));
-fs.rmSync(fs.realpathSync(user.node.scope.outdir), { recursive: true });
-const report = { rewritten, reused: {} };
-for (const [name, build] of Object.entries(apps)) {
-  const before = rewriter.state.reused;
-  fs.mkdirSync(path.join(out, name), { recursive: true });
-  const app = new App({ outdir: path.join(out, name) });
-  build(app);
-  app.synth();
-  report.reused[name] = rewriter.state.reused - before;
-}
-console.log(JSON.stringify(report));
-"""
+PREPARED_BLOCKS_APPS = program("prepared_blocks_apps.js")
 
 
 def test_a_document_reusing_prepared_blocks_is_the_one_cdktf_writes(tmp_path):
@@ -714,8 +479,14 @@ def test_a_document_reusing_prepared_blocks_is_the_one_cdktf_writes(tmp_path):
     _packaged_constructs(tmp_path)
     reports = {}
     for mode in ("published", "rewritten"):
-        result = node(PREPARED_BLOCKS_APPS, str(lib), str(NODE_DIR / "cdktf_prepared_blocks.js"), mode,
-                      str(tmp_path / mode), env={**os.environ, "NODE_OPTIONS": ""})
+        result = node(
+            PREPARED_BLOCKS_APPS,
+            str(lib),
+            str(NODE_DIR / "cdktf_prepared_blocks.js"),
+            mode,
+            str(tmp_path / mode),
+            env={**os.environ, "NODE_OPTIONS": ""},
+        )
         assert result.returncode == 0, result.stderr
         reports[mode] = json.loads(result.stdout)
     assert sorted(reports["rewritten"]["rewritten"]) == ["aspect.js", "terraform-stack.js", "tokens/resolvable.js"]
@@ -724,13 +495,18 @@ def test_a_document_reusing_prepared_blocks_is_the_one_cdktf_writes(tmp_path):
     user = {name: json.loads(published[f"{name}/stacks/user/cdk.tf.json"]) for name in reports["published"]["reused"]}
     # The cases hold what a reused block would get wrong: the Lazy's second answer, the aspect's
     # change, the change made after the stack was prepared.
-    assert user["a Lazy that answers differently each time"]["resource"]["null_resource"]["counted"]["triggers"]["answer"] == "answer 2"
+    assert (
+        user["a Lazy that answers differently each time"]["resource"]["null_resource"]["counted"]["triggers"]["answer"]
+        == "answer 2"
+    )
     assert user["an aspect that changes a resource"]["resource"]["null_resource"]["b"]["triggers"]["by_aspect"] == "yes"
     later = json.loads(published["prepared by one call, written by another/user.json"])
     assert later["resource"]["null_resource"]["b"]["triggers"]["later"] == "yes"
     reused = reports["rewritten"]["reused"]
     assert reused["cross-stack references, functions and overrides"] >= 4  # both resources, provider-less
-    assert reused["a Lazy that answers differently each time"] == reused["cross-stack references, functions and overrides"]
+    assert (
+        reused["a Lazy that answers differently each time"] == reused["cross-stack references, functions and overrides"]
+    )
     assert reused["an aspect that changes a resource"] == 0
 
 
@@ -743,50 +519,44 @@ def test_files_of_another_shape_keep_their_blocks_as_cdktf_does(tmp_path):
     )
     kernel = (Path(jsii.__file__).parent / "_embedded" / "jsii" / "lib__program.js").read_text()
     module = "cdktf_prepared_blocks.js"
-    assert rewriter_applies(module, "stackReusingBlocks", [
-        stack, stack.replace("e.toTerraform(), true));", "e.toTerraform(), true, 1));"), stack + stack,
-    ]) == [True, False, False]
-    assert rewriter_applies(module, "aspectsNotingAdditions", [
-        aspect, aspect.replace("this._aspects.push(aspect);", "this._aspects.unshift(aspect);"),
-    ]) == [True, False]
-    assert rewriter_applies(module, "resolverCountingForeignTokens", [
-        resolvable, resolvable.replace("let resolved = t.resolve(context);", "let resolved = t.resolve(context, 1);"),
-    ]) == [True, False]
+    assert rewriter_applies(
+        module,
+        "stackReusingBlocks",
+        [
+            stack,
+            stack.replace("e.toTerraform(), true));", "e.toTerraform(), true, 1));"),
+            stack + stack,
+        ],
+    ) == [True, False, False]
+    assert rewriter_applies(
+        module,
+        "aspectsNotingAdditions",
+        [
+            aspect,
+            aspect.replace("this._aspects.push(aspect);", "this._aspects.unshift(aspect);"),
+        ],
+    ) == [True, False]
+    assert rewriter_applies(
+        module,
+        "resolverCountingForeignTokens",
+        [
+            resolvable,
+            resolvable.replace("let resolved = t.resolve(context);", "let resolved = t.resolve(context, 1);"),
+        ],
+    ) == [True, False]
     assert rewriter_applies(module, "kernelNotingRequestsAndOverrides", [kernel, kernel + kernel]) == [True, False]
 
 
 # First a stack prepared by one call and written by another, a resource changed in between;
 # then a resource whose attributes Python works out, differently at each call (jsii calls Python
 # back for it, which turns the reuse of prepared blocks off for the process).
-PYTHON_OVERRIDE_SYNTH = """
-import json, sys
-from hyperpod_teams import bindings
-bindings.tune_node_process()
-import cdktf
-
-stack = cdktf.TerraformStack(cdktf.App(outdir=sys.argv[1] + "/later"), "later")
-changed = cdktf.TerraformResource(stack, "r", terraform_resource_type="null_resource")
-stack.prepare_stack()
-changed.add_override("triggers.later", "yes")
-print("LATER", json.dumps(stack.to_terraform()["resource"]))
-
-class Counting(cdktf.TerraformResource):
-    calls = 0
-
-    def _synthesize_attributes(self):
-        Counting.calls += 1
-        return {"call": Counting.calls}
-
-app = cdktf.App(outdir=sys.argv[1])
-Counting(cdktf.TerraformStack(app, "s"), "r", terraform_resource_type="null_resource")
-app.synth()
-print("CALLS", Counting.calls)
-"""
+PYTHON_OVERRIDE_SYNTH = program("python_override_synth.py")
 
 
 def test_blocks_python_changes_or_works_out_are_resolved_again_for_the_document(tmp_path):
-    result = subprocess.run([sys.executable, "-c", PYTHON_OVERRIDE_SYNTH, str(tmp_path)],
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", PYTHON_OVERRIDE_SYNTH, str(tmp_path)], capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stderr
     calls = int(re.search(r"CALLS (\d+)", result.stdout).group(1))
     document = json.loads((tmp_path / "stacks" / "s" / "cdk.tf.json").read_text())
@@ -798,8 +568,8 @@ def test_blocks_python_changes_or_works_out_are_resolved_again_for_the_document(
 
 # The shape of the jsii kernel's type assertion, with an inspect that counts its calls.
 KERNEL_ASSERTION = (
-    'const B={default:require("assert")},K={inspect:(x)=>(globalThis.inspected=(globalThis.inspected||0)+1,require("util").inspect(x))};'
-    'function typeOf(e,p){if((0,B.default)(null!=e,`Kernel error: expected type information, got ${(0,K.inspect)(e)}`),"void"===e)return"void";return p}'
+    'const B={default:require("assert")},K={inspect:(x)=>(globalThis.inspected=(globalThis.inspected||0)+1,require("util").inspect(x))};'  # noqa: E501 - published kernel code, as minified
+    'function typeOf(e,p){if((0,B.default)(null!=e,`Kernel error: expected type information, got ${(0,K.inspect)(e)}`),"void"===e)return"void";return p}'  # noqa: E501 - published kernel code, as minified
     "module.exports=typeOf;"
 )
 
@@ -839,86 +609,19 @@ console.log(JSON.stringify({
 # The kernel's own removeRedundant and propertiesOf, cut out of the installed jsii's kernel and run
 # published and rewritten, over a small type system, with stand-ins for the minifier's helpers
 # they use; every lookup of a type is counted.
-TYPE_CACHES_BOTH_WAYS = r"""
-const Module = require("module");
-const { withTypeCaches } = require(process.argv[1]);
-const kernel = require("fs").readFileSync(process.argv[2], "utf-8");
-const cut = (from, to) => { const start = kernel.indexOf(from); return kernel.slice(start, kernel.indexOf(to, start) + to.length); };
-const removeRedundantText = cut("function _ObjectTable_removeRedundant(", "class InterfaceCollection{");
-const propertiesOfText = cut("function propertiesOf(", "return y}");
-const [, get, table, fqns] = /new InterfaceCollection\(([\w$]+)\(this,([\w$]+),"f"\)\);\w+!==([\w$]+)\.EMPTY_OBJECT_FQN/.exec(removeRedundantText);
-const [, spec] = /if\(!([\w$]+)\.isClassOrInterfaceType\(/.exec(propertiesOfText);
-const removeRedundantName = /([\w$]+)=function _ObjectTable_removeRedundant/.exec(kernel)[1];
-// As the kernel's InterfaceCollection (jsii's kernel/src/objects.ts) collects them.
-const interfaceCollection = `
-constructor(lookup) { this.lookup = lookup; this.found = new Set(); }
-addFromClass(fqn) { const t = this.lookup(fqn); if (t.kind !== "class") throw new Error("Expected a class, but received " + fqn);
-  if (t.base) this.addFromClass(t.base); this.addParents(t); }
-addFromInterface(fqn) { const t = this.lookup(fqn); if (t.kind !== "interface") throw new Error("Expected an interface, but received " + fqn);
-  this.addParents(t); }
-addParents(t) { for (const i of t.interfaces || []) if (!this.found.has(i)) { this.found.add(i); this.addFromInterface(i); } }
-[Symbol.iterator]() { return this.found[Symbol.iterator](); } }`;
-const source = `let ${removeRedundantName};${removeRedundantName}=${removeRedundantText}${interfaceCollection}\n${propertiesOfText}`;
-const harness = (text) => `
-const ${fqns} = { EMPTY_OBJECT_FQN: "Object" };
-const ${spec} = { isClassOrInterfaceType: (t) => t && (t.kind === "class" || t.kind === "interface"), isClassType: (t) => t && t.kind === "class" };
-const ${table} = new WeakMap();
-const ${get} = (self, map) => map.get(self);
-${text}
-module.exports = (lookup) => { const owner = {}; ${table}.set(owner, lookup);
-  return { removeRedundant: (interfaces, fqn) => ${removeRedundantName}.call(owner, interfaces, fqn), propertiesOf }; };
-`;
-const types = {
-  "I.Construct": { kind: "interface" }, "I.Dependable": { kind: "interface" }, "I.Extra": { kind: "interface" },
-  "I.Resource": { kind: "interface", interfaces: ["I.Dependable"] },
-  "C.Base": { kind: "class", interfaces: ["I.Construct"] },
-  "C.Resource": { kind: "class", base: "C.Base", interfaces: ["I.Resource"] },
-  "S.Meta": { kind: "interface", fqn: "S.Meta", properties: [{ name: "count" }, { name: "dependsOn", optional: true }] },
-  "S.Config": { kind: "interface", fqn: "S.Config", interfaces: ["S.Meta"], properties: [{ name: "name" }, { name: "count", optional: true }] },
-  "S.Cycle": { kind: "interface", fqn: "S.Cycle", interfaces: ["S.Cycle"], properties: [] },
-};
-const run = (text) => {
-  const m = new Module("kernel"); m._compile(harness(text), "kernel.js");
-  let lookups = 0;
-  const lookup = (fqn) => { lookups += 1; if (!(fqn in types)) throw new Error("Type " + fqn + " not found"); return types[fqn]; };
-  const { removeRedundant, propertiesOf } = m.exports(lookup);
-  const ask = (f) => { try { const answer = f(); return answer === undefined ? "undefined" : answer; } catch (e) { return "error: " + e.message; } };
-  const answers = {}; const repeatLookups = {};
-  const cases = {
-    "all redundant": () => removeRedundant(["I.Construct", "I.Resource", "I.Dependable"], "C.Resource"),
-    "one extra": () => removeRedundant(["I.Extra", "I.Construct"], "C.Base"),
-    "the empty object": () => removeRedundant(["I.Extra"], "Object"),
-    "same list, a subclass": () => removeRedundant(["I.Dependable", "I.Extra"], "C.Resource"),
-    "same list, its base": () => removeRedundant(["I.Dependable", "I.Extra"], "C.Base"),
-    "none declared": () => removeRedundant([], "C.Base"),
-    "unknown interface": () => removeRedundant(["I.Missing"], "C.Base"),
-    "struct with a base": () => propertiesOf(types["S.Config"], lookup),
-    "cyclic struct": () => propertiesOf(types["S.Cycle"], lookup),
-    "not a type": () => propertiesOf(undefined, lookup),
-  };
-  for (const [name, f] of Object.entries(cases)) {
-    const first = ask(f); const before = lookups; const second = ask(f); const third = ask(f);
-    repeatLookups[name] = lookups - before;
-    answers[name] = { first, second, sameArray: Array.isArray(first) && (first === second || second === third) };
-  }
-  return { answers: JSON.parse(JSON.stringify(answers)), repeatLookups };
-};
-console.log(JSON.stringify({
-  published: run(source),
-  rewritten: run(withTypeCaches(source)),
-  real: withTypeCaches(kernel) !== null,
-  twice: withTypeCaches(kernel + kernel),
-  otherPropertiesOf: withTypeCaches(kernel.replace("function propertiesOf(e,p,m=new Set){", "function propertiesOf(e,p,m){")),
-  otherRemoveRedundant: withTypeCaches(kernel.replace("return m.size>0?Array.from(m).sort():void 0};", "return m.size>0?Array.from(m):void 0};")),
-}));
-"""
+TYPE_CACHES_BOTH_WAYS = program("type_caches_both_ways.js")
 
 
 def test_the_kernel_remembers_type_answers_and_gives_the_published_ones(tmp_path):
     import jsii
 
     kernel = Path(jsii.__file__).parent / "_embedded" / "jsii" / "lib__program.js"
-    result = node(TYPE_CACHES_BOTH_WAYS, str(NODE_DIR / "kernel_type_caches.js"), str(kernel), env={**os.environ, "NODE_OPTIONS": ""})
+    result = node(
+        TYPE_CACHES_BOTH_WAYS,
+        str(NODE_DIR / "kernel_type_caches.js"),
+        str(kernel),
+        env={**os.environ, "NODE_OPTIONS": ""},
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["real"], "the installed jsii kernel is no longer of the shape kernel_type_caches.js expects"
@@ -932,7 +635,8 @@ def test_the_kernel_remembers_type_answers_and_gives_the_published_ones(tmp_path
     assert answers["unknown interface"]["second"] == "error: Type I.Missing not found"
     assert answers["cyclic struct"]["second"].startswith("error: Cyclic type hierarchy detected")
     assert answers["struct with a base"]["first"] == {
-        "count": {"name": "count", "optional": True}, "dependsOn": {"name": "dependsOn", "optional": True},
+        "count": {"name": "count", "optional": True},
+        "dependsOn": {"name": "dependsOn", "optional": True},
         "name": {"name": "name"},
     }
     # Asked again, the rewritten kernel looks up no type, except where the first asking failed
@@ -946,8 +650,8 @@ def test_the_kernel_remembers_type_answers_and_gives_the_published_ones(tmp_path
 # A stand-in for jsii's runtime: the launcher would start the kernel as a child with its API on
 # fd 3; the kernel answers each line it reads with the line upper-cased, and prints a log line.
 FAKE_LAUNCHER = """
-const child = require("child_process").spawn(process.execPath, [require("path").join(__dirname, "..", "lib", "program.js")],
-  { stdio: ["ignore", "pipe", "pipe", "pipe"] });
+const kernel = require("path").join(__dirname, "..", "lib", "program.js");
+const child = require("child_process").spawn(process.execPath, [kernel], { stdio: ["ignore", "pipe", "pipe", "pipe"] });
 process.stdin.pipe(child.stdio[3]); child.stdio[3].pipe(process.stdout);
 child.stdout.on("data", (d) => console.error(JSON.stringify({ stdout: d.toString("base64") })));
 """
@@ -971,7 +675,11 @@ def test_the_jsii_kernel_runs_in_the_launchers_process_only_when_it_has_the_expe
     env = {**os.environ, "NODE_OPTIONS": f"--require={bindings.NODE_PRELOAD_SCRIPT}", "NODE_PRESERVE_SYMLINKS": "1"}
     launcher = subprocess.run(
         [NODE, str(tmp_path / "bin" / "jsii-runtime.js")],
-        input="hello kernel\n", capture_output=True, text=True, env=env, timeout=60,
+        input="hello kernel\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
     )
     assert launcher.returncode == 0, launcher.stderr
     assert launcher.stdout == "HELLO KERNEL\n"  # the channel carries only the protocol
@@ -993,3 +701,13 @@ def test_tuning_the_node_process_adds_the_preload_once_and_respects_the_override
     ordinary = {bindings.FULL_IMPORT_ENV: "1"}
     bindings.tune_node_process(ordinary)
     assert "NODE_OPTIONS" not in ordinary
+
+
+def test_editors_see_every_bindings_module_the_registry_names():
+    """bindings.py's TYPE_CHECKING imports (what editors and mypy follow) and MODULES agree."""
+    import ast
+
+    tree = ast.parse(Path(bindings.__file__).read_text())
+    (block,) = [n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", None) == "TYPE_CHECKING"]
+    seen = {alias.asname: f"{node.module}.{alias.name}" for node in block.body for alias in node.names}
+    assert seen == bindings.MODULES

@@ -177,7 +177,9 @@ def test_failed_synth_leaves_the_previous_output_untouched(tmp_path, monkeypatch
     out = tmp_path / "cdktf.out"
     before = _previous_output(out)
 
-    monkeypatch.setattr(hyperpod_teams.app, "add_platform_stacks", _failing_after_build(hyperpod_teams.app.add_platform_stacks))
+    monkeypatch.setattr(
+        hyperpod_teams.app, "add_platform_stacks", _failing_after_build(hyperpod_teams.app.add_platform_stacks)
+    )
     with pytest.raises(SystemExit) as raised:
         monkeypatch.setattr(sys, "argv", ["hyperpod-teams", "synth", str(QUICKSTART), "--out", str(out)])
         cli.main()
@@ -198,7 +200,9 @@ def _failing_after_build(real):
 def test_internal_error_exits_1_without_a_traceback(tmp_path, monkeypatch, capsys):
     import hyperpod_teams.app
 
-    monkeypatch.setattr(hyperpod_teams.app, "add_platform_stacks", _failing_after_build(hyperpod_teams.app.add_platform_stacks))
+    monkeypatch.setattr(
+        hyperpod_teams.app, "add_platform_stacks", _failing_after_build(hyperpod_teams.app.add_platform_stacks)
+    )
     monkeypatch.setattr(sys, "argv", ["hyperpod-teams", "synth", str(QUICKSTART), "--out", str(tmp_path / "o")])
     monkeypatch.delenv(cli.DEBUG_ENV, raising=False)
     with pytest.raises(SystemExit) as raised:

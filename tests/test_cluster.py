@@ -23,7 +23,9 @@ def only(mapping: dict) -> dict:
 
 
 def cloud_control(stack: dict, type_name: str) -> list[dict]:
-    return [r for r in stack["resource"].get("aws_cloudcontrolapi_resource", {}).values() if r["type_name"] == type_name]
+    return [
+        r for r in stack["resource"].get("aws_cloudcontrolapi_resource", {}).values() if r["type_name"] == type_name
+    ]
 
 
 def desired_state(resource: dict) -> dict:
@@ -52,12 +54,20 @@ def test_hyperpod_cluster_desired_state_follows_the_spec(quickstart_stacks):
         assert rendered["ThreadsPerCore"] == group.threads_per_core
         assert rendered["InstanceStorageConfigs"] == [{"EbsVolumeConfig": {"VolumeSizeInGB": group.ebs_volume_gb}}]
         assert rendered.get("OnStartDeepHealthChecks", []) == group.deep_health_checks
-        assert rendered["LifeCycleConfig"] == {"SourceS3Uri": f"s3://{bucket}/lifecycle-scripts/", "OnCreate": "on_create.sh"}
+        assert rendered["LifeCycleConfig"] == {
+            "SourceS3Uri": f"s3://{bucket}/lifecycle-scripts/",
+            "OnCreate": "on_create.sh",
+        }
         assert rendered["ExecutionRole"].startswith("${aws_iam_role.") and role["name"] in json.dumps(stack)
-    assert {t["Key"]: t["Value"] for t in state["Tags"]} == {"hyperpod-teams:organization": "acme", "owner": "ml-platform"}
+    assert {t["Key"]: t["Value"] for t in state["Tags"]} == {
+        "hyperpod-teams:organization": "acme",
+        "owner": "ml-platform",
+    }
 
 
-def test_hyperpod_cluster_is_protected_from_destroy_unless_the_spec_allows_it(quickstart_stacks, quickstart_data, tmp_path):
+def test_hyperpod_cluster_is_protected_from_destroy_unless_the_spec_allows_it(
+    quickstart_stacks, quickstart_data, tmp_path
+):
     (resource,) = cloud_control(quickstart_stacks["acme-cluster"], "AWS::SageMaker::Cluster")
     assert resource["lifecycle"]["prevent_destroy"] is True
     quickstart_data["cluster"]["allow_destroy"] = True
@@ -75,7 +85,9 @@ def test_scheduler_config_carries_priorities_and_fair_share_after_the_add_on(qui
     (resource,) = cloud_control(stack, "AWS::SageMaker::ClusterSchedulerConfig")
     state = desired_state(resource)
     assert state["SchedulerConfig"] == {
-        "PriorityClasses": [{"Name": c.name, "Weight": c.weight} for c in spec.cluster.task_governance.priority_classes],
+        "PriorityClasses": [
+            {"Name": c.name, "Weight": c.weight} for c in spec.cluster.task_governance.priority_classes
+        ],
         "FairShare": "Enabled",
     }
     assert state["ClusterArn"].startswith("${aws_cloudcontrolapi_resource.") and state["ClusterArn"].endswith(".id}")
@@ -88,7 +100,9 @@ def test_each_team_quota_follows_its_compute_spec(quickstart_stacks, team_name):
     (resource,) = cloud_control(quickstart_stacks[f"acme-team-{team_name}"], "AWS::SageMaker::ComputeQuota")
     state = desired_state(resource)
     config = state["ComputeQuotaConfig"]
-    assert config["ComputeQuotaResources"] == [{"InstanceType": q.instance_type, "Count": q.count} for q in team.compute.quota]
+    assert config["ComputeQuotaResources"] == [
+        {"InstanceType": q.instance_type, "Count": q.count} for q in team.compute.quota
+    ]
     assert config["ResourceSharingConfig"]["Strategy"] == team.compute.sharing
     assert config["PreemptTeamTasks"] == team.compute.preempt_team_tasks
     assert state["ComputeQuotaTarget"] == {"TeamName": team.name, "FairShareWeight": team.compute.fair_share_weight}
@@ -115,7 +129,10 @@ def test_lifecycle_bucket_is_private_versioned_encrypted_and_tls_only(quickstart
     encryption = only(resources["aws_s3_bucket_server_side_encryption_configuration"])
     assert encryption["rule"][0]["apply_server_side_encryption_by_default"]["sse_algorithm"] == "aws:kms"
     block = only(resources["aws_s3_bucket_public_access_block"])
-    assert all(block[k] is True for k in ("block_public_acls", "block_public_policy", "ignore_public_acls", "restrict_public_buckets"))
+    assert all(
+        block[k] is True
+        for k in ("block_public_acls", "block_public_policy", "ignore_public_acls", "restrict_public_buckets")
+    )
     policy = json.loads(only(resources["aws_s3_bucket_policy"])["policy"])
     (statement,) = policy["Statement"]
     assert statement["Effect"] == "Deny" and statement["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
@@ -222,7 +239,9 @@ def test_eks_api_is_private_to_the_vpc_by_default_and_secrets_are_encrypted(quic
 
 def test_eks_api_opens_only_to_the_ranges_the_spec_names(quickstart_data, tmp_path):
     quickstart_data["cluster"]["eks"]["public_access_cidrs"] = ["203.0.113.0/24"]
-    vpc = _only(synthesize_stacks(validate_spec(quickstart_data), tmp_path)["acme-eks"], "aws_eks_cluster")["vpc_config"]
+    vpc = _only(synthesize_stacks(validate_spec(quickstart_data), tmp_path)["acme-eks"], "aws_eks_cluster")[
+        "vpc_config"
+    ]
     assert vpc["endpoint_public_access"] is True and vpc["public_access_cidrs"] == ["203.0.113.0/24"]
 
 
@@ -230,7 +249,10 @@ def test_eks_api_opens_only_to_the_ranges_the_spec_names(quickstart_data, tmp_pa
     ("eks", "field"),
     [
         ({"create": True, "public_access_cidrs": ["0.0.0.0/0"]}, ("cluster", "eks", "public_access_cidrs", 0)),
-        ({"existing_cluster_name": "shared", "public_access_cidrs": ["203.0.113.0/24"]}, ("cluster", "eks", "public_access_cidrs")),
+        (
+            {"existing_cluster_name": "shared", "public_access_cidrs": ["203.0.113.0/24"]},
+            ("cluster", "eks", "public_access_cidrs"),
+        ),
     ],
     ids=["the whole internet", "an existing cluster"],
 )

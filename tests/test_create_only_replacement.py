@@ -111,7 +111,14 @@ def applied_state(config: dict) -> dict:
                 "instances": [{"schema_version": 0, "attributes": attributes, "private": timeouts_private(cluster)}],
             }
         )
-    return {"version": 4, "terraform_version": "1.11.0", "serial": 1, "lineage": "stand-in", "outputs": {}, "resources": resources}
+    return {
+        "version": 4,
+        "terraform_version": "1.11.0",
+        "serial": 1,
+        "lineage": "stand-in",
+        "outputs": {},
+        "resources": resources,
+    }
 
 
 def plan_change(before: dict, after: dict, tmp_path, *, guards: bool = True) -> dict | str:
@@ -171,7 +178,9 @@ def test_a_create_only_change_plans_as_a_replacement(unchanged, tmp_path, field,
     plan = plan_change(before, after, tmp_path)
     assert not isinstance(plan, str), plan
     assert sorted(cluster_actions(plan)) == ["create", "delete"]
-    (guard,) = [c for c in plan["resource_changes"] if c["type"] == "terraform_data" and c["change"]["actions"] != ["no-op"]]
+    (guard,) = [
+        c for c in plan["resource_changes"] if c["type"] == "terraform_data" and c["change"]["actions"] != ["no-op"]
+    ]
     assert guard["name"] == f"create_only_{field}"
     assert sorted(guard["change"]["actions"]) == ["create", "delete"]
     # The plan summary (report --plan) names the field and flags the protected cluster.

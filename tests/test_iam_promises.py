@@ -7,7 +7,6 @@ import json
 import pytest
 
 from hyperpod_teams import policies
-
 from hyperpod_teams.spec import load_spec
 from tests.conftest import EXAMPLE_SPECS, synthesize_stacks
 

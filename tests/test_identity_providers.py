@@ -3,8 +3,6 @@ creates: real synth with the real bindings, inspected resource by resource."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from hyperpod_teams.plugins import (
@@ -22,7 +20,9 @@ from tests.conftest import EXAMPLES, synthesize_stacks
 ENTRA_TEMPLATE_ID = "21ed01d2-ec13-4e9e-86c1-cd546719ebc4"
 #: Every group of the quickstart, as the IdP names it: a group per team role, and the platform
 #: admins' group, which the spec names (so it exists in Entra already).
-QUICKSTART_TEAM_GROUPS = {f"acme-{team}-{role}" for team in ("nlp", "vision", "research") for role in ("scientists", "admins")}
+QUICKSTART_TEAM_GROUPS = {
+    f"acme-{team}-{role}" for team in ("nlp", "vision", "research") for role in ("scientists", "admins")
+}
 
 
 def resources(stack: dict, resource_type: str) -> list[dict]:
@@ -54,7 +54,9 @@ def test_entra_application_comes_from_the_identity_center_gallery_template_in_sa
     assert principal["use_existing"] is True
     assert principal["client_id"] == f"${{{address_of(identity, 'azuread_application', application)}.client_id}}"
     (certificate,) = resources(identity, "azuread_service_principal_token_signing_certificate")
-    assert certificate["service_principal_id"] == f"${{{address_of(identity, 'azuread_service_principal', principal)}.id}}"
+    assert (
+        certificate["service_principal_id"] == f"${{{address_of(identity, 'azuread_service_principal', principal)}.id}}"
+    )
 
 
 def test_entra_creates_a_security_group_per_team_role_and_looks_up_the_named_admins_group(quickstart_stacks):
@@ -93,7 +95,9 @@ def test_entra_scim_provisioning_is_switched_by_a_variable_and_its_credentials_a
     }
     (precondition,) = secret["lifecycle"]["precondition"]
     assert precondition["condition"] == '${var.scim_endpoint != "" && var.scim_access_token != ""}'
-    assert job["enabled"] is True and job["depends_on"] == [f"azuread_synchronization_secret.{next(iter(identity['resource']['azuread_synchronization_secret']))}"]
+    assert job["enabled"] is True and job["depends_on"] == [
+        f"azuread_synchronization_secret.{next(iter(identity['resource']['azuread_synchronization_secret']))}"
+    ]
 
 
 def test_identity_center_urls_are_required_https_variables(quickstart_stacks):
@@ -106,14 +110,19 @@ def test_identity_center_urls_are_required_https_variables(quickstart_stacks):
 def test_identity_stack_outputs_what_the_operator_pastes_into_identity_center(quickstart_stacks):
     outputs = quickstart_stacks["acme-identity"]["output"]
     assert set(outputs) == set(SAML_OUTPUTS)
-    assert outputs["saml_metadata_url"]["value"].startswith("https://login.microsoftonline.com/${data.azuread_client_config.")
+    assert outputs["saml_metadata_url"]["value"].startswith(
+        "https://login.microsoftonline.com/${data.azuread_client_config."
+    )
     assert "federationmetadata.xml?appid=${azuread_application." in outputs["saml_metadata_url"]["value"]
     assert outputs["saml_certificate"]["sensitive"] is True
 
 
 def test_the_scim_token_never_reaches_the_synthesized_output(quickstart_data, tmp_path, monkeypatch):
     """A pipeline holds the token in its environment for `cdktf deploy`; synth must not copy it."""
-    token, endpoint = "scim-token-3f9d2c71-never-in-output", "https://scim.us-west-2.amazonaws.com/never-in-output/scim/v2/"
+    token, endpoint = (
+        "scim-token-3f9d2c71-never-in-output",
+        "https://scim.us-west-2.amazonaws.com/never-in-output/scim/v2/",
+    )
     monkeypatch.setenv("TF_VAR_scim_access_token", token)
     monkeypatch.setenv("TF_VAR_scim_endpoint", endpoint)
     synthesize_stacks(validate_spec(quickstart_data), tmp_path / "out")
@@ -178,7 +187,10 @@ def test_okta_outputs_the_saml_metadata_from_the_app(okta_stacks):
 
 def test_okta_access_stack_looks_up_the_groups_okta_pushes(okta_stacks):
     access = okta_stacks["initech-access"]
-    names = {g["alternate_identifier"]["unique_attribute"]["attribute_value"] for g in data_sources(access, "aws_identitystore_group")}
+    names = {
+        g["alternate_identifier"]["unique_attribute"]["attribute_value"]
+        for g in data_sources(access, "aws_identitystore_group")
+    }
     assert "aws-initech-recsys-admins" in names and "aws-initech-platform-admins" in names
 
 
@@ -208,9 +220,9 @@ def test_generic_saml_has_no_identity_stack_and_looks_groups_up(tmp_path):
 def test_generic_saml_can_create_the_groups_in_identity_center(generic_saml_creating_groups):
     access = generic_saml_creating_groups["globex-access"]
     created = {g["display_name"]: g for g in resources(access, "aws_identitystore_group")}
-    assert set(created) == {f"GG-globex-{t}-{r}" for t in ("genomics", "materials") for r in ("scientists", "admins")} | {
-        "GG-globex-platform-admins"
-    }
+    assert set(created) == {
+        f"GG-globex-{t}-{r}" for t in ("genomics", "materials") for r in ("scientists", "admins")
+    } | {"GG-globex-platform-admins"}
     assert {g["identity_store_id"] for g in created.values()} == {"d-9876543210"}
     assert not data_sources(access, "aws_identitystore_group")
 

@@ -66,8 +66,16 @@ def test_every_request_of_every_example_synth_encodes_as_jsii_would(tmp_path, fr
         for path in EXAMPLE_SPECS:
             synthesize_stacks(load_spec(path), tmp_path / path.parent.name)
 
-    for kind in ("arguments", "CreateRequest", "GetRequest", "InvokeRequest", "StaticInvokeRequest",
-                 "CreateResponse", "GetResponse", "InvokeResponse"):
+    for kind in (
+        "arguments",
+        "CreateRequest",
+        "GetRequest",
+        "InvokeRequest",
+        "StaticInvokeRequest",
+        "CreateResponse",
+        "GetResponse",
+        "InvokeResponse",
+    ):
         assert checked[kind] > 0, f"no {kind} was compared"
     assert checked["CreateRequest"] > 500
 
@@ -110,7 +118,7 @@ def test_a_create_node_refuses_is_raised_at_the_next_call_that_waits_naming_the_
     stack = cdktf.TerraformStack(app, "stack")
     cdktf.TerraformStack(app, "stack")  # node refuses it; Python does not wait to hear so
     with pytest.raises(RuntimeError, match="There is already a Construct with name 'stack'") as raised:
-        stack.node.id
+        _ = stack.node.id
     assert any("cdktf.TerraformStack" in note for note in raised.value.__notes__)
     assert stack.node.id == "stack"  # every answer was read: Python and the kernel are in step
 
@@ -126,7 +134,7 @@ def test_a_dependency_node_refuses_is_raised_at_the_next_call_that_waits_naming_
     first.add_dependency(second)  # a cycle: node refuses it; Python does not wait to hear so
     assert jsii_requests._deferred.deferred == deferred + 2
     with pytest.raises(RuntimeError, match="circular dependency") as raised:
-        first.node.id
+        _ = first.node.id
     assert any("addDependency()" in note and "cdktf.TerraformStack@" in note for note in raised.value.__notes__)
     assert [d.node.id for d in second.dependencies] == ["first"] and first.dependencies == []
 
@@ -139,7 +147,7 @@ def test_a_reference_the_kernel_did_not_give_stops_before_anything_uses_it(fresh
     jsii_requests._deferred.next_id += 7  # as if the kernel numbered objects another way
     cdktf.TerraformStack(app, "stack")
     with pytest.raises(RuntimeError, match=jsii_requests.FULL_IMPORT_ENV):
-        app.node.children
+        _ = app.node.children
 
 
 def _watched_construct_class(calls: list):

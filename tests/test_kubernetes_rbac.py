@@ -48,7 +48,9 @@ def manifest(resource_type: str, body: dict) -> dict:
     if "role_ref" in body:
         ref = body["role_ref"]
         result["roleRef"] = {"apiGroup": ref["api_group"], "kind": ref["kind"], "name": ref["name"]}
-        result["subjects"] = [{"kind": s["kind"], "name": s["name"], "apiGroup": s["api_group"]} for s in body["subject"]]
+        result["subjects"] = [
+            {"kind": s["kind"], "name": s["name"], "apiGroup": s["api_group"]} for s in body["subject"]
+        ]
     return result
 
 
@@ -66,7 +68,9 @@ def isolation_violations(manifests: list[dict], teams: list[str]) -> list[str]:
     """Every way a subject of one team could act in another team's namespace, or beyond reading."""
     namespace_of = {naming.team_namespace(t): t for t in teams}
     group_of = {naming.team_kubernetes_group(t, role): t for t in teams for role in naming.ROLES}
-    roles = {(m["metadata"].get("namespace"), m["metadata"]["name"]): m for m in manifests if m["kind"].endswith("Role")}
+    roles = {
+        (m["metadata"].get("namespace"), m["metadata"]["name"]): m for m in manifests if m["kind"].endswith("Role")
+    }
     problems = []
     for m in manifests:
         where = f"{m['kind']} {m['metadata'].get('namespace', '')}/{m['metadata']['name']}"
@@ -112,14 +116,17 @@ def access_entry_violations(stacks: dict[str, dict], org: str, teams: list[str])
         own = {naming.team_kubernetes_group(team, role) for role in naming.ROLES}
         roles = stack["resource"].get("aws_iam_role", {})
         execution_roles = {
-            f"${{aws_iam_role.{key}.arn}}" for key, role in roles.items()
+            f"${{aws_iam_role.{key}.arn}}"
+            for key, role in roles.items()
             if role["name"] == naming.team_execution_role_name(org, team)
         }
         for key, entry in stack["resource"].get("aws_eks_access_entry", {}).items():
             groups = set(entry.get("kubernetes_groups", []))
             if not groups <= own:
                 problems.append(f"{team}: access entry {key} maps to {sorted(groups - own)}")
-            if entry["principal_arn"] in execution_roles and groups != {naming.team_kubernetes_group(team, "scientists")}:
+            if entry["principal_arn"] in execution_roles and groups != {
+                naming.team_kubernetes_group(team, "scientists")
+            }:
                 problems.append(f"{team}: the Studio execution role maps to {sorted(groups)}")
     return problems
 
@@ -141,10 +148,15 @@ def test_the_evaluator_catches_a_studio_role_mapped_to_another_team(quickstart_s
 def test_studio_execution_role_reaches_the_team_namespace_as_a_scientist(quickstart_stacks):
     stack = quickstart_stacks["acme-team-nlp"]
     (role_key,) = [k for k, r in stack["resource"]["aws_iam_role"].items() if r["name"] == "acme-nlp-execution"]
-    (entry,) = [e for e in stack["resource"]["aws_eks_access_entry"].values() if e["principal_arn"] == f"${{aws_iam_role.{role_key}.arn}}"]
+    (entry,) = [
+        e
+        for e in stack["resource"]["aws_eks_access_entry"].values()
+        if e["principal_arn"] == f"${{aws_iam_role.{role_key}.arn}}"
+    ]
     assert entry["kubernetes_groups"] == ["hyperpod-ns-nlp-namespace-level-group"]
     views = [
-        a for a in stack["resource"]["aws_eks_access_policy_association"].values()
+        a
+        for a in stack["resource"]["aws_eks_access_policy_association"].values()
         if a["principal_arn"].startswith("${aws_eks_access_entry.") and "studio-access" in a["principal_arn"]
     ]
     assert [(v["policy_arn"].rsplit("/", 1)[1], v["access_scope"]) for v in views] == [
@@ -166,19 +178,28 @@ def test_no_team_can_act_in_another_teams_namespace(quickstart_rbac):
 def test_the_evaluator_catches_a_binding_into_another_namespace(quickstart_rbac):
     teams = ["nlp", "vision", "research"]
     (binding,) = [
-        m for m in quickstart_rbac
-        if m["kind"] == "RoleBinding" and m["metadata"]["namespace"] == "hyperpod-ns-vision"
+        m
+        for m in quickstart_rbac
+        if m["kind"] == "RoleBinding"
+        and m["metadata"]["namespace"] == "hyperpod-ns-vision"
         and m["metadata"]["name"] == "hyperpod-teams-scientists"
     ]
     leaked = copy.deepcopy(binding)
-    leaked["subjects"] = [{"kind": "Group", "name": naming.team_kubernetes_group("nlp", "scientists"), "apiGroup": rbac.RBAC_API_GROUP}]
-    assert any("binds team nlp in the namespace of vision" in p for p in isolation_violations([*quickstart_rbac, leaked], teams))
+    leaked["subjects"] = [
+        {"kind": "Group", "name": naming.team_kubernetes_group("nlp", "scientists"), "apiGroup": rbac.RBAC_API_GROUP}
+    ]
+    assert any(
+        "binds team nlp in the namespace of vision" in p
+        for p in isolation_violations([*quickstart_rbac, leaked], teams)
+    )
 
 
 def test_the_evaluator_catches_wildcards_and_cluster_wide_writes(quickstart_rbac):
     broad = copy.deepcopy([m for m in quickstart_rbac if m["kind"] == "ClusterRole"][0])
     broad["rules"].append({"apiGroups": [""], "resources": ["pods"], "verbs": ["*"]})
-    others = [m for m in quickstart_rbac if m["metadata"]["name"] != broad["metadata"]["name"] or m["kind"] != "ClusterRole"]
+    others = [
+        m for m in quickstart_rbac if m["metadata"]["name"] != broad["metadata"]["name"] or m["kind"] != "ClusterRole"
+    ]
     problems = isolation_violations([*others, broad], ["nlp", "vision", "research"])
     assert any("wildcard in verbs" in p for p in problems) and any("cluster-wide" in p for p in problems)
 
@@ -196,7 +217,8 @@ def test_scientists_and_admins_get_their_own_groups_in_the_team_namespace(quicks
 def test_scientists_run_training_but_only_admins_exec_into_pods(quickstart_rbac):
     def rules(role: str) -> dict[str, set[str]]:
         (found,) = [
-            m for m in quickstart_rbac
+            m
+            for m in quickstart_rbac
             if m["kind"] == "Role" and m["metadata"]["namespace"] == "hyperpod-ns-nlp" and m["metadata"]["name"] == role
         ]
         return {res: set(r["verbs"]) for r in found["rules"] for res in r["resources"]}

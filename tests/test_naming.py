@@ -33,7 +33,7 @@ def per_team(function, rule: re.Pattern, *extra):
 
 def test_permission_sets_fit_32_characters_and_stay_unique():
     for role in naming.ROLES:
-        per_team(lambda org, team: naming.permission_set_name(org, team, role), PERMISSION_SET, LONGEST_ORG)
+        per_team(lambda org, team, role=role: naming.permission_set_name(org, team, role), PERMISSION_SET, LONGEST_ORG)
     assert PERMISSION_SET.match(naming.platform_admins_permission_set_name(LONGEST_ORG))
 
 

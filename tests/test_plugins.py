@@ -51,8 +51,14 @@ def test_a_plugin_that_keeps_the_contract_is_accepted():
         (type("NoBuild", (IdentityProviderPlugin,), {"name": "acme_idp"}), "does not implement"),
         (_plugin(name="other"), "must equal the entry-point name"),
         (_plugin(settings_model=dict), "Pydantic model"),
-        (_plugin(settings_model=type("Loose", (PluginSettings,), {"model_config": {"extra": "allow"}})), "unknown settings"),
-        (_plugin(settings_model=type("Needy", (PluginSettings,), {"__annotations__": {"token": str}})), "needs a default"),
+        (
+            _plugin(settings_model=type("Loose", (PluginSettings,), {"model_config": {"extra": "allow"}})),
+            "unknown settings",
+        ),
+        (
+            _plugin(settings_model=type("Needy", (PluginSettings,), {"__annotations__": {"token": str}})),
+            "needs a default",
+        ),
     ],
     ids=["not a plugin", "abstract", "wrong name", "settings not a model", "settings allow extras", "required setting"],
 )

@@ -24,7 +24,12 @@ def is_write(action: str) -> bool:
 def all_team_documents() -> list[tuple[str, dict]]:
     documents = [(f"{t}/{r}", team_policy(t, r)) for t in TEAMS for r in ("scientists", "admins")]
     documents += [
-        (f"{t}/execution", policies.team_execution_policy(org="acme", team=t, account_id="111122223333", region="us-west-2", eks_cluster_name="ml-shared-eks"))
+        (
+            f"{t}/execution",
+            policies.team_execution_policy(
+                org="acme", team=t, account_id="111122223333", region="us-west-2", eks_cluster_name="ml-shared-eks"
+            ),
+        )
         for t in TEAMS
     ]
     return documents
@@ -72,7 +77,9 @@ def test_scientists_may_not_manage_profiles_or_spaces_and_admins_may():
 def test_team_members_open_studio_and_reach_the_cluster():
     statements = {s["Sid"]: s for s in team_policy("nlp", "scientists")["Statement"]}
     assert "sagemaker:CreatePresignedDomainUrl" in statements["OpenStudioInTheTeamsDomain"]["Action"]
-    assert {"sagemaker:DescribeCluster", "sagemaker:ListClusterNodes"} <= set(statements["DescribeTheSharedHyperPodCluster"]["Action"])
+    assert {"sagemaker:DescribeCluster", "sagemaker:ListClusterNodes"} <= set(
+        statements["DescribeTheSharedHyperPodCluster"]["Action"]
+    )
     eks = statements["ReachTheSharedEksCluster"]
     assert set(eks["Action"]) == {"eks:DescribeCluster", "eks:AccessKubernetesApi"}
     assert eks["Resource"] == ["arn:aws:eks:us-west-2:111122223333:cluster/ml-shared-eks"]
@@ -97,6 +104,11 @@ def test_platform_admins_reach_only_the_organizations_resources():
 
 def test_partition_follows_the_region():
     document = policies.team_permission_set_policy(
-        org="acme", team="nlp", role="scientists", account_id="111122223333", region="us-gov-west-1", eks_cluster_name="e"
+        org="acme",
+        team="nlp",
+        role="scientists",
+        account_id="111122223333",
+        region="us-gov-west-1",
+        eks_cluster_name="e",
     )
     assert all(r.startswith("arn:aws-us-gov:") for s in document["Statement"] for r in s["Resource"])

@@ -58,10 +58,18 @@ def test_compute_shares_add_up_per_instance_type(quickstart):
 def test_the_cost_table_shows_each_teams_tags_category_and_budget(quickstart):
     text = render_report(quickstart)
     nlp = next(line for line in text.splitlines() if line.startswith("| nlp | `hyperpod-teams:organization=acme`"))
-    assert "`hyperpod-teams:cost-center=CC-1001`" in nlp and "25000 USD" in nlp and "80 %, 100 % → nlp-leads@example.com" in nlp
-    vision = next(line for line in text.splitlines() if line.startswith("| vision | `hyperpod-teams:organization=acme`"))
+    assert (
+        "`hyperpod-teams:cost-center=CC-1001`" in nlp
+        and "25000 USD" in nlp
+        and "80 %, 100 % → nlp-leads@example.com" in nlp
+    )
+    vision = next(
+        line for line in text.splitlines() if line.startswith("| vision | `hyperpod-teams:organization=acme`")
+    )
     assert "18000 USD" in vision and "finance@example.com" in vision
-    research = next(line for line in text.splitlines() if line.startswith("| research | `hyperpod-teams:organization=acme`"))
+    research = next(
+        line for line in text.splitlines() if line.startswith("| research | `hyperpod-teams:organization=acme`")
+    )
     assert research.endswith("| `research` | none | – |")
     assert "cost category `acme-hyperpod-team`" in text and "`unattributed`" in text
 
@@ -122,7 +130,13 @@ def team_plans(quickstart_stacks, tmp_path_factory) -> dict[str, dict]:
                 "type": "aws_sagemaker_domain",
                 "name": domain["name"],
                 "provider": 'provider["registry.terraform.io/hashicorp/aws"]',
-                "instances": [{"schema_version": domain.get("schema_version", 0), "attributes": attributes, "sensitive_attributes": []}],
+                "instances": [
+                    {
+                        "schema_version": domain.get("schema_version", 0),
+                        "attributes": attributes,
+                        "sensitive_attributes": [],
+                    }
+                ],
             }
         ],
     }
@@ -176,11 +190,12 @@ def test_a_file_that_is_not_a_plan_is_an_error_that_says_how_to_make_one(tmp_pat
 def test_report_writes_to_a_file_with_out(tmp_path):
     out = tmp_path / "report.md"
     result = subprocess.run(
-        [sys.executable, "-m", "hyperpod_teams", "report", str(QUICKSTART), "--out", str(out)], capture_output=True, text=True
+        [sys.executable, "-m", "hyperpod_teams", "report", str(QUICKSTART), "--out", str(out)],
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr
     assert out.read_text().startswith("# hyperpod-teams: acme on ml-shared")
-
 
 
 def test_the_chart_names_the_largest_teams_and_groups_the_rest_without_losing_a_node():
@@ -193,7 +208,6 @@ def test_the_chart_names_the_largest_teams_and_groups_the_rest_without_losing_a_
     assert len(labels) == CHART_TEAMS + 2 and labels[-2:] == [f"{30 - CHART_TEAMS} other teams", "unallocated"]
     assert all(counts == [3] for _, counts in series[:CHART_TEAMS])  # the largest guarantees come first
     assert sum(counts[0] for _, counts in series) == 100  # every node is in exactly one segment
-
 
 
 @pytest.mark.parametrize(
@@ -210,8 +224,14 @@ def test_the_chart_names_the_largest_teams_and_groups_the_rest_without_losing_a_
 def test_what_must_never_go_by_accident_is_recognized(resource_type, body, kind):
     from hyperpod_teams.plan_summary import protected_kind
 
-    address = f"{resource_type}.lifecycle-scripts_bucket_1" if resource_type == "aws_s3_bucket" else f"{resource_type}.x"
-    change = {"type": resource_type, "address": address, "change": {"actions": ["delete"], "before": body, "after": None}}
+    address = (
+        f"{resource_type}.lifecycle-scripts_bucket_1" if resource_type == "aws_s3_bucket" else f"{resource_type}.x"
+    )
+    change = {
+        "type": resource_type,
+        "address": address,
+        "change": {"actions": ["delete"], "before": body, "after": None},
+    }
     found = protected_kind(change)
     if kind is None:
         assert found is None

@@ -75,7 +75,7 @@ def test_the_generic_saml_runbook_has_no_identity_stack_to_deploy():
 def test_the_runbook_says_how_to_add_and_remove_a_team():
     text = render_runbook(load_spec(QUICKSTART))
     assert "## Add a team" in text and "no other team's stack changes" in text
-    removal = text[text.index("## Remove a team without losing its data"):]
+    removal = text[text.index("## Remove a team without losing its data") :]
     assert "Nothing of theirs is destroyed" in removal and "retention_policy = Retain" in removal
     assert removal.index("copy anything else") < removal.index("cdktf destroy acme-k8s-<team>")
 
@@ -89,5 +89,11 @@ def test_the_pipeline_examples_pass_their_platforms_schema_and_run_the_whole_flo
     result = subprocess.run(command, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     text = path.read_text()
-    for step in ("hyperpod-teams validate", "hyperpod-teams synth", "show -json", "hyperpod-teams report", "cdktf deploy"):
+    for step in (
+        "hyperpod-teams validate",
+        "hyperpod-teams synth",
+        "show -json",
+        "hyperpod-teams report",
+        "cdktf deploy",
+    ):
         assert step in text, step

@@ -39,7 +39,17 @@ def checkov(directory: Path, framework: str) -> dict:
     require_module("checkov")
     checkov_bin = Path(sys.executable).parent / "checkov"
     result = subprocess.run(
-        [str(checkov_bin), "--config-file", str(CHECKOV_CONFIG), "-d", str(directory), "--framework", framework, "-o", "json"],
+        [
+            str(checkov_bin),
+            "--config-file",
+            str(CHECKOV_CONFIG),
+            "-d",
+            str(directory),
+            "--framework",
+            framework,
+            "-o",
+            "json",
+        ],
         capture_output=True,
         text=True,
         env={**os.environ, "BC_SKIP_MAPPING": "TRUE", "CHECKOV_RUN_SCA_PACKAGE_SCAN_V2": "false"},
@@ -53,7 +63,8 @@ def checkov(directory: Path, framework: str) -> dict:
 
 def describe_failures(report: dict) -> str:
     return "\n".join(
-        f"{f['check_id']} {f['check_name']}: {f['resource']} in {f['file_path']}" for f in report["results"]["failed_checks"]
+        f"{f['check_id']} {f['check_name']}: {f['resource']} in {f['file_path']}"
+        for f in report["results"]["failed_checks"]
     )
 
 
@@ -116,7 +127,9 @@ def rbac_manifests(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("rbac")
     for path in EXAMPLE_SPECS:
         for team in load_spec(path).teams:
-            (folder / f"{path.parent.name}-{team.name}.yaml").write_text(yaml.safe_dump_all(rbac.team_rbac_manifests(team.name)))
+            (folder / f"{path.parent.name}-{team.name}.yaml").write_text(
+                yaml.safe_dump_all(rbac.team_rbac_manifests(team.name))
+            )
     return folder
 
 
@@ -145,7 +158,9 @@ def test_checkov_skips_are_few_and_each_has_a_reason():
     assert "framework" not in config and "skip-framework" not in config, "no framework may be skipped whole"
     for index, line in enumerate(lines):
         if line.strip().startswith("- CKV"):
-            assert lines[index - 1].strip().startswith("# ") and len(lines[index - 1]) > 30, f"no reason for {line.strip()}"
+            assert lines[index - 1].strip().startswith("# ") and len(lines[index - 1]) > 30, (
+                f"no reason for {line.strip()}"
+            )
     assert len(config["skip-check"]) <= 5
 
 
@@ -188,9 +203,12 @@ def test_parliament_finds_nothing_in_any_generated_iam_policy(example, example_s
     problems = []
     for where, document in documents:
         kind = (
-            "trust" if where.split(": ")[1].startswith("aws_iam_role.")
-            else "key" if f": {KEY_POLICY}." in where
-            else "node" if "_eks-node-access_" in where
+            "trust"
+            if where.split(": ")[1].startswith("aws_iam_role.")
+            else "key"
+            if f": {KEY_POLICY}." in where
+            else "node"
+            if "_eks-node-access_" in where
             else None
         )
         allowed = BY_KIND.get(kind, set())
@@ -204,8 +222,11 @@ def test_parliament_finds_nothing_in_any_generated_iam_policy(example, example_s
 def test_parliament_does_find_an_unknown_action_and_a_wide_grant():
     """The check above can fail: parliament reports what it is there to report."""
     require_module("parliament")
+
     def document(action: str) -> str:
-        return json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": [action], "Resource": "*"}]})
+        return json.dumps(
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": [action], "Resource": "*"}]}
+        )
 
     assert "UNKNOWN_ACTION" in {issue for issue, _ in lint(document("sagemaker:DescribeBogus"))}
     assert "RESOURCE_STAR" in {issue for issue, _ in lint(document("sagemaker:UpdateCluster"))}
@@ -232,8 +253,14 @@ def test_no_secret_from_the_environment_appears_in_any_output(example, tmp_path,
     synthesize_stacks(validate_spec(yaml.safe_load(spec_path.read_text())), tmp_path / "out")
     texts = {str(p): p.read_text() for p in (tmp_path / "out").rglob("*") if p.is_file()}
     assert any(name.endswith("cdk.tf.json") for name in texts)
-    for command in (["report", str(spec_path)], ["report", str(spec_path), "--format", "html"], ["runbook", str(spec_path)]):
-        result = subprocess.run([sys.executable, "-m", "hyperpod_teams", *command], capture_output=True, text=True, env=os.environ.copy())
+    for command in (
+        ["report", str(spec_path)],
+        ["report", str(spec_path), "--format", "html"],
+        ["runbook", str(spec_path)],
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "hyperpod_teams", *command], capture_output=True, text=True, env=os.environ.copy()
+        )
         assert result.returncode == 0, result.stderr
         texts[" ".join(command)] = result.stdout + result.stderr
     leaks = [(where, name) for where, text in texts.items() for name, value in KNOWN_SECRETS.items() if value in text]

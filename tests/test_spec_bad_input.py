@@ -88,7 +88,12 @@ CASES = [
         "identity.identity_center.session_duration",
         "PT12H",
     ),
-    ("group pattern without role", set_at("identity.group_name_pattern", "{org}-{team}"), "identity.group_name_pattern", "{role}"),
+    (
+        "group pattern without role",
+        set_at("identity.group_name_pattern", "{org}-{team}"),
+        "identity.group_name_pattern",
+        "{role}",
+    ),
     (
         "group pattern unknown placeholder",
         set_at("identity.group_name_pattern", "{org}-{squad}-{team}-{role}"),
@@ -105,10 +110,20 @@ CASES = [
     ),
     ("eks neither", set_at("cluster.eks", {"create": False}), "cluster.eks.existing_cluster_name", "exactly one"),
     ("kubernetes version", set_at("cluster.eks.kubernetes_version", "1.27"), "cluster.eks.kubernetes_version", "1.28"),
-    ("kubernetes version unquoted", set_at("cluster.eks.kubernetes_version", 1.3), "cluster.eks.kubernetes_version", "quoted"),
+    (
+        "kubernetes version unquoted",
+        set_at("cluster.eks.kubernetes_version", 1.3),
+        "cluster.eks.kubernetes_version",
+        "quoted",
+    ),
     ("vpc id", set_at("cluster.network.vpc_id", "vpc-xyz"), "cluster.network.vpc_id", "vpc-"),
     ("no subnets", set_at("cluster.network.subnet_ids", []), "cluster.network.subnet_ids", "at least 1"),
-    ("too many subnets", set_at("cluster.network.subnet_ids", [SUBNET] * 17), "cluster.network.subnet_ids", "at most 16"),
+    (
+        "too many subnets",
+        set_at("cluster.network.subnet_ids", [SUBNET] * 17),
+        "cluster.network.subnet_ids",
+        "at most 16",
+    ),
     ("subnet id", set_at("cluster.network.subnet_ids", ["subnet-1"]), "cluster.network.subnet_ids[0]", "subnet-"),
     (
         "too many security groups",
@@ -116,7 +131,12 @@ CASES = [
         "cluster.network.security_group_ids",
         "at most 5",
     ),
-    ("lifecycle uri", set_at("cluster.lifecycle_scripts_s3_uri", "s3://bucket"), "cluster.lifecycle_scripts_s3_uri", "slash"),
+    (
+        "lifecycle uri",
+        set_at("cluster.lifecycle_scripts_s3_uri", "s3://bucket"),
+        "cluster.lifecycle_scripts_s3_uri",
+        "slash",
+    ),
     ("node recovery", set_at("cluster.node_recovery", "Manual"), "cluster.node_recovery", "'Automatic' or 'None'"),
     ("no instance groups", set_at("cluster.instance_groups", []), "cluster.instance_groups", "at least 1"),
     (
@@ -131,10 +151,25 @@ CASES = [
         "cluster.instance_groups[1].name",
         "duplicate instance group name",
     ),
-    ("instance type", set_at("cluster.instance_groups.0.instance_type", "p5.48xlarge"), "cluster.instance_groups[0].instance_type", "ml.p5"),
+    (
+        "instance type",
+        set_at("cluster.instance_groups.0.instance_type", "p5.48xlarge"),
+        "cluster.instance_groups[0].instance_type",
+        "ml.p5",
+    ),
     ("node count", set_at("cluster.instance_groups.0.count", 1001), "cluster.instance_groups[0].count", "1000"),
-    ("ebs volume", set_at("cluster.instance_groups.0.ebs_volume_gb", 16385), "cluster.instance_groups[0].ebs_volume_gb", "16384"),
-    ("threads per core", set_at("cluster.instance_groups.0.threads_per_core", 3), "cluster.instance_groups[0].threads_per_core", "1 or 2"),
+    (
+        "ebs volume",
+        set_at("cluster.instance_groups.0.ebs_volume_gb", 16385),
+        "cluster.instance_groups[0].ebs_volume_gb",
+        "16384",
+    ),
+    (
+        "threads per core",
+        set_at("cluster.instance_groups.0.threads_per_core", 3),
+        "cluster.instance_groups[0].threads_per_core",
+        "1 or 2",
+    ),
     (
         "deep health check",
         set_at("cluster.instance_groups.0.deep_health_checks", ["InstanceStress", "Burn"]),
@@ -198,13 +233,43 @@ CASES = [
         "teams[1].compute.borrow_limit_percent",
         "Lend",
     ),
-    ("borrow limit range", set_at("teams.0.compute.borrow_limit_percent", 501), "teams[0].compute.borrow_limit_percent", "500"),
-    ("preemption", set_at("teams.0.compute.preempt_team_tasks", "Always"), "teams[0].compute.preempt_team_tasks", "Never"),
-    ("fair share weight", set_at("teams.0.compute.fair_share_weight", 101), "teams[0].compute.fair_share_weight", "100"),
+    (
+        "borrow limit range",
+        set_at("teams.0.compute.borrow_limit_percent", 501),
+        "teams[0].compute.borrow_limit_percent",
+        "500",
+    ),
+    (
+        "preemption",
+        set_at("teams.0.compute.preempt_team_tasks", "Always"),
+        "teams[0].compute.preempt_team_tasks",
+        "Never",
+    ),
+    (
+        "fair share weight",
+        set_at("teams.0.compute.fair_share_weight", 101),
+        "teams[0].compute.fair_share_weight",
+        "100",
+    ),
     ("idle timeout", set_at("teams.2.studio.idle_timeout_minutes", 59), "teams[2].studio.idle_timeout_minutes", "60"),
-    ("studio instance type", set_at("teams.2.studio.default_instance_type", "t3.large"), "teams[2].studio.default_instance_type", "ml."),
-    ("budget limit", set_at("teams.0.budget.monthly_limit_usd", 0), "teams[0].budget.monthly_limit_usd", "greater than 0"),
-    ("budget missing limit", delete_at("teams.0.budget.monthly_limit_usd"), "teams[0].budget.monthly_limit_usd", "missing"),
+    (
+        "studio instance type",
+        set_at("teams.2.studio.default_instance_type", "t3.large"),
+        "teams[2].studio.default_instance_type",
+        "ml.",
+    ),
+    (
+        "budget limit",
+        set_at("teams.0.budget.monthly_limit_usd", 0),
+        "teams[0].budget.monthly_limit_usd",
+        "greater than 0",
+    ),
+    (
+        "budget missing limit",
+        delete_at("teams.0.budget.monthly_limit_usd"),
+        "teams[0].budget.monthly_limit_usd",
+        "missing",
+    ),
     ("no notify emails", set_at("teams.0.budget.notify_emails", []), "teams[0].budget.notify_emails", "at least 1"),
     (
         "too many notify emails",
@@ -213,7 +278,12 @@ CASES = [
         "at most 10",
     ),
     ("notify email", set_at("teams.0.budget.notify_emails", ["leads"]), "teams[0].budget.notify_emails[0]", "e-mail"),
-    ("threshold", set_at("teams.0.budget.thresholds_percent", [80, 1001]), "teams[0].budget.thresholds_percent", "1001"),
+    (
+        "threshold",
+        set_at("teams.0.budget.thresholds_percent", [80, 1001]),
+        "teams[0].budget.thresholds_percent",
+        "1001",
+    ),
     (
         "two teams share a group",
         set_at("teams.1.members", {"scientists": "acme-nlp-scientists"}),
@@ -358,5 +428,3 @@ def _quickstart_text() -> str:
     from tests.conftest import QUICKSTART
 
     return QUICKSTART.read_text()
-
-

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec, validate_spec
 from tests.conftest import EXAMPLE_SPECS
@@ -93,7 +94,7 @@ def test_spec_built_in_python_is_checked_like_a_file(quickstart_data):
 
 def test_models_are_immutable(quickstart_data):
     spec = validate_spec(quickstart_data)
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="frozen"):
         spec.teams[0].name = "other"  # type: ignore[misc]
 
 

@@ -76,12 +76,19 @@ def test_execution_role_policy_names_only_the_teams_own_resources():
         assert statement["Effect"] == "Allow"
         assert all(action != "*" and not action.endswith(":*") for action in statement["Action"])
         conditions = json.dumps(statement.get("Condition", {}))
-        if statement["Sid"] in ("CreateOnlyTaggedWithTheTeam", "ManageOnlyTheTeamsOwn", "TagOnlyWhileCreating", "UseTheTeamsStudioKey"):
+        if statement["Sid"] in (
+            "CreateOnlyTaggedWithTheTeam",
+            "ManageOnlyTheTeamsOwn",
+            "TagOnlyWhileCreating",
+            "UseTheTeamsStudioKey",
+        ):
             assert '"hyperpod-teams:team": "nlp"' in conditions.replace("aws:RequestTag/", "").replace(
                 "aws:ResourceTag/", ""
             )
         elif statement["Sid"] == "ReadTheSharedHyperPodCluster":
-            assert all(a.startswith("sagemaker:Describe") or a.startswith("sagemaker:List") for a in statement["Action"])
+            assert all(
+                a.startswith("sagemaker:Describe") or a.startswith("sagemaker:List") for a in statement["Action"]
+            )
             assert '"aws:ResourceTag/hyperpod-teams:organization": "acme"' in conditions
         else:
             assert statement["Action"] == ["eks:DescribeCluster"]
@@ -149,7 +156,12 @@ def test_library_example_adds_one_team_to_a_cluster_managed_elsewhere(tmp_path):
     example = runpy.run_path(str(ROOT / "examples" / "library" / "app.py"))
     example["main"](["app.py", str(QUICKSTART), "vision", str(tmp_path)])
     stack = json.loads((tmp_path / "stacks" / "vision-team" / "cdk.tf.json").read_text())
-    assert set(stack["variable"]) == {"hyperpod_cluster_arn", "eks_cluster_name", "scientists_group_id", "admins_group_id"}
+    assert set(stack["variable"]) == {
+        "hyperpod_cluster_arn",
+        "eks_cluster_name",
+        "scientists_group_id",
+        "admins_group_id",
+    }
     (quota,) = stack["resource"]["aws_cloudcontrolapi_resource"].values()
     assert json.loads(quota["desired_state"])["ClusterArn"] == "${var.hyperpod_cluster_arn}"
     assert only(stack["resource"]["aws_sagemaker_domain"])["domain_name"] == "acme-vision"

@@ -57,7 +57,12 @@ def test_aws_stacks_without_data_sources_pass_terraform_plan(example, example_st
     if not stacks:
         pytest.skip(f"every AWS stack of {example} reads data sources, which need AWS to plan")
     if example == "quickstart":  # a new EKS cluster and local state: every AWS stack but access plans
-        assert set(stacks) == {"acme-eks", "acme-cluster", "acme-cost", *(f"acme-team-{t}" for t in ("nlp", "vision", "research"))}
+        assert set(stacks) == {
+            "acme-eks",
+            "acme-cluster",
+            "acme-cost",
+            *(f"acme-team-{t}" for t in ("nlp", "vision", "research")),
+        }
 
     directories = {name: write_stack(tmp_path, name, stack) for name, stack in stacks.items()}
     for name, directory in directories.items():

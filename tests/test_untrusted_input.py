@@ -32,7 +32,9 @@ BILLION_LAUGHS = "\n".join(
 )
 
 
-def run(*args: str, env: dict | None = None, limit_memory: bool = False, timeout: float = 60) -> subprocess.CompletedProcess:
+def run(
+    *args: str, env: dict | None = None, limit_memory: bool = False, timeout: float = 60
+) -> subprocess.CompletedProcess:
     """The command in a fresh process; with `limit_memory`, it may use 1 GiB of address space at
     most (a loaded interpreter with pydantic takes about 300 MiB)."""
 
@@ -41,7 +43,11 @@ def run(*args: str, env: dict | None = None, limit_memory: bool = False, timeout
 
     return subprocess.run(
         [sys.executable, "-m", "hyperpod_teams", *args],
-        capture_output=True, text=True, env=env, timeout=timeout, preexec_fn=limit if limit_memory else None,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        preexec_fn=limit if limit_memory else None,
     )
 
 
@@ -147,7 +153,8 @@ def _structures():
 
     scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
     return st.recursive(
-        scalars, lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
+        scalars,
+        lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
         max_leaves=30,
     )
 
@@ -283,7 +290,9 @@ def test_interrupting_synth_exits_130_with_one_line_and_leaves_nothing(tmp_path,
     out = tmp_path / "out"
     process = subprocess.Popen(
         [sys.executable, "-m", "hyperpod_teams", "synth", str(QUICKSTART), "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         # As from a terminal: a test run started in the background of a shell ignores SIGINT,
         # and its children would inherit that.
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
@@ -317,8 +326,17 @@ def test_a_killed_runs_staging_folder_is_cleaned_and_moved_output_put_back(tmp_p
 def test_the_output_folder_follows_the_umask(tmp_path, umask, mode):
     out = tmp_path / "out"
     result = subprocess.run(
-        ["sh", "-c", f'umask {umask:03o} && exec "$0" -m hyperpod_teams synth "$1" --out "$2"', sys.executable, str(QUICKSTART), str(out)],
-        capture_output=True, text=True, timeout=120,
+        [
+            "sh",
+            "-c",
+            f'umask {umask:03o} && exec "$0" -m hyperpod_teams synth "$1" --out "$2"',
+            sys.executable,
+            str(QUICKSTART),
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     assert out.stat().st_mode & 0o777 == mode
@@ -354,7 +372,10 @@ def test_a_spec_that_is_not_a_mapping_says_what_a_spec_is(tmp_path, text, kind):
     spec.write_text(text)
     result = run("validate", str(spec))
     assert result.returncode == 2
-    assert f"the spec is {kind}; a spec is a mapping of version, organization, identity, cluster and teams" in result.stderr
+    assert (
+        f"the spec is {kind}; a spec is a mapping of version, organization, identity, cluster and teams"
+        in result.stderr
+    )
 
 
 # --- the test command ---------------------------------------------------------------------------
@@ -364,7 +385,11 @@ def test_the_test_command_leaves_the_users_environment_alone():
     """`make test` installs the dev extra and the tests' plugin into a virtualenv of its own,
     never into `.venv`, which `make quickstart` (the user's) uses."""
     dry_run = subprocess.run(
-        ["make", "-n", "-B", "test"], cwd=ROOT, capture_output=True, text=True, timeout=30,
+        ["make", "-n", "-B", "test"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=30,
         env={**os.environ, "HYPERPOD_TEAMS_AWS_PROVIDER_DIR": "/nowhere"},
     )
     assert dry_run.returncode == 0, dry_run.stderr

@@ -19,9 +19,7 @@ class EksCluster(Construct):
         super().__init__(scope, id_)
         eks = spec.cluster.eks
         if eks.existing_cluster_name is not None:
-            found = bindings.aws_data_eks_cluster.DataAwsEksCluster(
-                self, "existing", name=eks.existing_cluster_name
-            )
+            found = bindings.aws_data_eks_cluster.DataAwsEksCluster(self, "existing", name=eks.existing_cluster_name)
             self.name: str = found.name
             self.arn: str = found.arn
             self.endpoint: str = found.endpoint

@@ -64,7 +64,9 @@ class LifecycleScriptsBucket(Construct):
                         lifecycle.S3BucketLifecycleConfigurationRuleNoncurrentVersionExpiration(noncurrent_days=90)
                     ],
                     abort_incomplete_multipart_upload=[
-                        lifecycle.S3BucketLifecycleConfigurationRuleAbortIncompleteMultipartUpload(days_after_initiation=7)
+                        lifecycle.S3BucketLifecycleConfigurationRuleAbortIncompleteMultipartUpload(
+                            days_after_initiation=7
+                        )
                     ],
                 )
             ],

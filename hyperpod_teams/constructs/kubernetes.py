@@ -28,7 +28,7 @@ class TeamRbac(Construct):
             module_name, prefix = RESOURCES[manifest["kind"]]
             module = getattr(bindings, module_name)
 
-            def struct(suffix: str, **fields):
+            def struct(suffix: str, module=module, prefix=prefix, **fields):
                 return getattr(module, f"{prefix}{suffix}")(**fields)
 
             metadata = manifest["metadata"]
@@ -48,7 +48,8 @@ class TeamRbac(Construct):
                 ref = manifest["roleRef"]
                 arguments["role_ref"] = struct("RoleRef", api_group=ref["apiGroup"], kind=ref["kind"], name=ref["name"])
                 arguments["subject"] = [
-                    struct("Subject", kind=s["kind"], name=s["name"], api_group=s["apiGroup"]) for s in manifest["subjects"]
+                    struct("Subject", kind=s["kind"], name=s["name"], api_group=s["apiGroup"])
+                    for s in manifest["subjects"]
                 ]
             if "namespace" in metadata:
                 arguments["depends_on"] = depends_on

@@ -192,7 +192,7 @@ def add_access_entry(
         type="STANDARD",
     )
     association = bindings.aws_eks_access_policy_association
-    policies_by_scope = []
+    policies_by_scope: list[tuple[str, str, list[str] | None]] = []
     if cluster_admin:
         policies_by_scope.append(("cluster-admin", "AmazonEKSClusterAdminPolicy", None))
     if view_namespace:
@@ -256,7 +256,9 @@ class TeamEnvironment(Construct):
                 self,
                 "compute-quota",
                 type_name=cloudformation.COMPUTE_QUOTA_TYPE,
-                desired_state=cloudformation.compute_quota(spec, team, cluster_arn=hyperpod_cluster_arn).desired_state(),
+                desired_state=cloudformation.compute_quota(
+                    spec, team, cluster_arn=hyperpod_cluster_arn
+                ).desired_state(),
             )
         # Each role's members reach Kubernetes as the role's group, which the team's RBAC binds in
         # its namespace only (hyperpod_teams/rbac.py).

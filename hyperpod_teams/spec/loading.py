@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -68,8 +68,14 @@ def read_spec_text(path: FilePath) -> str:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise SpecError(
-            [Problem((), f"the spec file is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
-                     "save it as UTF-8", line=line)],
+            [
+                Problem(
+                    (),
+                    f"the spec file is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})",
+                    "save it as UTF-8",
+                    line=line,
+                )
+            ],
             source,
         ) from None
 
@@ -97,7 +103,10 @@ def validate_spec(data: Any, *, source: str | None = None, document: Document | 
 
 
 # libyaml's parser when PyYAML was built with it: several times faster on large specs.
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    _SafeLoader = yaml.SafeLoader
+else:
+    _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _UniqueKeyLoader(_SafeLoader):
@@ -109,7 +118,9 @@ class _UniqueKeyLoader(_SafeLoader):
             key = self.construct_object(key_node, deep=deep)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} appears twice in one mapping (first on line {seen[key]})",
+                    None,
+                    None,
+                    f"key {key!r} appears twice in one mapping (first on line {seen[key]})",
                     key_node.start_mark,
                 )
             seen[key] = key_node.start_mark.line + 1
@@ -197,10 +208,13 @@ def _check_bounds(root: yaml.Node, source: str) -> None:
             total = 1 + sum(expanded[id(child)] for child in _children(node))
             if total > MAX_EXPANDED_NODES:
                 if not aliases:
-                    raise refuse(f"the document has more than {MAX_EXPANDED_NODES:,} values, more than any spec can need", node)
+                    raise refuse(
+                        f"the document has more than {MAX_EXPANDED_NODES:,} values, more than any spec can need", node
+                    )
                 raise refuse(
-                    f"the document expands to more than {MAX_EXPANDED_NODES:,} values once its aliases are "
-                    "resolved", node, "a YAML alias (*name) repeats its anchor's whole value; use fewer",
+                    f"the document expands to more than {MAX_EXPANDED_NODES:,} values once its aliases are resolved",
+                    node,
+                    "a YAML alias (*name) repeats its anchor's whole value; use fewer",
                 )
             expanded[key] = total
             continue
@@ -322,7 +336,7 @@ def _clean_location(loc: tuple, data: Any) -> Path:
     return tuple(path)
 
 
-def _message(detail: dict, path: Path) -> str:
+def _message(detail: Mapping[str, Any], path: Path) -> str:
     kind = detail["type"]
     if kind == "extra_forbidden":
         return f"unknown field {path[-1]!r}"
@@ -336,10 +350,12 @@ def _message(detail: dict, path: Path) -> str:
 
 
 def _yaml_kind(data: Any) -> str:
-    return {list: "list", str: "text", int: "number", float: "number", bool: "boolean"}.get(type(data), type(data).__name__)
+    return {list: "list", str: "text", int: "number", float: "number", bool: "boolean"}.get(
+        type(data), type(data).__name__
+    )
 
 
-def _hint(detail: dict, path: Path, data: Any, written: str | None, model: type[BaseModel]) -> str | None:
+def _hint(detail: Mapping[str, Any], path: Path, data: Any, written: str | None, model: type[BaseModel]) -> str | None:
     kind = detail["type"]
     context = detail.get("ctx") or {}
     value = detail.get("input")
@@ -367,7 +383,7 @@ def _allowed_fields(path: Path, data: Any, root: type[BaseModel] = PlatformSpec)
     """Fields of the model at `path` under `root`, for suggesting the intended one."""
     model: Any = root
     for part in path:
-        data = data[part] if isinstance(data, (Mapping, list)) and _has(data, part) else None
+        data = data[part] if isinstance(data, (Mapping, list)) and _has(data, part) else None  # type: ignore[index]
         if isinstance(part, int):
             continue
         spec_field = model.model_fields.get(part) if _is_model(model) else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -27,59 +27,84 @@ from pydantic_core import PydanticCustomError
 PATTERN_RULES: dict[str, str] = {}
 
 
-def _pattern(regex: str, rule: str, **kwargs) -> object:
+def _pattern(regex: str, rule: str, **kwargs: Any) -> Any:
+    """The constraint of a constrained string type, `Annotated[str, _pattern(...)]`: its pattern
+    and, for error messages and the JSON Schema, the rule in words."""
     PATTERN_RULES[regex] = rule
-    return Annotated[str, StringConstraints(pattern=regex), Field(description=rule, **kwargs)]
+    return Field(pattern=regex, description=rule, **kwargs)
 
 
-OrganizationName = _pattern(
-    r"^[a-z][a-z0-9-]{0,18}[a-z0-9]$",
-    "2 to 20 characters: lowercase letters, digits and hyphens, starting with a letter and not "
-    "ending with a hyphen",
-)
-AccountId = _pattern(r"^\d{12}$", "exactly 12 digits, written as a quoted string")
-RegionName = _pattern(r"^[a-z]{2}(-gov)?-[a-z]+-\d$", "an AWS region name such as us-west-2")
-IdentityCenterInstanceArn = _pattern(
-    r"^arn:aws[a-z-]*:sso:::instance/(sso)?ins-[a-zA-Z0-9-.]{16}$",
-    "an IAM Identity Center instance ARN such as arn:aws:sso:::instance/ssoins-0123456789abcdef",
-)
-IdentityStoreId = _pattern(r"^d-[0-9a-f]{10}$", "d- followed by 10 hexadecimal digits")
-SessionDuration = _pattern(
-    r"^PT([1-9]|1[0-2])H$", "an ISO 8601 duration in whole hours from PT1H to PT12H"
-)
-ResourceName = _pattern(
-    r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$",
-    "1 to 63 letters, digits and hyphens, starting and ending with a letter or digit",
-)
-KubernetesVersion = _pattern(
-    r"^1\.(28|29|30|31|32|33)$",
-    'a Kubernetes version HyperPod supports, "1.28" to "1.33", written as a quoted string',
-)
-VpcId = _pattern(r"^vpc-[0-9a-f]{8,17}$", "vpc- followed by 8 to 17 hexadecimal digits")
-SubnetId = _pattern(r"^subnet-[0-9a-f]{8,17}$", "subnet- followed by 8 to 17 hexadecimal digits")
-SecurityGroupId = _pattern(r"^sg-[0-9a-f]{8,17}$", "sg- followed by 8 to 17 hexadecimal digits")
-S3Prefix = _pattern(
-    r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]/([^\s]*/)?$",
-    "an S3 URI of a bucket and prefix ending in a slash, such as s3://my-bucket/lifecycle/",
-)
-InstanceType = _pattern(r"^ml\.[a-z0-9]+\.[a-z0-9]+$", "a SageMaker instance type such as ml.p5.48xlarge")
-PriorityClassName = _pattern(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}$",
-    "lowercase letters, digits and hyphens, starting and ending with a letter or digit",
-)
-TeamName = _pattern(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
-    "lowercase letters, digits and hyphens, starting and ending with a letter or digit, "
-    "at most 40 characters",
-    max_length=40,
-)
-EmailAddress = _pattern(
-    r"^[^@\s]+@[^@\s]+\.[^@\s]+$", "an e-mail address such as ml-leads@example.com"
-)
-PublicCidr = _pattern(
-    r"^(\d{1,3}\.){3}\d{1,3}/([1-9]|[12][0-9]|3[0-2])$",
-    "an IPv4 range such as 203.0.113.0/24, /1 to /32 (a /0 would open the API to the internet)",
-)
+OrganizationName = Annotated[
+    str,
+    _pattern(
+        r"^[a-z][a-z0-9-]{0,18}[a-z0-9]$",
+        "2 to 20 characters: lowercase letters, digits and hyphens, starting with a letter and not "
+        "ending with a hyphen",
+    ),
+]
+AccountId = Annotated[str, _pattern(r"^\d{12}$", "exactly 12 digits, written as a quoted string")]
+RegionName = Annotated[str, _pattern(r"^[a-z]{2}(-gov)?-[a-z]+-\d$", "an AWS region name such as us-west-2")]
+IdentityCenterInstanceArn = Annotated[
+    str,
+    _pattern(
+        r"^arn:aws[a-z-]*:sso:::instance/(sso)?ins-[a-zA-Z0-9-.]{16}$",
+        "an IAM Identity Center instance ARN such as arn:aws:sso:::instance/ssoins-0123456789abcdef",
+    ),
+]
+IdentityStoreId = Annotated[str, _pattern(r"^d-[0-9a-f]{10}$", "d- followed by 10 hexadecimal digits")]
+SessionDuration = Annotated[
+    str, _pattern(r"^PT([1-9]|1[0-2])H$", "an ISO 8601 duration in whole hours from PT1H to PT12H")
+]
+ResourceName = Annotated[
+    str,
+    _pattern(
+        r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$",
+        "1 to 63 letters, digits and hyphens, starting and ending with a letter or digit",
+    ),
+]
+KubernetesVersion = Annotated[
+    str,
+    _pattern(
+        r"^1\.(28|29|30|31|32|33)$",
+        'a Kubernetes version HyperPod supports, "1.28" to "1.33", written as a quoted string',
+    ),
+]
+VpcId = Annotated[str, _pattern(r"^vpc-[0-9a-f]{8,17}$", "vpc- followed by 8 to 17 hexadecimal digits")]
+SubnetId = Annotated[str, _pattern(r"^subnet-[0-9a-f]{8,17}$", "subnet- followed by 8 to 17 hexadecimal digits")]
+SecurityGroupId = Annotated[str, _pattern(r"^sg-[0-9a-f]{8,17}$", "sg- followed by 8 to 17 hexadecimal digits")]
+S3Prefix = Annotated[
+    str,
+    _pattern(
+        r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]/([^\s]*/)?$",
+        "an S3 URI of a bucket and prefix ending in a slash, such as s3://my-bucket/lifecycle/",
+    ),
+]
+InstanceType = Annotated[
+    str, _pattern(r"^ml\.[a-z0-9]+\.[a-z0-9]+$", "a SageMaker instance type such as ml.p5.48xlarge")
+]
+PriorityClassName = Annotated[
+    str,
+    _pattern(
+        r"^[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}$",
+        "lowercase letters, digits and hyphens, starting and ending with a letter or digit",
+    ),
+]
+TeamName = Annotated[
+    str,
+    _pattern(
+        r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+        "lowercase letters, digits and hyphens, starting and ending with a letter or digit, at most 40 characters",
+        max_length=40,
+    ),
+]
+EmailAddress = Annotated[str, _pattern(r"^[^@\s]+@[^@\s]+\.[^@\s]+$", "an e-mail address such as ml-leads@example.com")]
+PublicCidr = Annotated[
+    str,
+    _pattern(
+        r"^(\d{1,3}\.){3}\d{1,3}/([1-9]|[12][0-9]|3[0-2])$",
+        "an IPv4 range such as 203.0.113.0/24, /1 to /32 (a /0 would open the API to the internet)",
+    ),
+]
 #: What AWS accepts in a tag key or value (CloudFormation's `Tag` pattern
 #: `^([\p{L}\p{Z}\p{N}_.:/=+\-@]*)$`): letters, separators (spaces), numbers and `_.:/=+-@`.
 TAG_RULE = "letters, digits, spaces and _ . : / = + - @"
@@ -118,9 +143,9 @@ TagValue = Annotated[
     AfterValidator(_check_tag_text),
     Field(description=f"at most 256 characters: {TAG_RULE}"),
 ]
-PluginName = _pattern(
-    r"^[a-z][a-z0-9_]*$", "the entry-point name of an identity-provider plugin, such as entra_id"
-)
+PluginName = Annotated[
+    str, _pattern(r"^[a-z][a-z0-9_]*$", "the entry-point name of an identity-provider plugin, such as entra_id")
+]
 
 
 class SpecModel(BaseModel):
@@ -161,7 +186,6 @@ class Organization(SpecModel):
         description="IdP group whose members administer the whole cluster. Default: "
         "group_name_pattern with team=platform, role=admins.",
     )
-
 
     @field_validator("tags")
     @classmethod
@@ -216,13 +240,10 @@ class IdentityCenter(SpecModel):
 
 class Identity(SpecModel):
     provider: PluginName = Field(
-        description="Name of an installed identity-provider plugin: entra_id, okta, generic_saml "
-        "or a third-party one."
+        description="Name of an installed identity-provider plugin: entra_id, okta, generic_saml or a third-party one."
     )
     identity_center: IdentityCenter
-    group_name_pattern: str = Field(
-        default="{org}-{team}-{role}", description="Placeholders: {org} {team} {role}."
-    )
+    group_name_pattern: str = Field(default="{org}-{team}-{role}", description="Placeholders: {org} {team} {role}.")
     settings: dict[str, object] = Field(
         default_factory=dict, description="Plugin-specific; validated by the plugin's own model."
     )
@@ -237,7 +258,8 @@ class Identity(SpecModel):
             close = difflib.get_close_matches(provider, installed, n=1)
             raise spec_rule(
                 f"no identity-provider plugin named {provider!r} is installed",
-                hint=(f"did you mean {close[0]!r}? " if close else "") + f"installed plugins: {', '.join(installed) or 'none'}; a third-party plugin "
+                hint=(f"did you mean {close[0]!r}? " if close else "")
+                + f"installed plugins: {', '.join(installed) or 'none'}; a third-party plugin "
                 "registers in the entry-point group hyperpod_teams.identity_providers",
             )
         return provider
@@ -255,8 +277,7 @@ class Identity(SpecModel):
             )
         if "team" not in used or "role" not in used:
             raise spec_rule(
-                "the group name pattern must contain {team} and {role}, or two teams or roles "
-                "would share one group"
+                "the group name pattern must contain {team} and {role}, or two teams or roles would share one group"
             )
         return pattern
 
@@ -271,9 +292,7 @@ class Eks(SpecModel):
         default=None, description="Create a new EKS cluster. Default: true unless existing_cluster_name is set."
     )
     kubernetes_version: KubernetesVersion = "1.32"
-    existing_cluster_name: str | None = Field(
-        default=None, pattern=r"^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$"
-    )
+    existing_cluster_name: str | None = Field(default=None, pattern=r"^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$")
     public_access_cidrs: list[PublicCidr] = Field(
         default_factory=list,
         max_length=40,
@@ -288,8 +307,7 @@ class Eks(SpecModel):
             raise spec_rule(
                 "create and existing_cluster_name are mutually exclusive",
                 field="create",
-                hint="remove `create: true` to use the existing cluster, or remove "
-                "existing_cluster_name to create one",
+                hint="remove `create: true` to use the existing cluster, or remove existing_cluster_name to create one",
             )
         if self.existing_cluster_name is not None and self.public_access_cidrs:
             raise spec_rule(
@@ -375,10 +393,23 @@ DEPENDENCIES_CHART_COMPONENTS: dict[str, str] = {
     "gpu-operator": "gpu-operator.enabled",
 }
 ChartComponent = Literal[
-    "cert-manager", "training-operators", "mlflow", "nvidia-device-plugin", "aws-efa-k8s-device-plugin",
-    "neuron-device-plugin", "storage", "health-monitoring-agent", "mpi-operator", "deep-health-check",
-    "job-auto-restart", "cluster-role-and-bindings", "namespaced-role-and-bindings", "team-role-and-bindings",
-    "hyperpod-inference-operator", "hyperpod-patching", "gpu-operator",
+    "cert-manager",
+    "training-operators",
+    "mlflow",
+    "nvidia-device-plugin",
+    "aws-efa-k8s-device-plugin",
+    "neuron-device-plugin",
+    "storage",
+    "health-monitoring-agent",
+    "mpi-operator",
+    "deep-health-check",
+    "job-auto-restart",
+    "cluster-role-and-bindings",
+    "namespaced-role-and-bindings",
+    "team-role-and-bindings",
+    "hyperpod-inference-operator",
+    "hyperpod-patching",
+    "gpu-operator",
 ]
 #: The release of aws/sagemaker-hyperpod-cli whose chart the stacks install by default.
 DEPENDENCIES_CHART_REF = "v3.9.0"
@@ -418,7 +449,7 @@ class DependenciesChart(SpecModel):
     release_name: str = "hyperpod-dependencies"
 
 
-Duration = _pattern(r"^[1-9][0-9]{0,4}[mh]$", "a whole number of minutes or hours, such as 720m or 12h")
+Duration = Annotated[str, _pattern(r"^[1-9][0-9]{0,4}[mh]$", "a whole number of minutes or hours, such as 720m or 12h")]
 
 
 class ClusterTimeouts(SpecModel):
@@ -478,9 +509,7 @@ class Members(SpecModel):
     scientists: str | None = Field(
         default=None, min_length=1, description="Default: group_name_pattern with role=scientists."
     )
-    admins: str | None = Field(
-        default=None, min_length=1, description="Default: group_name_pattern with role=admins."
-    )
+    admins: str | None = Field(default=None, min_length=1, description="Default: group_name_pattern with role=admins.")
 
 
 class QuotaEntry(SpecModel):
@@ -491,9 +520,7 @@ class QuotaEntry(SpecModel):
 class Compute(SpecModel):
     quota: list[QuotaEntry] = Field(default_factory=list, max_length=15)
     sharing: Literal["Lend", "DontLend", "LendAndBorrow"] = "LendAndBorrow"
-    borrow_limit_percent: int = Field(
-        default=50, ge=1, le=500, description="Only with sharing LendAndBorrow."
-    )
+    borrow_limit_percent: int = Field(default=50, ge=1, le=500, description="Only with sharing LendAndBorrow.")
     preempt_team_tasks: Literal["Never", "LowerPriority"] = "LowerPriority"
     fair_share_weight: int = Field(default=0, ge=0, le=100)
 

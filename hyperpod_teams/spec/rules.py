@@ -69,12 +69,15 @@ class Sections:
                 container = container.get(key) if isinstance(container, dict) else None
             return container
 
-        teams = data.get("teams") if isinstance(data.get("teams"), list) else []
+        raw_teams = data.get("teams")
+        teams: list[Any] = raw_teams if isinstance(raw_teams, list) else []
         return cls(
             organization=valid(Organization, data.get("organization")),
             identity=valid(Identity, data.get("identity")),
             instance_groups=valid(list[InstanceGroup], at(data, "cluster", "instance_groups")),
-            priority_classes=valid(list[PriorityClass], at(data, "cluster", "task_governance", "priority_classes") or []),
+            priority_classes=valid(
+                list[PriorityClass], at(data, "cluster", "task_governance", "priority_classes") or []
+            ),
             teams=[(i, team) for i, raw in enumerate(teams) if (team := valid(Team, raw)) is not None],
             task_governance=valid(TaskGovernance, at(data, "cluster", "task_governance") or {}),
         )
@@ -155,7 +158,9 @@ def _quota_rules(groups: list[InstanceGroup], teams: list[tuple[int, Team]]) -> 
         for q, entry in enumerate(team.compute.quota):
             path: Path = ("teams", t, "compute", "quota", q, "instance_type")
             if entry.instance_type in seen_types:
-                yield Problem(path, f"{entry.instance_type} appears twice in this team's quota", "merge the entries into one")
+                yield Problem(
+                    path, f"{entry.instance_type} appears twice in this team's quota", "merge the entries into one"
+                )
                 continue
             seen_types.add(entry.instance_type)
             if entry.instance_type not in capacity:
@@ -176,8 +181,7 @@ def _quota_rules(groups: list[InstanceGroup], teams: list[tuple[int, Team]]) -> 
         breakdown = ", ".join(f"{team} {count}" for team, count in shares)
         yield Problem(
             path,
-            f"quotas for {instance_type} add up to {total} nodes across teams, but the cluster "
-            f"has {cap} ({breakdown})",
+            f"quotas for {instance_type} add up to {total} nodes across teams, but the cluster has {cap} ({breakdown})",
             f"reduce the quotas by {total - cap} node{'s' if total - cap != 1 else ''} in all, or add "
             f"{instance_type} nodes to an instance group",
         )
@@ -219,4 +223,3 @@ def _identity_settings(identity: Identity) -> Iterator[Problem]:
         from hyperpod_teams.spec.loading import problems_from_validation_error
 
         yield from problems_from_validation_error(exc, prefix=("identity", "settings"), model=plugin.settings_model)
-

@@ -45,7 +45,8 @@ class EntraIdSettings(PluginSettings):
     synchronization_template_id: str = Field(
         default=TEMPLATE_SYNCHRONIZATION_ID,
         min_length=1,
-        description="Provisioning template of the application (Graph: servicePrincipals/{id}/synchronization/templates).",
+        description="Provisioning template of the application "
+        "(Graph: servicePrincipals/{id}/synchronization/templates).",
     )
     certificate_end_date: str | None = Field(
         default=None,
@@ -77,6 +78,8 @@ class EntraIdPlugin(IdentityProviderPlugin):
     def build(self, stack: Construct, spec: PlatformSpec, groups: IdentityGroups) -> IdentityBuild:
         from hyperpod_teams.providers.entra_id.resources import EntraIdentityCenterApplication
 
-        application = EntraIdentityCenterApplication(stack, "identity-center", spec=spec, settings=self.settings, groups=groups)
+        application = EntraIdentityCenterApplication(
+            stack, "identity-center", spec=spec, settings=self.settings, groups=groups
+        )
         # Entra provisions each group into Identity Center under its own display name.
         return IdentityBuild.unchanged(groups, application.saml_outputs, application.sensitive_outputs)

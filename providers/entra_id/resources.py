@@ -48,12 +48,14 @@ class EntraIdentityCenterApplication(Construct):
             app_role_assignment_required=True,  # only the assigned groups may sign in
             feature_tags=[principal.ServicePrincipalFeatureTags(enterprise=True, gallery=True)],
         )
-        self.signing_certificate = bindings.azuread_service_principal_token_signing_certificate.ServicePrincipalTokenSigningCertificate(
-            self,
-            "signing-certificate",
-            service_principal_id=self.service_principal.id,
-            display_name=f"CN={display_name}",
-            end_date=settings.certificate_end_date,
+        self.signing_certificate = (
+            bindings.azuread_service_principal_token_signing_certificate.ServicePrincipalTokenSigningCertificate(
+                self,
+                "signing-certificate",
+                service_principal_id=self.service_principal.id,
+                display_name=f"CN={display_name}",
+                end_date=settings.certificate_end_date,
+            )
         )
 
         #: Group key (team, role) or PLATFORM_ADMINS_KEY -> the group's object ID.
@@ -62,6 +64,7 @@ class EntraIdentityCenterApplication(Construct):
         service_principal_object_id = self.service_principal.object_id
         for key, group_name in groups.all().items():
             construct_id = f"group-{group_key_id(key)}"
+            group: bindings.azuread_data_group.DataAzureadGroup | bindings.azuread_group.Group
             if key in groups.existing:  # the spec names a group the IdP has already
                 group = bindings.azuread_data_group.DataAzureadGroup(
                     self, construct_id, display_name=group_name, security_enabled=True
@@ -107,11 +110,15 @@ class EntraIdentityCenterApplication(Construct):
             depends_on=[self.synchronization_secret],
         )
 
-        tenant = settings.tenant_id or bindings.azuread_data_client_config.DataAzureadClientConfig(self, "client").tenant_id
+        tenant = (
+            settings.tenant_id or bindings.azuread_data_client_config.DataAzureadClientConfig(self, "client").tenant_id
+        )
         login = f"https://login.microsoftonline.com/{tenant}"
         #: The SAML values Identity Center needs of Entra (plugins.SAML_OUTPUTS).
         self.saml_outputs: dict[str, object] = {
-            "saml_metadata_url": f"{login}/federationmetadata/2007-06/federationmetadata.xml?appid={self.application.client_id}",
+            "saml_metadata_url": (
+                f"{login}/federationmetadata/2007-06/federationmetadata.xml?appid={self.application.client_id}"
+            ),
             "saml_entity_id": f"https://sts.windows.net/{tenant}/",
             "saml_sign_in_url": f"{login}/saml2",
             "saml_certificate": self.signing_certificate.value,

@@ -69,6 +69,8 @@ class OktaPlugin(IdentityProviderPlugin):
     def build(self, stack: Construct, spec: PlatformSpec, groups: IdentityGroups) -> IdentityBuild:
         from hyperpod_teams.providers.okta.resources import OktaIdentityCenterApplication
 
-        application = OktaIdentityCenterApplication(stack, "identity-center", spec=spec, settings=self.settings, groups=groups)
+        application = OktaIdentityCenterApplication(
+            stack, "identity-center", spec=spec, settings=self.settings, groups=groups
+        )
         # Okta pushes each group into Identity Center under its Okta name.
         return IdentityBuild.unchanged(groups, application.saml_outputs)

@@ -3,7 +3,6 @@ per team role and for platform admins, each assigned to the app."""
 
 from __future__ import annotations
 
-
 import cdktf
 from constructs import Construct
 
@@ -38,6 +37,7 @@ class OktaIdentityCenterApplication(Construct):
         self.group_ids: dict[tuple[str, str], str] = {}
         for key, group_name in groups.all().items():
             construct_id = f"group-{group_key_id(key)}"
+            group: bindings.okta_data_group.DataOktaGroup | bindings.okta_group.Group
             if key in groups.existing:
                 group = bindings.okta_data_group.DataOktaGroup(self, construct_id, name=group_name, type="OKTA_GROUP")
             else:

@@ -1,0 +1,25 @@
+import json, sys
+from hyperpod_teams import bindings
+
+bindings.tune_node_process()
+import cdktf
+
+stack = cdktf.TerraformStack(cdktf.App(outdir=sys.argv[1] + "/later"), "later")
+changed = cdktf.TerraformResource(stack, "r", terraform_resource_type="null_resource")
+stack.prepare_stack()
+changed.add_override("triggers.later", "yes")
+print("LATER", json.dumps(stack.to_terraform()["resource"]))
+
+
+class Counting(cdktf.TerraformResource):
+    calls = 0
+
+    def _synthesize_attributes(self):
+        Counting.calls += 1
+        return {"call": Counting.calls}
+
+
+app = cdktf.App(outdir=sys.argv[1])
+Counting(cdktf.TerraformStack(app, "s"), "r", terraform_resource_type="null_resource")
+app.synth()
+print("CALLS", Counting.calls)

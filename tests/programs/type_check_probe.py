@@ -1,0 +1,13 @@
+import sys
+from hyperpod_teams import bindings
+
+if sys.argv[1] == "skip":
+    bindings.skip_argument_type_checks()
+import cdktf
+
+app = cdktf.App(outdir=sys.argv[2])
+stack = cdktf.TerraformStack(app, "probe")
+try:
+    bindings.aws_iam_role.IamRole(stack, "role", assume_role_policy=42)  # a number, not a string
+except Exception as error:
+    print(type(error).__name__, "|", " / ".join(str(error).splitlines()))
