@@ -1,4 +1,5 @@
-"""Build the cdktf App of a validated spec: the stack set of DESIGN.md, wired in deploy order."""
+"""Build the cdktf App of a validated spec: the stacks `stack_plan` lists (names, credentials,
+deploy order and dependencies come from that one graph), each built from its constructs."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import cdktf  # noqa: E402
 
 from hyperpod_teams.plugins import IdentityBuild, IdentityGroups  # noqa: E402
 from hyperpod_teams.spec.models import PlatformSpec  # noqa: E402
-from hyperpod_teams.stack_plan import identity_plugin  # noqa: E402
+from hyperpod_teams.stack_plan import identity_plugin, stack_plan  # noqa: E402
 from hyperpod_teams.stacks import (  # noqa: E402
     AccessStack,
     ClusterStack,
@@ -43,13 +44,16 @@ class PlatformStacks:
 
     def all(self) -> list[PlatformStack]:
         """In deploy order: identity, access, EKS, HyperPod dependencies, cluster, then per team
-        AWS before Kubernetes, cost."""
+        AWS before Kubernetes, cost (stack_plan's order)."""
         ordered: list[PlatformStack] = [
             s for s in (self.identity, self.access, self.eks, self.hyperpod_dependencies, self.cluster) if s
         ]
         for name, team_stack in self.teams.items():
             ordered += [team_stack, self.team_kubernetes[name]]
         return [*ordered, self.cost]
+
+    def by_name(self) -> dict[str, PlatformStack]:
+        return {stack.stack_name: stack for stack in self.all()}
 
 
 def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
@@ -72,9 +76,6 @@ def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
         create_groups=plugin.creates_identity_center_groups,
         existing_groups=groups.existing,
     )
-    if identity is not None:
-        # Permission sets are assigned to groups the IdP provisions into Identity Center.
-        access.add_dependency(identity)
     eks = EksStack(app, naming.eks_stack_name(org), spec=spec)
     dependencies = None
     if spec.cluster.dependencies_chart.install:
@@ -82,10 +83,6 @@ def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
             app, naming.hyperpod_dependencies_stack_name(org), spec=spec, eks=eks.eks
         )
     cluster = ClusterStack(app, naming.cluster_stack_name(org), spec=spec, eks=eks.eks)
-    if dependencies is not None:
-        # HyperPod's agents and device plugins must be in EKS before its nodes join.
-        cluster.add_dependency(dependencies)
-    cluster.add_dependency(access)  # the platform admins' access entry needs their permission set
     cost = CostStack(app, naming.cost_stack_name(org), spec=spec)
     stacks = PlatformStacks(
         identity=identity, access=access, eks=eks, hyperpod_dependencies=dependencies, cluster=cluster, cost=cost
@@ -101,15 +98,27 @@ def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
             eks_cluster_name=eks.eks.name,
             group_ids={role: access.group_ids[(team.name, role)] for role in naming.ROLES},
         )
-        team_stack.add_dependency(cluster)
-        team_stack.add_dependency(access)  # EKS access entries need the permission sets' roles
         kubernetes_stack = TeamKubernetesStack(
             app, naming.team_kubernetes_stack_name(org, team.name), spec=spec, team=team, eks=eks.eks
         )
-        kubernetes_stack.add_dependency(team_stack)  # the team namespace comes with its quota
         stacks.teams[team.name] = team_stack
         stacks.team_kubernetes[team.name] = kubernetes_stack
+    _wire(stacks, stack_plan(spec))
     return stacks
+
+
+def _wire(stacks: PlatformStacks, plan: list) -> None:
+    """Credentials and deploy order from the plan: each stack deploys after those it lists (why
+    each dependency exists is said where stack_plan lists it); cdktf adds no duplicates for the
+    ones cross-stack references imply too."""
+    built = stacks.by_name()
+    if [s.name for s in plan] != list(built):
+        raise AssertionError(f"the app built {list(built)}, the plan lists {[s.name for s in plan]}")
+    for planned in plan:
+        stack = built[planned.name]
+        stack.credentials = planned.credentials
+        for dependency in planned.depends_on:
+            stack.add_dependency(built[dependency])
 
 
 def build_app(spec: PlatformSpec, *, outdir: str | None = None, context: dict | None = None) -> cdktf.App:

@@ -109,12 +109,16 @@ def synth(spec_path: Path, out_dir: Path) -> None:
     from hyperpod_teams.synth import OutputFolderError, prepare_output_folder, synthesize
 
     started = time.monotonic()
+    from hyperpod_teams.jsii_requests import FastPathMismatch
+
     try:
         prepare_output_folder(out_dir)  # before seconds of loading: refuse a folder at once
         summaries = synthesize(spec, out_dir, phase=_phase)
     except OutputFolderError as error:
         stderr.print(f"error: {error}", markup=False)
         sys.exit(EXIT_INVALID_SPEC)
+    except FastPathMismatch as error:
+        sys.exit(_synthesize_the_ordinary_way(error))
     header, *rows = stack_table(summaries)
     stdout.print(f"Stacks in {out_dir}, in deploy order:", markup=False)
     stdout.print(header, style="bold", markup=False)
@@ -262,6 +266,17 @@ def _phase(description: str):
         stderr.print(f"{description}…", markup=False)
         yield
     stderr.print(f"  {description}: {time.monotonic() - started:.1f} s", style="dim", markup=False)
+
+
+def _synthesize_the_ordinary_way(error: Exception) -> int:
+    """Run this same command again in a fresh process with jsii as published (the speed-ups off)."""
+    import subprocess
+
+    from hyperpod_teams.bindings import FULL_IMPORT_ENV
+
+    stderr.print(f"warning: {error}; synthesizing again with jsii as published", markup=False)
+    environment = {**os.environ, FULL_IMPORT_ENV: "1"}
+    return subprocess.run([sys.executable, "-m", "hyperpod_teams", *sys.argv[1:]], env=environment).returncode
 
 
 def _terminated(signum, frame) -> None:

@@ -402,7 +402,7 @@ class _DeferredAnswers:
             if answer != expected:  # the requests sent since named objects that do not exist
                 self.pending.clear()
                 self.next_id = None
-                raise RuntimeError(
+                raise FastPathMismatch(
                     f"the jsii kernel answered {answer!r} to {_described(request)}, not {expected!r}: "
                     f"set {FULL_IMPORT_ENV}=1 to run jsii as it is, and report this"
                 )
@@ -412,6 +412,12 @@ class _DeferredAnswers:
                 f"(raised by node for {_described(first_request)}; reported at the next call that waits)"
             )
             raise first_error
+
+
+class FastPathMismatch(RuntimeError):
+    """The kernel answered other than this module foretold (a jsii that numbers objects in
+    another way): this process's jsii state can no longer be trusted. The `synth` command and the
+    cdktf app then synthesize again, in a fresh process, the ordinary way."""
 
 
 def _described(request: Any) -> str:

@@ -1,8 +1,8 @@
 """The stacks of a spec, their credentials and deploy order, as plain data: what the report and
 the runbook show without building the app. Pure layer: no cdktf.
 
-`app.py` builds the same set with cdktf; a test compares this plan with the synthesized
-manifest, so the two cannot drift apart.
+The one stack graph: `app.py` builds these stacks with cdktf and takes their credentials and
+dependencies from here; a test compares this plan with the synthesized manifest too.
 """
 
 from __future__ import annotations
@@ -41,6 +41,11 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
         naming.cluster_stack_name(org),
     )
     stacks: list[PlannedStack] = []
+    # Why each stack deploys after another: access assigns permission sets to groups the IdP
+    # provisions; the cluster needs the dependency chart in EKS before its nodes join, and the
+    # platform admins' permission set for their access entry; a team's stack needs the cluster,
+    # EKS and the permission sets' roles (access entries); its Kubernetes stack needs the team
+    # namespace that comes with its quota.
     if plugin.needs_identity_stack:
         stacks.append(PlannedStack(identity, f"identity provider ({plugin.name})", "SAML app, groups, provisioning"))
     stacks.append(

@@ -96,8 +96,6 @@ class PermissionSet(Construct):
 
 
 class AccessStack(PlatformStack):
-    credentials = "AWS (Identity Center account)"
-
     def __init__(
         self,
         scope: Construct,

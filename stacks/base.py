@@ -13,7 +13,8 @@ from hyperpod_teams.spec.models import PlatformSpec
 class PlatformStack(cdktf.TerraformStack):
     """A stack of the platform: one unit of credentials and of blast radius."""
 
-    #: Which system's credentials the stack needs, for reviewers and the runbook.
+    #: Which system's credentials the stack needs, for reviewers and the runbook (set from
+    #: stack_plan by app.add_platform_stacks).
     credentials: str = ""
 
     def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec) -> None:

@@ -10,8 +10,6 @@ from hyperpod_teams.stacks.base import PlatformStack
 
 
 class CostStack(PlatformStack):
-    credentials = "AWS (payer account)"
-
     def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec) -> None:
         super().__init__(scope, stack_name, spec=spec)
         # The payer account may differ from the cluster's: do not pin the provider to it.

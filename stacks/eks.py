@@ -11,8 +11,6 @@ from hyperpod_teams.stacks.base import PlatformStack
 
 
 class EksStack(PlatformStack):
-    credentials = "AWS"
-
     def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec) -> None:
         super().__init__(scope, stack_name, spec=spec)
         self.add_aws_provider(tags=self.organization_tags())

@@ -14,8 +14,6 @@ from hyperpod_teams.stacks.base import PlatformStack
 
 
 class HyperPodDependenciesStack(PlatformStack):
-    credentials = "EKS cluster"
-
     def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec, eks: EksCluster) -> None:
         super().__init__(scope, stack_name, spec=spec)
         helm = bindings.helm_provider

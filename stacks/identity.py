@@ -11,8 +11,6 @@ from hyperpod_teams.stacks.base import PlatformStack
 
 
 class IdentityStack(PlatformStack):
-    credentials = "identity provider"
-
     def __init__(
         self,
         scope: Construct,

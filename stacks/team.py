@@ -11,8 +11,6 @@ from hyperpod_teams.stacks.base import PlatformStack
 
 
 class TeamStack(PlatformStack):
-    credentials = "AWS"
-
     def __init__(
         self,
         scope: Construct,

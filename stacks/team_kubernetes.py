@@ -17,8 +17,6 @@ from hyperpod_teams.stacks.base import PlatformStack
 
 
 class TeamKubernetesStack(PlatformStack):
-    credentials = "EKS cluster"
-
     def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec, team: Team, eks: EksCluster) -> None:
         super().__init__(scope, stack_name, spec=spec)
         self.team = team

@@ -26,6 +26,28 @@ def program(name: str) -> str:
     return (PROGRAMS / name).read_text()
 
 
+def _pins() -> dict[str, str]:
+    import tomllib
+
+    dependencies = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())["project"][
+        "dependencies"
+    ]
+    return dict(d.split("==") for d in dependencies if "==" in d)
+
+
+def require_pinned_runtime() -> None:
+    """The rewriters and jsii_requests expect the exact jsii, constructs and cdktf that pyproject
+    pins; on another version they decline (by design), so a test that they apply would only
+    report that: skip it, saying why."""
+    from importlib.metadata import version
+
+    for package in ("jsii", "constructs", "cdktf"):
+        if version(package) != _pins()[package]:
+            pytest.skip(
+                f"{package} {version(package)} is installed, the speed-ups expect {_pins()[package]} (pyproject)"
+            )
+
+
 FULL_IMPORT_SYNTH = program("full_import_synth.py")
 
 # What the `synth` command runs, for every example in one process: the node preload, the
@@ -41,6 +63,7 @@ def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path):
     """Three ways to the same bytes: this test process (the library's way: the node preload,
     type checks on), the synth command's way (type checks off, jsii requests encoded directly),
     and the ordinary way."""
+    require_pinned_runtime()
     in_process, command_args, ordinary_args = {}, [], []
     for path in EXAMPLE_SPECS:
         name = path.parent.name
@@ -208,6 +231,7 @@ def rewriter_applies(module: str, function: str, sources: list[str]) -> list[boo
 
 
 def test_a_real_synth_applies_every_node_rewrite(tmp_path):
+    require_pinned_runtime()
     report = tmp_path / "rewrites.txt"
     env = {**os.environ, "HYPERPOD_TEAMS_NODE_REWRITES_REPORT": str(report), "NODE_OPTIONS": ""}
     spec = EXAMPLE_SPECS[[p.parent.name for p in EXAMPLE_SPECS].index("quickstart")]
@@ -316,6 +340,7 @@ def _packaged_cdktf_lib(tmp_path: Path) -> Path:
 
 
 def test_cdktf_resolve_rewritten_gives_every_answer_the_published_one_gives(tmp_path):
+    require_pinned_runtime()
     report = both_ways(tmp_path, RESOLVE_BOTH_WAYS, "cdktf_resolve.js", "resolve.js")
     assert report["differences"] == []
     assert report["compared"] > 100
@@ -373,6 +398,7 @@ def both_ways(tmp_path: Path, script: str, rewriter: str, module: str) -> dict:
 
 
 def test_a_stacks_backend_found_early_is_the_one_cdktf_finds(tmp_path):
+    require_pinned_runtime()
     report = both_ways(tmp_path, STACK_BACKEND_BOTH_WAYS, "cdktf_stack_backend.js", "terraform-stack.js")
     answers = report["answers"]
     assert {name: a["rewritten"] for name, a in answers.items()} == {
@@ -407,6 +433,7 @@ STACK_DOCUMENT_BOTH_WAYS = program("rewritten_twin.js") + program("stack_documen
 
 
 def test_a_stack_document_resolved_once_is_the_one_cdktf_gives(tmp_path):
+    require_pinned_runtime()
     report = both_ways(tmp_path, STACK_DOCUMENT_BOTH_WAYS, "cdktf_stack_document.js", "terraform-stack.js")
     answers = report["answers"]
     assert {name: a["rewritten"] for name, a in answers.items()} == {
@@ -449,6 +476,7 @@ SNAKE_CASE_BOTH_WAYS = program("rewritten_twin.js") + program("snake_case_both_w
 
 
 def test_snake_case_remembered_gives_the_answers_cdktf_gives(tmp_path):
+    require_pinned_runtime()
     report = both_ways(tmp_path, SNAKE_CASE_BOTH_WAYS, "cdktf_snake_case.js", "util.js")
     assert [a["rewritten"] for a in report["answers"]] == [a["published"] for a in report["answers"]]
     assert {a["arg"]: a["published"] for a in report["answers"]}["camelCase"] == "camel_case"
@@ -475,6 +503,7 @@ PREPARED_BLOCKS_APPS = program("prepared_blocks_apps.js")
 
 
 def test_a_document_reusing_prepared_blocks_is_the_one_cdktf_writes(tmp_path):
+    require_pinned_runtime()
     lib = _packaged_cdktf_lib(tmp_path)
     _packaged_constructs(tmp_path)
     reports = {}
@@ -554,6 +583,7 @@ PYTHON_OVERRIDE_SYNTH = program("python_override_synth.py")
 
 
 def test_blocks_python_changes_or_works_out_are_resolved_again_for_the_document(tmp_path):
+    require_pinned_runtime()
     result = subprocess.run(
         [sys.executable, "-c", PYTHON_OVERRIDE_SYNTH, str(tmp_path)], capture_output=True, text=True, timeout=300
     )
@@ -575,6 +605,7 @@ KERNEL_ASSERTION = (
 
 
 def test_the_kernel_formats_its_type_assertion_message_only_when_it_fails(tmp_path):
+    require_pinned_runtime()
     script = r"""
 const Module = require("module");
 const { withLazyAssertMessage } = require(process.argv[1]);
@@ -613,6 +644,7 @@ TYPE_CACHES_BOTH_WAYS = program("type_caches_both_ways.js")
 
 
 def test_the_kernel_remembers_type_answers_and_gives_the_published_ones(tmp_path):
+    require_pinned_runtime()
     import jsii
 
     kernel = Path(jsii.__file__).parent / "_embedded" / "jsii" / "lib__program.js"
@@ -711,3 +743,51 @@ def test_editors_see_every_bindings_module_the_registry_names():
     (block,) = [n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", None) == "TYPE_CHECKING"]
     seen = {alias.asname: f"{node.module}.{alias.name}" for node in block.body for alias in node.names}
     assert seen == bindings.MODULES
+
+
+def test_a_wrong_foretelling_falls_back_to_the_ordinary_path_and_finishes_the_synth(tmp_path):
+    """jsii_requests foretells the kernel's object numbers; if a jsii ever numbered otherwise, the
+    synth command synthesizes again with jsii as published, and the output is the same."""
+    env = {k: v for k, v in os.environ.items() if k not in (bindings.TYPE_CHECKS_ENV, "NODE_OPTIONS")}
+    spec = str(EXAMPLE_SPECS[0])
+    result = subprocess.run(
+        [sys.executable, str(PROGRAMS / "mismatch_synth.py"), "synth", spec, "--out", str(tmp_path / "fallback")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "synthesizing again with jsii as published" in result.stderr
+    assert "the jsii kernel answered" in result.stderr
+    normal = subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams", "synth", spec, "--out", str(tmp_path / "normal")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert normal.returncode == 0, normal.stderr
+    assert tree(tmp_path / "fallback") == tree(tmp_path / "normal")
+
+
+def test_a_rewriter_that_meets_another_shape_says_so_under_debug(tmp_path):
+    """A cdktf file of an unexpected shape runs as published; with HYPERPOD_TEAMS_DEBUG the
+    rewriter says in one line that it declined."""
+    util = tmp_path / "node_modules" / "cdktf" / "lib" / "util.js"
+    util.parent.mkdir(parents=True)
+    util.write_text("exports.snakeCase = (s) => s; // not the published shape\n")
+    script = f"require({json.dumps(str(util))}); console.log('loaded');"
+    preload = str(bindings.NODE_PRELOAD_SCRIPT)
+    env = {**os.environ, "NODE_OPTIONS": ""}
+    quiet = subprocess.run(["node", "--require", preload, "-e", script], env=env, capture_output=True, text=True)
+    loud = subprocess.run(
+        ["node", "--require", preload, "-e", script],
+        env={**env, "HYPERPOD_TEAMS_DEBUG": "1"},
+        capture_output=True,
+        text=True,
+    )
+    assert quiet.stdout == loud.stdout == "loaded\n"
+    assert "declined" not in quiet.stderr
+    (line,) = [line for line in loud.stderr.splitlines() if "declined" in line]
+    assert line.startswith("hyperpod-teams: node rewriter cdktf-snake-case declined ") and str(util) in line

@@ -173,6 +173,7 @@ function rewrite(source, filename) {
 
 module.exports = {
   name: "cdktf-prepared-blocks",
+  targets: [JSII_KERNEL_FILE, ASPECT_MODULE, RESOLVABLE_MODULE, STACK_MODULE],
   rewrite,
   state,
   prepare,

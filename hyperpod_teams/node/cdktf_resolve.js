@@ -121,6 +121,7 @@ function cheaperResolve(source) {
 
 module.exports = {
   name: "cdktf-resolve",
+  targets: [RESOLVE_MODULE],
   rewrite: (source, filename) => (RESOLVE_MODULE.test(filename) ? cheaperResolve(source) : null),
   cheaperResolve,
 };

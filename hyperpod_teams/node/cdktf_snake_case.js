@@ -46,6 +46,7 @@ function rememberedSnakeCase(source) {
 
 module.exports = {
   name: "cdktf-snake-case",
+  targets: [UTIL_MODULE],
   rewrite: (source, filename) => (UTIL_MODULE.test(filename) ? rememberedSnakeCase(source) : null),
   rememberedSnakeCase,
 };

@@ -58,6 +58,7 @@ function withFirstBackendLookup(source) {
 
 module.exports = {
   name: "cdktf-stack-backend",
+  targets: [STACK_MODULE],
   rewrite: (source, filename) => (STACK_MODULE.test(filename) ? withFirstBackendLookup(source) : null),
   withFirstBackendLookup,
 };

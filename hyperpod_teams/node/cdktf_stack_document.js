@@ -46,6 +46,7 @@ function resolvedOnce(source) {
 
 module.exports = {
   name: "cdktf-stack-document",
+  targets: [STACK_MODULE],
   rewrite: (source, filename) => (STACK_MODULE.test(filename) ? resolvedOnce(source) : null),
   resolvedOnce,
 };

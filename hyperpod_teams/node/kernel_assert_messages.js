@@ -23,6 +23,7 @@ function withLazyAssertMessage(source) {
 
 module.exports = {
   name: "kernel-assert-messages",
+  targets: [JSII_KERNEL_FILE],
   rewrite: (source, filename) => (JSII_KERNEL_FILE.test(filename) ? withLazyAssertMessage(source) : null),
   withLazyAssertMessage,
 };

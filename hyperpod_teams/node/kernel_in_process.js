@@ -90,4 +90,4 @@ function rewrite(source, filename, module) {
   return LAUNCHER.test(filename) ? kernelInsteadOfLauncher(filename, module) : null;
 }
 
-module.exports = { name: "kernel-in-process", rewrite, runKernelHere };
+module.exports = { name: "kernel-in-process", targets: [LAUNCHER], rewrite, runKernelHere };

@@ -54,6 +54,7 @@ function withTypeCaches(source) {
 
 module.exports = {
   name: "kernel-type-caches",
+  targets: [JSII_KERNEL_FILE],
   rewrite: (source, filename) => (JSII_KERNEL_FILE.test(filename) ? withTypeCaches(source) : null),
   withTypeCaches,
 };

@@ -33,6 +33,7 @@ function lazyIndex(source) {
 
 module.exports = {
   name: "lazy-provider-exports",
+  targets: [PROVIDER_INDEX],
   rewrite: (source, filename) => (PROVIDER_INDEX.test(filename) ? lazyIndex(source) : null),
   lazyIndex,
 };

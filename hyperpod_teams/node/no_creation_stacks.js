@@ -23,6 +23,7 @@ function withoutCreationStacks(source) {
 
 module.exports = {
   name: "no-creation-stacks",
+  targets: [STACK_TRACE_MODULE],
   rewrite: (source, filename) => (STACK_TRACE_MODULE.test(filename) ? withoutCreationStacks(source) : null),
   withoutCreationStacks,
 };

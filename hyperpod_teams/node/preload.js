@@ -24,12 +24,23 @@ const REWRITERS = [
   require("./cdktf_prepared_blocks"), // a document reuses the blocks the preparing pass resolved
 ];
 
+// With HYPERPOD_TEAMS_DEBUG set, a rewriter that meets its file in a shape it does not expect (a
+// jsii or cdktf version other than pyproject's pins) says so in one line; the file runs as published.
+const DEBUG = Boolean(process.env.HYPERPOD_TEAMS_DEBUG);
+
 const compile = Module.prototype._compile;
 Module.prototype._compile = function compileRewritten(content, filename) {
   let source = content;
   for (const rewriter of REWRITERS) {
     const rewritten = rewriter.rewrite(source, filename, this);
-    if (rewritten === null) continue;
+    if (rewritten === null) {
+      if (DEBUG && rewriter.targets.some((target) => target.test(filename))) {
+        process.stderr.write(
+          `hyperpod-teams: node rewriter ${rewriter.name} declined ${filename}: not the shape it expects, runs as published\n`,
+        );
+      }
+      continue;
+    }
     source = rewritten;
     // The tests ask which files were rewritten (written at once: jsii may end node by a signal).
     if (process.env.HYPERPOD_TEAMS_NODE_REWRITES_REPORT) {

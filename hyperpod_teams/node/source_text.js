@@ -13,7 +13,10 @@ function occurrences(source, text) {
  */
 function cdktfLibFile(...parts) {
   const escaped = parts.map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  return new RegExp(`[\\\\/]cdktf[\\\\/](?:[^\\\\/]+[\\\\/]){0,2}lib[\\\\/]${escaped.join("[\\\\/]")}$`);
+  // Not a package of cdktf's own node_modules (core-util-is/lib/util.js is no cdktf file).
+  return new RegExp(
+    `[\\\\/]cdktf[\\\\/](?:(?!node_modules[\\\\/])[^\\\\/]+[\\\\/]){0,2}lib[\\\\/]${escaped.join("[\\\\/]")}$`,
+  );
 }
 
 /** The jsii kernel's bundle (lib/program.js of jsii's runtime), as the launcher starts it. */
