@@ -5,18 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hyperpod_teams import bindings, naming
+import cdktf
 
-# When this module is the first to load cdktf, jsii's node process starts with the lazy provider
-# exports (bindings.tune_node_process); when cdktf is loaded already, this changes nothing.
-bindings.tune_node_process()
-
-import cdktf  # noqa: E402
-
-from hyperpod_teams.plugins import IdentityBuild, IdentityGroups  # noqa: E402
-from hyperpod_teams.spec.models import PlatformSpec  # noqa: E402
-from hyperpod_teams.stack_plan import identity_plugin, stack_plan  # noqa: E402
-from hyperpod_teams.stacks import (  # noqa: E402
+from hyperpod_teams import naming
+from hyperpod_teams.plugins import IdentityBuild, IdentityGroups
+from hyperpod_teams.spec.models import PlatformSpec
+from hyperpod_teams.stack_plan import identity_plugin, stack_plan
+from hyperpod_teams.stacks import (
     AccessStack,
     ClusterStack,
     CostStack,

@@ -12,10 +12,9 @@ import sys
 # jsii's Node 20 end-of-life banner would print on every `cdktf synth`; set before jsii loads.
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from hyperpod_teams import jsii_requests  # noqa: E402
-from hyperpod_teams.bindings import skip_argument_type_checks, tune_node_process  # noqa: E402
+from hyperpod_teams import speedups  # noqa: E402
 
-tune_node_process()  # before jsii starts node
+speedups.enable()  # before jsii starts node; this process runs only the project's own stacks
 
 import cdktf  # noqa: E402
 
@@ -27,9 +26,6 @@ SPEC_CONTEXT_KEY = "hyperpod-teams:spec"
 
 
 def main() -> None:
-    # This process runs only the project's own stacks: see the functions for why.
-    skip_argument_type_checks()
-    jsii_requests.install()
     app = cdktf.App()
     spec_path = os.environ.get(SPEC_ENV) or app.node.try_get_context(SPEC_CONTEXT_KEY)
     if not spec_path:

@@ -109,7 +109,7 @@ def synth(spec_path: Path, out_dir: Path) -> None:
     from hyperpod_teams.synth import OutputFolderError, prepare_output_folder, synthesize
 
     started = time.monotonic()
-    from hyperpod_teams.jsii_requests import FastPathMismatch
+    from hyperpod_teams.speedups.jsii_requests import FastPathMismatch
 
     try:
         prepare_output_folder(out_dir)  # before seconds of loading: refuse a folder at once

@@ -54,14 +54,10 @@ def synthesize(spec: PlatformSpec, out_dir: str | Path, *, phase: Phase | None =
     phase = phase or (lambda _: contextlib.nullcontext())
     out_dir = prepare_output_folder(out_dir)
     with phase("Loading cdktf and the provider bindings"):
-        from hyperpod_teams import bindings, jsii_requests
+        from hyperpod_teams import bindings, speedups
 
-        bindings.tune_node_process()
+        speedups.enable()  # this process runs only the project's own stacks
         import cdktf
-
-        # This process runs only the project's own stacks: see the functions for why.
-        bindings.skip_argument_type_checks()
-        jsii_requests.install()
 
         from hyperpod_teams.app import add_platform_stacks
 
@@ -91,7 +87,7 @@ def synthesize(spec: PlatformSpec, out_dir: str | Path, *, phase: Phase | None =
 
 def _stop_node() -> None:
     """Interrupted mid-request, jsii's node process may go on writing stacks into the staging
-    folder after Python has removed it: end node first. (jsii's kernel, as in jsii_requests.py;
+    folder after Python has removed it: end node first. (jsii's kernel, as in speedups/jsii_requests.py;
     this process is exiting and uses jsii no more.)"""
     import atexit
 

@@ -20,9 +20,9 @@ QUICKSTART = EXAMPLES / "quickstart" / "teams.yaml"
 EXAMPLE_SPECS = sorted(EXAMPLES.glob("*/teams.yaml"))
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
-# Synthesize in tests as the CLI does: jsii's node process with the preload (bindings.py), but
+# Synthesize in tests as the CLI does: jsii's node process with the preload (hyperpod_teams.speedups), but
 # with the generated bindings' argument type checks on, so that they check the stacks' code.
-from hyperpod_teams.bindings import TYPE_CHECKS_ENV, tune_node_process  # noqa: E402 - pure, imports no cdktf
+from hyperpod_teams.speedups import TYPE_CHECKS_ENV, tune_node_process  # noqa: E402 - imports no cdktf
 
 os.environ.setdefault(TYPE_CHECKS_ENV, "1")
 tune_node_process()

@@ -166,4 +166,4 @@ def test_the_wheel_installs_everything_under_hyperpod_teams(tmp_path):
     assert "hyperpod_teams/providers/okta/resources.py" in names
     # node would not start without the preload, nor the preload without its rewriters
     for script in ("preload", "lazy_provider_exports", "no_creation_stacks", "kernel_in_process"):
-        assert f"hyperpod_teams/node/{script}.js" in names
+        assert f"hyperpod_teams/speedups/node/{script}.js" in names

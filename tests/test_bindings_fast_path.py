@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from hyperpod_teams import bindings
+from hyperpod_teams import bindings, speedups
 from hyperpod_teams.spec import load_spec
+from hyperpod_teams.speedups import python_bindings
 from hyperpod_teams.synth import OUTPUT_MARKER
 from tests.conftest import EXAMPLE_SPECS, synthesize_stacks
 
@@ -72,7 +73,7 @@ def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path):
         in_process[name] = tree(tmp_path / "fast" / name)
         command_args += [str(path), str(tmp_path / "command" / name)]
         ordinary_args += [str(path), str(tmp_path / "ordinary" / name)]
-    command_env = {k: v for k, v in os.environ.items() if k not in (bindings.TYPE_CHECKS_ENV, "NODE_OPTIONS")}
+    command_env = {k: v for k, v in os.environ.items() if k not in (python_bindings.TYPE_CHECKS_ENV, "NODE_OPTIONS")}
     command = subprocess.run(
         [sys.executable, "-c", COMMAND_SYNTH, *command_args], env=command_env, capture_output=True, text=True
     )
@@ -84,7 +85,7 @@ def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path):
     # The ordinary path on both sides: Python imports every submodule, node requires every one.
     # Nothing of this process's own node set-up (tune_node_process in conftest) may reach it.
     env = {k: v for k, v in os.environ.items() if k not in ("NODE_OPTIONS", "NODE_PRESERVE_SYMLINKS")}
-    env[bindings.FULL_IMPORT_ENV] = "1"
+    env[python_bindings.FULL_IMPORT_ENV] = "1"
     result = subprocess.run(
         [sys.executable, "-c", FULL_IMPORT_SYNTH, *ordinary_args], env=env, capture_output=True, text=True
     )
@@ -130,11 +131,11 @@ def test_a_package_of_the_expected_shape_loads_without_its_submodules(fake_packa
         f"""
         from ._jsii import *
         HEAD_RAN = True
-        {bindings.SUBMODULE_BLOCK_MARKER}
+        {python_bindings.SUBMODULE_BLOCK_MARKER}
         from . import thing
         """,
     )
-    assert bindings.import_package_without_submodules("cdktf_cdktf_provider_fake_ok") is True
+    assert python_bindings.import_package_without_submodules("cdktf_cdktf_provider_fake_ok") is True
     module = sys.modules["cdktf_cdktf_provider_fake_ok"]
     assert module.HEAD_RAN and not hasattr(module, "THING_IMPORTED")
 
@@ -143,14 +144,15 @@ def test_a_package_of_the_expected_shape_loads_without_its_submodules(fake_packa
     "init",
     [
         "from ._jsii import *\nfrom . import thing\n",  # no marker: another layout
-        f"from ._jsii import *\n{bindings.SUBMODULE_BLOCK_MARKER}\nfrom . import thing\nSETUP = 1\n",  # code after
+        # code after the block
+        f"from ._jsii import *\n{python_bindings.SUBMODULE_BLOCK_MARKER}\nfrom . import thing\nSETUP = 1\n",
     ],
     ids=["no marker", "code after the submodule block"],
 )
 def test_an_unexpected_layout_falls_back_to_the_ordinary_import(fake_packages, init):
     name = f"cdktf_cdktf_provider_fake_{abs(hash(init)) % 10_000}"
     _fake_package(fake_packages, name, init)
-    assert bindings.import_package_without_submodules(name) is False
+    assert python_bindings.import_package_without_submodules(name) is False
     assert name not in sys.modules
     module = __import__(name)
     assert module.THING_IMPORTED  # the ordinary import ran the whole __init__
@@ -189,13 +191,13 @@ TYPE_CHECK_PROBE = program("type_check_probe.py")
     [
         ("keep", {}, "python"),
         ("skip", {}, "jsii kernel"),
-        ("skip", {bindings.TYPE_CHECKS_ENV: "1"}, "python"),
-        ("skip", {bindings.FULL_IMPORT_ENV: "1"}, "python"),
+        ("skip", {python_bindings.TYPE_CHECKS_ENV: "1"}, "python"),
+        ("skip", {python_bindings.FULL_IMPORT_ENV: "1"}, "python"),
     ],
     ids=["library process", "synth process", "checks kept by env", "ordinary path"],
 )
 def test_a_wrong_argument_type_is_refused_with_or_without_the_python_checks(tmp_path, mode, environ, checked_by):
-    env = {**{k: v for k, v in os.environ.items() if k != bindings.TYPE_CHECKS_ENV}, **environ}
+    env = {**{k: v for k, v in os.environ.items() if k != python_bindings.TYPE_CHECKS_ENV}, **environ}
     result = subprocess.run(
         [sys.executable, "-c", TYPE_CHECK_PROBE, mode, str(tmp_path)], env=env, capture_output=True, text=True
     )
@@ -211,7 +213,7 @@ def test_a_wrong_argument_type_is_refused_with_or_without_the_python_checks(tmp_
 # --- the node side: the preload and its rewriters ---------------------------------------------
 
 NODE = "node"
-NODE_DIR = bindings.NODE_PRELOAD_SCRIPT.parent
+NODE_DIR = speedups.NODE_PRELOAD_SCRIPT.parent
 
 
 def node(script: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -273,7 +275,7 @@ def test_the_lazy_index_requires_a_submodule_only_when_it_is_used(tmp_path):
         'exports.alpha = require("./alpha");\nexports.beta = require("./beta");\n'
     )
     script = (
-        f"require({json.dumps(str(bindings.NODE_PRELOAD_SCRIPT))});"
+        f"require({json.dumps(str(speedups.NODE_PRELOAD_SCRIPT))});"
         f"const index = require({json.dumps(str(package / 'index.js'))});"
         "const before = [...(globalThis.loaded || [])];"
         "const kind = index.beta.kind;"
@@ -306,7 +308,7 @@ def test_cdktf_tokens_record_no_stack_trace_and_another_module_is_left_as_it_is(
     elsewhere.parent.mkdir(parents=True)
     elsewhere.write_text(CDKTF_STACK_TRACE)
     script = (
-        f"require({json.dumps(str(bindings.NODE_PRELOAD_SCRIPT))});"
+        f"require({json.dumps(str(speedups.NODE_PRELOAD_SCRIPT))});"
         f"const cdktf = require({json.dumps(str(module))}).captureStackTrace();"
         f"const other = require({json.dumps(str(elsewhere))}).captureStackTrace();"
         "console.log(JSON.stringify([cdktf.length, other.length > 0]));"
@@ -704,7 +706,7 @@ def test_the_jsii_kernel_runs_in_the_launchers_process_only_when_it_has_the_expe
     (tmp_path / "bin" / "jsii-runtime.js").write_text(FAKE_LAUNCHER)
     kernel = FAKE_KERNEL if in_process else FAKE_KERNEL.replace("readFD:3,writeFD:3", "readFD: 3, writeFD: 3")
     (tmp_path / "lib" / "program.js").write_text(kernel)
-    env = {**os.environ, "NODE_OPTIONS": f"--require={bindings.NODE_PRELOAD_SCRIPT}", "NODE_PRESERVE_SYMLINKS": "1"}
+    env = {**os.environ, "NODE_OPTIONS": f"--require={speedups.NODE_PRELOAD_SCRIPT}", "NODE_PRESERVE_SYMLINKS": "1"}
     launcher = subprocess.run(
         [NODE, str(tmp_path / "bin" / "jsii-runtime.js")],
         input="hello kernel\n",
@@ -725,13 +727,13 @@ def test_the_jsii_kernel_runs_in_the_launchers_process_only_when_it_has_the_expe
 
 def test_tuning_the_node_process_adds_the_preload_once_and_respects_the_override():
     environ = {"NODE_OPTIONS": "--max-old-space-size=4096"}
-    bindings.tune_node_process(environ)
-    bindings.tune_node_process(environ)
-    assert environ["NODE_OPTIONS"].count(bindings.NODE_PRELOAD_SCRIPT.name) == 1
+    speedups.tune_node_process(environ)
+    speedups.tune_node_process(environ)
+    assert environ["NODE_OPTIONS"].count(speedups.NODE_PRELOAD_SCRIPT.name) == 1
     assert environ["NODE_OPTIONS"].startswith("--max-old-space-size=4096 --require")
     assert environ["NODE_PRESERVE_SYMLINKS"] == "1"
-    ordinary = {bindings.FULL_IMPORT_ENV: "1"}
-    bindings.tune_node_process(ordinary)
+    ordinary = {python_bindings.FULL_IMPORT_ENV: "1"}
+    speedups.tune_node_process(ordinary)
     assert "NODE_OPTIONS" not in ordinary
 
 
@@ -748,7 +750,7 @@ def test_editors_see_every_bindings_module_the_registry_names():
 def test_a_wrong_foretelling_falls_back_to_the_ordinary_path_and_finishes_the_synth(tmp_path):
     """jsii_requests foretells the kernel's object numbers; if a jsii ever numbered otherwise, the
     synth command synthesizes again with jsii as published, and the output is the same."""
-    env = {k: v for k, v in os.environ.items() if k not in (bindings.TYPE_CHECKS_ENV, "NODE_OPTIONS")}
+    env = {k: v for k, v in os.environ.items() if k not in (python_bindings.TYPE_CHECKS_ENV, "NODE_OPTIONS")}
     spec = str(EXAMPLE_SPECS[0])
     result = subprocess.run(
         [sys.executable, str(PROGRAMS / "mismatch_synth.py"), "synth", spec, "--out", str(tmp_path / "fallback")],
@@ -778,7 +780,7 @@ def test_a_rewriter_that_meets_another_shape_says_so_under_debug(tmp_path):
     util.parent.mkdir(parents=True)
     util.write_text("exports.snakeCase = (s) => s; // not the published shape\n")
     script = f"require({json.dumps(str(util))}); console.log('loaded');"
-    preload = str(bindings.NODE_PRELOAD_SCRIPT)
+    preload = str(speedups.NODE_PRELOAD_SCRIPT)
     env = {**os.environ, "NODE_OPTIONS": ""}
     quiet = subprocess.run(["node", "--require", preload, "-e", script], env=env, capture_output=True, text=True)
     loud = subprocess.run(
@@ -791,3 +793,39 @@ def test_a_rewriter_that_meets_another_shape_says_so_under_debug(tmp_path):
     assert "declined" not in quiet.stderr
     (line,) = [line for line in loud.stderr.splitlines() if "declined" in line]
     assert line.startswith("hyperpod-teams: node rewriter cdktf-snake-case declined ") and str(util) in line
+
+
+def test_importing_the_library_changes_nothing_until_the_process_opts_in():
+    """hyperpod_teams.app, the stacks and constructs leave the environment and jsii as they are;
+    speedups.enable() is the one switch (the synth command and the cdktf app call it)."""
+    probe = (
+        "import os, sys\n"
+        "import hyperpod_teams.app, hyperpod_teams.stacks, hyperpod_teams.constructs.team\n"
+        "from hyperpod_teams.speedups import jsii_requests, python_bindings\n"
+        "print(os.environ.get('NODE_OPTIONS', ''), os.environ.get('NODE_PRESERVE_SYMLINKS', ''),"
+        " bool(jsii_requests._originals), python_bindings.argument_type_checks_skipped(), sep='|')\n"
+        "from hyperpod_teams import speedups\n"
+        "speedups.enable()\n"
+        "print('preload.js' in os.environ['NODE_OPTIONS'], bool(jsii_requests._originals),"
+        " python_bindings.argument_type_checks_skipped(), sep='|')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("NODE_OPTIONS", "NODE_PRESERVE_SYMLINKS")}
+    env.pop(python_bindings.TYPE_CHECKS_ENV, None)
+    result = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    before, after = result.stdout.splitlines()
+    assert before == "||False|False"
+    assert after == "True|True|True"
+
+
+def test_each_plugin_registers_its_own_bindings_modules():
+    from hyperpod_teams.plugins import load_identity_provider
+
+    assert not [name for name in bindings.MODULES if name.startswith(("azuread_", "okta_"))]
+    load_identity_provider("entra_id")
+    load_identity_provider("okta")
+    assert bindings.PLUGIN_MODULES["azuread_group"] == "cdktf_cdktf_provider_azuread.group"
+    assert bindings.PLUGIN_MODULES["okta_app_saml"] == "cdktf_cdktf_provider_okta.app_saml"
+    assert bindings.EXTRAS == {"cdktf_cdktf_provider_azuread": "entra", "cdktf_cdktf_provider_okta": "okta"}
+    with pytest.raises(ValueError, match="registered already"):
+        bindings.register({"azuread_group": "cdktf_cdktf_provider_azuread.application"})

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from hyperpod_teams import jsii_requests
 from hyperpod_teams.spec import load_spec
+from hyperpod_teams.speedups import jsii_requests
 from tests.conftest import EXAMPLE_SPECS, synthesize_stacks
 
 

@@ -10,7 +10,28 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from hyperpod_teams import bindings
 from hyperpod_teams.plugins import IdentityBuild, IdentityGroups, IdentityProviderPlugin, PluginSettings
+
+#: The azuread bindings modules this plugin builds with, served by hyperpod_teams.bindings (the
+#: `entra` extra installs them; nothing loads until the plugin builds).
+bindings.register(
+    {
+        "azuread_app_role_assignment": "cdktf_cdktf_provider_azuread.app_role_assignment",
+        "azuread_application": "cdktf_cdktf_provider_azuread.application",
+        "azuread_data_client_config": "cdktf_cdktf_provider_azuread.data_azuread_client_config",
+        "azuread_data_group": "cdktf_cdktf_provider_azuread.data_azuread_group",
+        "azuread_group": "cdktf_cdktf_provider_azuread.group",
+        "azuread_provider": "cdktf_cdktf_provider_azuread.provider",
+        "azuread_service_principal": "cdktf_cdktf_provider_azuread.service_principal",
+        "azuread_service_principal_token_signing_certificate": (
+            "cdktf_cdktf_provider_azuread.service_principal_token_signing_certificate"
+        ),
+        "azuread_synchronization_job": "cdktf_cdktf_provider_azuread.synchronization_job",
+        "azuread_synchronization_secret": "cdktf_cdktf_provider_azuread.synchronization_secret",
+    },
+    extra="entra",
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from constructs import Construct

@@ -7,6 +7,8 @@ console shows them; no API does), so neither the spec nor the synthesized JSON e
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import cdktf
 from constructs import Construct
 
@@ -15,6 +17,10 @@ from hyperpod_teams.constructs.identity_provider import ScimCredentials, identit
 from hyperpod_teams.plugins import IdentityGroups, group_key_id
 from hyperpod_teams.providers.entra_id import AWS_IDENTITY_CENTER_TEMPLATE_ID, EntraIdSettings
 from hyperpod_teams.spec.models import PlatformSpec
+
+if TYPE_CHECKING:  # the modules bindings serves, for editors and mypy
+    from cdktf_cdktf_provider_azuread import data_azuread_group
+    from cdktf_cdktf_provider_azuread import group as azuread_group
 
 
 class EntraIdentityCenterApplication(Construct):
@@ -64,7 +70,7 @@ class EntraIdentityCenterApplication(Construct):
         service_principal_object_id = self.service_principal.object_id
         for key, group_name in groups.all().items():
             construct_id = f"group-{group_key_id(key)}"
-            group: bindings.azuread_data_group.DataAzureadGroup | bindings.azuread_group.Group
+            group: data_azuread_group.DataAzureadGroup | azuread_group.Group
             if key in groups.existing:  # the spec names a group the IdP has already
                 group = bindings.azuread_data_group.DataAzureadGroup(
                     self, construct_id, display_name=group_name, security_enabled=True

@@ -12,7 +12,21 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
+from hyperpod_teams import bindings
 from hyperpod_teams.plugins import IdentityBuild, IdentityGroups, IdentityProviderPlugin, PluginSettings
+
+#: The okta bindings modules this plugin builds with, served by hyperpod_teams.bindings (the
+#: `okta` extra installs them; nothing loads until the plugin builds).
+bindings.register(
+    {
+        "okta_app_group_assignment": "cdktf_cdktf_provider_okta.app_group_assignment",
+        "okta_app_saml": "cdktf_cdktf_provider_okta.app_saml",
+        "okta_data_group": "cdktf_cdktf_provider_okta.data_okta_group",
+        "okta_group": "cdktf_cdktf_provider_okta.group",
+        "okta_provider": "cdktf_cdktf_provider_okta.provider",
+    },
+    extra="okta",
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from constructs import Construct

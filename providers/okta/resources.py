@@ -3,6 +3,8 @@ per team role and for platform admins, each assigned to the app."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import cdktf
 from constructs import Construct
 
@@ -11,6 +13,10 @@ from hyperpod_teams.constructs.identity_provider import identity_center_variable
 from hyperpod_teams.plugins import IdentityGroups, group_key_id
 from hyperpod_teams.providers.okta import PRECONFIGURED_APP, OktaSettings
 from hyperpod_teams.spec.models import PlatformSpec
+
+if TYPE_CHECKING:  # the modules bindings serves, for editors and mypy
+    from cdktf_cdktf_provider_okta import data_okta_group
+    from cdktf_cdktf_provider_okta import group as okta_group
 
 
 class OktaIdentityCenterApplication(Construct):
@@ -37,7 +43,7 @@ class OktaIdentityCenterApplication(Construct):
         self.group_ids: dict[tuple[str, str], str] = {}
         for key, group_name in groups.all().items():
             construct_id = f"group-{group_key_id(key)}"
-            group: bindings.okta_data_group.DataOktaGroup | bindings.okta_group.Group
+            group: data_okta_group.DataOktaGroup | okta_group.Group
             if key in groups.existing:
                 group = bindings.okta_data_group.DataOktaGroup(self, construct_id, name=group_name, type="OKTA_GROUP")
             else:

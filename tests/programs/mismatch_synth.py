@@ -4,7 +4,8 @@ Arguments: the command's own (synth SPEC --out DIR)."""
 
 import sys
 
-from hyperpod_teams import cli, jsii_requests
+from hyperpod_teams import cli
+from hyperpod_teams.speedups import jsii_requests
 
 published_defer = jsii_requests._DeferredAnswers.defer
 deferred = 0

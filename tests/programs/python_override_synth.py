@@ -1,7 +1,7 @@
 import json, sys
-from hyperpod_teams import bindings
+from hyperpod_teams import speedups
 
-bindings.tune_node_process()
+speedups.tune_node_process()
 import cdktf
 
 stack = cdktf.TerraformStack(cdktf.App(outdir=sys.argv[1] + "/later"), "later")

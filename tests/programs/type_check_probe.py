@@ -1,8 +1,8 @@
 import sys
-from hyperpod_teams import bindings
+from hyperpod_teams import bindings, speedups
 
 if sys.argv[1] == "skip":
-    bindings.skip_argument_type_checks()
+    speedups.skip_argument_type_checks()
 import cdktf
 
 app = cdktf.App(outdir=sys.argv[2])
