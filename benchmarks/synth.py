@@ -3,7 +3,9 @@
 cdktf app that imports the three bindings packages the usual way and synthesizes one empty stack.
 
 Runs are interleaved (every case once per round) and the medians reported; validate of 500 teams
-is timed too. A benchmark, not a test: it prints figures.
+is timed too. "quickstart, cold" runs the quickstart as a fresh CI runner would, with an empty jsii
+package cache (JSII_RUNTIME_PACKAGE_CACHE_ROOT set to a new folder each round), and reports what
+jsii wrote into it. A benchmark, not a test: it prints figures.
 
     .venv/bin/python benchmarks/synth.py [--rounds 5] [--teams 10 100 500]
 """
@@ -65,9 +67,13 @@ def _tree_rss_kib(root: int) -> int:
     return total
 
 
-def measure(command: list[str]) -> tuple[float, float]:
+def _folder_mib(folder: Path) -> float:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file() and not f.is_symlink()) / 2**20
+
+
+def measure(command: list[str], extra_env: dict[str, str] | None = None) -> tuple[float, float]:
     """(wall seconds, peak MiB of the process tree) of one run."""
-    env = {**os.environ, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20"}
+    env = {**os.environ, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20", **(extra_env or {})}
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     peak = 0
@@ -108,10 +114,20 @@ def main() -> None:
             for i, (name, path) in enumerate(specs.items())
         }
         cases["naive app"] = [python, "-c", NAIVE_APP, f"{tmp}/naive"]
+        cold = "quickstart, cold"
+        cases[cold] = [python, "-m", "hyperpod_teams", "synth", str(QUICKSTART), "--out", f"{tmp}/out-cold"]
         results: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+        cache_mib = []
         for round_ in range(args.rounds):
             for name, command in cases.items():
-                results[name].append(measure(command))
+                extra_env = None
+                if name == cold:
+                    cache = Path(tempfile.mkdtemp(dir=tmp, prefix="jsii-cache-"))
+                    extra_env = {"JSII_RUNTIME_PACKAGE_CACHE_ROOT": str(cache)}
+                results[name].append(measure(command, extra_env))
+                if name == cold:
+                    cache_mib.append(_folder_mib(cache))
+                    subprocess.run(["rm", "-rf", str(cache)], check=True)
                 print(f"  round {round_ + 1}/{args.rounds}: {name} done", file=sys.stderr)
         validate_runs = []
         if 500 in args.teams:
@@ -145,6 +161,10 @@ def main() -> None:
             f"100 teams / quickstart: wall {medians['100 teams'][0] / quick_wall:.3f}x (target <= 2.5x); "
             f"per round {', '.join(f'{r:.2f}' for r in paired)}, median {statistics.median(paired):.3f}x"
         )
+    print(
+        f"quickstart, cold jsii package cache: wall {medians[cold][0] / quick_wall:.2f}x the warm quickstart, "
+        f"peak {medians[cold][1]:.0f} MiB, {statistics.median(cache_mib):.0f} MiB written to the cache"
+    )
     if validate_runs:
         print(f"validate, 500 teams, whole process: {statistics.median(validate_runs):.2f} s (target < 1 s)")
 

@@ -254,6 +254,7 @@ def test_a_real_synth_applies_every_node_rewrite(tmp_path):
     assert sorted(Path(f).name for r, f in rewrites if r == "kernel-in-process") == ["jsii-runtime.js", "program.js"]
     assert [Path(f).name for r, f in rewrites if r == "kernel-assert-messages"] == ["program.js"]
     assert [Path(f).name for r, f in rewrites if r == "kernel-type-caches"] == ["program.js"]
+    assert [Path(f).name for r, f in rewrites if r == "kernel-lean-extraction"] == ["program.js"]
     assert [Path(f).name for r, f in rewrites if r == "cdktf-resolve"] == ["resolve.js"]
     assert [Path(f).name for r, f in rewrites if r == "cdktf-stack-backend"] == ["terraform-stack.js"]
     assert [Path(f).name for r, f in rewrites if r == "cdktf-stack-document"] == ["terraform-stack.js"]
@@ -829,3 +830,43 @@ def test_each_plugin_registers_its_own_bindings_modules():
     assert bindings.EXTRAS == {"cdktf_cdktf_provider_azuread": "entra", "cdktf_cdktf_provider_okta": "okta"}
     with pytest.raises(ValueError, match="registered already"):
         bindings.register({"azuread_group": "cdktf_cdktf_provider_azuread.application"})
+
+
+def test_a_cold_package_cache_gets_no_declarations_and_the_output_is_the_same(tmp_path):
+    """On a fresh machine (empty jsii package cache) the kernel unpacks the bindings packages;
+    without their TypeScript declarations, which nothing reads at run time. Same bytes out."""
+    require_pinned_runtime()
+    cache = tmp_path / "jsii-cache"
+    cache.mkdir()
+    spec = str(EXAMPLE_SPECS[[p.parent.name for p in EXAMPLE_SPECS].index("quickstart")])
+    env = {k: v for k, v in os.environ.items() if k not in ("NODE_OPTIONS", python_bindings.TYPE_CHECKS_ENV)}
+    for name, extra in (("cold", {"JSII_RUNTIME_PACKAGE_CACHE_ROOT": str(cache)}), ("warm", {})):
+        result = subprocess.run(
+            [sys.executable, "-m", "hyperpod_teams", "synth", spec, "--out", str(tmp_path / name)],
+            env={**env, **extra},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stderr
+    unpacked = [p.name for p in cache.rglob("*") if p.is_file()]
+    assert sum(name.endswith(".js") for name in unpacked) > 2000  # the AWS provider's, unpacked
+    assert not [name for name in unpacked if name.endswith(".d.ts")]
+    assert tree(tmp_path / "cold") == tree(tmp_path / "warm")
+
+
+def test_a_kernel_whose_unpacking_has_another_shape_is_left_as_it_is(tmp_path):
+    script = (
+        f"const {{ withoutDeclarations }} = require({json.dumps(str(NODE_DIR / 'kernel_lean_extraction.js'))});"
+        "const one = 'function extractViaCache(e){const y=new K.UnpackSync(f);}';"
+        "console.log(JSON.stringify([withoutDeclarations(one), withoutDeclarations(one + one),"
+        " withoutDeclarations('const y=new K.Unpack(f);')]));"
+    )
+    result = subprocess.run(
+        ["node", "-e", script], capture_output=True, text=True, env={**os.environ, "NODE_OPTIONS": ""}
+    )
+    rewritten, twice, other = json.loads(result.stdout)
+    assert rewritten == (
+        'function extractViaCache(e){const y=new K.UnpackSync({...f,filter:(path)=>!path.endsWith(".d.ts")});}'
+    )
+    assert twice is None and other is None

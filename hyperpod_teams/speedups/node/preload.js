@@ -17,6 +17,7 @@ const REWRITERS = [
   require("./kernel_in_process"), // the jsii kernel runs here, not behind a relay process
   require("./kernel_assert_messages"), // the kernel formats a type check's message only on failure
   require("./kernel_type_caches"), // the kernel walks a type's hierarchy once, not per object
+  require("./kernel_lean_extraction"), // a cold package cache gets no TypeScript declarations
   require("./cdktf_resolve"), // cdktf resolve() does less per value
   require("./cdktf_stack_backend"), // a stack's backend is found without walking the stack
   require("./cdktf_stack_document"), // a stack's document is resolved once, not twice
