@@ -13,7 +13,7 @@ only hyperpod-teams' stacks. The parts, each with its reason in its own module:
   hyperpod_teams.bindings), and jsii-generated modules without their Python argument checks.
 - `jsii_requests`: requests to the kernel encoded in one walk; creates sent without waiting.
 
-The output is the same bytes with or without them (tests/test_bindings_fast_path.py);
+The output is the same bytes with or without them (tests/test_speedups.py);
 HYPERPOD_TEAMS_FULL_BINDINGS_IMPORT=1 turns every one off.
 """
 

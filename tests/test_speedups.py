@@ -1,4 +1,5 @@
-"""The fast import of the provider bindings: same bytes out, and a safe fallback."""
+"""The speed-ups (hyperpod_teams.speedups) and the fast import of the provider bindings: the same
+bytes out, and safe fallbacks."""
 
 from __future__ import annotations
 
