@@ -147,7 +147,7 @@ def hyperpod_cluster(
         vpc_config=VpcConfig(
             security_group_ids=list(cluster.network.security_group_ids), subnets=list(cluster.network.subnet_ids)
         ),
-        tags=tag_list(naming.platform_resource_tags(spec.organization)),
+        tags=tag_list(naming.shared_platform_tags(spec.organization)),
     )
 
 
@@ -182,7 +182,7 @@ def scheduler_config(spec: PlatformSpec, *, cluster_arn: str) -> ClusterSchedule
             fair_share=governance.fair_share,
         ),
         description=f"Task governance of {spec.cluster.name} (hyperpod-teams)",
-        tags=tag_list(naming.platform_resource_tags(spec.organization)),
+        tags=tag_list(naming.shared_platform_tags(spec.organization)),
     )
 
 

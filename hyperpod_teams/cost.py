@@ -5,6 +5,7 @@ both read it from here.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -12,7 +13,7 @@ from hyperpod_teams import naming
 from hyperpod_teams.spec.models import PlatformSpec, Team
 
 #: Tag keys activated for cost allocation in the payer account.
-COST_ALLOCATION_TAG_KEYS = (naming.TAG_ORGANIZATION, naming.TAG_TEAM, naming.TAG_COST_CENTER)
+COST_ALLOCATION_TAG_KEYS = (naming.TAG_ORGANIZATION, naming.TAG_TEAM, naming.TAG_COST_CENTER, naming.TAG_PLATFORM)
 
 #: Cost category value of spend that carries no team tag of this organization.
 UNATTRIBUTED = "unattributed"
@@ -44,3 +45,145 @@ def budget_limit_amount(monthly_limit_usd: float) -> str:
     """Whole dollars stay whole ("25000"), cents stay exact ("99.5"): no float noise in the plan."""
     amount = Decimal(str(monthly_limit_usd)).normalize()
     return format(amount, "f")
+
+
+# --- the shared platform's spend, split across the teams ---------------------------------------
+
+#: Cost category value of the shared platform's spend (resources tagged TAG_PLATFORM), which a
+#: split charge rule divides across the teams.
+SHARED_PLATFORM = "shared-platform"
+#: Cost category split charge method per `cost.shared_split`.
+SPLIT_METHODS = {"quota": "FIXED", "proportional": "PROPORTIONAL", "even": "EVEN"}
+#: The API's limits (Billing and Cost Management API reference, CostCategorySplitChargeRule and
+#: CostCategorySplitChargeRuleParameter): targets and parameter values, 1 to 500 each.
+MAX_SPLIT_TARGETS = 500
+#: Percentages are written with two decimals; the rounding rule makes them sum to exactly 100.
+PERCENT_PLACES = Decimal("0.01")
+
+#: Accelerators per SageMaker instance type (GPUs; Trainium or Inferentia chips), what an instance
+#: is worth in the quota split unless `cost.instance_prices_usd` prices it. Source: the EC2
+#: accelerated computing instance specifications (P5, P4, G6e, G6, G5, G4dn, Trn2, Trn1, Inf2),
+#: read 2026-12-03. A type not here has no accelerators the table knows of: price it.
+ACCELERATORS_PER_INSTANCE: dict[str, int] = {
+    **{f"ml.{family}.48xlarge": 8 for family in ("p5", "p5e", "p5en")},
+    **{f"ml.{family}.24xlarge": 8 for family in ("p4d", "p4de")},
+    **{
+        f"ml.{family}.{size}": count
+        for family in ("g5", "g6", "g6e")
+        for size, count in (
+            ("xlarge", 1),
+            ("2xlarge", 1),
+            ("4xlarge", 1),
+            ("8xlarge", 1),
+            ("16xlarge", 1),
+            ("12xlarge", 4),
+            ("24xlarge", 4),
+            ("48xlarge", 8),
+        )
+    },
+    **{f"ml.g4dn.{size}": 1 for size in ("xlarge", "2xlarge", "4xlarge", "8xlarge", "16xlarge")},
+    "ml.g4dn.12xlarge": 4,
+    "ml.trn1.2xlarge": 1,
+    "ml.trn1.32xlarge": 16,
+    "ml.trn1n.32xlarge": 16,
+    "ml.trn2.48xlarge": 16,
+    "ml.inf2.xlarge": 1,
+    "ml.inf2.8xlarge": 1,
+    "ml.inf2.24xlarge": 6,
+    "ml.inf2.48xlarge": 12,
+}
+
+
+#: Instance families without accelerators: worth nothing in the quota split unless priced.
+CPU_FAMILIES = frozenset({"c5", "c5n", "c6i", "c6in", "c7i", "m5", "m6i", "m7i", "r5", "r6i", "r7i", "t3"})
+
+
+def worth_is_known(instance_type: str, prices: dict[str, float]) -> bool:
+    """Whether the quota split knows what an instance of the type weighs (maybe nothing)."""
+    family = instance_type.split(".")[1] if instance_type.count(".") == 2 else ""
+    return instance_type in prices or instance_type in ACCELERATORS_PER_INSTANCE or family in CPU_FAMILIES
+
+
+def instance_worth(instance_type: str, prices: dict[str, float]) -> Decimal | None:
+    """What one instance of the type weighs in the quota split, or None when nothing says."""
+    if instance_type in prices:
+        return Decimal(str(prices[instance_type]))
+    count = ACCELERATORS_PER_INSTANCE.get(instance_type)
+    return Decimal(count) if count else None
+
+
+def guaranteed_weights(spec: PlatformSpec) -> dict[str, Decimal]:
+    """Each team's guaranteed capacity, weighted: sum over its quota of count x worth."""
+    return team_weights(spec.teams, dict(spec.cost.instance_prices_usd))
+
+
+def team_weights(teams: Iterable[Team], prices: dict[str, float]) -> dict[str, Decimal]:
+    """guaranteed_weights of these teams (validate calls it on the teams that are valid)."""
+    return {
+        team.name: sum(
+            (entry.count * (instance_worth(entry.instance_type, prices) or Decimal(0)) for entry in team.compute.quota),
+            Decimal(0),
+        )
+        for team in teams
+    }
+
+
+def split_percentages(weights: dict[str, Decimal]) -> dict[str, Decimal]:
+    """Percentages with two decimals, proportional to the weights, summing to exactly 100.
+
+    The rounding rule (largest remainder): each share is cut to 0.01, then the hundredths still
+    missing go one each to the shares that lost most in the cut, ties to the team named first in
+    alphabetical order. A team of weight 0 gets nothing and is left out.
+    """
+    positive = {team: weight for team, weight in weights.items() if weight > 0}
+    total = sum(positive.values(), Decimal(0))
+    if not positive:
+        return {}
+    exact = {team: weight * 100 / total for team, weight in positive.items()}
+    floored = {team: share.quantize(PERCENT_PLACES, rounding="ROUND_DOWN") for team, share in exact.items()}
+    missing = int((Decimal(100) - sum(floored.values(), Decimal(0))) / PERCENT_PLACES)
+    by_loss = sorted(exact, key=lambda team: (-(exact[team] - floored[team]), team))
+    for team in by_loss[:missing]:
+        floored[team] += PERCENT_PLACES
+    return dict(sorted(floored.items()))
+
+
+@dataclass(frozen=True)
+class SharedSplit:
+    """The split charge rule: the shared platform's spend across `targets` by `method`."""
+
+    method: str
+    targets: tuple[str, ...]
+    percentages: dict[str, Decimal]
+    #: Why the default quota split gave way to a proportional one, when it did.
+    fallback: str | None = None
+
+
+def quota_split_problem(spec: PlatformSpec) -> str | None:
+    """Why the quota split cannot be computed for this spec, or None when it can."""
+    prices = dict(spec.cost.instance_prices_usd)
+    unknown = sorted(
+        {e.instance_type for t in spec.teams for e in t.compute.quota if not worth_is_known(e.instance_type, prices)}
+    )
+    if unknown:
+        return f"what {', '.join(unknown)} is worth is unknown (price it in cost.instance_prices_usd)"
+    if not any(weight > 0 for weight in guaranteed_weights(spec).values()):
+        return "no team's guaranteed quota is worth anything"
+    return None
+
+
+def shared_split(spec: PlatformSpec) -> SharedSplit:
+    """The split of the shared platform's spend across the teams.
+
+    A spec that chose `shared_split: quota` must allow it (validate says so otherwise); one that
+    left the default gets a proportional split where the quota split cannot be computed, so a
+    spec valid before the cost section stays valid."""
+    choice = spec.cost.shared_split
+    every_team = tuple(sorted(t.name for t in spec.teams))
+    if choice == "quota":
+        problem = quota_split_problem(spec)
+        if problem is None:
+            percentages = split_percentages(guaranteed_weights(spec))
+            return SharedSplit("FIXED", tuple(percentages), percentages)
+        return SharedSplit("PROPORTIONAL", every_team, {}, fallback=problem)
+    return SharedSplit(SPLIT_METHODS[choice], every_team, {})

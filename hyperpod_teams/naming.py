@@ -34,6 +34,10 @@ HASH_LENGTH = 6
 TAG_TEAM = "hyperpod-teams:team"
 TAG_COST_CENTER = "hyperpod-teams:cost-center"
 TAG_ORGANIZATION = "hyperpod-teams:organization"
+#: On the shared platform's resources (HyperPod and EKS clusters, their scripts, roles, keys): the
+#: cost category finds them by it and splits their spend across the teams.
+TAG_PLATFORM = "hyperpod-teams:platform"
+PLATFORM_SHARED = "shared"
 
 ROLES = ("scientists", "admins")
 
@@ -279,6 +283,11 @@ def organization_tags(org: str, extra: dict[str, str]) -> dict[str, str]:
 def platform_resource_tags(organization: Organization) -> dict[str, str]:
     """Tags of every AWS resource of the platform: the spec's tags and the organization tag."""
     return organization_tags(organization.name, dict(organization.tags))
+
+
+def shared_platform_tags(organization: Organization) -> dict[str, str]:
+    """Tags of the shared platform's resources: the platform's plus the shared-platform tag."""
+    return {**platform_resource_tags(organization), TAG_PLATFORM: PLATFORM_SHARED}
 
 
 def team_resource_tags(organization: Organization, team: Team) -> dict[str, str]:

@@ -284,14 +284,31 @@ def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, ch
     document.add(Heading("Cost attribution"))
     category = naming.cost_category_name(org.name)
     values = {rule.team: rule.value for rule in cost.cost_category_rules(spec)}
+    split = cost.shared_split(spec)
+
+    def shared_share(team: str) -> str:
+        if team not in split.targets:
+            return "none"
+        if split.method == "FIXED":
+            return f"{split.percentages[team]} %"
+        return "in proportion to its own spend" if split.method == "PROPORTIONAL" else "an even part"
+
     document.add(
         Table(
-            ["team", "tags on every resource", f"cost category `{category}`", "monthly budget", "alerts at"],
+            [
+                "team",
+                "tags on every resource",
+                f"cost category `{category}`",
+                "share of the shared cluster",
+                "monthly budget",
+                "alerts at",
+            ],
             [
                 [
                     t.name,
                     ", ".join(f"`{k}={v}`" for k, v in naming.team_tags(org.name, t.name, t.cost_center).items()),
                     f"`{values[t.name]}`",
+                    shared_share(t.name),
                     f"{cost.budget_limit_amount(t.budget.monthly_limit_usd)} USD" if t.budget else "none",
                     (
                         ", ".join(f"{p} %" for p in t.budget.thresholds_percent)
@@ -307,8 +324,15 @@ def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, ch
     )
     document.add(
         Paragraph(
-            f"Spend without this organization's team tags goes to `{cost.UNATTRIBUTED}`. The shared cluster's "
-            f"resources carry `{naming.TAG_ORGANIZATION}={org.name}` only."
+            f"The shared platform's resources (HyperPod and EKS clusters, lifecycle scripts, their roles and "
+            f"keys) carry `{naming.TAG_PLATFORM}={naming.PLATFORM_SHARED}`: their spend is the category's value "
+            f"`{cost.SHARED_PLATFORM}`, which a split charge rule divides across the teams "
+            f"(`cost.shared_split: {spec.cost.shared_split}`"
+            + (f"; proportional to each team's own spend, since {split.fallback}" if split.fallback else "")
+            + "). The split shows on the cost category's details "
+            "page in the Billing console (and its CSV download); elsewhere the shared spend stays under "
+            f"`{cost.SHARED_PLATFORM}`, and a team's budget, filtered on its team tag, covers its own resources "
+            f"only. Spend without this organization's tags goes to `{cost.UNATTRIBUTED}`."
         )
     )
 

@@ -22,7 +22,8 @@ from hyperpod_teams.stacks.base import PlatformStack
 class ClusterStack(PlatformStack):
     def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec, eks: EksCluster) -> None:
         super().__init__(scope, stack_name, spec=spec)
-        self.add_aws_provider(tags=self.organization_tags())
+        # The shared platform: its spend is split across the teams (cost category, cost.py).
+        self.add_aws_provider(tags=naming.shared_platform_tags(spec.organization))
         cluster = spec.cluster
         self.lifecycle_bucket = None
         lifecycle_s3_uri = cluster.lifecycle_scripts_s3_uri

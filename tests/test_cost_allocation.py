@@ -11,7 +11,7 @@ from functools import cache
 import pytest
 
 from hyperpod_teams import cost, naming
-from hyperpod_teams.spec import load_spec, validate_spec
+from hyperpod_teams.spec import SpecError, load_spec, validate_spec
 from tests.conftest import EXAMPLE_SPECS, QUICKSTART, synthesize_stacks
 
 ORG_TAGS = {"hyperpod-teams:organization": "acme", "owner": "ml-platform"}
@@ -72,12 +72,13 @@ def test_the_walk_knows_which_types_take_tags():
     assert not accepts_tags("aws_ce_cost_allocation_tag")
 
 
-def test_cost_stack_activates_the_three_cost_allocation_tags(quickstart_stacks):
+def test_cost_stack_activates_the_four_cost_allocation_tags(quickstart_stacks):
     activations = quickstart_stacks["acme-cost"]["resource"]["aws_ce_cost_allocation_tag"].values()
     assert {(a["tag_key"], a["status"]) for a in activations} == {
         ("hyperpod-teams:organization", "Active"),
         ("hyperpod-teams:team", "Active"),
         ("hyperpod-teams:cost-center", "Active"),
+        ("hyperpod-teams:platform", "Active"),
     }
 
 
@@ -90,7 +91,11 @@ def test_cost_category_sends_each_teams_tagged_spend_to_the_team(quickstart_stac
     for rule in category["rule"]:
         tags = {c["tags"]["key"]: (c["tags"]["values"], c["tags"]["match_options"]) for c in rule["rule"]["and"]}
         rules[rule["value"]] = tags
-    assert set(rules) == {"nlp", "vision", "research"}
+    assert set(rules) == {"nlp", "vision", "research", "shared-platform"}
+    assert rules["shared-platform"] == {
+        "hyperpod-teams:organization": (["acme"], ["EQUALS"]),
+        "hyperpod-teams:platform": (["shared"], ["EQUALS"]),
+    }
     assert rules["vision"] == {
         "hyperpod-teams:organization": (["acme"], ["EQUALS"]),
         "hyperpod-teams:team": (["vision"], ["EQUALS"]),
@@ -131,3 +136,104 @@ def test_cost_rules_are_pure_data():
     spec = load_spec(QUICKSTART)
     assert [r.value for r in cost.cost_category_rules(spec)] == ["nlp", "vision", "research"]
     assert cost.budget_tag_filter(spec.team("nlp")) == "user:hyperpod-teams:team$nlp"
+
+
+# --- the shared platform's spend, split across the teams -----------------------------------------
+
+
+def test_shared_spend_is_split_by_guaranteed_quota_weighted_by_accelerators(quickstart_stacks):
+    """Worked by hand from the quickstart: nlp guarantees 4 ml.p5.48xlarge (8 GPUs each: 32),
+    vision 3 (24), research only ml.c5 nodes (no accelerators: 0). 32/56 = 57.142857..% and
+    24/56 = 42.857142..%: cut to 57.14 and 42.85, the missing 0.01 goes to vision, which lost more
+    in the cut (0.007142 > 0.002857)."""
+    (category,) = quickstart_stacks["acme-cost"]["resource"]["aws_ce_cost_category"].values()
+    (split,) = category["split_charge_rule"]
+    assert split["source"] == "shared-platform" and split["method"] == "FIXED"
+    assert split["targets"] == ["nlp", "vision"]  # research guarantees no accelerator: it pays nothing
+    (parameter,) = split["parameter"]
+    assert parameter == {"type": "ALLOCATION_PERCENTAGES", "values": ["57.14", "42.86"]}
+
+
+def test_the_shared_platforms_resources_carry_the_tag_the_rule_finds(quickstart_stacks):
+    for stack in ("acme-eks", "acme-cluster"):
+        (provider,) = quickstart_stacks[stack]["provider"]["aws"]
+        assert provider["default_tags"][0]["tags"]["hyperpod-teams:platform"] == "shared"
+    clusters = quickstart_stacks["acme-cluster"]["resource"]["aws_cloudcontrolapi_resource"].values()
+    (cluster,) = [c for c in clusters if c["type_name"] == "AWS::SageMaker::Cluster"]
+    assert {"Key": "hyperpod-teams:platform", "Value": "shared"} in json.loads(cluster["desired_state"])["Tags"]
+    (team,) = quickstart_stacks["acme-team-nlp"]["provider"]["aws"]
+    assert "hyperpod-teams:platform" not in team["default_tags"][0]["tags"]  # a team's own spend stays its own
+
+
+@pytest.mark.parametrize(
+    "weights, expected",
+    [
+        ({"a": 1, "b": 1, "c": 1}, {"a": "33.34", "b": "33.33", "c": "33.33"}),  # ties: first name
+        ({"a": 2, "b": 1}, {"a": "66.67", "b": "33.33"}),
+        ({"a": 5, "b": 0}, {"a": "100.00"}),
+        (
+            {f"t{i:03d}": 1 for i in range(7)},
+            {**{f"t{i:03d}": "14.29" for i in range(4)}, **{f"t{i:03d}": "14.28" for i in range(4, 7)}},
+        ),
+    ],
+)
+def test_split_percentages_sum_to_exactly_100_by_largest_remainder(weights, expected):
+    from decimal import Decimal
+
+    shares = cost.split_percentages({team: Decimal(w) for team, w in weights.items()})
+    assert {team: str(share) for team, share in shares.items()} == expected
+    assert sum(shares.values()) == Decimal("100.00")
+
+
+def test_split_percentages_of_many_uneven_teams_sum_to_100():
+    from decimal import Decimal
+
+    weights = {f"team{i:03d}": Decimal((i * 7919) % 97 + 1) for i in range(500)}
+    shares = cost.split_percentages(weights)
+    assert len(shares) == 500 and sum(shares.values()) == Decimal(100)
+
+
+def test_a_price_per_instance_type_weighs_instead_of_accelerators(quickstart_data):
+    quickstart_data["cost"] = {"instance_prices_usd": {"ml.p5.48xlarge": 98.32, "ml.c5.4xlarge": 0.816}}
+    spec = validate_spec(quickstart_data)
+    split = cost.shared_split(spec)
+    assert split.targets == ("nlp", "research", "vision")  # research's CPU nodes now count
+    assert sum(split.percentages.values()) == 100
+
+
+@pytest.mark.parametrize("method, aws", [("proportional", "PROPORTIONAL"), ("even", "EVEN")])
+def test_proportional_and_even_split_across_every_team_without_parameters(quickstart_data, method, aws):
+    quickstart_data["cost"] = {"shared_split": method}
+    split = cost.shared_split(validate_spec(quickstart_data))
+    assert (split.method, split.targets, split.percentages) == (aws, ("nlp", "research", "vision"), {})
+
+
+def test_a_quota_of_a_type_whose_worth_is_unknown_names_the_type_and_the_fix(quickstart_data):
+    quickstart_data["cost"] = {"shared_split": "quota"}
+    quickstart_data["cluster"]["instance_groups"].append({"name": "new", "instance_type": "ml.x9.48xlarge", "count": 2})
+    quickstart_data["teams"][2]["compute"]["quota"] = [{"instance_type": "ml.x9.48xlarge", "count": 1}]
+    with pytest.raises(SpecError) as raised:
+        validate_spec(quickstart_data)
+    (problem,) = raised.value.problems
+    assert problem.location == "teams[2].compute.quota[0].instance_type"
+    assert "ml.x9.48xlarge" in problem.message and "cost.instance_prices_usd" in problem.hint
+
+
+def test_no_quota_worth_anything_is_refused_for_the_quota_split(quickstart_data):
+    quickstart_data["cost"] = {"shared_split": "quota"}
+    for team in quickstart_data["teams"]:
+        team.setdefault("compute", {})["quota"] = []
+    with pytest.raises(SpecError) as raised:
+        validate_spec(quickstart_data)
+    (problem,) = raised.value.problems
+    assert problem.location == "cost.shared_split" and "proportional or even" in problem.hint
+
+
+def test_by_default_a_spec_the_quota_split_cannot_serve_stays_valid_and_splits_proportionally(quickstart_data):
+    """Backwards compatible within version 1: a spec valid before the cost section (no quotas, or a
+    type the table does not know) still validates; its shared spend is split proportionally."""
+    for team in quickstart_data["teams"]:
+        team.setdefault("compute", {})["quota"] = []
+    split = cost.shared_split(validate_spec(quickstart_data))
+    assert (split.method, split.targets) == ("PROPORTIONAL", ("nlp", "research", "vision"))
+    assert "no team's guaranteed quota is worth anything" in split.fallback

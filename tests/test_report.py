@@ -70,7 +70,9 @@ def test_the_cost_table_shows_each_teams_tags_category_and_budget(quickstart):
     research = next(
         line for line in text.splitlines() if line.startswith("| research | `hyperpod-teams:organization=acme`")
     )
-    assert research.endswith("| `research` | none | – |")
+    # research guarantees no accelerated capacity: no share of the shared cluster, no budget
+    assert research.endswith("| `research` | none | none | – |")
+    assert "57.14 %" in nlp and "42.86 %" in vision
     assert "cost category `acme-hyperpod-team`" in text and "`unattributed`" in text
 
 

@@ -49,8 +49,50 @@ class CostAllocation(Construct):
                     ),
                 )
                 for rule in cost.cost_category_rules(spec)
+            ]
+            + [
+                # The shared platform's spend, before the split charge rule divides it.
+                category.CeCostCategoryRule(
+                    value=cost.SHARED_PLATFORM,
+                    type="REGULAR",
+                    rule=category.CeCostCategoryRuleRule(
+                        and_=[
+                            category.CeCostCategoryRuleRuleAnd(
+                                tags=category.CeCostCategoryRuleRuleAndTags(
+                                    key=naming.TAG_ORGANIZATION,
+                                    values=[spec.organization.name],
+                                    match_options=["EQUALS"],
+                                )
+                            ),
+                            category.CeCostCategoryRuleRuleAnd(
+                                tags=category.CeCostCategoryRuleRuleAndTags(
+                                    key=naming.TAG_PLATFORM, values=[naming.PLATFORM_SHARED], match_options=["EQUALS"]
+                                )
+                            ),
+                        ]
+                    ),
+                )
             ],
+            split_charge_rule=_split_charge_rules(spec),
         )
+
+
+def _split_charge_rules(spec: PlatformSpec) -> list:
+    """The shared platform's spend across the teams, by the spec's method (cost.shared_split)."""
+    split = cost.shared_split(spec)
+    category = bindings.aws_ce_cost_category
+    parameters = None
+    if split.method == "FIXED":
+        parameters = [
+            category.CeCostCategorySplitChargeRuleParameter(
+                type="ALLOCATION_PERCENTAGES", values=[str(split.percentages[t]) for t in split.targets]
+            )
+        ]
+    return [
+        category.CeCostCategorySplitChargeRule(
+            source=cost.SHARED_PLATFORM, targets=list(split.targets), method=split.method, parameter=parameters
+        )
+    ]
 
 
 class TeamBudget(Construct):

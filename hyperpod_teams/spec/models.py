@@ -574,6 +574,27 @@ class Team(SpecModel):
         return self.display_name or self.name
 
 
+# --- cost ------------------------------------------------------------------------------------
+
+
+class Cost(SpecModel):
+    """How the shared cluster's spend reaches the teams (optional section)."""
+
+    shared_split: Literal["quota", "proportional", "even"] = Field(
+        default="quota",
+        description="How the shared platform's spend (HyperPod cluster, EKS, lifecycle scripts) is split "
+        "across the teams in the cost category: quota, by each team's guaranteed capacity, weighted by "
+        "what an instance of each type is worth (fixed percentages; a team without quota gets nothing); "
+        "proportional, to each team's own spend; even.",
+    )
+    instance_prices_usd: dict[InstanceType, Annotated[float, Field(gt=0)]] = Field(
+        default_factory=dict,
+        description="What an instance of a type is worth per hour, for the quota split; default: its "
+        "accelerators (GPUs, Trainium or Inferentia chips), which every type of a quota must have or be "
+        "priced here.",
+    )
+
+
 # --- the whole spec --------------------------------------------------------------------------
 
 
@@ -588,6 +609,7 @@ class PlatformSpec(SpecModel):
     identity: Identity
     cluster: Cluster
     teams: list[Team] = Field(min_length=1, max_length=500)
+    cost: Cost = Field(default_factory=Cost, description="(optional addition) How the shared spend is split.")
 
     @model_validator(mode="after")
     def _rules_across_fields(self) -> PlatformSpec:

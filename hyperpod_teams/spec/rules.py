@@ -17,6 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 from hyperpod_teams import naming, regions
 from hyperpod_teams.plugins import PluginError, load_identity_provider
 from hyperpod_teams.spec.models import (
+    Cost,
     Identity,
     InstanceGroup,
     Organization,
@@ -39,6 +40,7 @@ class Sections:
     priority_classes: list[PriorityClass] | None = None
     teams: list[tuple[int, Team]] = field(default_factory=list)
     task_governance: TaskGovernance | None = None
+    cost: Cost | None = None
 
     @classmethod
     def of(cls, spec: PlatformSpec) -> Sections:
@@ -50,6 +52,7 @@ class Sections:
             cluster.task_governance.priority_classes,
             list(enumerate(spec.teams)),
             cluster.task_governance,
+            spec.cost,
         )
 
     @classmethod
@@ -80,6 +83,7 @@ class Sections:
             ),
             teams=[(i, team) for i, raw in enumerate(teams) if (team := valid(Team, raw)) is not None],
             task_governance=valid(TaskGovernance, at(data, "cluster", "task_governance") or {}),
+            cost=valid(Cost, data.get("cost") or {}),
         )
 
 
@@ -92,6 +96,13 @@ def check_rules_across_fields(spec: PlatformSpec) -> None:
 def problems_across_fields(sections: Sections) -> list[Problem]:
     problems = list(_unique_names(sections.teams, "teams", "team name"))
     problems += _derived_kubernetes_names(sections.teams)
+    # Only where the spec chose it: by default an impossible quota split gives way to a proportional one.
+    if (
+        sections.cost is not None
+        and "shared_split" in sections.cost.model_fields_set
+        and sections.cost.shared_split == "quota"
+    ):
+        problems += _quota_split(sections.cost, sections.teams)
     if sections.organization is not None and sections.task_governance is not None:
         problems += _task_governance_region(sections.organization, sections.task_governance)
     if sections.instance_groups is not None:
@@ -131,6 +142,34 @@ def _derived_kubernetes_names(teams: list[tuple[int, Team]]) -> Iterator[Problem
     for t, team in teams:
         for problem in naming.derived_name_problems(team.name):
             yield Problem(("teams", t, "name"), problem, "choose a shorter team name")
+
+
+def _quota_split(cost_section: Cost, teams: list[tuple[int, Team]]) -> Iterator[Problem]:
+    """The quota split needs to know what each quota's instance type is worth, and a team to pay."""
+    from hyperpod_teams import cost
+
+    prices = dict(cost_section.instance_prices_usd)
+    unknown_seen: set[str] = set()
+    for t, team in teams:
+        for q, entry in enumerate(team.compute.quota):
+            if not cost.worth_is_known(entry.instance_type, prices) and entry.instance_type not in unknown_seen:
+                unknown_seen.add(entry.instance_type)
+                yield Problem(
+                    ("teams", t, "compute", "quota", q, "instance_type"),
+                    f"the quota split of the shared spend does not know what {entry.instance_type} is worth "
+                    "(its accelerators are not in hyperpod_teams.cost.ACCELERATORS_PER_INSTANCE)",
+                    f"price it: cost.instance_prices_usd: {{{entry.instance_type}: <USD per hour>}}, or choose "
+                    "cost.shared_split: proportional or even",
+                )
+    if teams and not unknown_seen:
+        weights = cost.team_weights((team for _, team in teams), prices)
+        if not any(weight > 0 for weight in weights.values()):
+            yield Problem(
+                ("cost", "shared_split"),
+                "no team's guaranteed quota is worth anything, so the shared spend cannot be split by quota",
+                "give teams quota of accelerated instance types, price the types in cost.instance_prices_usd, "
+                "or choose shared_split: proportional or even",
+            )
 
 
 def _task_governance_region(organization: Organization, governance: TaskGovernance) -> Iterator[Problem]:
