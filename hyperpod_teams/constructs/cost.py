@@ -30,51 +30,35 @@ class CostAllocation(Construct):
             rule_version=COST_CATEGORY_RULE_VERSION,
             default_value=cost.UNATTRIBUTED,
             rule=[
-                category.CeCostCategoryRule(
-                    value=rule.value,
-                    type="REGULAR",
-                    rule=category.CeCostCategoryRuleRule(
-                        and_=[
-                            category.CeCostCategoryRuleRuleAnd(
-                                tags=category.CeCostCategoryRuleRuleAndTags(
-                                    key=naming.TAG_ORGANIZATION, values=[rule.organization], match_options=["EQUALS"]
-                                )
-                            ),
-                            category.CeCostCategoryRuleRuleAnd(
-                                tags=category.CeCostCategoryRuleRuleAndTags(
-                                    key=naming.TAG_TEAM, values=[rule.team], match_options=["EQUALS"]
-                                )
-                            ),
-                        ]
-                    ),
-                )
-                for rule in cost.cost_category_rules(spec)
-            ]
-            + [
+                *(
+                    _all_tags_rule(rule.value, {naming.TAG_ORGANIZATION: rule.organization, naming.TAG_TEAM: rule.team})
+                    for rule in cost.cost_category_rules(spec)
+                ),
                 # The shared platform's spend, before the split charge rule divides it.
-                category.CeCostCategoryRule(
-                    value=cost.SHARED_PLATFORM,
-                    type="REGULAR",
-                    rule=category.CeCostCategoryRuleRule(
-                        and_=[
-                            category.CeCostCategoryRuleRuleAnd(
-                                tags=category.CeCostCategoryRuleRuleAndTags(
-                                    key=naming.TAG_ORGANIZATION,
-                                    values=[spec.organization.name],
-                                    match_options=["EQUALS"],
-                                )
-                            ),
-                            category.CeCostCategoryRuleRuleAnd(
-                                tags=category.CeCostCategoryRuleRuleAndTags(
-                                    key=naming.TAG_PLATFORM, values=[naming.PLATFORM_SHARED], match_options=["EQUALS"]
-                                )
-                            ),
-                        ]
-                    ),
-                )
+                _all_tags_rule(
+                    cost.SHARED_PLATFORM,
+                    {naming.TAG_ORGANIZATION: spec.organization.name, naming.TAG_PLATFORM: naming.PLATFORM_SHARED},
+                ),
             ],
             split_charge_rule=_split_charge_rules(spec),
         )
+
+
+def _all_tags_rule(value: str, tags: dict[str, str]):
+    """A cost category rule: spend carrying every one of `tags` (in this order) is `value`."""
+    category = bindings.aws_ce_cost_category
+    return category.CeCostCategoryRule(
+        value=value,
+        type="REGULAR",
+        rule=category.CeCostCategoryRuleRule(
+            and_=[
+                category.CeCostCategoryRuleRuleAnd(
+                    tags=category.CeCostCategoryRuleRuleAndTags(key=key, values=[tag], match_options=["EQUALS"])
+                )
+                for key, tag in tags.items()
+            ]
+        ),
+    )
 
 
 def _split_charge_rules(spec: PlatformSpec) -> list:
