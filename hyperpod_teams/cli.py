@@ -102,15 +102,16 @@ def synth(spec_path: Path, out_dir: Path) -> None:
     """Synthesize SPEC into one Terraform JSON stack per unit of credentials.
 
     The output folder is replaced only when synthesis succeeds; on any failure its previous
-    contents stay as they were. Local state files (terraform.<stack>.tfstate) live beside the
-    folder, never inside it. Loading the provider bindings takes several seconds.
+    contents stay as they were. Only a folder synth wrote before (it holds .hyperpod-teams-output)
+    or an empty one is replaced: any other is refused, untouched. Local state files
+    (terraform.<stack>.tfstate) live beside the folder, never inside it. Loading the provider
+    bindings takes several seconds; Ctrl-C stops it cleanly (exit 130).
     """
     spec = _load(spec_path)
+    from hyperpod_teams.speedups.jsii_requests import FastPathMismatch
     from hyperpod_teams.synth import OutputFolderError, prepare_output_folder, synthesize
 
     started = time.monotonic()
-    from hyperpod_teams.speedups.jsii_requests import FastPathMismatch
-
     try:
         prepare_output_folder(out_dir)  # before seconds of loading: refuse a folder at once
         summaries = synthesize(spec, out_dir, phase=_phase)
