@@ -273,7 +273,7 @@ def _synthesize_the_ordinary_way(error: Exception) -> int:
     """Run this same command again in a fresh process with jsii as published (the speed-ups off)."""
     import subprocess
 
-    from hyperpod_teams.bindings import FULL_IMPORT_ENV
+    from hyperpod_teams.speedups import FULL_IMPORT_ENV
 
     stderr.print(f"warning: {error}; synthesizing again with jsii as published", markup=False)
     environment = {**os.environ, FULL_IMPORT_ENV: "1"}

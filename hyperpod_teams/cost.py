@@ -159,15 +159,15 @@ class SharedSplit:
     fallback: str | None = None
 
 
-def quota_split_problem(spec: PlatformSpec) -> str | None:
-    """Why the quota split cannot be computed for this spec, or None when it can."""
-    prices = dict(spec.cost.instance_prices_usd)
+def quota_split_problem(teams: list[Team], prices: dict[str, float]) -> str | None:
+    """Why the quota split cannot be computed for these teams, or None when it can (validate and
+    shared_split both ask)."""
     unknown = sorted(
-        {e.instance_type for t in spec.teams for e in t.compute.quota if not worth_is_known(e.instance_type, prices)}
+        {e.instance_type for t in teams for e in t.compute.quota if not worth_is_known(e.instance_type, prices)}
     )
     if unknown:
         return f"what {', '.join(unknown)} is worth is unknown (price it in cost.instance_prices_usd)"
-    if not any(weight > 0 for weight in guaranteed_weights(spec).values()):
+    if not any(weight > 0 for weight in team_weights(teams, prices).values()):
         return "no team's guaranteed quota is worth anything"
     return None
 
@@ -181,7 +181,7 @@ def shared_split(spec: PlatformSpec) -> SharedSplit:
     choice = spec.cost.shared_split
     every_team = tuple(sorted(t.name for t in spec.teams))
     if choice == "quota":
-        problem = quota_split_problem(spec)
+        problem = quota_split_problem(spec.teams, dict(spec.cost.instance_prices_usd))
         if problem is None:
             percentages = split_percentages(guaranteed_weights(spec))
             return SharedSplit("FIXED", tuple(percentages), percentages)

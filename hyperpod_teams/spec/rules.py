@@ -161,15 +161,14 @@ def _quota_split(cost_section: Cost, teams: list[tuple[int, Team]]) -> Iterator[
                     f"price it: cost.instance_prices_usd: {{{entry.instance_type}: <USD per hour>}}, or choose "
                     "cost.shared_split: proportional or even",
                 )
-    if teams and not unknown_seen:
-        weights = cost.team_weights((team for _, team in teams), prices)
-        if not any(weight > 0 for weight in weights.values()):
-            yield Problem(
-                ("cost", "shared_split"),
-                "no team's guaranteed quota is worth anything, so the shared spend cannot be split by quota",
-                "give teams quota of accelerated instance types, price the types in cost.instance_prices_usd, "
-                "or choose shared_split: proportional or even",
-            )
+    # Each unknown type is reported above, with its path; what is left is a split worth nothing.
+    if teams and not unknown_seen and cost.quota_split_problem([team for _, team in teams], prices):
+        yield Problem(
+            ("cost", "shared_split"),
+            "no team's guaranteed quota is worth anything, so the shared spend cannot be split by quota",
+            "give teams quota of accelerated instance types, price the types in cost.instance_prices_usd, "
+            "or choose shared_split: proportional or even",
+        )
 
 
 def _task_governance_region(organization: Organization, governance: TaskGovernance) -> Iterator[Problem]:

@@ -41,7 +41,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-FULL_IMPORT_ENV = "HYPERPOD_TEAMS_FULL_BINDINGS_IMPORT"
+from hyperpod_teams.speedups.python_bindings import FULL_IMPORT_ENV
 
 #: The request classes this module encodes, with the fields jsii gives them (in that order).
 EXPECTED_FIELDS = {
