@@ -102,6 +102,9 @@ class ClusterProperties(CfnModel):
 CLUSTER_CREATE_ONLY = ("ClusterName", "VpcConfig", "Orchestrator")
 INSTANCE_GROUP_CREATE_ONLY = ("ExecutionRole", "InstanceType", "ThreadsPerCore")
 INSTANCE_GROUP_FIELD_PREFIX = "InstanceGroups_"
+#: Address prefix of the guard of each create-only field (constructs/hyperpod.py CreateOnlyGuards);
+#: the plan summary names the field of a replaced guard by it.
+CREATE_ONLY_GUARD = "terraform_data.create_only_"
 
 
 def create_only_fields(cluster: ClusterProperties) -> dict[str, object]:

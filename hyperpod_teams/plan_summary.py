@@ -76,9 +76,8 @@ def _path_text(path: list) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(path))
 
 
-#: The guards of the HyperPod cluster's create-only properties (constructs/hyperpod.py):
-#: `terraform_data.create_only_<field>`, replaced when the field changes.
-CREATE_ONLY_GUARD = "terraform_data.create_only_"
+#: The guards of the HyperPod cluster's create-only properties, replaced when the field changes.
+CREATE_ONLY_GUARD = cloudformation.CREATE_ONLY_GUARD
 
 
 def _forced_by(change: dict, replaced_guards: list[str]) -> tuple[str, ...]:

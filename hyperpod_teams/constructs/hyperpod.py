@@ -165,6 +165,9 @@ class CreateOnlyGuards(Construct):
     def __init__(self, scope: Construct, id_: str, *, fields: dict[str, object], protect: bool) -> None:
         super().__init__(scope, id_)
         self.guards = []
+        #: Terraform reads `replace_triggered_by` as bare references; cdktf would write a resource
+        #: as "${...}", which Terraform's JSON syntax rejects there.
+        self.references: list[str] = []
         for field, value in fields.items():
             per_group = field.startswith(cloudformation.INSTANCE_GROUP_FIELD_PREFIX)
             guard = cdktf.DataResource(
@@ -176,11 +179,10 @@ class CreateOnlyGuards(Construct):
                 # A removed instance group destroys its guard; only cluster-level guards refuse.
                 lifecycle=cdktf.TerraformResourceLifecycle(prevent_destroy=protect and not per_group),
             )
-            guard.override_logical_id(f"create_only_{field}")
+            address = f"{cloudformation.CREATE_ONLY_GUARD}{field}"
+            guard.override_logical_id(address.partition(".")[2])
             self.guards.append(guard)
-        #: Terraform reads `replace_triggered_by` as bare references; cdktf would write a resource
-        #: as "${...}", which Terraform's JSON syntax rejects there.
-        self.references = [f"terraform_data.create_only_{field}" for field in fields]
+            self.references.append(address)
 
 
 class HyperPodCluster(Construct):
