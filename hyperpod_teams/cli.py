@@ -15,7 +15,7 @@ import time
 import traceback
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 from rich.console import Console
@@ -229,6 +229,102 @@ def runbook(spec_path: Path, out_file: Path | None) -> None:
     from hyperpod_teams.runbook import render_runbook
 
     _write(render_runbook(spec, spec_path=str(spec_path)), out_file)
+
+
+@cli.command()
+@SPEC_ARGUMENT
+@click.option(
+    "--usage",
+    "usage_files",
+    multiple=True,
+    required=True,
+    metavar="REPORT.csv",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A summary usage report as HyperPod's report generator writes it (run.py --type summary "
+    "--format csv); repeat for consecutive periods.",
+)
+@click.option("--cost", "cost_usd", metavar="USD", help="The cluster's cost for the reports' period, in USD.")
+@click.option(
+    "--cost-from",
+    "cost_file",
+    metavar="EXPORT.csv",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Read the cost from a Cost and Usage Report CSV (legacy or 2.0): the unblended cost of the lines "
+    "tagged hyperpod-teams:platform=shared in the reports' period.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["markdown", "html", "csv"]),
+    default="markdown",
+    show_default=True,
+    help="Markdown for a pull request or an e-mail; HTML with a chart; CSV with one row per team "
+    "(team, amount_usd, ...) for a finance system.",
+)
+@click.option(
+    "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
+)
+def chargeback(
+    spec_path: Path,
+    usage_files: tuple[Path, ...],
+    cost_usd: str | None,
+    cost_file: Path | None,
+    output_format: str,
+    out_file: Path | None,
+) -> None:
+    """Divide the shared cluster's cost for a period among the teams of SPEC by the hours HyperPod's
+    usage reports measured; what no team used is charged by the spec's cost.shared_split.
+
+    The amounts sum exactly to the cost. Rows of namespaces that are no team of the spec, instance
+    types the spec does not list and missing data periods are listed in the statement; a file that
+    is not a summary usage report stops it (exit 2, naming the line).
+
+    \b
+    Example:
+      hyperpod-teams chargeback teams.yaml --usage summary-report-2026-11-01-2026-11-30.csv \\
+          --cost 182450.17 --format csv --out chargeback-2026-11.csv
+    """
+    from decimal import Decimal, InvalidOperation
+
+    from hyperpod_teams.chargeback import ChargebackError, compute_statement, read_cost_export, render_statement
+    from hyperpod_teams.usage_report import UsageReportError, read_summary_report
+
+    spec = _load(spec_path)
+    if (cost_usd is None) == (cost_file is None):
+        _user_error("give the cluster's cost with exactly one of --cost USD and --cost-from EXPORT.csv")
+    try:
+        reports = [read_summary_report(_read_text(path), str(path)) for path in usage_files]
+        if cost_file is not None:
+            first = min(r.first_day for r in reports)
+            last = max(r.last_day for r in reports)
+            exported = read_cost_export(_read_text(cost_file), str(cost_file), first, last)
+            amount = exported.amount
+            source = f"from {cost_file}: {exported.lines_used} of {exported.lines_read} lines, {exported.how}"
+        else:
+            assert cost_usd is not None
+            try:
+                amount = Decimal(cost_usd.replace(",", "").strip())
+            except InvalidOperation:
+                _user_error(f"--cost {cost_usd!r} is not an amount of USD, such as 182450.17")
+            source = "given"
+        statement = compute_statement(spec, reports, amount, cost_source=source)
+    except (UsageReportError, ChargebackError) as error:
+        _user_error(str(error))
+    _write(render_statement(statement, format=output_format), out_file)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        _user_error(f"{path} is not UTF-8 text")
+    except OSError as error:
+        _user_error(f"cannot read {path}: {error.strerror or error}")
+
+
+def _user_error(message: str) -> NoReturn:
+    stderr.print(f"error: {message}", markup=False)
+    sys.exit(EXIT_INVALID_SPEC)
 
 
 def _write(text: str, out_file: Path | None) -> None:

@@ -1,0 +1,317 @@
+"""HyperPod usage reporting, as the stacks set it up and as `chargeback` reads its reports. Pure
+layer: no cdktf.
+
+The reference is awslabs/sagemaker-hyperpod-usage-report (AWS docs: "Usage reporting for cost
+attribution in SageMaker HyperPod"), read at commit `USAGE_REPORT_REF` (2026-01-09):
+
+- `cloudformation/usage-report.yaml` creates the report bucket (retention `DataRententionDays`,
+  180 by default), the operator's role through EKS Pod Identity (`s3:PutObject`), the Pod Identity
+  agent add-on, a Glue database with the raw tables the operator writes (`raw/<table>/`) and the
+  report tables a daily Lambda fills through Athena, and an Athena workgroup.
+- `helm_chart/SageMakerHyperPodUsageReportChart` runs the operator (namespace and service account
+  `hyperpod-usage-report`) on HyperPod nodes; its image comes from a per-region ECR registry, so
+  the chart fails in a region it has no registry for (`REGIONS`).
+- `report_generation/.../csv_generator.py` writes the summary CSV that `read_summary_report`
+  parses: five header lines, optional filter lines, an optional "Missing data periods" block, two
+  header rows, then one row per date, namespace, team and instance type.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from decimal import Decimal, InvalidOperation
+
+from hyperpod_teams import naming
+
+#: The commit of awslabs/sagemaker-hyperpod-usage-report whose chart the stacks install (the
+#: repository has no release tags), and what the Glue tables below transcribe.
+USAGE_REPORT_REF = "e71f39ae9e1152d865451d9873a4ee9e8467dc9c"
+USAGE_REPORT_REPOSITORY = "https://github.com/awslabs/sagemaker-hyperpod-usage-report"
+#: Where the default chart path expects the clone: beside the output folder.
+USAGE_REPORT_CLONE_DIR = "sagemaker-hyperpod-usage-report"
+USAGE_REPORT_CHART_PATH = "helm_chart/SageMakerHyperPodUsageReportChart"
+
+#: The chart's namespace and service account (`_helpers.tpl`, `values.yaml`): the Pod Identity
+#: association names both.
+OPERATOR_NAMESPACE = "hyperpod-usage-report"
+OPERATOR_SERVICE_ACCOUNT = "hyperpod-usage-report"
+#: Where the operator writes (the raw tables' locations) and Athena its query results.
+RAW_PREFIX = "raw/"
+ATHENA_RESULTS_PREFIX = "athena-results/"
+#: The template's default retention of the report bucket.
+DEFAULT_RETENTION_DAYS = 180
+
+#: Regions the chart has an operator image for (`values.yaml`, image.repositoryDomainMap).
+REGIONS = frozenset(
+    {
+        "us-east-1",
+        "us-east-2",
+        "us-west-1",
+        "us-west-2",
+        "eu-north-1",
+        "eu-central-1",
+        "eu-west-1",
+        "eu-west-2",
+        "eu-south-2",
+        "ap-northeast-1",
+        "ap-south-1",
+        "ap-southeast-1",
+        "ap-southeast-2",
+        "ap-southeast-3",
+        "ap-southeast-4",
+        "sa-east-1",
+    }
+)
+
+#: Partition keys of the raw tables, and of the report tables (which have no hour).
+_RAW_PARTITIONS = (("year", "string"), ("month", "string"), ("day", "string"), ("hour", "string"), ("cluster", "string"))
+_REPORT_PARTITIONS = (("year", "string"), ("month", "string"), ("day", "string"), ("cluster", "string"))
+
+
+@dataclass(frozen=True)
+class GlueTable:
+    """A table of the usage-report database: parquet files under `s3://<bucket>/<prefix>`."""
+
+    name: str
+    prefix: str
+    columns: tuple[tuple[str, str], ...]
+    partitions: tuple[tuple[str, str], ...]
+
+
+def _columns(text: str) -> tuple[tuple[str, str], ...]:
+    pairs = (item.split(":") for item in text.split())
+    return tuple((name, kind) for name, kind in pairs)
+
+
+#: The tables of cloudformation/usage-report.yaml, column by column: the operator writes the raw
+#: ones, the aggregation fills summary_report, the official report generator reads both report
+#: tables. The names and types are the operator's contract: they must match it exactly.
+GLUE_TABLES = (
+    GlueTable(
+        "clusterqueue",
+        "raw/clusterqueue/",
+        _columns(
+            "instance_type:string timestamp:timestamp namespace:string resource_version:string team:string "
+            "gpu_total:double gpu_borrowed:double cpu_total:double cpu_borrowed:double "
+            "neuron_core_total:double neuron_core_borrowed:double"
+        ),
+        _RAW_PARTITIONS,
+    ),
+    GlueTable(
+        "workload",
+        "raw/workload/",
+        _columns(
+            "workload_name:string timestamp:timestamp namespace:string resource_version:string team:string "
+            "status:string task_priority_class:string instance_type:string CPU:double GPU:double "
+            "neuron_core:double admitted:boolean finished:boolean"
+        ),
+        _RAW_PARTITIONS,
+    ),
+    GlueTable(
+        "pod",
+        "raw/pod/",
+        _columns(
+            "pod:string timestamp:timestamp namespace:string resource_version:string status:string owner:string "
+            "instance_type:string job_type:string assigned_node:string CPU:double GPU:double neuron_core:double "
+            "priority_class:string"
+        ),
+        _RAW_PARTITIONS,
+    ),
+    GlueTable(
+        "heartdub",
+        "raw/heartdub/",
+        _columns("timestamp:timestamp cluster:string"),
+        _RAW_PARTITIONS[:4],
+    ),
+    GlueTable(
+        "detailed_report",
+        "reports/detailed/",
+        _columns(
+            "report_date:date period_start:timestamp period_end:timestamp namespace:string team:string "
+            "task_name:string instance:string instance_count:int status:string "
+            "utilized_neuron_core_hours:double utilized_neuron_core_count:double utilized_gpu_hours:double "
+            "utilized_gpu_count:double utilized_vcpu_hours:double utilized_vcpu_count:double priority_class:string"
+        ),
+        _REPORT_PARTITIONS,
+    ),
+    GlueTable(
+        "summary_report",
+        "reports/summary/",
+        _columns(
+            "report_date:date namespace:string team:string instance_type:string "
+            "total_neuron_core_utilization_hours:double allocated_neuron_core_utilization_hours:double "
+            "borrowed_neuron_core_utilization_hours:double total_gpu_utilization_hours:double "
+            "allocated_gpu_utilization_hours:double borrowed_gpu_utilization_hours:double "
+            "total_vcpu_utilization_hours:double allocated_vcpu_utilization_hours:double "
+            "borrowed_vcpu_utilization_hours:double"
+        ),
+        _REPORT_PARTITIONS,
+    ),
+)
+#: The raw tables whose new partitions the aggregation registers before it queries them.
+RAW_TABLES = tuple(t.name for t in GLUE_TABLES if t.prefix.startswith(RAW_PREFIX))
+#: The daily aggregation runs at 00:00 UTC for the day before, as the official EventBridge rule.
+AGGREGATION_SCHEDULE = "cron(0 0 * * ? *)"
+
+
+# --- names ------------------------------------------------------------------------------------
+
+
+def bucket_name(org: str, account_id: str, region: str) -> str:
+    """`<org>-hyperpod-usage-<account>-<region>`: S3 names are global, so account and region are in it."""
+    return naming.shorten(f"{org}-hyperpod-usage-{account_id}-{region}", 63)
+
+
+def database_name(org: str) -> str:
+    """Glue and Athena want lower case, digits and underscores."""
+    return naming.shorten(f"{org.replace('-', '_')}_hyperpod_usage", 255, separator="_")
+
+
+def workgroup_name(org: str) -> str:
+    return naming.shorten(f"{org}-hyperpod-usage", 128)
+
+
+def operator_role_name(org: str) -> str:
+    return naming.shorten(f"{org}-hyperpod-usage-operator", naming.IAM_ROLE_MAX)
+
+
+def aggregation_function_name(org: str) -> str:
+    return naming.shorten(f"{org}-hyperpod-usage-aggregation", 64)
+
+
+def aggregation_role_name(org: str) -> str:
+    return naming.shorten(f"{org}-hyperpod-usage-aggregation", naming.IAM_ROLE_MAX)
+
+
+def clone_command(git_ref: str) -> str:
+    """The commands that put the pinned chart where the default `chart` path expects it, run in the
+    folder that holds the output folder (a commit cannot be cloned by --branch)."""
+    return (
+        f"git clone {USAGE_REPORT_REPOSITORY} {USAGE_REPORT_CLONE_DIR} && "
+        f"git -C {USAGE_REPORT_CLONE_DIR} checkout --detach {git_ref}"
+    )
+
+
+# --- the summary report CSV -------------------------------------------------------------------
+
+#: The resources a summary row measures, in the order of its columns, as the header names them.
+RESOURCES = ("NeuronCore", "GPU", "vCPU")
+KINDS = ("total", "allocated", "borrowed")
+_FIRST_LINE = "Amazon SageMaker HyperPod"
+_REPORT_TYPE = "Report Type: Summary Utilization Report"
+_RESOURCE_HEADER = ",,,Instance,NeuronCore,,,GPU,,,vCPU,,"
+_COLUMN_HEADER = (
+    "Date,Namespace,Team,Type,"
+    + ",".join(["Total utilization (hours),Allocated utilization (hours),Borrowed utilization (hours)"] * 3)
+)
+_DATE_RANGE = re.compile(r"^Report Date Range \(UTC\): (\d{4}-\d{2}-\d{2})\S* to (\d{4}-\d{2}-\d{2})")
+_CLUSTER = re.compile(r"^Cluster Name: (.*)$")
+
+
+class UsageReportError(ValueError):
+    """A file that is not a summary usage report: names the file and line."""
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    day: date
+    namespace: str
+    team: str
+    instance_type: str
+    #: Hours by (resource, kind), e.g. ("GPU", "borrowed").
+    hours: dict[tuple[str, str], Decimal]
+    where: str
+
+
+@dataclass
+class SummaryReport:
+    path: str
+    cluster: str
+    first_day: date
+    last_day: date
+    missing_periods: list[str] = field(default_factory=list)
+    filters: list[str] = field(default_factory=list)
+    rows: list[UsageRow] = field(default_factory=list)
+
+    def days(self) -> list[date]:
+        return [self.first_day + timedelta(days=n) for n in range((self.last_day - self.first_day).days + 1)]
+
+
+def read_summary_report(text: str, path: str) -> SummaryReport:
+    """Parse a summary usage report as the official generator writes it; UsageReportError names
+    the first line that does not fit."""
+    lines = text.splitlines()
+
+    def fail(number: int, problem: str) -> UsageReportError:
+        return UsageReportError(f"{path}, line {number}: {problem}")
+
+    def line(number: int) -> str:
+        return lines[number - 1].strip() if number <= len(lines) else ""
+
+    if line(1).lstrip("\ufeff") != _FIRST_LINE:
+        raise fail(1, f"expected {_FIRST_LINE!r}: this is not a HyperPod usage report")
+    cluster = _CLUSTER.match(line(2))
+    if not cluster:
+        raise fail(2, "expected 'Cluster Name: <name>'")
+    if line(3) != _REPORT_TYPE:
+        raise fail(3, f"expected {_REPORT_TYPE!r} (chargeback reads summary reports, not detailed ones)")
+    if not line(4).startswith("Report Date Generated:"):
+        raise fail(4, "expected 'Report Date Generated: <date>'")
+    period = _DATE_RANGE.match(line(5))
+    if not period:
+        raise fail(5, "expected 'Report Date Range (UTC): <YYYY-MM-DD> to <YYYY-MM-DD>'")
+    first_day, last_day = (date.fromisoformat(period.group(n)) for n in (1, 2))
+    if last_day < first_day:
+        raise fail(5, f"the date range ends ({last_day}) before it starts ({first_day})")
+    report = SummaryReport(path, cluster.group(1).strip(), first_day, last_day)
+    number = 6
+    while re.match(r"^(Namespace|Task): ", line(number)):
+        report.filters.append(line(number))
+        number += 1
+    if line(number).lower() == "missing data periods":
+        number += 1
+        while number <= len(lines) and " to " in line(number) and line(number) != _RESOURCE_HEADER:
+            report.missing_periods.append(line(number))
+            number += 1
+    if line(number) != _RESOURCE_HEADER:
+        raise fail(number, f"expected the resource header {_RESOURCE_HEADER!r}")
+    if line(number + 1) != _COLUMN_HEADER:
+        raise fail(number + 1, "expected the column header 'Date,Namespace,Team,Type,Total utilization (hours),...'")
+    number += 2
+    if line(number) == "No Results":
+        return report
+    for offset, cells in enumerate(csv.reader(io.StringIO("\n".join(lines[number - 1 :])))):
+        at = number + offset
+        if not cells or not "".join(cells).strip():
+            continue
+        report.rows.append(_usage_row(cells, f"{path}, line {at}", first_day, last_day))
+    return report
+
+
+def _usage_row(cells: list[str], where: str, first_day: date, last_day: date) -> UsageRow:
+    if len(cells) != 13:
+        raise UsageReportError(f"{where}: {len(cells)} columns, a summary row has 13")
+    try:
+        day = date.fromisoformat(cells[0])
+    except ValueError:
+        raise UsageReportError(f"{where}: {cells[0]!r} is not a date (YYYY-MM-DD)") from None
+    if not first_day <= day <= last_day:
+        raise UsageReportError(f"{where}: {day} is outside the report's date range {first_day} to {last_day}")
+    hours: dict[tuple[str, str], Decimal] = {}
+    for index, key in enumerate((r, k) for r in RESOURCES for k in KINDS):
+        cell = cells[4 + index].strip()
+        try:
+            value = Decimal(cell)
+        except InvalidOperation:
+            raise UsageReportError(f"{where}: {key[0]} {key[1]} hours {cell!r} is not a number") from None
+        if not value.is_finite() or value < 0:
+            raise UsageReportError(f"{where}: {key[0]} {key[1]} hours {cell!r} is not a number of hours")
+        hours[key] = value
+    namespace, team, instance_type = (c.strip() for c in cells[1:4])
+    if not namespace or not instance_type:
+        raise UsageReportError(f"{where}: the row has no namespace or no instance type")
+    return UsageRow(day, namespace, team, instance_type, hours, where)
