@@ -21,6 +21,8 @@ from hyperpod_teams.stacks import (
     PlatformStack,
     TeamKubernetesStack,
     TeamStack,
+    UsageOperatorStack,
+    UsageReportStack,
 )
 
 
@@ -36,15 +38,18 @@ class PlatformStacks:
     cost: CostStack
     teams: dict[str, TeamStack] = field(default_factory=dict)
     team_kubernetes: dict[str, TeamKubernetesStack] = field(default_factory=dict)
+    usage_report: UsageReportStack | None = None
+    usage_operator: UsageOperatorStack | None = None
 
     def all(self) -> list[PlatformStack]:
         """In deploy order: identity, access, EKS, HyperPod dependencies, cluster, then per team
-        AWS before Kubernetes, cost (stack_plan's order)."""
+        AWS before Kubernetes, usage reporting, cost (stack_plan's order)."""
         ordered: list[PlatformStack] = [
             s for s in (self.identity, self.access, self.eks, self.hyperpod_dependencies, self.cluster) if s
         ]
         for name, team_stack in self.teams.items():
             ordered += [team_stack, self.team_kubernetes[name]]
+        ordered += [s for s in (self.usage_report, self.usage_operator) if s]
         return [*ordered, self.cost]
 
     def by_name(self) -> dict[str, PlatformStack]:
@@ -98,6 +103,15 @@ def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
         )
         stacks.teams[team.name] = team_stack
         stacks.team_kubernetes[team.name] = kubernetes_stack
+    if spec.cost.usage_reports.enabled:
+        stacks.usage_report = UsageReportStack(app, naming.usage_report_stack_name(org), spec=spec, eks=eks.eks)
+        stacks.usage_operator = UsageOperatorStack(
+            app,
+            naming.usage_operator_stack_name(org),
+            spec=spec,
+            eks=eks.eks,
+            bucket_name=stacks.usage_report.infrastructure.bucket_name,
+        )
     _wire(stacks, stack_plan(spec))
     return stacks
 

@@ -30,6 +30,15 @@ class MissingBindingsError(Exception):
 #: Short name -> bindings module of the core stacks. Keep sorted by package; add what a construct needs.
 MODULES = {
     "aws_provider": "cdktf_cdktf_provider_aws.provider",
+    "aws_athena_workgroup": "cdktf_cdktf_provider_aws.athena_workgroup",
+    "aws_cloudwatch_event_rule": "cdktf_cdktf_provider_aws.cloudwatch_event_rule",
+    "aws_cloudwatch_event_target": "cdktf_cdktf_provider_aws.cloudwatch_event_target",
+    "aws_cloudwatch_log_group": "cdktf_cdktf_provider_aws.cloudwatch_log_group",
+    "aws_eks_pod_identity_association": "cdktf_cdktf_provider_aws.eks_pod_identity_association",
+    "aws_glue_catalog_database": "cdktf_cdktf_provider_aws.glue_catalog_database",
+    "aws_glue_catalog_table": "cdktf_cdktf_provider_aws.glue_catalog_table",
+    "aws_lambda_function": "cdktf_cdktf_provider_aws.lambda_function",
+    "aws_lambda_permission": "cdktf_cdktf_provider_aws.lambda_permission",
     "aws_budgets_budget": "cdktf_cdktf_provider_aws.budgets_budget",
     "aws_ce_cost_allocation_tag": "cdktf_cdktf_provider_aws.ce_cost_allocation_tag",
     "aws_ce_cost_category": "cdktf_cdktf_provider_aws.ce_cost_category",
@@ -57,6 +66,7 @@ MODULES = {
     "aws_kms_alias": "cdktf_cdktf_provider_aws.kms_alias",
     "aws_kms_key": "cdktf_cdktf_provider_aws.kms_key",
     "aws_sagemaker_domain": "cdktf_cdktf_provider_aws.sagemaker_domain",
+    "aws_sqs_queue": "cdktf_cdktf_provider_aws.sqs_queue",
     "aws_ssoadmin_account_assignment": "cdktf_cdktf_provider_aws.ssoadmin_account_assignment",
     "aws_ssoadmin_application_assignment": "cdktf_cdktf_provider_aws.ssoadmin_application_assignment",
     "aws_ssoadmin_permission_set": "cdktf_cdktf_provider_aws.ssoadmin_permission_set",
@@ -73,6 +83,15 @@ MODULES = {
 
 
 if TYPE_CHECKING:  # what editors and mypy see: the modules themselves (a test pins both lists equal)
+    from cdktf_cdktf_provider_aws import athena_workgroup as aws_athena_workgroup  # noqa: F401
+    from cdktf_cdktf_provider_aws import cloudwatch_event_rule as aws_cloudwatch_event_rule  # noqa: F401
+    from cdktf_cdktf_provider_aws import cloudwatch_event_target as aws_cloudwatch_event_target  # noqa: F401
+    from cdktf_cdktf_provider_aws import cloudwatch_log_group as aws_cloudwatch_log_group  # noqa: F401
+    from cdktf_cdktf_provider_aws import eks_pod_identity_association as aws_eks_pod_identity_association  # noqa: F401
+    from cdktf_cdktf_provider_aws import glue_catalog_database as aws_glue_catalog_database  # noqa: F401
+    from cdktf_cdktf_provider_aws import glue_catalog_table as aws_glue_catalog_table  # noqa: F401
+    from cdktf_cdktf_provider_aws import lambda_function as aws_lambda_function  # noqa: F401
+    from cdktf_cdktf_provider_aws import lambda_permission as aws_lambda_permission  # noqa: F401
     from cdktf_cdktf_provider_aws import budgets_budget as aws_budgets_budget  # noqa: F401
     from cdktf_cdktf_provider_aws import ce_cost_allocation_tag as aws_ce_cost_allocation_tag  # noqa: F401
     from cdktf_cdktf_provider_aws import ce_cost_category as aws_ce_cost_category  # noqa: F401
@@ -101,6 +120,7 @@ if TYPE_CHECKING:  # what editors and mypy see: the modules themselves (a test p
     from cdktf_cdktf_provider_aws import s3_bucket_versioning as aws_s3_bucket_versioning  # noqa: F401
     from cdktf_cdktf_provider_aws import s3_object as aws_s3_object  # noqa: F401
     from cdktf_cdktf_provider_aws import sagemaker_domain as aws_sagemaker_domain  # noqa: F401
+    from cdktf_cdktf_provider_aws import sqs_queue as aws_sqs_queue  # noqa: F401
     from cdktf_cdktf_provider_aws import ssoadmin_account_assignment as aws_ssoadmin_account_assignment  # noqa: F401
     from cdktf_cdktf_provider_aws import ssoadmin_application_assignment as aws_ssoadmin_application_assignment  # noqa: F401
     from cdktf_cdktf_provider_aws import ssoadmin_permission_set as aws_ssoadmin_permission_set  # noqa: F401

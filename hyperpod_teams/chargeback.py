@@ -298,7 +298,9 @@ def compute_statement(
         team = by_namespace.get(row.namespace) or (row.team if row.team in team_names else None)
         resource = measured_resource(row.instance_type)
         if row.instance_type not in nodes or resource is None:
-            outside[row.instance_type] += sum((row.hours[(r, "total")] for r in ("NeuronCore", "GPU", "vCPU")), Decimal(0))
+            outside[row.instance_type] += sum(
+                (row.hours[(r, "total")] for r in ("NeuronCore", "GPU", "vCPU")), Decimal(0)
+            )
             continue
         total = row.hours[(resource, "total")]
         if team is None:
@@ -481,7 +483,14 @@ def build_statement_document(statement: Statement, *, chart: bool = False):
     document.add(Heading("Capacity, per instance type"))
     document.add(
         Table(
-            ["instance type", "nodes", "its part of the cost (USD)", "capacity (hours)", "used (hours)", "idle (hours)"],
+            [
+                "instance type",
+                "nodes",
+                "its part of the cost (USD)",
+                "capacity (hours)",
+                "used (hours)",
+                "idle (hours)",
+            ],
             [
                 [
                     t.instance_type,
@@ -511,7 +520,10 @@ def _statement_chart(statement: Statement) -> str:
         x_title="USD",
         disable_xml_declaration=True,
         style=Style(
-            colors=(TEAM_COLOURS[0], UNALLOCATED_COLOUR), background="white", plot_background="white", font_family="sans-serif"
+            colors=(TEAM_COLOURS[0], UNALLOCATED_COLOUR),
+            background="white",
+            plot_background="white",
+            font_family="sans-serif",
         ),
     )
     teams = list(reversed(statement.teams))  # pygal draws bottom up
@@ -533,9 +545,7 @@ def statement_csv(statement: Statement) -> str:
     types = [t.instance_type for t in statement.instance_types]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
-        [*CSV_COLUMNS, *(f"{t} {kind} hours" for t in types for kind in ("allocated", "borrowed"))]
-    )
+    writer.writerow([*CSV_COLUMNS, *(f"{t} {kind} hours" for t in types for kind in ("allocated", "borrowed"))])
     for c in statement.teams:
         writer.writerow(
             [

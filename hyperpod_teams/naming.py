@@ -88,6 +88,16 @@ def cost_stack_name(org: str) -> str:
     return f"{org}-cost"
 
 
+def usage_report_stack_name(org: str) -> str:
+    """HyperPod usage reporting on the AWS side (cost.usage_reports)."""
+    return f"{org}-usage-report"
+
+
+def usage_operator_stack_name(org: str) -> str:
+    """The usage-report operator's Helm chart: credentials of the EKS cluster only."""
+    return f"{org}-usage-operator"
+
+
 def remote_workspace_name(prefix: str, stack: str) -> str:
     """HCP Terraform workspace of one stack (letters, digits, - and _; at most 90)."""
     return shorten(re.sub(r"[^A-Za-z0-9_-]", "-", f"{prefix}{stack}"), HCP_WORKSPACE_MAX)

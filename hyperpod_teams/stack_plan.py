@@ -88,6 +88,22 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
                 team=team.name,
             )
         )
+    if spec.cost.usage_reports.enabled:
+        # The operator's Pod Identity needs the EKS cluster; the operator runs on HyperPod nodes
+        # and reads task governance's queues, and writes to the bucket with the role of
+        # <org>-usage-report.
+        usage = naming.usage_report_stack_name(org)
+        stacks.append(
+            PlannedStack(usage, "AWS", "usage report bucket, operator role, Athena database, daily aggregation", (eks,))
+        )
+        stacks.append(
+            PlannedStack(
+                naming.usage_operator_stack_name(org),
+                "EKS cluster",
+                "usage-report operator Helm chart",
+                tuple(sorted((cluster, eks, usage))),
+            )
+        )
     stacks.append(
         PlannedStack(naming.cost_stack_name(org), "AWS (payer account)", "cost allocation tags, cost category")
     )

@@ -26,14 +26,12 @@ from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 
 from hyperpod_teams import naming
-
-#: The commit of awslabs/sagemaker-hyperpod-usage-report whose chart the stacks install (the
-#: repository has no release tags), and what the Glue tables below transcribe.
-USAGE_REPORT_REF = "e71f39ae9e1152d865451d9873a4ee9e8467dc9c"
-USAGE_REPORT_REPOSITORY = "https://github.com/awslabs/sagemaker-hyperpod-usage-report"
-#: Where the default chart path expects the clone: beside the output folder.
-USAGE_REPORT_CLONE_DIR = "sagemaker-hyperpod-usage-report"
-USAGE_REPORT_CHART_PATH = "helm_chart/SageMakerHyperPodUsageReportChart"
+from hyperpod_teams.spec.models import (
+    USAGE_REPORT_CHART_PATH,
+    USAGE_REPORT_CLONE_DIR,
+    USAGE_REPORT_REF,
+    USAGE_REPORT_REPOSITORY,
+)
 
 #: The chart's namespace and service account (`_helpers.tpl`, `values.yaml`): the Pod Identity
 #: association names both.
@@ -68,7 +66,13 @@ REGIONS = frozenset(
 )
 
 #: Partition keys of the raw tables, and of the report tables (which have no hour).
-_RAW_PARTITIONS = (("year", "string"), ("month", "string"), ("day", "string"), ("hour", "string"), ("cluster", "string"))
+_RAW_PARTITIONS = (
+    ("year", "string"),
+    ("month", "string"),
+    ("day", "string"),
+    ("hour", "string"),
+    ("cluster", "string"),
+)
 _REPORT_PARTITIONS = (("year", "string"), ("month", "string"), ("day", "string"), ("cluster", "string"))
 
 
@@ -204,9 +208,8 @@ KINDS = ("total", "allocated", "borrowed")
 _FIRST_LINE = "Amazon SageMaker HyperPod"
 _REPORT_TYPE = "Report Type: Summary Utilization Report"
 _RESOURCE_HEADER = ",,,Instance,NeuronCore,,,GPU,,,vCPU,,"
-_COLUMN_HEADER = (
-    "Date,Namespace,Team,Type,"
-    + ",".join(["Total utilization (hours),Allocated utilization (hours),Borrowed utilization (hours)"] * 3)
+_COLUMN_HEADER = "Date,Namespace,Team,Type," + ",".join(
+    ["Total utilization (hours),Allocated utilization (hours),Borrowed utilization (hours)"] * 3
 )
 _DATE_RANGE = re.compile(r"^Report Date Range \(UTC\): (\d{4}-\d{2}-\d{2})\S* to (\d{4}-\d{2}-\d{2})")
 _CLUSTER = re.compile(r"^Cluster Name: (.*)$")
@@ -315,3 +318,15 @@ def _usage_row(cells: list[str], where: str, first_day: date, last_day: date) ->
     if not namespace or not instance_type:
         raise UsageReportError(f"{where}: the row has no namespace or no instance type")
     return UsageRow(day, namespace, team, instance_type, hours, where)
+
+
+def operator_chart_values(spec, bucket_name: str) -> dict[str, str]:
+    """The chart's required values (deployment.yaml fails without them), as the official install
+    command sets them: clusterName is the HyperPod cluster's name, the partition the reports are
+    queried by (run.py --cluster-name)."""
+    return {
+        "region": spec.organization.region,
+        "clusterName": spec.cluster.name,
+        "s3BucketName": bucket_name,
+        "serviceAccount.name": OPERATOR_SERVICE_ACCOUNT,
+    }

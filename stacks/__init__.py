@@ -10,6 +10,7 @@ from hyperpod_teams.stacks.hyperpod_dependencies import HyperPodDependenciesStac
 from hyperpod_teams.stacks.identity import IdentityStack
 from hyperpod_teams.stacks.team import TeamStack
 from hyperpod_teams.stacks.team_kubernetes import TeamKubernetesStack
+from hyperpod_teams.stacks.usage_report import UsageOperatorStack, UsageReportStack
 
 __all__ = [
     "AccessStack",
@@ -21,4 +22,6 @@ __all__ = [
     "PlatformStack",
     "TeamKubernetesStack",
     "TeamStack",
+    "UsageOperatorStack",
+    "UsageReportStack",
 ]

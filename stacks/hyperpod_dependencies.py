@@ -8,7 +8,7 @@ import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings, dependencies_chart
-from hyperpod_teams.constructs.eks import EXEC_API_VERSION, EksCluster, get_token_command
+from hyperpod_teams.constructs.eks import EksCluster
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -16,20 +16,7 @@ from hyperpod_teams.stacks.base import PlatformStack
 class HyperPodDependenciesStack(PlatformStack):
     def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec, eks: EksCluster) -> None:
         super().__init__(scope, stack_name, spec=spec)
-        helm = bindings.helm_provider
-        helm.HelmProvider(
-            self,
-            "helm",
-            kubernetes=helm.HelmProviderKubernetes(
-                host=eks.endpoint,
-                cluster_ca_certificate=cdktf.Fn.base64decode(eks.certificate_authority_data),
-                exec=helm.HelmProviderKubernetesExec(
-                    api_version=EXEC_API_VERSION,
-                    command="aws",
-                    args=get_token_command(eks.name, spec.organization.region),
-                ),
-            ),
-        )
+        self.add_helm_provider(eks)
         chart = spec.cluster.dependencies_chart
         region = spec.organization.region
         release = bindings.helm_release

@@ -6,11 +6,10 @@ CA) and authenticates with `aws eks get-token`, so this stack holds no AWS provi
 
 from __future__ import annotations
 
-import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings, naming, rbac
-from hyperpod_teams.constructs.eks import EXEC_API_VERSION, EksCluster, get_token_command
+from hyperpod_teams.constructs.eks import EksCluster
 from hyperpod_teams.constructs.kubernetes import TeamRbac
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stacks.base import PlatformStack
@@ -20,20 +19,7 @@ class TeamKubernetesStack(PlatformStack):
     def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec, team: Team, eks: EksCluster) -> None:
         super().__init__(scope, stack_name, spec=spec)
         self.team = team
-        kubernetes = bindings.kubernetes_provider
-        kubernetes.KubernetesProvider(
-            self,
-            "kubernetes",
-            host=eks.endpoint,
-            cluster_ca_certificate=cdktf.Fn.base64decode(eks.certificate_authority_data),
-            exec=[
-                kubernetes.KubernetesProviderExec(
-                    api_version=EXEC_API_VERSION,
-                    command="aws",
-                    args=get_token_command(eks.name, spec.organization.region),
-                )
-            ],
-        )
+        self.add_kubernetes_provider(eks)
         self.namespace_name = naming.team_namespace(team.name)
         self.namespace = None
         if not spec.cluster.task_governance.enabled:

@@ -74,10 +74,19 @@ def synthesize_stacks(spec, out_dir: Path) -> dict[str, dict]:
     app = build_app(spec, outdir=str(out_dir))
     app.synth()
     manifest = json.loads((out_dir / "manifest.json").read_text())
-    return {
-        name: json.loads((out_dir / entry["synthesizedStackPath"]).read_text())
-        for name, entry in manifest["stacks"].items()
-    }
+    stacks = {}
+    for name, entry in manifest["stacks"].items():
+        path = out_dir / entry["synthesizedStackPath"]
+        stacks[name] = json.loads(path.read_text())
+        if (path.parent / "assets").is_dir():
+            # Files the stack reads (a Lambda package): tests.offline_terraform.write_stack copies
+            # them beside the stack. Terraform ignores "//" properties (JSON syntax comments).
+            stacks[name]["//"][ASSETS_KEY] = str(path.parent / "assets")
+    return stacks
+
+
+#: Where a synthesized stack's assets folder is, in the stack's "//" comment property.
+ASSETS_KEY = "hyperpod_teams_test_assets"
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from hyperpod_teams import cloudformation
+from tests.conftest import ASSETS_KEY
 
 AWS_PROVIDER_DIR_ENV = "HYPERPOD_TEAMS_AWS_PROVIDER_DIR"
 
@@ -198,6 +199,9 @@ def write_stack(out_dir: Path, name: str, stack: dict) -> Path:
     directory = out_dir / "cdktf.out" / "stacks" / name
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "cdk.tf.json").write_text(json.dumps(stack, indent=2))
+    assets = stack.get("//", {}).get(ASSETS_KEY)
+    if assets:
+        shutil.copytree(assets, directory / "assets", dirs_exist_ok=True)
     return directory
 
 

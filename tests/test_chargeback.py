@@ -77,7 +77,9 @@ def spec(spec_data):
 
 
 def statement_of(spec, rows=TWO_DAYS, cost="10000.00", **report):
-    return chargeback.compute_statement(spec, [read_summary_report(summary_report(rows, **report), "r.csv")], Decimal(cost))
+    return chargeback.compute_statement(
+        spec, [read_summary_report(summary_report(rows, **report), "r.csv")], Decimal(cost)
+    )
 
 
 def test_statement_of_a_two_day_report_matches_the_hand_computed_amounts(spec):

@@ -9,6 +9,7 @@ import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings, cloudformation, naming, policies
+from hyperpod_teams.constructs.storage import add_private_bucket
 from hyperpod_teams.spec.models import PlatformSpec
 
 #: Prefix of the lifecycle scripts inside a bucket the project creates.
@@ -26,35 +27,12 @@ class LifecycleScriptsBucket(Construct):
         super().__init__(scope, id_)
         org = spec.organization
         name = naming.lifecycle_bucket_name(org.name, spec.cluster.name, org.account_id, org.region)
-        self.bucket = bindings.aws_s3_bucket.S3Bucket(self, "bucket", bucket=name)
-        bindings.aws_s3_bucket_versioning.S3BucketVersioningA(
-            self,
-            "versioning",
-            bucket=self.bucket.id,
-            versioning_configuration=bindings.aws_s3_bucket_versioning.S3BucketVersioningVersioningConfiguration(
-                status="Enabled"
-            ),
-        )
-        encryption = bindings.aws_s3_bucket_server_side_encryption_configuration
-        encryption.S3BucketServerSideEncryptionConfigurationA(
-            self,
-            "encryption",
-            bucket=self.bucket.id,
-            rule=[
-                encryption.S3BucketServerSideEncryptionConfigurationRuleA(
-                    apply_server_side_encryption_by_default=encryption.S3BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultA(
-                        sse_algorithm="aws:kms"
-                    ),
-                    bucket_key_enabled=True,
-                )
-            ],
-        )
         lifecycle = bindings.aws_s3_bucket_lifecycle_configuration
-        lifecycle.S3BucketLifecycleConfiguration(
+        self.bucket = add_private_bucket(
             self,
-            "expiry",
-            bucket=self.bucket.id,
-            rule=[
+            name,
+            region=org.region,
+            lifecycle_rules=[
                 # Old versions of the scripts stay long enough to roll back a bad change.
                 lifecycle.S3BucketLifecycleConfigurationRule(
                     id="expire-old-script-versions",
@@ -70,22 +48,6 @@ class LifecycleScriptsBucket(Construct):
                     ],
                 )
             ],
-        )
-        public_access = bindings.aws_s3_bucket_public_access_block.S3BucketPublicAccessBlock(
-            self,
-            "public-access",
-            bucket=self.bucket.id,
-            block_public_acls=True,
-            block_public_policy=True,
-            ignore_public_acls=True,
-            restrict_public_buckets=True,
-        )
-        bindings.aws_s3_bucket_policy.S3BucketPolicy(
-            self,
-            "tls-only",
-            bucket=self.bucket.id,
-            policy=policies.policy_json(policies.tls_only_bucket_policy(name, policies.aws_partition(org.region))),
-            depends_on=[public_access],
         )
         # The cluster runs its entry-point script at creation: the bucket must not start empty.
         self.default_script = bindings.aws_s3_object.S3Object(

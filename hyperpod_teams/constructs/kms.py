@@ -13,14 +13,26 @@ DELETION_WINDOW_DAYS = 30
 
 
 class EncryptionKey(Construct):
-    def __init__(self, scope: Construct, id_: str, *, alias: str, description: str, organization: Organization) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        alias: str,
+        description: str,
+        organization: Organization,
+        service_statements: tuple[dict, ...] = (),
+    ) -> None:
+        """`service_statements`: key-policy statements for AWS services that use the key."""
         super().__init__(scope, id_)
         partition = policies.aws_partition(organization.region)
+        key_policy = policies.kms_key_policy(organization.account_id, partition)
+        key_policy["Statement"] += list(service_statements)
         self.key = bindings.aws_kms_key.KmsKey(
             self,
             "key",
             description=description,
-            policy=policies.policy_json(policies.kms_key_policy(organization.account_id, partition)),
+            policy=policies.policy_json(key_policy),
             enable_key_rotation=True,
             deletion_window_in_days=DELETION_WINDOW_DAYS,
         )

@@ -577,6 +577,47 @@ class Team(SpecModel):
 # --- cost ------------------------------------------------------------------------------------
 
 
+#: The commit of awslabs/sagemaker-hyperpod-usage-report whose operator chart the stacks install
+#: (the repository has no release tags; this one is of 2026-01-09), and that usage_report.py
+#: transcribes.
+USAGE_REPORT_REF = "e71f39ae9e1152d865451d9873a4ee9e8467dc9c"
+USAGE_REPORT_REPOSITORY = "https://github.com/awslabs/sagemaker-hyperpod-usage-report"
+#: Where the default chart path expects the clone: beside the output folder.
+USAGE_REPORT_CLONE_DIR = "sagemaker-hyperpod-usage-report"
+USAGE_REPORT_CHART_PATH = "helm_chart/SageMakerHyperPodUsageReportChart"
+
+
+class UsageReports(SpecModel):
+    """HyperPod's usage reporting (awslabs/sagemaker-hyperpod-usage-report): what the stacks set up
+    for it when enabled. Optional addition within spec v1."""
+
+    enabled: bool = Field(
+        default=False,
+        description="Deploy the report bucket, the operator's role (EKS Pod Identity), the Athena database and "
+        "daily aggregation (<org>-usage-report) and the operator's Helm chart (<org>-usage-operator). Needs "
+        "task governance.",
+    )
+    retention_days: int = Field(
+        default=180, ge=1, le=3650, description="Days the report bucket keeps usage data (the template's default)."
+    )
+    install_pod_identity_agent: bool = Field(
+        default=True,
+        description="Install the EKS Pod Identity agent add-on; set false when the cluster has it already "
+        "(creating it twice fails).",
+    )
+    git_ref: str = Field(
+        default=USAGE_REPORT_REF,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$",
+        description="Commit or tag of awslabs/sagemaker-hyperpod-usage-report to take the operator chart from.",
+    )
+    chart: str = Field(
+        default=f"../../../{USAGE_REPORT_CLONE_DIR}/{USAGE_REPORT_CHART_PATH}",
+        min_length=1,
+        description="Path of the operator chart, read from the stack's working folder (<out>/stacks/<stack>): the "
+        "default is a clone beside the output folder.",
+    )
+
+
 class Cost(SpecModel):
     """How the shared cluster's spend reaches the teams (optional section)."""
 
@@ -592,6 +633,10 @@ class Cost(SpecModel):
         description="What an instance of a type is worth per hour, for the quota split; default: its "
         "accelerators (GPUs, Trainium or Inferentia chips), which every type of a quota must have or be "
         "priced here.",
+    )
+    usage_reports: UsageReports = Field(
+        default_factory=UsageReports,
+        description="HyperPod usage reporting, for `hyperpod-teams chargeback` by measured use.",
     )
 
 

@@ -105,6 +105,8 @@ def problems_across_fields(sections: Sections) -> list[Problem]:
         problems += _quota_split(sections.cost, sections.teams)
     if sections.organization is not None and sections.task_governance is not None:
         problems += _task_governance_region(sections.organization, sections.task_governance)
+        if sections.cost is not None and sections.cost.usage_reports.enabled:
+            problems += _usage_reports(sections.organization, sections.task_governance)
     if sections.instance_groups is not None:
         groups = sections.instance_groups
         problems += _unique_names(enumerate(groups), "cluster.instance_groups", "instance group name")
@@ -184,6 +186,25 @@ def _task_governance_region(organization: Organization, governance: TaskGovernan
         f"({regions.TASK_GOVERNANCE_REGIONS_SOURCE}); if AWS has added {organization.region} "
         "since, set cluster.task_governance.allow_unlisted_region: true",
     )
+
+
+def _usage_reports(organization: Organization, governance: TaskGovernance) -> Iterator[Problem]:
+    """The usage-report operator reads task governance's Kueue queues, and its image exists only
+    in the regions of its chart (awslabs/sagemaker-hyperpod-usage-report, values.yaml)."""
+    from hyperpod_teams import usage_report
+
+    if not governance.enabled:
+        yield Problem(
+            ("cost", "usage_reports", "enabled"),
+            "usage reporting measures task governance's queues, but cluster.task_governance.enabled is false",
+            "enable task governance, or set cost.usage_reports.enabled: false",
+        )
+    if organization.region not in usage_report.REGIONS:
+        yield Problem(
+            ("cost", "usage_reports", "enabled"),
+            f"HyperPod's usage-report operator has no image in {organization.region}: its chart would fail",
+            f"regions its chart (values.yaml, image.repositoryDomainMap) has: {', '.join(sorted(usage_report.REGIONS))}",
+        )
 
 
 def _quota_rules(groups: list[InstanceGroup], teams: list[tuple[int, Team]]) -> Iterator[Problem]:

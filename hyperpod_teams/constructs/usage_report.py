@@ -1,0 +1,323 @@
+"""HyperPod usage reporting on the AWS side and in the cluster (hyperpod_teams/usage_report.py
+says what each piece is for, after the official template and chart)."""
+
+from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+import zipfile
+from importlib import resources
+from pathlib import Path
+
+import cdktf
+from constructs import Construct
+
+from hyperpod_teams import bindings, policies, usage_report
+from hyperpod_teams.constructs.kms import EncryptionKey
+from hyperpod_teams.constructs.storage import add_private_bucket
+from hyperpod_teams.spec.models import PlatformSpec
+
+#: Runtime of the aggregation function (a Lambda runtime AWS supports; the template's python3.9
+#: is deprecated).
+AGGREGATION_RUNTIME = "python3.12"
+#: Lambda's limit; an aggregation of one day's snapshots takes a few minutes at most.
+AGGREGATION_TIMEOUT_SECONDS = 900
+AGGREGATION_LOG_RETENTION_DAYS = 365
+#: The longest SQS keeps a message: 14 days to notice a failed run and run the day again.
+FAILED_RUN_RETENTION_SECONDS = 14 * 24 * 3600
+#: Parquet as the operator writes it (the template's SerDe and formats).
+PARQUET = {
+    "input_format": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat",
+    "output_format": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
+    "serialization_library": "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
+}
+POD_IDENTITY_AGENT_ADDON = "eks-pod-identity-agent"
+
+
+def aggregation_package() -> Path:
+    """The aggregation function as a zip whose bytes depend on its source only (fixed times and
+    modes), so the plan shows no change to the function until its code changes."""
+    source = resources.files("hyperpod_teams") / "functions" / "usage_aggregation" / "index.py"
+    folder = Path(tempfile.mkdtemp(prefix="hyperpod-teams-usage-aggregation-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    package = folder / "usage-aggregation.zip"
+    entry = zipfile.ZipInfo("index.py", date_time=(1980, 1, 1, 0, 0, 0))
+    entry.external_attr = 0o644 << 16
+    entry.compress_type = zipfile.ZIP_DEFLATED
+    with zipfile.ZipFile(package, "w") as archive:
+        archive.writestr(entry, source.read_bytes())
+    return package
+
+
+class UsageReportInfrastructure(Construct):
+    """Report bucket, the operator's role through Pod Identity, the Glue database and tables, the
+    Athena workgroup, and the daily aggregation."""
+
+    def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec, eks_cluster_name: str, eks_cluster_arn: str):
+        super().__init__(scope, id_)
+        org = spec.organization
+        settings = spec.cost.usage_reports
+        partition = policies.aws_partition(org.region)
+        self.bucket_name = usage_report.bucket_name(org.name, org.account_id, org.region)
+        lifecycle = bindings.aws_s3_bucket_lifecycle_configuration
+        self.bucket = add_private_bucket(
+            self,
+            self.bucket_name,
+            region=org.region,
+            lifecycle_rules=[
+                lifecycle.S3BucketLifecycleConfigurationRule(
+                    id="usage-data-retention",
+                    status="Enabled",
+                    filter=[lifecycle.S3BucketLifecycleConfigurationRuleFilter(prefix="")],
+                    expiration=[lifecycle.S3BucketLifecycleConfigurationRuleExpiration(days=settings.retention_days)],
+                    # Versioning keeps what expires as a noncurrent version: drop those too.
+                    noncurrent_version_expiration=[
+                        lifecycle.S3BucketLifecycleConfigurationRuleNoncurrentVersionExpiration(noncurrent_days=7)
+                    ],
+                    abort_incomplete_multipart_upload=[
+                        lifecycle.S3BucketLifecycleConfigurationRuleAbortIncompleteMultipartUpload(
+                            days_after_initiation=7
+                        )
+                    ],
+                )
+            ],
+        )
+
+        # The operator: a role only its service account in this cluster gets, through Pod Identity.
+        role = bindings.aws_iam_role.IamRole(
+            self,
+            "operator-role",
+            name=usage_report.operator_role_name(org.name),
+            assume_role_policy=policies.policy_json(
+                policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn)
+            ),
+        )
+        bindings.aws_iam_role_policy.IamRolePolicy(
+            self,
+            "operator-writes-raw-data",
+            name="write-raw-usage-data",
+            role=role.id,
+            policy=policies.policy_json(
+                policies.usage_operator_policy(self.bucket_name, usage_report.RAW_PREFIX, partition)
+            ),
+        )
+        agent = []
+        if settings.install_pod_identity_agent:
+            agent = [
+                bindings.aws_eks_addon.EksAddon(
+                    self, "pod-identity-agent", cluster_name=eks_cluster_name, addon_name=POD_IDENTITY_AGENT_ADDON
+                )
+            ]
+        self.association = bindings.aws_eks_pod_identity_association.EksPodIdentityAssociation(
+            self,
+            "operator-pod-identity",
+            cluster_name=eks_cluster_name,
+            namespace=usage_report.OPERATOR_NAMESPACE,
+            service_account=usage_report.OPERATOR_SERVICE_ACCOUNT,
+            role_arn=role.arn,
+            depends_on=agent or None,
+        )
+
+        # Querying: the database and tables the operator's data lands in, Athena's workgroup.
+        self.database_name = usage_report.database_name(org.name)
+        database = bindings.aws_glue_catalog_database.GlueCatalogDatabase(
+            self, "database", name=self.database_name, description="HyperPod usage reports (hyperpod-teams)"
+        )
+        table = bindings.aws_glue_catalog_table
+        for spec_table in usage_report.GLUE_TABLES:
+            table.GlueCatalogTable(
+                self,
+                f"table-{spec_table.name}",
+                database_name=database.name,
+                name=spec_table.name,
+                table_type="EXTERNAL_TABLE",
+                parameters={"classification": "parquet", "parquet.compression": "SNAPPY"},
+                storage_descriptor=table.GlueCatalogTableStorageDescriptor(
+                    location=f"s3://{self.bucket_name}/{spec_table.prefix}",
+                    input_format=PARQUET["input_format"],
+                    output_format=PARQUET["output_format"],
+                    ser_de_info=table.GlueCatalogTableStorageDescriptorSerDeInfo(
+                        serialization_library=PARQUET["serialization_library"]
+                    ),
+                    columns=[
+                        table.GlueCatalogTableStorageDescriptorColumns(name=name, type=kind)
+                        for name, kind in spec_table.columns
+                    ],
+                ),
+                partition_keys=[
+                    table.GlueCatalogTablePartitionKeys(name=name, type=kind) for name, kind in spec_table.partitions
+                ],
+            )
+        workgroup = bindings.aws_athena_workgroup
+        self.workgroup_name = usage_report.workgroup_name(org.name)
+        bindings.aws_athena_workgroup.AthenaWorkgroup(
+            self,
+            "workgroup",
+            name=self.workgroup_name,
+            # Query results are temporary: like the template's RecursiveDeleteOption.
+            force_destroy=True,
+            configuration=workgroup.AthenaWorkgroupConfiguration(
+                enforce_workgroup_configuration=True,
+                result_configuration=workgroup.AthenaWorkgroupConfigurationResultConfiguration(
+                    output_location=f"s3://{self.bucket_name}/{usage_report.ATHENA_RESULTS_PREFIX}",
+                    encryption_configuration=workgroup.AthenaWorkgroupConfigurationResultConfigurationEncryptionConfiguration(
+                        encryption_option="SSE_KMS"
+                    ),
+                ),
+            ),
+        )
+
+        # The daily aggregation into summary_report: its logs and environment under its own key,
+        # failed runs kept in a queue (the event names the day, to run it again).
+        function_name = usage_report.aggregation_function_name(org.name)
+        log_group_name = f"/aws/lambda/{function_name}"
+        key = EncryptionKey(
+            self,
+            "aggregation-key",
+            alias=usage_report.aggregation_function_name(org.name),
+            description=f"Logs and environment of the HyperPod usage aggregation (hyperpod-teams, {org.name})",
+            organization=org,
+            service_statements=policies.logs_key_statements(org.account_id, org.region, log_group_name),
+        )
+        log_group = bindings.aws_cloudwatch_log_group.CloudwatchLogGroup(
+            self,
+            "aggregation-logs",
+            name=log_group_name,
+            retention_in_days=AGGREGATION_LOG_RETENTION_DAYS,
+            kms_key_id=key.arn,
+        )
+        failures = bindings.aws_sqs_queue.SqsQueue(
+            self,
+            "aggregation-failures",
+            name=f"{function_name}-failures",
+            sqs_managed_sse_enabled=True,
+            message_retention_seconds=FAILED_RUN_RETENTION_SECONDS,
+        )
+        aggregation_role = bindings.aws_iam_role.IamRole(
+            self,
+            "aggregation-role",
+            name=usage_report.aggregation_role_name(org.name),
+            assume_role_policy=policies.policy_json(policies.service_trust_policy("lambda.amazonaws.com")),
+        )
+        access = bindings.aws_iam_role_policy.IamRolePolicy(
+            self,
+            "aggregation-access",
+            name="aggregate-usage",
+            role=aggregation_role.id,
+            policy=policies.policy_json(
+                policies.usage_aggregation_policy(
+                    bucket=self.bucket_name,
+                    database=self.database_name,
+                    workgroup=self.workgroup_name,
+                    function=function_name,
+                    account_id=org.account_id,
+                    region=org.region,
+                )
+            ),
+        )
+        extras = bindings.aws_iam_role_policy.IamRolePolicy(
+            self,
+            "aggregation-extras",
+            name="key-queue-traces",
+            role=aggregation_role.id,
+            policy=policies.policy_json(
+                policies.usage_aggregation_extras_policy(key_arn=key.arn, queue_arn=failures.arn)
+            ),
+        )
+        code = cdktf.TerraformAsset(
+            self, "aggregation-code", path=str(aggregation_package()), type=cdktf.AssetType.FILE
+        )
+        function = bindings.aws_lambda_function.LambdaFunction(
+            self,
+            "aggregation",
+            function_name=function_name,
+            role=aggregation_role.arn,
+            runtime=AGGREGATION_RUNTIME,
+            handler="index.handler",
+            filename=code.path,
+            source_code_hash=cdktf.Fn.filebase64sha256(code.path),
+            timeout=AGGREGATION_TIMEOUT_SECONDS,
+            # One run at a time: two at once would insert the same day twice.
+            reserved_concurrent_executions=1,
+            kms_key_arn=key.arn,
+            dead_letter_config=bindings.aws_lambda_function.LambdaFunctionDeadLetterConfig(target_arn=failures.arn),
+            tracing_config=bindings.aws_lambda_function.LambdaFunctionTracingConfig(mode="Active"),
+            environment=bindings.aws_lambda_function.LambdaFunctionEnvironment(
+                variables={
+                    "DATABASE": self.database_name,
+                    "WORKGROUP": self.workgroup_name,
+                    "RAW_TABLES": ",".join(usage_report.RAW_TABLES),
+                }
+            ),
+            depends_on=[log_group, access, extras],
+        )
+        rule = bindings.aws_cloudwatch_event_rule.CloudwatchEventRule(
+            self,
+            "daily",
+            name=function_name,
+            description="Aggregate yesterday's HyperPod usage into summary_report (hyperpod-teams)",
+            schedule_expression=usage_report.AGGREGATION_SCHEDULE,
+        )
+        bindings.aws_cloudwatch_event_target.CloudwatchEventTarget(
+            self, "daily-target", rule=rule.name, arn=function.arn, target_id="usage-aggregation"
+        )
+        bindings.aws_lambda_permission.LambdaPermission(
+            self,
+            "daily-invoke",
+            statement_id="daily-usage-aggregation",
+            action="lambda:InvokeFunction",
+            function_name=function.function_name,
+            principal="events.amazonaws.com",
+            source_arn=rule.arn,
+        )
+
+
+class UsageReportOperator(Construct):
+    """The operator's Helm chart from the pinned clone, in a namespace Helm may adopt (the chart
+    templates its own Namespace: the official instructions create it first with Helm's ownership
+    label and annotations, as here)."""
+
+    def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec, bucket_name: str):
+        super().__init__(scope, id_)
+        settings = spec.cost.usage_reports
+        release_name = usage_report.OPERATOR_NAMESPACE
+        namespace = bindings.kubernetes_namespace
+        created = namespace.NamespaceV1(
+            self,
+            "namespace",
+            metadata=namespace.NamespaceV1Metadata(
+                name=usage_report.OPERATOR_NAMESPACE,
+                labels={"app.kubernetes.io/managed-by": "Helm"},
+                annotations={
+                    "meta.helm.sh/release-name": release_name,
+                    "meta.helm.sh/release-namespace": usage_report.OPERATOR_NAMESPACE,
+                },
+            ),
+            # Helm adds the chart's labels when it adopts the namespace.
+            lifecycle=cdktf.TerraformResourceLifecycle(ignore_changes=["metadata[0].labels"]),
+        )
+        chart = settings.chart.rstrip("/")
+        release = bindings.helm_release
+        self.release = release.Release(
+            self,
+            "operator",
+            name=release_name,
+            chart=chart,
+            namespace=created.metadata.name,
+            set=[
+                release.ReleaseSet(name=name, value=value)
+                for name, value in usage_report.operator_chart_values(spec, bucket_name).items()
+            ],
+            atomic=True,
+            wait=True,
+            lifecycle=cdktf.TerraformResourceLifecycle(
+                precondition=[
+                    cdktf.Precondition(
+                        condition=cdktf.Fn.fileexists(f"{chart}/Chart.yaml"),
+                        error_message=f"HyperPod's usage-report chart is not at {chart} (relative to this stack's "
+                        f"folder). Next to the output folder, run: {usage_report.clone_command(settings.git_ref)}",
+                    )
+                ]
+            ),
+        )
