@@ -84,18 +84,13 @@ MODULES = {
 
 if TYPE_CHECKING:  # what editors and mypy see: the modules themselves (a test pins both lists equal)
     from cdktf_cdktf_provider_aws import athena_workgroup as aws_athena_workgroup  # noqa: F401
-    from cdktf_cdktf_provider_aws import cloudwatch_event_rule as aws_cloudwatch_event_rule  # noqa: F401
-    from cdktf_cdktf_provider_aws import cloudwatch_event_target as aws_cloudwatch_event_target  # noqa: F401
-    from cdktf_cdktf_provider_aws import cloudwatch_log_group as aws_cloudwatch_log_group  # noqa: F401
-    from cdktf_cdktf_provider_aws import eks_pod_identity_association as aws_eks_pod_identity_association  # noqa: F401
-    from cdktf_cdktf_provider_aws import glue_catalog_database as aws_glue_catalog_database  # noqa: F401
-    from cdktf_cdktf_provider_aws import glue_catalog_table as aws_glue_catalog_table  # noqa: F401
-    from cdktf_cdktf_provider_aws import lambda_function as aws_lambda_function  # noqa: F401
-    from cdktf_cdktf_provider_aws import lambda_permission as aws_lambda_permission  # noqa: F401
     from cdktf_cdktf_provider_aws import budgets_budget as aws_budgets_budget  # noqa: F401
     from cdktf_cdktf_provider_aws import ce_cost_allocation_tag as aws_ce_cost_allocation_tag  # noqa: F401
     from cdktf_cdktf_provider_aws import ce_cost_category as aws_ce_cost_category  # noqa: F401
     from cdktf_cdktf_provider_aws import cloudcontrolapi_resource as aws_cloudcontrolapi_resource  # noqa: F401
+    from cdktf_cdktf_provider_aws import cloudwatch_event_rule as aws_cloudwatch_event_rule  # noqa: F401
+    from cdktf_cdktf_provider_aws import cloudwatch_event_target as aws_cloudwatch_event_target  # noqa: F401
+    from cdktf_cdktf_provider_aws import cloudwatch_log_group as aws_cloudwatch_log_group  # noqa: F401
     from cdktf_cdktf_provider_aws import data_aws_eks_cluster as aws_data_eks_cluster  # noqa: F401
     from cdktf_cdktf_provider_aws import data_aws_iam_roles as aws_data_iam_roles  # noqa: F401
     from cdktf_cdktf_provider_aws import data_aws_identitystore_group as aws_data_identitystore_group  # noqa: F401
@@ -103,12 +98,17 @@ if TYPE_CHECKING:  # what editors and mypy see: the modules themselves (a test p
     from cdktf_cdktf_provider_aws import eks_access_policy_association as aws_eks_access_policy_association  # noqa: F401
     from cdktf_cdktf_provider_aws import eks_addon as aws_eks_addon  # noqa: F401
     from cdktf_cdktf_provider_aws import eks_cluster as aws_eks_cluster  # noqa: F401
+    from cdktf_cdktf_provider_aws import eks_pod_identity_association as aws_eks_pod_identity_association  # noqa: F401
+    from cdktf_cdktf_provider_aws import glue_catalog_database as aws_glue_catalog_database  # noqa: F401
+    from cdktf_cdktf_provider_aws import glue_catalog_table as aws_glue_catalog_table  # noqa: F401
     from cdktf_cdktf_provider_aws import iam_role as aws_iam_role  # noqa: F401
     from cdktf_cdktf_provider_aws import iam_role_policy as aws_iam_role_policy  # noqa: F401
     from cdktf_cdktf_provider_aws import iam_role_policy_attachment as aws_iam_role_policy_attachment  # noqa: F401
     from cdktf_cdktf_provider_aws import identitystore_group as aws_identitystore_group  # noqa: F401
     from cdktf_cdktf_provider_aws import kms_alias as aws_kms_alias  # noqa: F401
     from cdktf_cdktf_provider_aws import kms_key as aws_kms_key  # noqa: F401
+    from cdktf_cdktf_provider_aws import lambda_function as aws_lambda_function  # noqa: F401
+    from cdktf_cdktf_provider_aws import lambda_permission as aws_lambda_permission  # noqa: F401
     from cdktf_cdktf_provider_aws import provider as aws_provider  # noqa: F401
     from cdktf_cdktf_provider_aws import s3_bucket as aws_s3_bucket  # noqa: F401
     from cdktf_cdktf_provider_aws import s3_bucket_lifecycle_configuration as aws_s3_bucket_lifecycle_configuration  # noqa: F401

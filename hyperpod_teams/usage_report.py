@@ -27,9 +27,7 @@ from decimal import Decimal, InvalidOperation
 
 from hyperpod_teams import naming
 from hyperpod_teams.spec.models import (
-    USAGE_REPORT_CHART_PATH,
     USAGE_REPORT_CLONE_DIR,
-    USAGE_REPORT_REF,
     USAGE_REPORT_REPOSITORY,
 )
 

@@ -203,7 +203,8 @@ def _usage_reports(organization: Organization, governance: TaskGovernance) -> It
         yield Problem(
             ("cost", "usage_reports", "enabled"),
             f"HyperPod's usage-report operator has no image in {organization.region}: its chart would fail",
-            f"regions its chart (values.yaml, image.repositoryDomainMap) has: {', '.join(sorted(usage_report.REGIONS))}",
+            "regions its chart (values.yaml, image.repositoryDomainMap) has an image in: "
+            + ", ".join(sorted(usage_report.REGIONS)),
         )
 
 
