@@ -227,7 +227,7 @@ def test_aggregation_repairs_the_raw_tables_then_summarises_yesterday(monkeypatc
     monkeypatch.setenv("WORKGROUP", "acme-hyperpod-usage")
     monkeypatch.setenv("RAW_TABLES", ",".join(usage_report.RAW_TABLES))
     athena = RecordingAthena()
-    now = datetime.datetime(2026, 11, 3, 0, 5, tzinfo=datetime.timezone.utc)
+    now = datetime.datetime(2026, 11, 3, 0, 5, tzinfo=datetime.UTC)
     result = module.handler({}, None, athena=athena, now=now)
     assert result["day"] == "2026-11-02"
     queries = [r["QueryString"].strip() for r in athena.started]
@@ -272,7 +272,7 @@ def test_aggregation_writes_the_summary_tables_columns_in_order():
 def test_aggregation_refuses_a_day_that_is_not_a_date():
     module = aggregation_module()
     with pytest.raises(ValueError, match="event.day"):
-        module.day_to_aggregate({"day": "yesterday"}, datetime.datetime.now(datetime.timezone.utc))
+        module.day_to_aggregate({"day": "yesterday"}, datetime.datetime.now(datetime.UTC))
     assert module.day_to_aggregate({"day": "2026-02-28"}, None) == datetime.date(2026, 2, 28)
 
 
