@@ -218,9 +218,10 @@ class Statement:
         return (self.last_day - self.first_day).days + 1
 
     def share_percent(self, charge: TeamCharge) -> Decimal:
-        if not self.cost_usd:
-            return Decimal(0)
-        return (charge.amount_usd * 100 / self.cost_usd).quantize(CENT, rounding=ROUND_HALF_UP)
+        """The team's share of the cost, two decimals; the shares sum to exactly 100 (largest
+        remainder, as the quota split's percentages)."""
+        shares = cost.split_percentages({c.team: c.amount_usd for c in self.teams})
+        return shares.get(charge.team, Decimal("0.00"))
 
 
 def merge_reports(reports: list[SummaryReport]) -> tuple[date, date, list[UsageRow], list[str]]:

@@ -56,7 +56,8 @@ def cli() -> None:
     the cluster and its instance groups, and each team's quota, studio and budget. From it come one
     Terraform stack per unit of credentials: <org>-identity (the IdP), <org>-access (IAM Identity
     Center), <org>-eks, <org>-hyperpod-deps and <org>-cluster (EKS, HyperPod), <org>-team-<team>
-    and <org>-k8s-<team> per team, and <org>-cost (payer account).
+    and <org>-k8s-<team> per team, <org>-cost (payer account), and with cost.usage_reports
+    <org>-usage-report and <org>-usage-operator (HyperPod's usage reporting).
 
     \b
     Typical use:
@@ -65,6 +66,7 @@ def cli() -> None:
       hyperpod-teams runbook teams.yaml --out RUNBOOK.md     # deploy order and manual steps
       cd cdktf.out/stacks/acme-cluster && terraform init && terraform plan
       hyperpod-teams report teams.yaml --plan cdktf.out/stacks/acme-cluster/plan.json
+      hyperpod-teams chargeback teams.yaml --usage summary-report.csv --cost 182450.17
     """
 
 

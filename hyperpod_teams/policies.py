@@ -723,9 +723,14 @@ def logs_key_statements(account_id: str, region: str, log_group: str) -> tuple[d
     )
 
 
-def usage_aggregation_extras_policy(*, key_arn: str, queue_arn: str) -> dict:
+#: X-Ray's write actions have no resource-level permissions (Service Authorization Reference):
+#: "*" is their only resource, so they are held to the spec's region.
+XRAY_WRITE_ACTIONS = ("xray:PutTraceSegments", "xray:PutTelemetryRecords")
+
+
+def usage_aggregation_extras_policy(*, key_arn: str, queue_arn: str, region: str) -> dict:
     """What the aggregation function needs beside its queries: its environment's key, its
-    dead-letter queue, and X-Ray (whose write actions take no resource)."""
+    dead-letter queue, and X-Ray."""
     return {
         "Version": "2012-10-17",
         "Statement": [
@@ -734,8 +739,9 @@ def usage_aggregation_extras_policy(*, key_arn: str, queue_arn: str) -> dict:
             {
                 "Sid": "SendTraces",
                 "Effect": "Allow",
-                "Action": ["xray:PutTraceSegments", "xray:PutTelemetryRecords"],
+                "Action": list(XRAY_WRITE_ACTIONS),
                 "Resource": "*",
+                "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
             },
         ],
     }

@@ -331,10 +331,35 @@ def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, ch
             + (f"; proportional to each team's own spend, since {split.fallback}" if split.fallback else "")
             + "). The split shows on the cost category's details "
             "page in the Billing console (and its CSV download); elsewhere the shared spend stays under "
-            f"`{cost.SHARED_PLATFORM}`, and a team's budget, filtered on its team tag, covers its own resources "
-            f"only. Spend without this organization's tags goes to `{cost.UNATTRIBUTED}`."
+            f"`{cost.SHARED_PLATFORM}`. Spend without this organization's tags goes to `{cost.UNATTRIBUTED}`."
         )
     )
+    document.add(
+        Paragraph(
+            "What a team's budget covers: the spend tagged with its team (its Studio domain, jobs, volumes and keys), "
+            "since it filters on the team tag. It does not cover the team's share of the shared cluster above: that "
+            "spend carries no team tag, and the split charge is an allocation of the cost category, not a tag, so "
+            "GPU hours on the shared HyperPod cluster never reach a team's budget."
+        )
+    )
+    usage = spec.cost.usage_reports
+    if usage.enabled:
+        document.add(
+            Paragraph(
+                "Measured usage: HyperPod's usage reports record each team's allocated and borrowed GPU, NeuronCore "
+                f"and vCPU hours per day (`{naming.usage_report_stack_name(org.name)}`, "
+                f"`{naming.usage_operator_stack_name(org.name)}`; kept {usage.retention_days} days). "
+                "`hyperpod-teams chargeback` turns a month's summary report and the cluster's cost into each team's "
+                "amount, the idle part charged as above; the runbook says when the first data appears."
+            )
+        )
+    else:
+        document.add(
+            Paragraph(
+                "Measured usage is off (`cost.usage_reports.enabled: false`): the split above is by guaranteed "
+                "share or own spend, not by the hours each team used the cluster."
+            )
+        )
 
     document.add(Heading("Manual steps still needed"))
     document.add(

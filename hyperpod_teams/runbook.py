@@ -3,7 +3,7 @@ manual steps Terraform cannot do and their exact values. Pure layer: no cdktf.""
 
 from __future__ import annotations
 
-from hyperpod_teams import cost, dependencies_chart, naming
+from hyperpod_teams import cost, dependencies_chart, naming, usage_report
 from hyperpod_teams.document import Code, Document, Heading, Items, Paragraph, Table
 from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, IdentityGroups
 from hyperpod_teams.spec.models import PlatformSpec
@@ -103,6 +103,13 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
             f"run `{dependencies_chart.clone_command(chart)}`. Helm fetches the chart's remote dependencies "
             "(cert-manager, device plugins) at deploy, so the pipeline needs `helm` registry access."
         )
+    usage = spec.cost.usage_reports
+    if usage.enabled:
+        steps.append(
+            f"HyperPod's usage-report operator chart is installed from a clone of commit `{usage.git_ref}` beside "
+            f"the output folder (`{naming.usage_operator_stack_name(org)}` stops its plan with this command when it "
+            f"is missing); next to `cdktf.out/`, run `{usage_report.clone_command(usage.git_ref)}`."
+        )
     steps.append(f"Deploy the cluster side (AWS and EKS credentials): `{_deploy(*cluster_side)}`.")
     team_stacks = [s.name for s in stacks if s.team]
     steps.append(f"Deploy every team's stacks, in parallel: `{_deploy(*team_stacks)}`.")
@@ -115,6 +122,8 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
         "category from the day of activation on; earlier spend is not attributed."
     )
     document.add(Items(steps, ordered=True))
+    if usage.enabled:
+        document.add(*_usage_report_section(spec))
     document.add(Paragraph("Check that a group reached Identity Center (needs `identitystore:ListGroups`):"))
     first = sorted(groups.values())[0]
     document.add(
@@ -194,3 +203,35 @@ def render_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> str:
     from hyperpod_teams.document import to_markdown
 
     return to_markdown(build_runbook(spec, spec_path=spec_path))
+
+
+def _usage_report_section(spec: PlatformSpec) -> list:
+    """When usage data appears and how a month's chargeback is made from it."""
+    org = spec.organization
+    database, workgroup = usage_report.database_name(org.name), usage_report.workgroup_name(org.name)
+    bucket = usage_report.bucket_name(org.name, org.account_id, org.region)
+    return [
+        Heading("Usage reports and chargeback"),
+        Paragraph(
+            f"The operator writes raw usage to `s3://{bucket}/raw/` from the moment its pods run on the HyperPod "
+            f"nodes. The daily aggregation (`{usage_report.aggregation_function_name(org.name)}`, 00:00 UTC) turns "
+            "the day before into `summary_report` rows: the first summary appears the first midnight (UTC) after "
+            "a whole day of data, so a report of the deployment day itself is incomplete. A failed run stays in "
+            f"the queue `{usage_report.aggregation_function_name(org.name)}-failures` for 14 days; run a day "
+            'again with the event `{"day": "YYYY-MM-DD"}`. Data is kept '
+            f"{spec.cost.usage_reports.retention_days} days."
+        ),
+        Paragraph(
+            "At the end of a month, write the summary report with the official generator (a clone of "
+            "awslabs/sagemaker-hyperpod-usage-report, `report_generation/`), then the statement:"
+        ),
+        Code(
+            "python run.py --type summary --format csv \\\n"
+            "  --start-date 2026-11-01 --end-date 2026-11-30 \\\n"
+            f"  --database-name {database} --database-workgroup-name {workgroup} \\\n"
+            f"  --cluster-name {spec.cluster.name} --output-report-location s3://{bucket}/reports/csv/\n"
+            f"aws s3 cp s3://{bucket}/reports/csv/summary-report-2026-11-01-2026-11-30.csv .\n"
+            "hyperpod-teams chargeback teams.yaml --usage summary-report-2026-11-01-2026-11-30.csv \\\n"
+            "  --cost-from cur-2026-11.csv --format csv --out chargeback-2026-11.csv"
+        ),
+    ]

@@ -164,6 +164,9 @@ def test_csv_statement_has_a_header_and_one_row_per_team(spec):
     rows = list(csv.DictReader(io.StringIO(chargeback.render_statement(statement_of(spec), format="csv"))))
     assert [r["team"] for r in rows] == ["nlp", "research", "vision"]
     assert sum(Decimal(r["amount_usd"]) for r in rows) == Decimal("10000.00")
+    # 3,541.50 and 6,458.50 of 10,000: 35.415 % and 64.585 %, cut to 35.41 and 64.58, the last
+    # hundredth to the larger cut (a tie: to the team named first), so the shares sum to 100.
+    assert [r["share_percent"] for r in rows] == ["35.42", "0.00", "64.58"]
     assert rows[0]["ml.p5.48xlarge borrowed hours"] == "32.00"
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from hyperpod_teams import naming, stack_plan, usage_report
 from hyperpod_teams.spec import SpecError, validate_spec
+from hyperpod_teams.spec.models import USAGE_REPORT_REF
 from tests.conftest import ROOT, synthesize_stacks
 from tests.offline_terraform import offline_plan_config, stub_remote_states, terraform_or_skip, write_stack
 
@@ -282,3 +283,21 @@ def test_names_fit_the_services_limits():
     assert len(usage_report.operator_role_name(long_org)) <= naming.IAM_ROLE_MAX
     assert len(usage_report.aggregation_function_name(long_org)) <= 64
     assert usage_report.database_name("acme-ml") == "acme_ml_hyperpod_usage"
+
+
+def test_runbook_says_when_usage_data_first_appears_and_how_to_clone_the_chart(usage_spec_data):
+    from hyperpod_teams.runbook import render_runbook
+
+    runbook = render_runbook(validate_spec(usage_spec_data), spec_path="teams.yaml")
+    assert "## Usage reports and chargeback" in runbook
+    assert "the first summary appears the first midnight (UTC) after a whole day of data" in runbook
+    assert usage_report.clone_command(USAGE_REPORT_REF) in runbook
+    assert "--database-name acme_hyperpod_usage --database-workgroup-name acme-hyperpod-usage" in runbook
+
+
+def test_report_says_what_a_budget_covers_and_where_measured_usage_comes_from(usage_spec_data):
+    from hyperpod_teams.report import render_report
+
+    report = render_report(validate_spec(usage_spec_data))
+    assert "What a team's budget covers" in report and "never reach a team's budget" in report
+    assert "`hyperpod-teams chargeback`" in report

@@ -222,7 +222,7 @@ class UsageReportInfrastructure(Construct):
             name="key-queue-traces",
             role=aggregation_role.id,
             policy=policies.policy_json(
-                policies.usage_aggregation_extras_policy(key_arn=key.arn, queue_arn=failures.arn)
+                policies.usage_aggregation_extras_policy(key_arn=key.arn, queue_arn=failures.arn, region=org.region)
             ),
         )
         code = cdktf.TerraformAsset(
