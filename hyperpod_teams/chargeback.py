@@ -114,12 +114,15 @@ def read_cost_export(text: str, path: str, first_day: date, last_day: date) -> E
     if not header:
         raise ChargebackError(f"{path}, line 1: empty file; expected a Cost and Usage Report CSV")
     columns = {name.strip(): i for i, name in enumerate(header)}
+    if COST_EXPLORER_TOTAL in columns:
+        return _read_cost_explorer(reader, path, columns[COST_EXPLORER_TOTAL], len(header), first_day, last_day)
     cost_at = next((columns[c] for c in _COST_COLUMNS if c in columns), None)
     start_at = next((columns[c] for c in _START_COLUMNS if c in columns), None)
     if cost_at is None or start_at is None:
         raise ChargebackError(
-            f"{path}, line 1: no {' or '.join(_COST_COLUMNS)} and {' or '.join(_START_COLUMNS)} column; "
-            "expected a Cost and Usage Report CSV (legacy or 2.0); give the cost with --cost instead"
+            f"{path}, line 1: no {' or '.join(_COST_COLUMNS)} and {' or '.join(_START_COLUMNS)} column, and no "
+            f"{COST_EXPLORER_TOTAL!r} column; expected a Cost and Usage Report CSV (legacy or 2.0) or a Cost "
+            "Explorer download; give the cost with --cost instead"
         )
     legacy_tag_at = columns.get(_LEGACY_TAG_COLUMN)
     tags_at = columns.get("resource_tags")
@@ -150,6 +153,42 @@ def read_cost_export(text: str, path: str, first_day: date, last_day: date) -> E
         f"lines tagged {naming.TAG_PLATFORM}={naming.PLATFORM_SHARED}"
         if tagged
         else "every line (the export has no tag column: it must hold the cluster's spend only)"
+    )
+    return ExportedCost(total, used, read, how)
+
+
+#: The Cost Explorer console's CSV download: a first column of the grouping (its header the
+#: dimension, e.g. "Service"), a column per value, `Total costs($)`; a "<dimension> total" row,
+#: then one row per day (or month) with its date in the first column.
+COST_EXPLORER_TOTAL = "Total costs($)"
+
+
+def _read_cost_explorer(reader, path: str, total_at: int, width: int, first_day: date, last_day: date) -> ExportedCost:
+    total, used, read = Decimal(0), 0, 0
+    for number, row in enumerate(reader, start=2):
+        if not row or not "".join(row).strip():
+            continue
+        read += 1
+        label = row[0].strip()
+        if label.lower().endswith(" total"):
+            continue
+        try:
+            day = date.fromisoformat(label)
+        except ValueError:
+            raise ChargebackError(f"{path}, line {number}: {label!r} is neither a date nor the total row") from None
+        if len(row) != width:
+            raise ChargebackError(f"{path}, line {number}: {len(row)} columns, the header has {width}")
+        if not first_day <= day <= last_day:
+            continue
+        cell = row[total_at].strip() or "0"
+        try:
+            total += Decimal(cell)
+        except InvalidOperation:
+            raise ChargebackError(f"{path}, line {number}: {COST_EXPLORER_TOTAL} {cell!r} is not a number") from None
+        used += 1
+    how = (
+        f"the {COST_EXPLORER_TOTAL} of each day in the period (a Cost Explorer download has no tags: it must be "
+        f"filtered to the cost category value {cost.SHARED_PLATFORM} or the tag {naming.TAG_PLATFORM})"
     )
     return ExportedCost(total, used, read, how)
 

@@ -251,8 +251,9 @@ def runbook(spec_path: Path, out_file: Path | None) -> None:
     "cost_file",
     metavar="EXPORT.csv",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Read the cost from a Cost and Usage Report CSV (legacy or 2.0): the unblended cost of the lines "
-    "tagged hyperpod-teams:platform=shared in the reports' period.",
+    help="Read the cost from a Cost and Usage Report CSV (legacy or 2.0: the unblended cost of the lines "
+    "tagged hyperpod-teams:platform=shared in the reports' period) or a Cost Explorer download filtered to "
+    "the shared platform (its Total costs($) of the period's days).",
 )
 @click.option(
     "--format",

@@ -204,6 +204,23 @@ def test_cur_2_export_reads_the_tag_from_the_resource_tags_map():
     assert found.amount == Decimal("10.5")
 
 
+def test_cost_explorer_download_sums_the_total_column_of_the_periods_days():
+    """The console's layout (grouping column, a column per value, Total costs($), a total row, a
+    row per day; empty cells for nothing). By hand: 1,100 + 1,210; the total row and October left out."""
+    export = (
+        '"Service","SageMaker($)","EC2-Other($)","Total costs($)"\n'
+        '"Service total","3300","330","3630"\n'
+        '"2026-10-31","1000","","1000"\n'
+        '"2026-11-01","1000","100","1100"\n'
+        '"2026-11-02","1100","110","1210"\n'
+    )
+    from datetime import date
+
+    found = chargeback.read_cost_export(export, "ce.csv", date(2026, 11, 1), date(2026, 11, 2))
+    assert (found.amount, found.lines_used) == (Decimal("2310"), 2)
+    assert "filtered to the cost category value shared-platform" in found.how
+
+
 @pytest.mark.parametrize(
     "text, line, words",
     [
