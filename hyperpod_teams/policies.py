@@ -641,12 +641,26 @@ def usage_operator_policy(bucket: str, raw_prefix: str, partition: str = "aws") 
     }
 
 
+#: X-Ray's write actions have no resource-level permissions (Service Authorization Reference):
+#: "*" is their only resource, so they are held to the spec's region.
+XRAY_WRITE_ACTIONS = ("xray:PutTraceSegments", "xray:PutTelemetryRecords")
+
+
 def usage_aggregation_policy(
-    *, bucket: str, database: str, workgroup: str, function: str, account_id: str, region: str
+    *,
+    bucket: str,
+    database: str,
+    workgroup: str,
+    function: str,
+    account_id: str,
+    region: str,
+    key_arn: str,
+    queue_arn: str,
 ) -> dict:
     """The daily aggregation: queries in its own workgroup, the usage database's tables and their
-    partitions (MSCK REPAIR TABLE, INSERT INTO), the report bucket, its own log group. The
-    official template grants athena:* actions on every resource and AWSGlueServiceRole."""
+    partitions (MSCK REPAIR TABLE, INSERT INTO), the report bucket, its own log group, its
+    environment's key, its dead-letter queue, X-Ray. The official template grants athena:*
+    actions on every resource and AWSGlueServiceRole."""
     partition = aws_partition(region)
     glue = f"arn:{partition}:glue:{region}:{account_id}"
     return {
@@ -691,6 +705,15 @@ def usage_aggregation_policy(
                 "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
                 "Resource": f"arn:{partition}:logs:{region}:{account_id}:log-group:/aws/lambda/{function}:*",
             },
+            {"Sid": "DecryptItsEnvironment", "Effect": "Allow", "Action": "kms:Decrypt", "Resource": key_arn},
+            {"Sid": "SendFailedRunsToItsQueue", "Effect": "Allow", "Action": "sqs:SendMessage", "Resource": queue_arn},
+            {
+                "Sid": "SendTraces",
+                "Effect": "Allow",
+                "Action": list(XRAY_WRITE_ACTIONS),
+                "Resource": "*",
+                "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
+            },
         ],
     }
 
@@ -721,27 +744,3 @@ def logs_key_statements(account_id: str, region: str, log_group: str) -> tuple[d
             "Resource": "*",
         },
     )
-
-
-#: X-Ray's write actions have no resource-level permissions (Service Authorization Reference):
-#: "*" is their only resource, so they are held to the spec's region.
-XRAY_WRITE_ACTIONS = ("xray:PutTraceSegments", "xray:PutTelemetryRecords")
-
-
-def usage_aggregation_extras_policy(*, key_arn: str, queue_arn: str, region: str) -> dict:
-    """What the aggregation function needs beside its queries: its environment's key, its
-    dead-letter queue, and X-Ray."""
-    return {
-        "Version": "2012-10-17",
-        "Statement": [
-            {"Sid": "DecryptItsEnvironment", "Effect": "Allow", "Action": "kms:Decrypt", "Resource": key_arn},
-            {"Sid": "SendFailedRunsToItsQueue", "Effect": "Allow", "Action": "sqs:SendMessage", "Resource": queue_arn},
-            {
-                "Sid": "SendTraces",
-                "Effect": "Allow",
-                "Action": list(XRAY_WRITE_ACTIONS),
-                "Resource": "*",
-                "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
-            },
-        ],
-    }

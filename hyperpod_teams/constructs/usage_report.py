@@ -213,16 +213,9 @@ class UsageReportInfrastructure(Construct):
                     function=function_name,
                     account_id=org.account_id,
                     region=org.region,
+                    key_arn=key.arn,
+                    queue_arn=failures.arn,
                 )
-            ),
-        )
-        extras = bindings.aws_iam_role_policy.IamRolePolicy(
-            self,
-            "aggregation-extras",
-            name="key-queue-traces",
-            role=aggregation_role.id,
-            policy=policies.policy_json(
-                policies.usage_aggregation_extras_policy(key_arn=key.arn, queue_arn=failures.arn, region=org.region)
             ),
         )
         code = cdktf.TerraformAsset(
@@ -250,7 +243,7 @@ class UsageReportInfrastructure(Construct):
                     "RAW_TABLES": ",".join(usage_report.RAW_TABLES),
                 }
             ),
-            depends_on=[log_group, access, extras],
+            depends_on=[log_group, access],
         )
         rule = bindings.aws_cloudwatch_event_rule.CloudwatchEventRule(
             self,
