@@ -78,7 +78,7 @@ def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
     )
     eks = EksStack(app, naming.eks_stack_name(org), spec=spec)
     dependencies = None
-    if spec.cluster.dependencies_chart.install:
+    if spec.cluster.installs_dependencies_chart:
         dependencies = HyperPodDependenciesStack(
             app, naming.hyperpod_dependencies_stack_name(org), spec=spec, eks=eks.eks
         )

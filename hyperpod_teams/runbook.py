@@ -96,7 +96,7 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
     )
     cluster_side = [s.name for s in stacks if s.name not in (identity, access, cost_stack) and s.team is None]
     chart = spec.cluster.dependencies_chart
-    if chart.install and dependencies_chart.uses_local_clone(chart):
+    if spec.cluster.installs_dependencies_chart and dependencies_chart.uses_local_clone(chart):
         steps.append(
             f"HyperPod's dependency chart is installed from a clone of release `{chart.git_ref}` beside the output "
             f"folder (the stack stops its plan with this command when the chart is missing); next to `cdktf.out/`, "
@@ -109,6 +109,16 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
             f"HyperPod's usage-report operator chart is installed from a clone of commit `{usage.git_ref}` beside "
             f"the output folder (`{naming.usage_operator_stack_name(org)}` stops its plan with this command when it "
             f"is missing); next to `cdktf.out/`, run `{usage_report.clone_command(usage.git_ref)}`."
+        )
+    adopted = spec.cluster.existing_hyperpod_cluster_name
+    if adopted is not None:
+        steps.append(
+            f"**Check the adopted cluster's groups (manual).** `validate` does not call AWS: the spec's "
+            f"instance_groups must match what HyperPod cluster `{adopted}` has, or the capacity checks and the "
+            "report are wrong. List them with `aws sagemaker describe-cluster --cluster-name "
+            f"{adopted} --region {spec.organization.region} --query "
+            "'InstanceGroups[].[InstanceGroupName,InstanceType,CurrentCount]' --output table`; the cluster "
+            f"stack's plan stops if `{adopted}` runs on another EKS cluster than the spec's."
         )
     steps.append(f"Deploy the cluster side (AWS and EKS credentials): `{_deploy(*cluster_side)}`.")
     team_stacks = [s.name for s in stacks if s.team]

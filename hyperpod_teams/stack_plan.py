@@ -60,12 +60,17 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
         PlannedStack(eks, "AWS", "EKS cluster" if spec.cluster.eks.create else "lookup of the existing EKS cluster")
     )
     cluster_after = [eks, access]
-    if spec.cluster.dependencies_chart.install:
+    if spec.cluster.installs_dependencies_chart:
         stacks.append(PlannedStack(deps, "EKS cluster", "HyperPod dependencies Helm chart", (eks,)))
         cluster_after.append(deps)
     stacks.append(
         PlannedStack(
-            cluster, "AWS", "HyperPod cluster, lifecycle scripts, task governance", tuple(sorted(cluster_after))
+            cluster,
+            "AWS",
+            "lookup of the existing HyperPod cluster, task governance"
+            if spec.cluster.adopted
+            else "HyperPod cluster, lifecycle scripts, task governance",
+            tuple(sorted(cluster_after)),
         )
     )
     for team in spec.teams:

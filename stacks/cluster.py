@@ -9,6 +9,7 @@ from constructs import Construct
 from hyperpod_teams import naming, policies
 from hyperpod_teams.constructs.eks import EksCluster
 from hyperpod_teams.constructs.hyperpod import (
+    ExistingHyperPodCluster,
     HyperPodCluster,
     HyperPodExecutionRole,
     LifecycleScriptsBucket,
@@ -26,22 +27,30 @@ class ClusterStack(PlatformStack):
         self.add_aws_provider(tags=naming.shared_platform_tags(spec.organization))
         cluster = spec.cluster
         self.lifecycle_bucket = None
-        lifecycle_s3_uri = cluster.lifecycle_scripts_s3_uri
-        if lifecycle_s3_uri is None:
-            self.lifecycle_bucket = LifecycleScriptsBucket(self, "lifecycle-scripts", spec=spec)
-            lifecycle_s3_uri = self.lifecycle_bucket.s3_uri
-        self.execution_role = HyperPodExecutionRole(
-            self, "execution-role", spec=spec, lifecycle_s3_uri=lifecycle_s3_uri, eks_cluster_name=eks.name
-        )
-        self.hyperpod = HyperPodCluster(
-            self,
-            "hyperpod",
-            spec=spec,
-            eks_cluster_arn=eks.arn,
-            execution_role=self.execution_role,
-            lifecycle_s3_uri=lifecycle_s3_uri,
-            depends_on=[self.lifecycle_bucket.default_script] if self.lifecycle_bucket else [],
-        )
+        self.execution_role = None
+        lifecycle_s3_uri = None
+        self.hyperpod: HyperPodCluster | ExistingHyperPodCluster
+        if cluster.existing_hyperpod_cluster_name is not None:
+            self.hyperpod = ExistingHyperPodCluster(
+                self, "hyperpod", name=cluster.existing_hyperpod_cluster_name, eks_cluster_arn=eks.arn
+            )
+        else:
+            lifecycle_s3_uri = cluster.lifecycle_scripts_s3_uri
+            if lifecycle_s3_uri is None:
+                self.lifecycle_bucket = LifecycleScriptsBucket(self, "lifecycle-scripts", spec=spec)
+                lifecycle_s3_uri = self.lifecycle_bucket.s3_uri
+            self.execution_role = HyperPodExecutionRole(
+                self, "execution-role", spec=spec, lifecycle_s3_uri=lifecycle_s3_uri, eks_cluster_name=eks.name
+            )
+            self.hyperpod = HyperPodCluster(
+                self,
+                "hyperpod",
+                spec=spec,
+                eks_cluster_arn=eks.arn,
+                execution_role=self.execution_role,
+                lifecycle_s3_uri=lifecycle_s3_uri,
+                depends_on=[self.lifecycle_bucket.default_script] if self.lifecycle_bucket else [],
+            )
         self.task_governance = None
         if cluster.task_governance.enabled:
             self.task_governance = TaskGovernance(
@@ -57,4 +66,5 @@ class ClusterStack(PlatformStack):
             partition=policies.aws_partition(spec.organization.region),
         )
         cdktf.TerraformOutput(self, "hyperpod_cluster_arn", value=self.hyperpod.arn)
-        cdktf.TerraformOutput(self, "lifecycle_scripts_s3_uri", value=lifecycle_s3_uri)
+        if lifecycle_s3_uri is not None:
+            cdktf.TerraformOutput(self, "lifecycle_scripts_s3_uri", value=lifecycle_s3_uri)

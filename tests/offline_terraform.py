@@ -97,6 +97,16 @@ DATA_STAND_INS = {
         "aws_iam_roles",
         "arns",
     ): '["arn:aws:iam::111122223333:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_offline_0123456789abcdef"]',
+    # An adopted HyperPod cluster as Cloud Control's GetResource describes it (its properties as JSON).
+    ("aws_cloudcontrolapi_resource", "properties"): json.dumps(
+        json.dumps(
+            {
+                "ClusterArn": "arn:aws:sagemaker:eu-west-1:777788889999:cluster/offline0stub",
+                # The EKS cluster's ARN as the EKS stack's stub state gives it.
+                "Orchestrator": {"Eks": {"ClusterArn": STUB_OUTPUT}},
+            }
+        )
+    ),
 }
 
 

@@ -196,11 +196,51 @@ class HyperPodCluster(Construct):
         self.arn: str = self.resource.id
 
 
+class ExistingHyperPodCluster(Construct):
+    """A HyperPod cluster the spec adopts: looked up through Cloud Control by its name (the
+    AWS::SageMaker::Cluster schema lists ClusterName among its additionalIdentifiers), nothing of it
+    created or changed."""
+
+    def __init__(self, scope: Construct, id_: str, *, name: str, eks_cluster_arn: str) -> None:
+        super().__init__(scope, id_)
+        # A condition on the lookup's own attributes: a postcondition, through `self`.
+        described = cdktf.Fn.jsondecode(cdktf.TerraformSelf.get_string("properties"))
+        orchestrator = cdktf.Fn.lookup(
+            cdktf.Fn.lookup(cdktf.Fn.lookup(described, "Orchestrator", {}), "Eks", {}), "ClusterArn", ""
+        )
+        self.lookup = bindings.aws_data_cloudcontrolapi_resource.DataAwsCloudcontrolapiResource(
+            self,
+            "cluster",
+            type_name=cloudformation.CLUSTER_TYPE,
+            identifier=name,
+            lifecycle=cdktf.TerraformResourceLifecycle(
+                postcondition=[
+                    cdktf.Postcondition(
+                        condition=cdktf.Op.eq(orchestrator, eks_cluster_arn),
+                        error_message=f"The HyperPod cluster {name} is not orchestrated by the spec's EKS cluster "
+                        "(cluster.eks.existing_cluster_name): see `aws sagemaker describe-cluster --cluster-name "
+                        f"{name} --query Orchestrator.Eks.ClusterArn`.",
+                    )
+                ]
+            ),
+        )
+        properties = cdktf.Fn.jsondecode(self.lookup.properties)
+        self.arn: str = cdktf.Token.as_string(cdktf.Fn.lookup(properties, "ClusterArn"))
+        #: What task governance waits for: nothing to create here.
+        self.resource = None
+
+
 class TaskGovernance(Construct):
     """The task-governance add-on and the cluster's scheduler config (priorities, fair share)."""
 
     def __init__(
-        self, scope: Construct, id_: str, *, spec: PlatformSpec, eks_cluster_name: str, cluster: HyperPodCluster
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        spec: PlatformSpec,
+        eks_cluster_name: str,
+        cluster: HyperPodCluster | ExistingHyperPodCluster,
     ) -> None:
         super().__init__(scope, id_)
         self.addon = bindings.aws_eks_addon.EksAddon(
@@ -208,7 +248,7 @@ class TaskGovernance(Construct):
             "addon",
             cluster_name=eks_cluster_name,
             addon_name=TASK_GOVERNANCE_ADDON,
-            depends_on=[cluster.resource],
+            depends_on=[cluster.resource] if cluster.resource is not None else None,
         )
         self.scheduler_config = bindings.aws_cloudcontrolapi_resource.CloudcontrolapiResource(
             self,

@@ -463,8 +463,19 @@ class ClusterTimeouts(SpecModel):
     delete: Duration = "720m"
 
 
+#: Settings only a HyperPod cluster the stacks create uses: refused when the spec adopts one.
+CREATED_CLUSTER_ONLY = ("lifecycle_scripts_s3_uri", "lifecycle_on_create", "node_recovery", "timeouts", "allow_destroy")
+CREATED_INSTANCE_GROUP_ONLY = ("ebs_volume_gb", "threads_per_core", "deep_health_checks")
+
+
 class Cluster(SpecModel):
     name: ResourceName
+    existing_hyperpod_cluster_name: ResourceName | None = Field(
+        default=None,
+        description="(optional addition) Adopt this HyperPod cluster instead of creating one: the stacks look it "
+        "up and create nothing of it. Needs eks.existing_cluster_name (its EKS cluster); instance_groups then "
+        "describe its groups (name, type, count) for the capacity checks and the report.",
+    )
     eks: Eks = Field(default_factory=Eks)
     network: Network
     lifecycle_scripts_s3_uri: S3Prefix | None = Field(
@@ -489,6 +500,48 @@ class Cluster(SpecModel):
         description="Lift lifecycle.prevent_destroy from the HyperPod cluster (optional field): "
         "only to delete the cluster on purpose.",
     )
+
+    @model_validator(mode="after")
+    def _adopted_cluster_takes_no_creation_settings(self) -> Cluster:
+        if self.existing_hyperpod_cluster_name is None:
+            return self
+        if self.eks.existing_cluster_name is None:
+            raise spec_rule(
+                "an existing HyperPod cluster runs on an existing EKS cluster, "
+                "but eks.existing_cluster_name is not set",
+                field="eks",
+                hint="set eks.existing_cluster_name to the EKS cluster the HyperPod cluster is orchestrated by "
+                "(aws sagemaker describe-cluster --cluster-name "
+                f"{self.existing_hyperpod_cluster_name} --query Orchestrator.Eks.ClusterArn)",
+            )
+        unused = [name for name in CREATED_CLUSTER_ONLY if name in self.model_fields_set]
+        unused += [
+            f"instance_groups[{i}].{name}"
+            for i, group in enumerate(self.instance_groups)
+            for name in CREATED_INSTANCE_GROUP_ONLY
+            if name in group.model_fields_set
+        ]
+        if "dependencies_chart" in self.model_fields_set:
+            unused.append("dependencies_chart")
+        if unused:
+            raise spec_rule(
+                f"{', '.join(unused)} only apply to a HyperPod cluster the stacks create, but "
+                f"existing_hyperpod_cluster_name adopts {self.existing_hyperpod_cluster_name!r}",
+                field="existing_hyperpod_cluster_name",
+                hint="remove them: the existing cluster keeps its own lifecycle scripts, node recovery, volumes, "
+                "health checks and dependency chart",
+            )
+        return self
+
+    @property
+    def installs_dependencies_chart(self) -> bool:
+        """An adopted cluster runs its dependency chart already."""
+        return self.dependencies_chart.install and not self.adopted
+
+    @property
+    def adopted(self) -> bool:
+        """Whether the spec adopts an existing HyperPod cluster rather than creating one."""
+        return self.existing_hyperpod_cluster_name is not None
 
     def capacity_by_instance_type(self) -> dict[str, int]:
         return capacity_by_instance_type(self.instance_groups)
