@@ -224,8 +224,11 @@ class ExistingHyperPodCluster(Construct):
                 ]
             ),
         )
-        properties = cdktf.Fn.jsondecode(self.lookup.properties)
-        self.arn: str = cdktf.Token.as_string(cdktf.Fn.lookup(properties, "ClusterArn"))
+        # A local, so that other stacks read the ARN itself, not the whole description to decode.
+        arn = cdktf.TerraformLocal(
+            self, "arn", cdktf.Fn.lookup(cdktf.Fn.jsondecode(self.lookup.properties), "ClusterArn")
+        )
+        self.arn: str = arn.as_string
         #: What task governance waits for: nothing to create here.
         self.resource = None
 
