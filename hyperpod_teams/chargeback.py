@@ -27,6 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
+from functools import cached_property
 
 from hyperpod_teams import cost, naming
 from hyperpod_teams.spec.models import PlatformSpec
@@ -256,11 +257,14 @@ class Statement:
     def days(self) -> int:
         return (self.last_day - self.first_day).days + 1
 
+    @cached_property
+    def _shares(self) -> dict[str, Decimal]:
+        return cost.split_percentages({c.team: c.amount_usd for c in self.teams})
+
     def share_percent(self, charge: TeamCharge) -> Decimal:
         """The team's share of the cost, two decimals; the shares sum to exactly 100 (largest
         remainder, as the quota split's percentages)."""
-        shares = cost.split_percentages({c.team: c.amount_usd for c in self.teams})
-        return shares.get(charge.team, Decimal("0.00"))
+        return self._shares.get(charge.team, Decimal("0.00"))
 
 
 def merge_reports(reports: list[SummaryReport]) -> tuple[date, date, list[UsageRow], list[str]]:
@@ -396,7 +400,8 @@ def compute_statement(
         usage = largest_remainder({**exact_usage, "": rounded - sum(exact_usage.values(), Decimal(0))}, rounded)
         unused = usage.pop("")
         usage = {t.name: usage.get(t.name, Decimal(0)) for t in spec.teams}
-        weights = _idle_weights(spec, usage, notes)
+        split = cost.shared_split(spec)
+        weights = _idle_weights(spec, split, usage, notes)
         idle = largest_remainder({t: unused * w for t, w in weights.items()}, unused)
 
     teams = [
@@ -416,7 +421,7 @@ def compute_statement(
         last_day,
         rounded,
         cost_source,
-        _method_phrase(spec, weights),
+        _method_phrase(split),
         types,
         teams,
         unused,
@@ -424,9 +429,10 @@ def compute_statement(
     )
 
 
-def _idle_weights(spec: PlatformSpec, usage: dict[str, Decimal], notes: list[str]) -> dict[str, Decimal]:
+def _idle_weights(
+    spec: PlatformSpec, split: cost.SharedSplit, usage: dict[str, Decimal], notes: list[str]
+) -> dict[str, Decimal]:
     """Each team's weight in the idle part, by cost.shared_split (summing to 1)."""
-    split = cost.shared_split(spec)
     if split.method == "FIXED":
         return {team: percent / 100 for team, percent in split.percentages.items()}
     if split.fallback:
@@ -439,8 +445,7 @@ def _idle_weights(spec: PlatformSpec, usage: dict[str, Decimal], notes: list[str
     return {team.name: Decimal(1) / len(spec.teams) for team in spec.teams}
 
 
-def _method_phrase(spec: PlatformSpec, weights: dict[str, Decimal]) -> str:
-    split = cost.shared_split(spec)
+def _method_phrase(split: cost.SharedSplit) -> str:
     if split.method == "FIXED":
         return "by guaranteed quota (" + ", ".join(f"{t} {p}%" for t, p in split.percentages.items()) + ")"
     if split.method == "PROPORTIONAL":
@@ -551,6 +556,7 @@ def _statement_chart(statement: Statement) -> str:
     import pygal
     from pygal.style import Style
 
+    from hyperpod_teams.document import standalone_svg
     from hyperpod_teams.report import TEAM_COLOURS, UNALLOCATED_COLOUR
 
     chart = pygal.HorizontalStackedBar(
@@ -570,10 +576,7 @@ def _statement_chart(statement: Statement) -> str:
     chart.x_labels = [c.team for c in teams]
     chart.add("own use", [float(c.usage_usd) for c in teams])
     chart.add("share of idle capacity", [float(c.idle_usd) for c in teams])
-    svg = chart.render(is_unicode=True)
-    svg = re.sub(r"chart-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "chargeback-chart", svg)
-    svg = re.sub(r"<script.*?</script>", "", svg, flags=re.S)
-    return re.sub(r"<!--.*?-->", "", svg, flags=re.S)
+    return standalone_svg(chart.render(is_unicode=True), "chargeback-chart")
 
 
 #: The CSV statement's columns before the per-instance-type hours.

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from hyperpod_teams import cost, naming, policies, rbac
-from hyperpod_teams.document import Document, Heading, Image, Items, Paragraph, Table
+from hyperpod_teams.document import Document, Heading, Image, Items, Paragraph, Table, standalone_svg
 from hyperpod_teams.plan_summary import StackPlan, plan_section
 from hyperpod_teams.plugins import IdentityGroups
 from hyperpod_teams.spec.models import PlatformSpec, Team
@@ -159,12 +159,7 @@ def _chart(shares: list[InstanceTypeShares], teams: list[str]) -> str:
     chart.x_labels = [s.instance_type for s in reversed(shares)]  # pygal draws bottom up
     for label, counts in series:
         chart.add(label, list(reversed(counts)))
-    svg = chart.render(is_unicode=True)
-    # Same spec, same bytes, nothing that runs: drop pygal's random chart ID, its dated comments
-    # and its script of tooltip settings (an image in a page runs no script anyway).
-    svg = re.sub(r"chart-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "capacity-chart", svg)
-    svg = re.sub(r"<script.*?</script>", "", svg, flags=re.S)
-    return re.sub(r"<!--.*?-->", "", svg, flags=re.S)
+    return standalone_svg(chart.render(is_unicode=True), "capacity-chart")
 
 
 def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, chart: bool = False) -> Document:

@@ -151,7 +151,7 @@ class UsageReportInfrastructure(Construct):
             )
         workgroup = bindings.aws_athena_workgroup
         self.workgroup_name = usage_report.workgroup_name(org.name)
-        bindings.aws_athena_workgroup.AthenaWorkgroup(
+        workgroup.AthenaWorkgroup(
             self,
             "workgroup",
             name=self.workgroup_name,
