@@ -132,6 +132,12 @@ def permission_set_name(org: str, team: str, role: str) -> str:
     return shorten(f"{org}-{team}-{role}", PERMISSION_SET_MAX)
 
 
+def team_permission_set_name(org: str, team: Team, role: str) -> str:
+    """The permission set of a team role: the one the spec takes over, else `permission_set_name`."""
+    existing = team.existing_permission_set(role)
+    return existing.name if existing is not None else permission_set_name(org, team.name, role)
+
+
 def platform_admins_permission_set_name(org: str) -> str:
     return shorten(f"{org}-platform-admins", PERMISSION_SET_MAX)
 

@@ -51,7 +51,7 @@ def access_matrix(spec: PlatformSpec) -> list[RoleAccess]:
     rows = []
     for team in spec.teams:
         for role in naming.ROLES:
-            permission_set = naming.permission_set_name(org.name, team.name, role)
+            permission_set = naming.team_permission_set_name(org.name, team, role)
             policy = policies.permission_set_policy_of(spec, team, role)
             rows.append(
                 RoleAccess(

@@ -8,11 +8,12 @@ cross-stack reference.
 
 from __future__ import annotations
 
+import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings, naming, policies
 from hyperpod_teams.plugins import PLATFORM_ADMINS_KEY, IdentityBuild, group_key_id
-from hyperpod_teams.spec.models import PlatformSpec, Team
+from hyperpod_teams.spec.models import ExistingPermissionSet, PlatformSpec, Team
 from hyperpod_teams.stacks.base import PlatformStack
 
 
@@ -60,9 +61,14 @@ class PermissionSet(Construct):
         policy: dict,
         group_id: str,
         tags: dict[str, str],
+        existing: ExistingPermissionSet | None = None,
     ) -> None:
+        """`existing`: a permission set to take over (imported with its inline policy, and its
+        assignment when the spec says the group holds it), never destroyed by the stacks."""
         super().__init__(scope, id_)
         instance_arn = spec.identity.identity_center.instance_arn
+        account_id = spec.organization.account_id
+        keep = cdktf.TerraformResourceLifecycle(prevent_destroy=True) if existing is not None else None
         self.permission_set = bindings.aws_ssoadmin_permission_set.SsoadminPermissionSet(
             self,
             "permission-set",
@@ -71,6 +77,7 @@ class PermissionSet(Construct):
             instance_arn=instance_arn,
             session_duration=spec.identity.identity_center.session_duration,
             tags=tags,
+            lifecycle=keep,
         )
         # Read once: each read of an attribute is a round trip to jsii's node process.
         self.arn = self.permission_set.arn
@@ -88,11 +95,19 @@ class PermissionSet(Construct):
             permission_set_arn=self.arn,
             principal_id=group_id,
             principal_type="GROUP",
-            target_id=spec.organization.account_id,
+            target_id=account_id,
             target_type="AWS_ACCOUNT",
             # Identity Center creates the AWSReservedSSO_ role only once the policy is in place.
             depends_on=[self.inline_policy],
+            lifecycle=keep,
         )
+        if existing is not None:
+            # The provider's import IDs: PERMISSION_SET_ARN,INSTANCE_ARN for the set and its inline
+            # policy; the six parts of the assignment's ID for the assignment.
+            self.permission_set.import_from(f"{existing.arn},{instance_arn}")
+            self.inline_policy.import_from(f"{existing.arn},{instance_arn}")
+            if existing.assigned:
+                self.assignment.import_from(f"{group_id},GROUP,{account_id},AWS_ACCOUNT,{existing.arn},{instance_arn}")
 
 
 class AccessStack(PlatformStack):
@@ -131,7 +146,7 @@ class AccessStack(PlatformStack):
                 team = teams[team_name]
                 purpose = f"The {role} of team {team.name}"
                 tags = naming.team_resource_tags(org, team)
-                permission_set_name = naming.permission_set_name(org.name, team.name, role)
+                permission_set_name = naming.team_permission_set_name(org.name, team, role)
                 policy = policies.permission_set_policy_of(spec, team, role)
             group = IdentityCenterGroup(
                 self,
@@ -151,4 +166,5 @@ class AccessStack(PlatformStack):
                 policy=policy,
                 group_id=group.group_id,
                 tags=tags,
+                existing=None if key == PLATFORM_ADMINS_KEY else teams[team_name].existing_permission_set(role),
             )

@@ -181,7 +181,7 @@ def offline_type_schema(type_name: str) -> str:
     return json.dumps(schema)
 
 
-def offline_plan_config(stack: dict) -> dict:
+def offline_plan_config(stack: dict, stand_ins: dict[tuple[str, str], str] | None = None) -> dict:
     """The stack as it can plan here: no backend, and an AWS provider that asks AWS nothing.
 
     `allowed_account_ids` goes too: it needs the account ID that offline planning skips asking
@@ -189,7 +189,7 @@ def offline_plan_config(stack: dict) -> dict:
     data sources of DATA_STAND_INS give way to their stand-in values.
     """
     stack = copy.deepcopy(stack)
-    for (data_type, attribute), value in DATA_STAND_INS.items():
+    for (data_type, attribute), value in (DATA_STAND_INS if stand_ins is None else stand_ins).items():
         for name in stack.get("data", {}).pop(data_type, {}):
             text = json.dumps(stack).replace(f"data.{data_type}.{name}.{attribute}", json.dumps(value)[1:-1])
             stack = json.loads(text)
@@ -199,7 +199,13 @@ def offline_plan_config(stack: dict) -> dict:
     stack["terraform"].pop("backend", None)
     for provider in stack["provider"]["aws"]:
         provider.pop("allowed_account_ids", None)
-        provider.update(skip_credentials_validation=True, skip_requesting_account_id=True, skip_metadata_api_check=True)
+        provider.update(
+            skip_credentials_validation=True,
+            skip_requesting_account_id=True,
+            skip_metadata_api_check=True,
+            # An answer the stand-in for AWS (aws_stand_in.py) does not have fails at once.
+            max_retries=1,
+        )
     return stack
 
 

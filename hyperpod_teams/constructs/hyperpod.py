@@ -3,6 +3,7 @@ HyperPod cluster itself, and task governance (add-on and scheduler config)."""
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 
 import cdktf
@@ -233,8 +234,84 @@ class ExistingHyperPodCluster(Construct):
         self.resource = None
 
 
+def described(lookup) -> object:
+    """The properties of a Cloud Control lookup, decoded."""
+    return cdktf.Fn.jsondecode(lookup.properties)
+
+
+def hcl_literal(value: object) -> str:
+    """A Terraform expression for a plain value (a string, number or map of them)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k)} = {hcl_literal(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+def property_check(path: str, expected: object, message: str, *, iterate: str | None = None) -> cdktf.Postcondition:
+    """A postcondition of a Cloud Control lookup: its property at `path` (dotted) equals `expected`.
+    `iterate` ("key => value" over the list at `path`) compares a list of objects as a map."""
+    value = f"jsondecode(self.properties).{path}"
+    if iterate is not None:
+        value = f"{{for item in {value} : {iterate}}}"
+    empty = "{}" if iterate is not None else '""'
+    return cdktf.Postcondition(
+        condition=f"${{try({value}, {empty}) == {hcl_literal(expected)}}}", error_message=message
+    )
+
+
+class ExistingSchedulerConfig(Construct):
+    """The cluster's scheduler config that runs already: looked up by its ARN (the primary
+    identifier of AWS::SageMaker::ClusterSchedulerConfig) and kept as it is.
+
+    Terraform's AWS provider cannot import `aws_cloudcontrolapi_resource` ("resource
+    aws_cloudcontrolapi_resource doesn't support import", provider 5.100), and a cluster has one
+    scheduler config, so creating another fails: the plan instead stops when the config is not the
+    cluster's or says other than the spec, so that the spec and the report say what runs.
+    """
+
+    def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec, arn: str, cluster_arn: str) -> None:
+        super().__init__(scope, id_)
+        governance = spec.cluster.task_governance
+        where = f"The scheduler config {arn}"
+        config_id = arn.rpartition("/")[2]
+        fix = f"see `aws sagemaker describe-cluster-scheduler-config --cluster-scheduler-config-id {config_id}`"
+        priorities = {c.name: c.weight for c in governance.priority_classes}
+        self.lookup = bindings.aws_data_cloudcontrolapi_resource.DataAwsCloudcontrolapiResource(
+            self,
+            "scheduler-config",
+            type_name=cloudformation.SCHEDULER_CONFIG_TYPE,
+            identifier=arn,
+            lifecycle=cdktf.TerraformResourceLifecycle(
+                postcondition=[
+                    cdktf.Postcondition(
+                        condition=cdktf.Op.eq(
+                            cdktf.Fn.lookup(
+                                cdktf.Fn.jsondecode(cdktf.TerraformSelf.get_string("properties")), "ClusterArn", ""
+                            ),
+                            cluster_arn,
+                        ),
+                        error_message=f"{where} belongs to another HyperPod cluster: {fix}.",
+                    ),
+                    property_check(
+                        "SchedulerConfig.FairShare",
+                        governance.fair_share,
+                        f"{where} has another fair share than cluster.task_governance.fair_share "
+                        f"({governance.fair_share}): {fix}, and make the spec say what runs.",
+                    ),
+                    property_check(
+                        "SchedulerConfig.PriorityClasses",
+                        priorities,
+                        f"{where} has other priority classes than cluster.task_governance.priority_classes "
+                        f"({priorities or 'none'}): {fix}, and make the spec say what runs.",
+                        iterate="item.Name => item.Weight",
+                    ),
+                ]
+            ),
+        )
+
+
 class TaskGovernance(Construct):
-    """The task-governance add-on and the cluster's scheduler config (priorities, fair share)."""
+    """The task-governance add-on and the cluster's scheduler config (priorities, fair share):
+    created, or, for an adopted cluster, taken over or left as they are (task_governance.existing_*)."""
 
     def __init__(
         self,
@@ -246,17 +323,38 @@ class TaskGovernance(Construct):
         cluster: HyperPodCluster | ExistingHyperPodCluster,
     ) -> None:
         super().__init__(scope, id_)
-        self.addon = bindings.aws_eks_addon.EksAddon(
-            self,
-            "addon",
-            cluster_name=eks_cluster_name,
-            addon_name=TASK_GOVERNANCE_ADDON,
-            depends_on=[cluster.resource] if cluster.resource is not None else None,
-        )
-        self.scheduler_config = bindings.aws_cloudcontrolapi_resource.CloudcontrolapiResource(
-            self,
-            "scheduler-config",
-            type_name=cloudformation.SCHEDULER_CONFIG_TYPE,
-            desired_state=cloudformation.scheduler_config(spec, cluster_arn=cluster.arn).desired_state(),
-            depends_on=[self.addon],
-        )
+        governance = spec.cluster.task_governance
+        self.addon = None
+        if governance.existing_addon != "leave_alone":
+            self.addon = bindings.aws_eks_addon.EksAddon(
+                self,
+                "addon",
+                cluster_name=eks_cluster_name,
+                addon_name=TASK_GOVERNANCE_ADDON,
+                depends_on=[cluster.resource] if cluster.resource is not None else None,
+                # Taken over: what was the user's is never deleted by the stacks.
+                lifecycle=cdktf.TerraformResourceLifecycle(prevent_destroy=True)
+                if governance.existing_addon == "take_over"
+                else None,
+            )
+            if governance.existing_addon == "take_over":
+                # The add-on's import ID (aws_eks_addon): CLUSTER_NAME:ADDON_NAME.
+                self.addon.import_from(f"{eks_cluster_name}:{TASK_GOVERNANCE_ADDON}")
+        self.scheduler_config = None
+        self.existing_scheduler_config = None
+        if governance.existing_scheduler_config_arn is not None:
+            self.existing_scheduler_config = ExistingSchedulerConfig(
+                self,
+                "existing",
+                spec=spec,
+                arn=governance.existing_scheduler_config_arn,
+                cluster_arn=cluster.arn,
+            )
+        else:
+            self.scheduler_config = bindings.aws_cloudcontrolapi_resource.CloudcontrolapiResource(
+                self,
+                "scheduler-config",
+                type_name=cloudformation.SCHEDULER_CONFIG_TYPE,
+                desired_state=cloudformation.scheduler_config(spec, cluster_arn=cluster.arn).desired_state(),
+                depends_on=[self.addon] if self.addon is not None else None,
+            )

@@ -8,8 +8,12 @@ from constructs import Construct
 
 from hyperpod_teams import bindings, cloudformation, naming, policies
 from hyperpod_teams.constructs.cost import TeamBudget
+from hyperpod_teams.constructs.hyperpod import property_check
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.spec.models import PlatformSpec, Team
+
+#: CloudFormation type of a SageMaker AI domain, read through Cloud Control when taken over.
+DOMAIN_TYPE = "AWS::SageMaker::Domain"
 
 
 class TeamExecutionRole(Construct):
@@ -61,24 +65,36 @@ class TeamDomain(Construct):
     ) -> None:
         super().__init__(scope, id_)
         org, network, studio = spec.organization, spec.cluster.network, team.studio
-        # The team's own key for its home directories (EFS) and space volumes (EBS).
-        self.key = EncryptionKey(
-            self,
-            "key",
-            alias=naming.team_studio_key_alias(org.name, team.name),
-            description=f"Studio home directories and volumes of team {team.name} (hyperpod-teams, {org.name})",
-            organization=org,
-        )
+        self.key = None
+        self.existing = None
+        fixed_at_creation: dict[str, object]
+        if studio.existing_domain_id is None:
+            # The team's own key for its home directories (EFS) and space volumes (EBS).
+            self.key = EncryptionKey(
+                self,
+                "key",
+                alias=naming.team_studio_key_alias(org.name, team.name),
+                description=f"Studio home directories and volumes of team {team.name} (hyperpod-teams, {org.name})",
+                organization=org,
+            )
+            fixed_at_creation = {
+                "domain_name": naming.team_domain_name(org.name, team.name),
+                "vpc_id": network.vpc_id,
+                "subnet_ids": list(network.subnet_ids),
+                "app_network_access_type": "VpcOnly",
+                "kms_key_id": self.key.arn,
+            }
+        else:
+            # Taken over: what AWS fixes at creation comes from the domain itself, so nothing
+            # forces a replacement (which would delete the team's spaces).
+            self.existing = ExistingDomain(self, "existing", team=team, domain_id=studio.existing_domain_id)
+            fixed_at_creation = self.existing.fixed_at_creation
         domain = bindings.aws_sagemaker_domain
         self.domain = domain.SagemakerDomain(
             self,
             "domain",
-            domain_name=naming.team_domain_name(org.name, team.name),
             auth_mode="SSO",
-            vpc_id=network.vpc_id,
-            subnet_ids=list(network.subnet_ids),
-            app_network_access_type="VpcOnly",
-            kms_key_id=self.key.arn,
+            **fixed_at_creation,
             default_user_settings=domain.SagemakerDomainDefaultUserSettings(
                 execution_role=execution_role.arn,
                 security_groups=list(network.security_group_ids),
@@ -93,12 +109,20 @@ class TeamDomain(Construct):
                     ),
                 ),
             ),
-            # Deleting the domain must never take the team's home directories with it.
-            retention_policy=domain.SagemakerDomainRetentionPolicy(home_efs_file_system="Retain"),
+            # Deleting the domain must never take the team's home directories with it. The provider
+            # cannot read this delete-time setting back from AWS, so on a domain it imports the
+            # setting would force a replacement (retention_policy is ForceNew; seen in a plan with
+            # provider 5.100): there it stays unset, and DeleteDomain's default is Retain.
+            retention_policy=domain.SagemakerDomainRetentionPolicy(home_efs_file_system="Retain")
+            if self.existing is None
+            else None,
             tag_propagation="ENABLED",
             tags=naming.team_resource_tags(org, team),
             lifecycle=cdktf.TerraformResourceLifecycle(prevent_destroy=True),
         )
+        if studio.existing_domain_id is not None:
+            # aws_sagemaker_domain imports by domain ID.
+            self.domain.import_from(studio.existing_domain_id)
         # The team's Identity Center groups may open the domain from the access portal.
         application_arn = self.domain.single_sign_on_application_arn  # one read, one round trip
         self.assignments = [
@@ -111,6 +135,93 @@ class TeamDomain(Construct):
             )
             for role in naming.ROLES
         ]
+
+
+class ExistingDomain(Construct):
+    """A team's SageMaker AI domain that exists already, read through Cloud Control
+    (AWS::SageMaker::Domain, primary identifier DomainId) for what AWS fixes at its creation."""
+
+    def __init__(self, scope: Construct, id_: str, *, team: Team, domain_id: str) -> None:
+        super().__init__(scope, id_)
+        self.lookup = bindings.aws_data_cloudcontrolapi_resource.DataAwsCloudcontrolapiResource(
+            self,
+            "domain",
+            type_name=DOMAIN_TYPE,
+            identifier=domain_id,
+            lifecycle=cdktf.TerraformResourceLifecycle(
+                postcondition=[
+                    property_check(
+                        "AuthMode",
+                        "SSO",
+                        f"The domain {domain_id} of team {team.name} does not use IAM Identity Center (auth mode "
+                        "SSO), so the team's groups cannot open it from the access portal, and AWS cannot change a "
+                        "domain's auth mode: remove teams[].studio.existing_domain_id to give the team a new domain.",
+                    )
+                ]
+            ),
+        )
+        properties = cdktf.TerraformLocal(self, "properties", cdktf.Fn.jsondecode(self.lookup.properties)).expression
+        #: The domain's settings AWS fixes at creation (ForceNew in the provider's aws_sagemaker_domain);
+        #: a domain without a key of its own has no KmsKeyId, which the provider reads as "".
+        self.fixed_at_creation: dict[str, object] = {
+            "domain_name": cdktf.Fn.lookup(properties, "DomainName"),
+            "vpc_id": cdktf.Fn.lookup(properties, "VpcId"),
+            "subnet_ids": cdktf.Token.as_list(cdktf.Fn.lookup(properties, "SubnetIds")),
+            "app_network_access_type": cdktf.Fn.lookup(properties, "AppNetworkAccessType"),
+            "kms_key_id": cdktf.Fn.try_([cdktf.Fn.lookup(properties, "KmsKeyId"), ""]),
+        }
+
+
+class ExistingComputeQuota(Construct):
+    """A team's compute quota that exists already: looked up by its ARN (the primary identifier
+    of AWS::SageMaker::ComputeQuota) and kept as it is. As for the scheduler config, the AWS
+    provider cannot import a Cloud Control resource; the plan stops when the quota is not the
+    team's on this cluster, or its counts or sharing differ from the spec's."""
+
+    def __init__(self, scope: Construct, id_: str, *, team: Team, arn: str, cluster_arn: str) -> None:
+        super().__init__(scope, id_)
+        compute = team.compute
+        where = f"The compute quota {arn} (team {team.name})"
+        fix = f"see `aws sagemaker describe-compute-quota --compute-quota-id {arn.rpartition('/')[2]}`"
+        counts = {q.instance_type: q.count for q in compute.quota}
+        self.lookup = bindings.aws_data_cloudcontrolapi_resource.DataAwsCloudcontrolapiResource(
+            self,
+            "compute-quota",
+            type_name=cloudformation.COMPUTE_QUOTA_TYPE,
+            identifier=arn,
+            lifecycle=cdktf.TerraformResourceLifecycle(
+                postcondition=[
+                    cdktf.Postcondition(
+                        condition=cdktf.Op.eq(
+                            cdktf.Fn.lookup(
+                                cdktf.Fn.jsondecode(cdktf.TerraformSelf.get_string("properties")), "ClusterArn", ""
+                            ),
+                            cluster_arn,
+                        ),
+                        error_message=f"{where} belongs to another HyperPod cluster: {fix}.",
+                    ),
+                    property_check(
+                        "ComputeQuotaTarget.TeamName",
+                        team.name,
+                        f"{where} is another team's (its ComputeQuotaTarget.TeamName is not {team.name}, and "
+                        f"task governance names the namespace after it): {fix}.",
+                    ),
+                    property_check(
+                        "ComputeQuotaConfig.ComputeQuotaResources",
+                        counts,
+                        f"{where} guarantees other instance counts than teams[].compute.quota ({counts or 'none'}): "
+                        f"{fix}, and make the spec say what runs.",
+                        iterate="item.InstanceType => try(item.Count, null)",
+                    ),
+                    property_check(
+                        "ComputeQuotaConfig.ResourceSharingConfig.Strategy",
+                        compute.sharing,
+                        f"{where} shares otherwise than teams[].compute.sharing ({compute.sharing}): {fix}, and make "
+                        "the spec say what runs.",
+                    ),
+                ]
+            ),
+        )
 
 
 class SsoRoleAccessEntry(Construct):
@@ -250,7 +361,16 @@ class TeamEnvironment(Construct):
                 partition=policies.aws_partition(org.region),
             )
         self.compute_quota = None
-        if spec.cluster.task_governance.enabled:
+        self.existing_compute_quota = None
+        if spec.cluster.task_governance.enabled and team.compute.existing_quota_arn is not None:
+            self.existing_compute_quota = ExistingComputeQuota(
+                self,
+                "existing-compute-quota",
+                team=team,
+                arn=team.compute.existing_quota_arn,
+                cluster_arn=hyperpod_cluster_arn,
+            )
+        elif spec.cluster.task_governance.enabled:
             # Task governance creates the team namespace hyperpod-ns-<team> with this quota.
             self.compute_quota = bindings.aws_cloudcontrolapi_resource.CloudcontrolapiResource(
                 self,
@@ -266,7 +386,7 @@ class TeamEnvironment(Construct):
             role: SsoRoleAccessEntry(
                 self,
                 f"{role}-access",
-                permission_set=naming.permission_set_name(org.name, team.name, role),
+                permission_set=naming.team_permission_set_name(org.name, team, role),
                 eks_cluster_name=eks_cluster_name,
                 kubernetes_groups=[naming.team_kubernetes_group(team.name, role)],
                 view_namespace=naming.team_namespace(team.name),

@@ -51,6 +51,30 @@ IdentityCenterInstanceArn = Annotated[
         "an IAM Identity Center instance ARN such as arn:aws:sso:::instance/ssoins-0123456789abcdef",
     ),
 ]
+SchedulerConfigArn = Annotated[
+    str,
+    _pattern(
+        r"^arn:aws[a-z-]*:sagemaker:[a-z0-9-]{9,16}:[0-9]{12}:cluster-scheduler-config/[a-z0-9]{12}$",
+        "a cluster scheduler config ARN such as "
+        "arn:aws:sagemaker:us-west-2:111122223333:cluster-scheduler-config/abcdef123456",
+    ),
+]
+ComputeQuotaArn = Annotated[
+    str,
+    _pattern(
+        r"^arn:aws[a-z-]*:sagemaker:[a-z0-9-]*:[0-9]{12}:compute-quota/[a-z0-9]{12}$",
+        "a compute quota ARN such as arn:aws:sagemaker:us-west-2:111122223333:compute-quota/abcdef123456",
+    ),
+]
+DomainId = Annotated[str, _pattern(r"^d-(-*[a-z0-9]){1,61}$", "a SageMaker AI domain ID such as d-abcdef123456")]
+PermissionSetArn = Annotated[
+    str,
+    _pattern(
+        r"^arn:aws[a-z-]*:sso:::permissionSet/(sso)?ins-[a-zA-Z0-9-.]{16}/ps-[a-zA-Z0-9-./]{16}$",
+        "a permission set ARN such as arn:aws:sso:::permissionSet/ssoins-0123456789abcdef/ps-0123456789abcdef",
+    ),
+]
+PermissionSetName = Annotated[str, _pattern(r"^[\w+=,.@-]{1,32}$", "1 to 32 of letters, digits and + = , . @ _ -")]
 IdentityStoreId = Annotated[str, _pattern(r"^d-[0-9a-f]{10}$", "d- followed by 10 hexadecimal digits")]
 SessionDuration = Annotated[
     str, _pattern(r"^PT([1-9]|1[0-2])H$", "an ISO 8601 duration in whole hours from PT1H to PT12H")
@@ -368,6 +392,17 @@ class TaskGovernance(SpecModel):
         "that is not in hyperpod_teams.regions.TASK_GOVERNANCE_REGIONS, for a region AWS added after "
         "that table was written. Without it, validate refuses such a region.",
     )
+    existing_addon: Literal["take_over", "leave_alone"] | None = Field(
+        default=None,
+        description="(optional addition) The task-governance add-on is installed already: take_over imports it "
+        "(the stacks manage it from then on), leave_alone keeps it out of the stacks. Absent: the stacks create it.",
+    )
+    existing_scheduler_config_arn: SchedulerConfigArn | None = Field(
+        default=None,
+        description="(optional addition) The cluster's scheduler config exists already (a cluster has one): the "
+        "stacks create none and keep it as it is, and the plan stops when its fair share or priority classes "
+        "differ from fair_share and priority_classes here. Needs existing_hyperpod_cluster_name.",
+    )
 
 
 #: The dependency chart's components (`helm_chart/HyperPodHelmChart/Chart.yaml` of
@@ -572,6 +607,12 @@ class QuotaEntry(SpecModel):
 
 class Compute(SpecModel):
     quota: list[QuotaEntry] = Field(default_factory=list, max_length=15)
+    existing_quota_arn: ComputeQuotaArn | None = Field(
+        default=None,
+        description="(optional addition) The team's compute quota exists already: the stacks create none and keep "
+        "it as it is, and the plan stops when its team, instance counts or sharing differ from this section. "
+        "Needs cluster.existing_hyperpod_cluster_name.",
+    )
     sharing: Literal["Lend", "DontLend", "LendAndBorrow"] = "LendAndBorrow"
     borrow_limit_percent: int = Field(default=50, ge=1, le=500, description="Only with sharing LendAndBorrow.")
     preempt_team_tasks: Literal["Never", "LowerPriority"] = "LowerPriority"
@@ -595,6 +636,12 @@ class Compute(SpecModel):
 
 class Studio(SpecModel):
     enabled: bool = True
+    existing_domain_id: DomainId | None = Field(
+        default=None,
+        description="(optional addition) Take over the team's SageMaker AI domain that exists already: imported, "
+        "never replaced, its users' home directories kept; its name, VPC, subnets, key and auth mode stay as "
+        "they are (AWS fixes them at creation). It must use IAM Identity Center (auth mode SSO).",
+    )
     default_instance_type: InstanceType = "ml.t3.medium"
     idle_timeout_minutes: int = Field(default=60, ge=60, le=525600)
 
@@ -613,6 +660,21 @@ class Budget(SpecModel):
         return thresholds
 
 
+class ExistingPermissionSet(SpecModel):
+    """A permission set in Identity Center that a team role takes over (imported, not created)."""
+
+    arn: PermissionSetArn
+    name: PermissionSetName = Field(
+        description="Its name, which AWS fixes at creation: the stacks keep it, and EKS access entries find the "
+        "AWSReservedSSO_<name>_ role by it."
+    )
+    assigned: bool = Field(
+        default=True,
+        description="The role's group holds it in the spec's account already: the assignment is imported too "
+        "(Terraform would refuse to create one that exists). false: the stacks create the assignment.",
+    )
+
+
 class Team(SpecModel):
     name: TeamName
     display_name: str | None = Field(default=None, description="Free text; defaults to name.")
@@ -621,10 +683,19 @@ class Team(SpecModel):
     compute: Compute = Field(default_factory=Compute)
     studio: Studio = Field(default_factory=Studio)
     budget: Budget | None = Field(default=None, description="Absent: no budget for the team.")
+    existing_permission_sets: dict[Literal["scientists", "admins"], ExistingPermissionSet] = Field(
+        default_factory=dict,
+        description="(optional addition) Permission sets that exist already, by role, for the stacks to take over "
+        "(imported with their inline policy) instead of creating <org>-<team>-<role>.",
+    )
 
     @property
     def title(self) -> str:
         return self.display_name or self.name
+
+    def existing_permission_set(self, role: str) -> ExistingPermissionSet | None:
+        """The permission set the role takes over, if the spec names one."""
+        return next((found for r, found in self.existing_permission_sets.items() if r == role), None)
 
 
 # --- cost ------------------------------------------------------------------------------------

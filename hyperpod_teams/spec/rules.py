@@ -41,6 +41,8 @@ class Sections:
     teams: list[tuple[int, Team]] = field(default_factory=list)
     task_governance: TaskGovernance | None = None
     cost: Cost | None = None
+    #: Whether cluster.existing_hyperpod_cluster_name is set (None: the cluster section is unreadable).
+    adopted_cluster: bool | None = None
 
     @classmethod
     def of(cls, spec: PlatformSpec) -> Sections:
@@ -53,6 +55,7 @@ class Sections:
             list(enumerate(spec.teams)),
             cluster.task_governance,
             spec.cost,
+            cluster.adopted,
         )
 
     @classmethod
@@ -84,6 +87,11 @@ class Sections:
             teams=[(i, team) for i, raw in enumerate(teams) if (team := valid(Team, raw)) is not None],
             task_governance=valid(TaskGovernance, at(data, "cluster", "task_governance") or {}),
             cost=valid(Cost, data.get("cost") or {}),
+            adopted_cluster=(
+                at(data, "cluster", "existing_hyperpod_cluster_name") is not None
+                if isinstance(data.get("cluster"), dict)
+                else None
+            ),
         )
 
 
@@ -115,6 +123,7 @@ def problems_across_fields(sections: Sections) -> list[Problem]:
         problems += _unique_names(
             enumerate(sections.priority_classes), "cluster.task_governance.priority_classes", "priority class name"
         )
+    problems += _adoption(sections)
     if sections.identity is not None:
         problems += _identity_settings(sections.identity)
         if sections.organization is not None:
@@ -283,3 +292,84 @@ def _identity_settings(identity: Identity) -> Iterator[Problem]:
         from hyperpod_teams.spec.loading import problems_from_validation_error
 
         yield from problems_from_validation_error(exc, prefix=("identity", "settings"), model=plugin.settings_model)
+
+
+def _arn_place(arn: str) -> tuple[str, str]:
+    """(region, account) of an ARN."""
+    parts = arn.split(":")
+    return parts[3], parts[4]
+
+
+def _adoption(sections: Sections) -> Iterator[Problem]:
+    """What the spec says exists already must belong to this cluster, region, account and
+    Identity Center, and be something the stacks would otherwise create."""
+    governance, org = sections.task_governance, sections.organization
+    adopted_hint = "set cluster.existing_hyperpod_cluster_name to the HyperPod cluster it belongs to"
+    if governance is not None:
+        for name in ("existing_addon", "existing_scheduler_config_arn"):
+            if getattr(governance, name) is None:
+                continue
+            path: Path = ("cluster", "task_governance", name)
+            if sections.adopted_cluster is False:
+                yield Problem(path, "only a HyperPod cluster that runs already has task governance", adopted_hint)
+            if not governance.enabled:
+                yield Problem(path, "task governance is disabled (enabled: false)", f"remove {name}, or enable it")
+        arn = governance.existing_scheduler_config_arn
+        if arn is not None and org is not None and _arn_place(arn) != (org.region, org.account_id):
+            yield Problem(
+                ("cluster", "task_governance", "existing_scheduler_config_arn"),
+                f"{arn} is not in the organization's region and account ({org.region}, {org.account_id})",
+                "give the ARN that `aws sagemaker list-cluster-scheduler-configs` prints in that account",
+            )
+    instance = None
+    if sections.identity is not None:
+        instance = sections.identity.identity_center.instance_arn.rpartition("/")[2]
+    seen: dict[str, Path] = {}
+    for t, team in sections.teams:
+        arn = team.compute.existing_quota_arn
+        if arn is not None:
+            path = ("teams", t, "compute", "existing_quota_arn")
+            if sections.adopted_cluster is False:
+                yield Problem(path, "a HyperPod cluster the stacks create has no compute quotas yet", adopted_hint)
+            if governance is not None and not governance.enabled:
+                yield Problem(path, "task governance is disabled (enabled: false)", "remove existing_quota_arn")
+            if org is not None and _arn_place(arn) != (org.region, org.account_id):
+                yield Problem(
+                    path,
+                    f"{arn} is not in the organization's region and account ({org.region}, {org.account_id})",
+                    "give the ARN that `aws sagemaker list-compute-quotas` prints in that account",
+                )
+        if team.studio.existing_domain_id is not None and not team.studio.enabled:
+            yield Problem(
+                ("teams", t, "studio", "existing_domain_id"),
+                "the team's Studio is disabled (studio.enabled: false), so there is no domain to take over",
+                "remove existing_domain_id, or enable studio",
+            )
+        for role, existing in team.existing_permission_sets.items():
+            path = ("teams", t, "existing_permission_sets", role, "arn")
+            owner = existing.arn.split("/")[1]
+            if instance is not None and owner != instance:
+                yield Problem(
+                    path,
+                    f"the permission set belongs to Identity Center instance {owner}, not to the spec's ({instance})",
+                    "give a permission set of identity.identity_center.instance_arn",
+                )
+        identifiers = [
+            (("teams", t, "compute", "existing_quota_arn"), team.compute.existing_quota_arn),
+            (("teams", t, "studio", "existing_domain_id"), team.studio.existing_domain_id),
+            *(
+                (("teams", t, "existing_permission_sets", r, "arn"), e.arn)
+                for r, e in team.existing_permission_sets.items()
+            ),
+        ]
+        for where, identifier in identifiers:
+            if identifier is None:
+                continue
+            if identifier in seen:
+                yield Problem(
+                    where,
+                    f"{identifier} is taken over at {'.'.join(map(str, seen[identifier]))} already",
+                    "each existing resource belongs to one team role",
+                )
+            else:
+                seen[identifier] = where
