@@ -50,16 +50,35 @@ def protected_kind(change: dict) -> str | None:
     return None
 
 
-ACTION_ORDER = {"delete": 0, "replace": 1, "update": 2, "create": 3}
+ACTION_ORDER = {"delete": 0, "replace": 1, "import": 2, "update": 3, "create": 4}
 
 
 def action_of(change: dict) -> str | None:
+    """delete, replace, import (an `import` block takes the object over; it may be updated as
+    well), update or create; None for no-op and read."""
     actions = change["change"]["actions"]
     if actions in (["delete", "create"], ["create", "delete"]):
         return "replace"
+    if change["change"].get("importing") is not None:
+        return "import"
     if actions in (["delete"], ["update"], ["create"]):
         return actions[0]
     return None  # no-op, read
+
+
+#: Attributes every tagged resource recomputes from the provider's default tags.
+_DERIVED_ATTRIBUTES = {"tags_all"}
+
+
+def _updated_attributes(change: dict) -> tuple[str, ...]:
+    """The top-level attributes an update changes (for an import: what taking over changes)."""
+    if change["change"]["actions"] != ["update"]:
+        return ()
+    before, after = change["change"].get("before") or {}, change["change"].get("after") or {}
+    unknown = change["change"].get("after_unknown") or {}
+    names = {name for name in set(before) | set(after) if before.get(name) != after.get(name) and name not in unknown}
+    names |= {name for name, value in unknown.items() if value is True and name in before}
+    return tuple(sorted(names - _DERIVED_ATTRIBUTES))
 
 
 @dataclass(frozen=True)
@@ -70,6 +89,9 @@ class Change:
     action: str
     forced_by: tuple[str, ...]
     protected: str | None
+    #: For an import: the ID it takes over, and the attributes taking it over changes.
+    import_id: str | None = None
+    updates: tuple[str, ...] = ()
 
 
 def _path_text(path: list) -> str:
@@ -113,6 +135,8 @@ def changes(plans: list[StackPlan], spec: PlatformSpec) -> list[Change]:
                     action=action,
                     forced_by=_forced_by(change, replaced_guards),
                     protected=protected_kind(change) if action in ("delete", "replace") else None,
+                    import_id=(change["change"].get("importing") or {}).get("id"),
+                    updates=_updated_attributes(change) if action == "import" else (),
                 )
             )
     return sorted(found, key=lambda c: (ACTION_ORDER[c.action], c.stack, c.address))
@@ -132,7 +156,7 @@ def plan_section(plans: list[StackPlan], spec: PlatformSpec) -> list[Block]:
         per[change.action] = per.get(change.action, 0) + 1
     blocks.append(
         Table(
-            ["team", "stack", "delete", "replace", "update", "create"],
+            ["team", "stack", "delete", "replace", "import", "update", "create"],
             [
                 [team, stack, *(str(per.get(a, 0)) for a in ACTION_ORDER)]
                 for (team, stack), per in sorted(counts.items())
@@ -150,6 +174,29 @@ def plan_section(plans: list[StackPlan], spec: PlatformSpec) -> list[Block]:
         )
     else:
         blocks.append(Paragraph("Nothing is deleted or replaced."))
+    imports = [c for c in found if c.action == "import"]
+    if imports:
+        blocks.append(Heading("Imports (taken over, not created)", level=3))
+        blocks.append(
+            Paragraph(
+                "Each of these exists in AWS already: the first apply brings it into Terraform's state "
+                "and then manages it; nothing of it is created or replaced."
+            )
+        )
+        blocks.append(
+            Table(
+                ["stack", "resource", "existing object", "taking over changes"],
+                [
+                    [
+                        c.stack,
+                        f"`{c.address}`",
+                        f"`{c.import_id}`" if c.import_id else "–",
+                        ", ".join(f"`{name}`" for name in c.updates) or "nothing",
+                    ]
+                    for c in imports
+                ],
+            )
+        )
     others = [c for c in found if c.action in ("update", "create")]
     if others:
         blocks.append(Heading("Updates and creations", level=3))

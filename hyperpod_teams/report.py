@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from hyperpod_teams import cost, naming, policies, rbac
+from hyperpod_teams.adoption import HOW_MEANING, existing_resources
 from hyperpod_teams.document import Document, Heading, Image, Items, Paragraph, Table, standalone_svg
 from hyperpod_teams.plan_summary import StackPlan, plan_section
 from hyperpod_teams.plugins import IdentityGroups
@@ -62,7 +63,9 @@ def access_matrix(spec: PlatformSpec) -> list[RoleAccess]:
                     eks_principal=f"{naming.sso_role_name_prefix(permission_set)}…",
                     kubernetes_group=naming.team_kubernetes_group(team.name, role),
                     namespace=naming.team_namespace(team.name),
-                    domain=naming.team_domain_name(org.name, team.name) if team.studio.enabled else None,
+                    domain=(team.studio.existing_domain_id or naming.team_domain_name(org.name, team.name))
+                    if team.studio.enabled
+                    else None,
                     aws_may=[_sid_phrase(s["Sid"]) for s in policy["Statement"]],
                     kubernetes_may=_kubernetes_phrase(
                         rbac.SCIENTIST_RULES if role == "scientists" else rbac.ADMIN_RULES
@@ -173,6 +176,25 @@ def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, ch
             f"IAM Identity Center `{spec.identity.identity_center.instance_arn}`; {len(spec.teams)} teams."
         )
     )
+    existing = existing_resources(spec)
+    if existing:
+        document.add(Heading("What exists already"))
+        document.add(
+            Paragraph(
+                "; ".join(
+                    f"**{how}**: {meaning}"
+                    for how, meaning in HOW_MEANING.items()
+                    if any(e.how == how for e in existing)
+                )
+                + "."
+            )
+        )
+        document.add(
+            Table(
+                ["what", "existing", "the stacks", "spec field", "stack"],
+                [[e.what, f"`{e.identifier}`", e.how, f"`{e.field}`", e.stack] for e in existing],
+            )
+        )
     if plans:
         document.add(*plan_section(plans, spec))
 

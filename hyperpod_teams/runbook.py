@@ -4,6 +4,7 @@ manual steps Terraform cannot do and their exact values. Pure layer: no cdktf.""
 from __future__ import annotations
 
 from hyperpod_teams import cost, dependencies_chart, naming, usage_report
+from hyperpod_teams.adoption import HOW_MEANING, Existing, existing_resources
 from hyperpod_teams.document import Code, Document, Heading, Items, Paragraph, Table
 from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, IdentityGroups
 from hyperpod_teams.spec.models import PlatformSpec
@@ -26,6 +27,7 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
     cost_stack = naming.cost_stack_name(org)
     groups = IdentityGroups.for_spec(spec).all()
     store = spec.identity.identity_center.identity_store_id
+    existing = existing_resources(spec)
     document = Document(f"Runbook: {org} on {spec.cluster.name}")
     document.add(
         Paragraph(
@@ -120,6 +122,11 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
             "'InstanceGroups[].[InstanceGroupName,InstanceType,CurrentCount]' --output table`; the cluster "
             f"stack's plan stops if `{adopted}` runs on another EKS cluster than the spec's."
         )
+    if existing:
+        steps.append(
+            "**What exists already:** before each deploy below, check that its first plan takes over and replaces "
+            "nothing (see *Adopting what runs already*)."
+        )
     steps.append(f"Deploy the cluster side (AWS and EKS credentials): `{_deploy(*cluster_side)}`.")
     team_stacks = [s.name for s in stacks if s.team]
     steps.append(f"Deploy every team's stacks, in parallel: `{_deploy(*team_stacks)}`.")
@@ -132,6 +139,8 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
         "category from the day of activation on; earlier spend is not attributed."
     )
     document.add(Items(steps, ordered=True))
+    if existing:
+        document.add(*_adoption_section(spec, existing, spec_path))
     if usage.enabled:
         document.add(*_usage_report_section(spec))
     document.add(Paragraph("Check that a group reached Identity Center (needs `identitystore:ListGroups`):"))
@@ -245,3 +254,63 @@ def _usage_report_section(spec: PlatformSpec) -> list:
             "  --cost-from cur-2026-11.csv --format csv --out chargeback-2026-11.csv"
         ),
     ]
+
+
+def _adoption_section(spec: PlatformSpec, existing: list[Existing], spec_path: str) -> list:
+    """How to adopt what runs already: where each identifier in the spec comes from, and how to
+    see that the first plan of each stack imports and replaces nothing."""
+    org = spec.organization.name
+    importing = sorted({e.stack for e in existing if e.how == "imported"})
+    kept = [e for e in existing if e.how == "kept as it is"]
+    blocks: list = [
+        Heading("Adopting what runs already"),
+        Paragraph(
+            f"`{spec_path}` says these exist in the account already. "
+            + "; ".join(
+                f"*{how}*: {meaning}" for how, meaning in HOW_MEANING.items() if any(e.how == how for e in existing)
+            )
+            + "."
+        ),
+        Table(
+            ["what", "spec field", "the stacks", "print the identifier with"],
+            [
+                [e.what, f"`{e.field}`", e.how, f"`{e.lookup}`" + (f"; then {e.then}" if e.then else "")]
+                for e in existing
+            ],
+        ),
+        Heading("Check the first plan before each deploy", level=3),
+        Items(
+            [
+                "Deploy in the order above; the stacks that take something over are "
+                + ", ".join(f"`{name}`" for name in importing or ["none"])
+                + ". For each, before its deploy: `hyperpod-teams synth "
+                + spec_path
+                + "`, then in `cdktf.out/stacks/<stack>`: `terraform init`, `terraform plan -out plan.tfplan` and "
+                "`terraform show -json plan.tfplan > plan.json`.",
+                f"`hyperpod-teams report {spec_path} --plan cdktf.out/stacks/<stack>/plan.json`: its *Imports* table "
+                "lists what the stack takes over (and what taking over changes: the description, tags, settings the "
+                "spec decides); *Nothing is deleted or replaced* must follow. In Terraform's own output the same "
+                "objects read `will be imported`, never `must be replaced`.",
+                "A replacement of anything imported cannot reach AWS: each carries `prevent_destroy`, so such a plan "
+                "stops with *Instance cannot be destroyed*. Read which attribute forces it (`terraform plan` marks it "
+                "`# forces replacement`) and make the spec match what exists.",
+                "After the first apply the `import` blocks are no-ops; they may stay.",
+            ],
+            ordered=True,
+        ),
+    ]
+    if kept:
+        blocks += [
+            Heading("Kept as it is", level=3),
+            Paragraph(
+                "Terraform's AWS provider cannot import the Cloud Control resources the stacks use for these "
+                "(`resource aws_cloudcontrolapi_resource doesn't support import`), and AWS refuses a second scheduler "
+                "config on a cluster or a second quota for a team. So the stacks read them at every plan and stop the "
+                "plan when they say other than the spec; the report's compute numbers are then what runs. To change "
+                "one, change it in AWS (`aws sagemaker update-cluster-scheduler-config` / `update-compute-quota`) and "
+                f"in `{spec_path}` together. To hand one to the stacks for good, delete it in a quiet hour and remove "
+                f"its field from the spec: the next deploy of `{naming.cluster_stack_name(org)}` or the team's stack "
+                "creates it from the spec."
+            ),
+        ]
+    return blocks

@@ -32,7 +32,7 @@ class ClusterStack(PlatformStack):
         self.hyperpod: HyperPodCluster | ExistingHyperPodCluster
         if cluster.existing_hyperpod_cluster_name is not None:
             self.hyperpod = ExistingHyperPodCluster(
-                self, "hyperpod", name=cluster.existing_hyperpod_cluster_name, eks_cluster_arn=eks.arn
+                self, "hyperpod", spec=spec, name=cluster.existing_hyperpod_cluster_name, eks_cluster_arn=eks.arn
             )
         else:
             lifecycle_s3_uri = cluster.lifecycle_scripts_s3_uri

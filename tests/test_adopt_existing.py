@@ -4,17 +4,21 @@ stand-in show it."""
 
 from __future__ import annotations
 
-import copy
 import json
 
 import pytest
 import yaml
 
-from hyperpod_teams import stack_plan
+from hyperpod_teams import cloudformation, stack_plan
+from hyperpod_teams.constructs.hyperpod import TASK_GOVERNANCE_ADDON
+from hyperpod_teams.constructs.team import DOMAIN_TYPE
 from hyperpod_teams.spec import SpecError, load_spec, validate_spec
+from tests.aws_stand_in import World, serving
 from tests.conftest import EXAMPLES, synthesize_stacks
 from tests.offline_terraform import (
+    DATA_STAND_INS,
     STUB_OUTPUT,
+    Terraform,
     offline_plan_config,
     stub_remote_states,
     terraform_or_skip,
@@ -35,17 +39,17 @@ def example_data() -> dict:
 
 def test_an_adopted_cluster_is_looked_up_by_name_and_never_created(adopted_stacks):
     stack = adopted_stacks["initech-cluster"]
-    (lookup,) = stack["data"]["aws_cloudcontrolapi_resource"].values()
-    assert (lookup["type_name"], lookup["identifier"]) == ("AWS::SageMaker::Cluster", "ml-prod")
-    created = [r["type_name"] for r in stack["resource"].get("aws_cloudcontrolapi_resource", {}).values()]
-    assert created == ["AWS::SageMaker::ClusterSchedulerConfig"]
+    lookups = {(d["type_name"], d["identifier"]) for d in stack["data"]["aws_cloudcontrolapi_resource"].values()}
+    assert ("AWS::SageMaker::Cluster", "ml-prod") in lookups
+    # The example keeps its scheduler config: nothing in Cloud Control is created.
+    assert "aws_cloudcontrolapi_resource" not in stack["resource"]
     for kind in ("aws_s3_bucket", "aws_iam_role", "terraform_data"):
         assert kind not in stack["resource"], f"an adopted cluster needs no {kind}"
     assert "initech-hyperpod-deps" not in adopted_stacks, "the adopted cluster runs its dependency chart already"
 
 
 def test_team_quotas_point_at_the_adopted_clusters_arn(adopted_stacks):
-    stack = adopted_stacks["initech-team-search"]
+    stack = adopted_stacks["initech-team-ads"]  # search keeps its quota; ads gets one created
     (quota,) = [
         r
         for r in stack["resource"]["aws_cloudcontrolapi_resource"].values()
@@ -80,63 +84,305 @@ def test_stack_plan_says_the_cluster_stack_only_looks_it_up():
     assert plan["initech-cluster"].holds.startswith("lookup of the existing HyperPod cluster")
 
 
-def plan_cluster_stack(stacks, tmp_path, properties=None):
-    """Plan the cluster stack offline. With `properties`, the lookup becomes a data source Terraform
-    reads offline (local remote state whose output holds them), its postcondition kept (on
-    `self.outputs.properties`), so the check runs at plan as it would on Cloud Control's answer."""
+# --- the world the example adopts, as AWS describes it -----------------------------------------
+
+ACCOUNT, REGION, INSTANCE = "777788889999", "eu-west-1", "ssoins-7777888899990000"
+CLUSTER_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/offline0stub"
+PLATFORM_TAGS = [
+    {"Key": "hyperpod-teams:organization", "Value": "initech"},
+    {"Key": "hyperpod-teams:platform", "Value": "shared"},
+]
+SEARCH_TAGS = [
+    {"Key": "hyperpod-teams:organization", "Value": "initech"},
+    {"Key": "hyperpod-teams:team", "Value": "search"},
+]
+GROUP_IDS = {
+    f"initech-{name}": f"9067d8b3c2-1a2b3c4d-0000-0000-0000-00000000000{i}"
+    for i, name in enumerate(
+        ["search-scientists", "search-admins", "ads-scientists", "ads-admins", "platform-admins"], 1
+    )
+}
+
+
+def adopted_world() -> World:
+    """What the example says exists, as Cloud Control's GetResource, SageMaker's DescribeDomain,
+    SSO Admin's DescribePermissionSet and EKS's DescribeAddon describe it (API reference
+    response syntax), matching the spec: the world the first plan meets."""
+    spec = load_spec(EXAMPLE)
+    governance = spec.cluster.task_governance
+    search = spec.team("search")
+    domain_id = search.studio.existing_domain_id
+    permission_set = search.existing_permission_set("scientists")
+    assert domain_id and permission_set and governance.existing_scheduler_config_arn
+    domain_settings = {
+        "DomainId": domain_id,
+        "DomainName": "search-studio",  # not the name the stacks would give a new domain
+        "VpcId": "vpc-0777788889999aaaa",
+        "SubnetIds": ["subnet-0777788889999aaaa"],
+        "AppNetworkAccessType": "VpcOnly",
+        "AuthMode": "SSO",
+    }
+    return World(
+        cloud_control={
+            (cloudformation.CLUSTER_TYPE, "ml-prod"): {
+                "ClusterArn": CLUSTER_ARN,
+                "ClusterName": "ml-prod",
+                # The EKS cluster's ARN as the EKS stack's stub state gives it.
+                "Orchestrator": {"Eks": {"ClusterArn": STUB_OUTPUT}},
+                "Tags": PLATFORM_TAGS,
+            },
+            (cloudformation.SCHEDULER_CONFIG_TYPE, governance.existing_scheduler_config_arn): {
+                "ClusterSchedulerConfigArn": governance.existing_scheduler_config_arn,
+                "ClusterArn": CLUSTER_ARN,
+                "Name": "default-policy",
+                "SchedulerConfig": {
+                    "FairShare": "Enabled",
+                    "PriorityClasses": [{"Name": "training", "Weight": 50}, {"Name": "inference", "Weight": 100}],
+                },
+                "Tags": PLATFORM_TAGS,
+            },
+            (cloudformation.COMPUTE_QUOTA_TYPE, search.compute.existing_quota_arn): {
+                "ComputeQuotaArn": search.compute.existing_quota_arn,
+                # The team stack reads the cluster's ARN from the cluster stack's stub state.
+                "ClusterArn": STUB_OUTPUT,
+                "Name": "search-gpus",
+                "ComputeQuotaTarget": {"TeamName": "search", "FairShareWeight": 0},
+                "ComputeQuotaConfig": {
+                    "ComputeQuotaResources": [{"InstanceType": "ml.p5.48xlarge", "Count": 2}],
+                    "ResourceSharingConfig": {"Strategy": "LendAndBorrow", "BorrowLimit": 50},
+                    "PreemptTeamTasks": "LowerPriority",
+                },
+                "ActivationState": "Enabled",
+                "Tags": SEARCH_TAGS,
+            },
+            (DOMAIN_TYPE, domain_id): domain_settings,
+        },
+        domains={
+            domain_id: {
+                **domain_settings,
+                "DomainArn": f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:domain/{domain_id}",
+                "Status": "InService",
+                "HomeEfsFileSystemId": "fs-0123456789abcdef0",
+                "SingleSignOnApplicationArn": f"arn:aws:sso::{ACCOUNT}:application/{INSTANCE}/apl-0a1b2c3d4e5f6a7b",
+                "DefaultUserSettings": {
+                    "ExecutionRole": f"arn:aws:iam::{ACCOUNT}:role/search-studio-role",
+                    "SecurityGroups": ["sg-0777788889999aaaa"],
+                },
+            }
+        },
+        permission_sets={
+            permission_set.arn: {
+                "Name": permission_set.name,
+                "PermissionSetArn": permission_set.arn,
+                "Description": "Search team data scientists",
+                "SessionDuration": "PT8H",
+                "CreatedDate": 1700000000.0,
+                "InlinePolicy": json.dumps({"Version": "2012-10-17", "Statement": []}),
+            }
+        },
+        account_assignments=[
+            {
+                "AccountId": ACCOUNT,
+                "PermissionSetArn": permission_set.arn,
+                "PrincipalType": "GROUP",
+                "PrincipalId": GROUP_IDS["initech-search-scientists"],
+            }
+        ],
+        groups=GROUP_IDS,
+        addons={
+            (STUB_OUTPUT, TASK_GOVERNANCE_ADDON): {
+                "addonName": TASK_GOVERNANCE_ADDON,
+                "clusterName": STUB_OUTPUT,
+                "status": "ACTIVE",
+                "addonVersion": "v1.0.0-eksbuild.1",
+                "addonArn": f"arn:aws:eks:{REGION}:{ACCOUNT}:addon/{STUB_OUTPUT}/{TASK_GOVERNANCE_ADDON}/0a1b2c3d",
+                "tags": {},
+            }
+        },
+    )
+
+
+#: Only the SSO roles' lookup keeps a stand-in value: every other lookup and import asks the stand-in for AWS.
+ROLE_STAND_IN = {key: value for key, value in DATA_STAND_INS.items() if key[0] == "aws_iam_roles"}
+
+
+def plan_against(world: World, stacks: dict, names: list[str], tmp_path, edit=None) -> dict[str, dict | str]:
+    """Real `terraform plan` of the named stacks, offline, with imports and lookups answered by the
+    stand-in for AWS: each plan's JSON, or terraform's error output. `edit(name, stack)` may
+    change a stack's copy first."""
     terraform = terraform_or_skip(tmp_path)
-    stack = copy.deepcopy(stacks["initech-cluster"])
-    if properties is not None:
-        ((name, lookup),) = stack["data"].pop("aws_cloudcontrolapi_resource").items()
-        reference = f"data.terraform_remote_state.{name}.outputs.properties"
-        stack = json.loads(json.dumps(stack).replace(f"data.aws_cloudcontrolapi_resource.{name}.properties", reference))
-        condition = lookup["lifecycle"]["postcondition"]
-        condition[0]["condition"] = condition[0]["condition"].replace("self.properties", "self.outputs.properties")
-        state = tmp_path / "described-cluster.tfstate"
-        outputs = {"properties": {"value": json.dumps(properties), "type": "string"}}
-        state.write_text(json.dumps({"version": 4, "serial": 1, "lineage": "x", "outputs": outputs, "resources": []}))
-        stack["data"]["terraform_remote_state"][name] = {
-            "backend": "local",
-            "config": {"path": str(state)},
-            "lifecycle": {"postcondition": condition},
-        }
-    stack = offline_plan_config(stack)
-    directory = write_stack(tmp_path, "initech-cluster", stack)
-    stub_remote_states(directory, stack)
-    return terraform.plan(directory)
+    directories = {}
+    for name in names:
+        stack = offline_plan_config(stacks[name], ROLE_STAND_IN)
+        if edit is not None:
+            edit(name, stack)
+        directories[name] = (write_stack(tmp_path, name, stack), stack)
+    for directory, stack in directories.values():
+        stub_remote_states(directory, stack)
+    with serving(world) as endpoint:
+        runner = Terraform({**terraform.env, "AWS_ENDPOINT_URL": endpoint})
+        plans = {name: runner.plan(directory) for name, (directory, _) in directories.items()}
+    assert not world.unanswered, f"the plans asked AWS for what the stand-in does not answer: {world.unanswered}"
+    return plans
 
 
-@pytest.mark.terraform
-def test_first_plan_of_an_adopted_cluster_creates_only_task_governance_and_access(adopted_stacks, tmp_path):
-    plan = plan_cluster_stack(adopted_stacks, tmp_path)
+ADOPTING = ["initech-cluster", "initech-team-search", "initech-access", "initech-team-ads"]
+
+
+@pytest.fixture(scope="module")
+def first_plans(adopted_stacks, tmp_path_factory):
+    return plan_against(adopted_world(), adopted_stacks, ADOPTING, tmp_path_factory.mktemp("first-plans"))
+
+
+def changes_of(plan: dict | str) -> list[dict]:
     assert isinstance(plan, dict), plan
-    changes = {(c["type"], tuple(c["change"]["actions"])) for c in plan["resource_changes"]}
-    assert all(actions == ("create",) for _, actions in changes)
-    types = {kind for kind, _ in changes}
-    assert types == {
-        "aws_eks_addon",
-        "aws_cloudcontrolapi_resource",
-        "aws_eks_access_entry",
-        "aws_eks_access_policy_association",
-    }
-    (scheduler,) = [c for c in plan["resource_changes"] if c["type"] == "aws_cloudcontrolapi_resource"]
-    desired = json.loads(scheduler["change"]["after"]["desired_state"])
-    assert desired["ClusterArn"] == "arn:aws:sagemaker:eu-west-1:777788889999:cluster/offline0stub"
+    return plan["resource_changes"]
 
 
 @pytest.mark.terraform
-def test_a_hyperpod_cluster_on_another_eks_cluster_stops_the_plan(adopted_stacks, tmp_path):
-    other = {
-        "ClusterArn": "arn:aws:sagemaker:eu-west-1:777788889999:cluster/x",
-        "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:eu-west-1:777788889999:cluster/other"}},
+def test_first_plans_import_what_exists_and_replace_nothing(first_plans):
+    spec = load_spec(EXAMPLE)
+    search = spec.team("search")
+    scientists = search.existing_permission_set("scientists")
+    instance = spec.identity.identity_center.instance_arn
+    imports = {
+        (c["type"], c["change"]["importing"]["id"])
+        for plan in first_plans.values()
+        for c in changes_of(plan)
+        if c["change"].get("importing")
     }
-    assert other["Orchestrator"]["Eks"]["ClusterArn"] != STUB_OUTPUT
-    error = plan_cluster_stack(adopted_stacks, tmp_path, other)
-    assert isinstance(error, str) and "is not orchestrated by the spec's EKS cluster" in error, error
-    # The same lookup on the spec's EKS cluster plans.
-    other["Orchestrator"]["Eks"]["ClusterArn"] = STUB_OUTPUT
-    (tmp_path / "same").mkdir()
-    assert isinstance(plan_cluster_stack(adopted_stacks, tmp_path / "same", other), dict)
+    assert imports == {
+        ("aws_eks_addon", f"{STUB_OUTPUT}:{TASK_GOVERNANCE_ADDON}"),
+        ("aws_sagemaker_domain", search.studio.existing_domain_id),
+        ("aws_ssoadmin_permission_set", f"{scientists.arn},{instance}"),
+        ("aws_ssoadmin_permission_set_inline_policy", f"{scientists.arn},{instance}"),
+        (
+            "aws_ssoadmin_account_assignment",
+            f"{GROUP_IDS['initech-search-scientists']},GROUP,{ACCOUNT},AWS_ACCOUNT,{scientists.arn},{instance}",
+        ),
+    }
+    for name, plan in first_plans.items():
+        for change in changes_of(plan):
+            actions = change["change"]["actions"]
+            assert "delete" not in actions, f"{name}: {change['address']} {actions}"
+            if change["change"].get("importing"):
+                assert actions in (["no-op"], ["update"]), f"{name}: {change['address']} {actions}"
+            body = change["change"]["after"] or {}
+            assert body.get("type_name") not in (
+                cloudformation.CLUSTER_TYPE,
+                cloudformation.SCHEDULER_CONFIG_TYPE,
+            ), f"{name} would create a HyperPod cluster or a second scheduler config"
+            assert not (
+                change["type"] == "aws_cloudcontrolapi_resource"
+                and name == "initech-team-search"
+                and body.get("type_name") == cloudformation.COMPUTE_QUOTA_TYPE
+            ), "team search's quota exists: a second one would fail"
+    # Team ads is new: its quota and domain are created.
+    created = {
+        (c["type"], (c["change"]["after"] or {}).get("type_name")) for c in changes_of(first_plans["initech-team-ads"])
+    }
+    assert ("aws_cloudcontrolapi_resource", cloudformation.COMPUTE_QUOTA_TYPE) in created
+    assert ("aws_sagemaker_domain", None) in created
+
+
+@pytest.mark.terraform
+def test_an_imported_domain_keeps_what_aws_fixed_at_its_creation(first_plans):
+    (domain,) = [c for c in changes_of(first_plans["initech-team-search"]) if c["type"] == "aws_sagemaker_domain"]
+    after = domain["change"]["after"]
+    assert (after["domain_name"], after["vpc_id"], after["subnet_ids"]) == (
+        "search-studio",
+        "vpc-0777788889999aaaa",
+        ["subnet-0777788889999aaaa"],
+    )
+    # Taking it over points its users at the team's execution role, created in the same plan.
+    assert domain["change"]["before"]["default_user_settings"][0]["execution_role"].endswith("/search-studio-role")
+    assert domain["change"]["after_unknown"]["default_user_settings"][0]["execution_role"] is True
+
+
+@pytest.mark.terraform
+def test_the_report_shows_imports_as_their_own_kind_of_change(first_plans):
+    from hyperpod_teams.plan_summary import StackPlan
+    from hyperpod_teams.report import render_report
+
+    plans = [StackPlan(name, plan) for name, plan in first_plans.items() if isinstance(plan, dict)]
+    report = render_report(load_spec(EXAMPLE), plans)
+    section = report[report.index("### Imports") :]
+    section = section[: section.index("\n#")]
+    assert section.count("| initech-") == 5, section
+    assert "`d-4f8k2m6n9p1q`" in section and "`description`" in section
+    assert "Nothing is deleted or replaced." in report
+    header = next(line for line in report.splitlines() if line.startswith("| team | stack |"))
+    assert "| import |" in header
+
+
+@pytest.mark.terraform
+def test_setting_retention_policy_on_an_imported_domain_would_replace_it_and_stops_the_plan(adopted_stacks, tmp_path):
+    """Why an imported domain leaves retention_policy unset: provider 5.100 cannot read it back
+    and replaces the domain to set it; prevent_destroy turns that into a stopped plan."""
+
+    def set_retention(name, stack):
+        for domain in stack["resource"]["aws_sagemaker_domain"].values():
+            domain["retention_policy"] = {"home_efs_file_system": "Retain"}
+
+    (plan,) = plan_against(adopted_world(), adopted_stacks, ["initech-team-search"], tmp_path, set_retention).values()
+    assert isinstance(plan, str) and "Instance cannot be destroyed" in plan, plan
+
+
+def _world_with(change) -> World:
+    world = adopted_world()
+    change(world)
+    return world
+
+
+@pytest.mark.terraform
+@pytest.mark.parametrize(
+    ("stack", "change", "message"),
+    [
+        (
+            "initech-cluster",
+            lambda w: w.cloud_control[(cloudformation.CLUSTER_TYPE, "ml-prod")]["Orchestrator"]["Eks"].update(
+                ClusterArn="arn:aws:eks:eu-west-1:777788889999:cluster/other"
+            ),
+            "is not orchestrated by the spec's EKS cluster",
+        ),
+        (
+            "initech-cluster",
+            lambda w: next(v for (t, _), v in w.cloud_control.items() if t == cloudformation.SCHEDULER_CONFIG_TYPE)[
+                "SchedulerConfig"
+            ]["PriorityClasses"][0].update(Weight=60),
+            "other priority classes than cluster.task_governance.priority_classes",
+        ),
+        (
+            "initech-cluster",
+            lambda w: w.cloud_control[(cloudformation.CLUSTER_TYPE, "ml-prod")].update(Tags=[]),
+            "aws sagemaker add-tags --region eu-west-1 --resource-arn $(aws sagemaker describe-cluster",
+        ),
+        (
+            "initech-team-search",
+            lambda w: next(v for (t, _), v in w.cloud_control.items() if t == cloudformation.COMPUTE_QUOTA_TYPE)[
+                "ComputeQuotaTarget"
+            ].update(TeamName="ads"),
+            "is another team's",
+        ),
+        (
+            "initech-team-search",
+            lambda w: next(v for (t, _), v in w.cloud_control.items() if t == cloudformation.COMPUTE_QUOTA_TYPE)[
+                "ComputeQuotaConfig"
+            ]["ComputeQuotaResources"][0].update(Count=3),
+            "guarantees other instance counts than teams[].compute.quota",
+        ),
+        (
+            "initech-team-search",
+            lambda w: next(v for (t, _), v in w.cloud_control.items() if t == DOMAIN_TYPE).update(AuthMode="IAM"),
+            "does not use IAM Identity Center",
+        ),
+    ],
+    ids=["other-eks", "other-priorities", "untagged-cluster", "other-team", "other-counts", "iam-domain"],
+)
+def test_what_exists_but_differs_from_the_spec_stops_the_plan(adopted_stacks, tmp_path, stack, change, message):
+    (plan,) = plan_against(_world_with(change), adopted_stacks, [stack], tmp_path).values()
+    assert isinstance(plan, str), "the plan went through"
+    assert message in " ".join(plan.split()), plan
 
 
 def test_runbook_prints_the_command_that_lists_the_adopted_clusters_groups():

@@ -10,6 +10,7 @@ import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings, cloudformation, naming, policies
+from hyperpod_teams.adoption import add_tags_command, cluster_arn_command
 from hyperpod_teams.constructs.storage import add_private_bucket
 from hyperpod_teams.spec.models import PlatformSpec
 
@@ -202,8 +203,10 @@ class ExistingHyperPodCluster(Construct):
     AWS::SageMaker::Cluster schema lists ClusterName among its additionalIdentifiers), nothing of it
     created or changed."""
 
-    def __init__(self, scope: Construct, id_: str, *, name: str, eks_cluster_arn: str) -> None:
+    def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec, name: str, eks_cluster_arn: str) -> None:
         super().__init__(scope, id_)
+        org = spec.organization
+        cluster_arn = cluster_arn_command(name, org.region)
         # A condition on the lookup's own attributes: a postcondition, through `self`.
         described = cdktf.Fn.jsondecode(cdktf.TerraformSelf.get_string("properties"))
         orchestrator = cdktf.Fn.lookup(
@@ -221,7 +224,12 @@ class ExistingHyperPodCluster(Construct):
                         error_message=f"The HyperPod cluster {name} is not orchestrated by the spec's EKS cluster "
                         "(cluster.eks.existing_cluster_name): see `aws sagemaker describe-cluster --cluster-name "
                         f"{name} --query Orchestrator.Eks.ClusterArn`.",
-                    )
+                    ),
+                    tags_check(
+                        naming.shared_platform_tags(org),
+                        f"The HyperPod cluster {name}",
+                        add_tags_command(cluster_arn, naming.shared_platform_tags(org), org.region),
+                    ),
                 ]
             ),
         )
@@ -255,6 +263,19 @@ def property_check(path: str, expected: object, message: str, *, iterate: str | 
     empty = "{}" if iterate is not None else '""'
     return cdktf.Postcondition(
         condition=f"${{try({value}, {empty}) == {hcl_literal(expected)}}}", error_message=message
+    )
+
+
+def tags_check(tags: dict[str, str], what: str, command: str) -> cdktf.Postcondition:
+    """A postcondition of a Cloud Control lookup: the resource carries `tags`, without which team
+    members' permission sets (scoped by tag) cannot see it and its spend reaches no group."""
+    present = "{for tag in jsondecode(self.properties).Tags : tag.Key => tag.Value}"
+    condition = f"${{alltrue([for key, value in {hcl_literal(tags)} : try({present}[key], null) == value])}}"
+    return cdktf.Postcondition(
+        condition=condition,
+        error_message=f"{what} lacks the tags that let team members see it and cost allocation count its spend "
+        f"({', '.join(f'{k}={v}' for k, v in tags.items())}); the stacks do not manage it, so add them once: "
+        f"`{command}`.",
     )
 
 
@@ -303,6 +324,11 @@ class ExistingSchedulerConfig(Construct):
                         f"{where} has other priority classes than cluster.task_governance.priority_classes "
                         f"({priorities or 'none'}): {fix}, and make the spec say what runs.",
                         iterate="item.Name => item.Weight",
+                    ),
+                    tags_check(
+                        naming.shared_platform_tags(spec.organization),
+                        where,
+                        add_tags_command(arn, naming.shared_platform_tags(spec.organization), spec.organization.region),
                     ),
                 ]
             ),

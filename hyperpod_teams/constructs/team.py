@@ -7,8 +7,9 @@ import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings, cloudformation, naming, policies
+from hyperpod_teams.adoption import add_tags_command
 from hyperpod_teams.constructs.cost import TeamBudget
-from hyperpod_teams.constructs.hyperpod import property_check
+from hyperpod_teams.constructs.hyperpod import property_check, tags_check
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.spec.models import PlatformSpec, Team
 
@@ -178,9 +179,12 @@ class ExistingComputeQuota(Construct):
     provider cannot import a Cloud Control resource; the plan stops when the quota is not the
     team's on this cluster, or its counts or sharing differ from the spec's."""
 
-    def __init__(self, scope: Construct, id_: str, *, team: Team, arn: str, cluster_arn: str) -> None:
+    def __init__(
+        self, scope: Construct, id_: str, *, spec: PlatformSpec, team: Team, arn: str, cluster_arn: str
+    ) -> None:
         super().__init__(scope, id_)
         compute = team.compute
+        tags = naming.team_resource_tags(spec.organization, team)
         where = f"The compute quota {arn} (team {team.name})"
         fix = f"see `aws sagemaker describe-compute-quota --compute-quota-id {arn.rpartition('/')[2]}`"
         counts = {q.instance_type: q.count for q in compute.quota}
@@ -219,6 +223,7 @@ class ExistingComputeQuota(Construct):
                         f"{where} shares otherwise than teams[].compute.sharing ({compute.sharing}): {fix}, and make "
                         "the spec say what runs.",
                     ),
+                    tags_check(tags, where, add_tags_command(arn, tags, spec.organization.region)),
                 ]
             ),
         )
@@ -366,6 +371,7 @@ class TeamEnvironment(Construct):
             self.existing_compute_quota = ExistingComputeQuota(
                 self,
                 "existing-compute-quota",
+                spec=spec,
                 team=team,
                 arn=team.compute.existing_quota_arn,
                 cluster_arn=hyperpod_cluster_arn,
