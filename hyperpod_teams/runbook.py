@@ -304,11 +304,12 @@ def _adoption_section(spec: PlatformSpec, existing: list[Existing], spec_path: s
             Heading("Kept as it is", level=3),
             Paragraph(
                 "Terraform's AWS provider cannot import the Cloud Control resources the stacks use for these "
-                "(`resource aws_cloudcontrolapi_resource doesn't support import`), and AWS refuses a second scheduler "
-                "config on a cluster or a second quota for a team. So the stacks read them at every plan and stop the "
-                "plan when they say other than the spec; the report's compute numbers are then what runs. To change "
-                "one, change it in AWS (`aws sagemaker update-cluster-scheduler-config` / `update-compute-quota`) and "
-                f"in `{spec_path}` together. To hand one to the stacks for good, delete it in a quiet hour and remove "
+                "(`resource aws_cloudcontrolapi_resource doesn't support import`), and a second scheduler config or "
+                "a second quota for the same team would conflict with what runs. So the stacks read them at every "
+                "plan and stop the plan when they say other than the spec; the report's compute numbers are then "
+                "what runs. To change one, change it in AWS (`aws sagemaker update-cluster-scheduler-config` / "
+                f"`update-compute-quota`) and in `{spec_path}` together. To hand one to the stacks for good, "
+                "delete it in a quiet hour and remove "
                 f"its field from the spec: the next deploy of `{naming.cluster_stack_name(org)}` or the team's stack "
                 "creates it from the spec."
             ),

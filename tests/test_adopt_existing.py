@@ -392,3 +392,146 @@ def test_runbook_prints_the_command_that_lists_the_adopted_clusters_groups():
     assert "aws sagemaker describe-cluster --cluster-name ml-prod --region eu-west-1" in runbook
     assert "InstanceGroups[].[InstanceGroupName,InstanceType,CurrentCount]" in runbook
     assert "hyperpod-deps" not in runbook
+
+
+# --- what the spec may say exists ------------------------------------------------------------
+
+
+def problems_of(data: dict) -> list:
+    with pytest.raises(SpecError) as raised:
+        validate_spec(data)
+    return raised.value.problems
+
+
+def test_a_kept_quota_or_scheduler_config_needs_an_adopted_cluster():
+    data = example_data()
+    del data["cluster"]["existing_hyperpod_cluster_name"]
+    locations = {p.location for p in problems_of(data)}
+    assert {
+        "cluster.task_governance.existing_addon",
+        "cluster.task_governance.existing_scheduler_config_arn",
+        "teams[0].compute.existing_quota_arn",
+    } <= locations
+
+
+def test_an_existing_arn_in_another_region_or_account_is_refused_by_name():
+    data = example_data()
+    data["teams"][0]["compute"]["existing_quota_arn"] = (
+        "arn:aws:sagemaker:us-east-1:777788889999:compute-quota/s8d2f6g1h5j9"
+    )
+    data["cluster"]["task_governance"]["existing_scheduler_config_arn"] = (
+        "arn:aws:sagemaker:eu-west-1:111122223333:cluster-scheduler-config/k3x9q2w7m1p4"
+    )
+    problems = {p.location: p.message for p in problems_of(data)}
+    assert (
+        "not in the organization's region and account (eu-west-1, 777788889999)"
+        in problems["teams[0].compute.existing_quota_arn"]
+    )
+    assert "cluster.task_governance.existing_scheduler_config_arn" in problems
+
+
+def test_a_permission_set_of_another_identity_center_instance_is_refused():
+    data = example_data()
+    existing = data["teams"][0]["existing_permission_sets"]["scientists"]
+    existing["arn"] = existing["arn"].replace("ssoins-7777888899990000", "ssoins-0000111122223333")
+    (problem,) = problems_of(data)
+    assert problem.location == "teams[0].existing_permission_sets.scientists.arn"
+    assert "ssoins-0000111122223333" in problem.message
+
+
+def test_one_existing_resource_cannot_be_taken_over_twice():
+    data = example_data()
+    data["teams"][1]["existing_permission_sets"] = data["teams"][0]["existing_permission_sets"]
+    (problem,) = problems_of(data)
+    assert problem.location == "teams[1].existing_permission_sets.scientists.arn"
+    assert "teams.0.existing_permission_sets.scientists.arn already" in problem.message
+
+
+def test_a_domain_to_take_over_needs_studio():
+    data = example_data()
+    data["teams"][0]["studio"]["enabled"] = False
+    (problem,) = problems_of(data)
+    assert problem.location == "teams[0].studio.existing_domain_id"
+
+
+def test_a_malformed_identifier_names_the_rule():
+    data = example_data()
+    data["teams"][0]["studio"]["existing_domain_id"] = "search-studio"
+    (problem,) = problems_of(data)
+    assert problem.location == "teams[0].studio.existing_domain_id"
+    assert "domain ID such as d-" in problem.message + (problem.hint or "")
+
+
+# --- plan summary, report and runbook (pure) ------------------------------------------------------
+
+
+def test_the_plan_summary_counts_an_import_apart_from_updates_and_creates():
+    from hyperpod_teams.plan_summary import StackPlan, changes
+
+    def change(address, actions, importing=None, before=None, after=None):
+        body = {"actions": actions, "before": before, "after": after, "after_unknown": {}}
+        if importing:
+            body["importing"] = {"id": importing}
+        return {"address": address, "type": address.split(".")[0], "change": body}
+
+    plan = {
+        "resource_changes": [
+            change("aws_sagemaker_domain.d", ["update"], "d-4f8k2m6n9p1q", {"tags": {}}, {"tags": {"a": "b"}}),
+            change("aws_eks_addon.a", ["no-op"], "c:a"),
+            change("aws_iam_role.r", ["create"]),
+            change("aws_iam_role.s", ["update"], None, {"x": 1}, {"x": 2}),
+        ]
+    }
+    found = {c.address: c for c in changes([StackPlan("initech-team-search", plan)], load_spec(EXAMPLE))}
+    assert found["aws_sagemaker_domain.d"].action == "import"
+    assert found["aws_sagemaker_domain.d"].updates == ("tags",)
+    assert found["aws_eks_addon.a"].action == "import" and found["aws_eks_addon.a"].updates == ()
+    assert (found["aws_iam_role.r"].action, found["aws_iam_role.s"].action) == ("create", "update")
+
+
+def test_runbook_prints_the_command_behind_every_identifier_the_spec_gives():
+    from hyperpod_teams.adoption import existing_resources
+    from hyperpod_teams.runbook import render_runbook
+
+    spec = load_spec(EXAMPLE)
+    runbook = render_runbook(spec, spec_path="teams.yaml")
+    section = runbook[runbook.index("## Adopting what runs already") :]
+    existing = existing_resources(spec)
+    assert {e.how for e in existing} == {"looked up", "imported", "kept as it is"}
+    for item in existing:
+        row = next(line for line in section.splitlines() if f"`{item.field}`" in line)
+        assert f"`{item.lookup}`" in row
+        # Each cell's code spans close: an odd count of backticks would break the table in a PR comment.
+        assert all(cell.count("`") % 2 == 0 for cell in row.split("|")), row
+    assert "aws sagemaker list-compute-quotas" in section and "aws sso-admin list-permission-sets" in section
+    assert "`initech-access`, `initech-cluster`, `initech-team-search`" in section
+    assert "terraform show -json plan.tfplan" in section and "Nothing is deleted or replaced" in section
+
+
+def test_the_report_says_what_exists_and_how_each_is_treated():
+    from hyperpod_teams.report import render_report
+
+    report = render_report(load_spec(EXAMPLE))
+    section = report[report.index("## What exists already") : report.index("## Access matrix")]
+    for identifier, how in [
+        ("ml-prod", "looked up"),
+        ("d-4f8k2m6n9p1q", "imported"),
+        ("compute-quota/s8d2f6g1h5j9", "kept as it is"),
+        ("ml-prod-eks:amazon-sagemaker-hyperpod-taskgovernance", "imported"),
+    ]:
+        row = next(line for line in section.splitlines() if identifier in line)
+        assert f"| {how} |" in row, row
+    # The access matrix shows the permission set the team's scientists keep, and the domain taken over.
+    assert "`SearchScientists`" in report and "`AWSReservedSSO_SearchScientists_…`" in report
+
+
+def test_leaving_the_addon_alone_keeps_it_out_of_the_stacks(tmp_path):
+    data = example_data()
+    data["cluster"]["task_governance"]["existing_addon"] = "leave_alone"
+    del data["cluster"]["task_governance"]["existing_scheduler_config_arn"]
+    stacks = synthesize_stacks(validate_spec(data), tmp_path)
+    cluster = stacks["initech-cluster"]
+    assert "aws_eks_addon" not in cluster["resource"]
+    (config,) = cluster["resource"]["aws_cloudcontrolapi_resource"].values()
+    assert config["type_name"] == "AWS::SageMaker::ClusterSchedulerConfig" and "depends_on" not in config
+    assert "import" not in cluster
