@@ -111,10 +111,17 @@ DATA_STAND_INS = {
 
 
 def needs_aws_to_plan(stack: dict) -> bool:
-    """Data sources other than remote state on local files ask AWS, unless they have a stand-in;
-    those stacks only validate."""
+    """Data sources other than remote state on local files ask AWS, unless they have a stand-in,
+    and so does an `import` block (the provider reads the object): those stacks only validate, or
+    plan against the stand-in for AWS (aws_stand_in.py)."""
+    if stack.get("import"):
+        return True
     stand_in_types = {data_type for data_type, _ in DATA_STAND_INS}
     for data_type, sources in stack.get("data", {}).items():
+        if data_type == "aws_cloudcontrolapi_resource" and any(
+            source["type_name"] != cloudformation.CLUSTER_TYPE for source in sources.values()
+        ):
+            return True  # the stand-in describes a HyperPod cluster only
         if data_type in stand_in_types:
             continue
         if data_type != "terraform_remote_state":

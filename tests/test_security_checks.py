@@ -79,12 +79,19 @@ def example_stacks(tmp_path_factory) -> dict[str, dict[str, dict]]:
 # --- checkov ---------------------------------------------------------------------------------
 
 
+def without_import_blocks(stack: dict) -> dict:
+    """checkov 3.3.30's terraform_json parser fails on a file with top-level `import` blocks (a
+    parsing error, every check of the file lost); they hold IDs, nothing a check reads, so the
+    scan sees the stack without them. The plan scan below sees the imported resources as planned."""
+    return {key: value for key, value in stack.items() if key != "import"}
+
+
 @pytest.mark.parametrize("example", [p.parent.name for p in EXAMPLE_SPECS])
 def test_checkov_passes_every_synthesized_aws_stack(example, example_stacks, tmp_path):
     for name, stack in example_stacks[example].items():
         if is_aws_only(stack):
             (tmp_path / name).mkdir()
-            (tmp_path / name / "cdk.tf.json").write_text(json.dumps(stack, indent=2))
+            (tmp_path / name / "cdk.tf.json").write_text(json.dumps(without_import_blocks(stack), indent=2))
     report = checkov(tmp_path, "terraform_json")
     assert report["summary"]["passed"] > 40, report["summary"]  # it did read the stacks
     assert report["summary"]["parsing_errors"] == 0
