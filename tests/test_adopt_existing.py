@@ -19,6 +19,7 @@ from tests.offline_terraform import (
     DATA_STAND_INS,
     STUB_OUTPUT,
     Terraform,
+    in_parallel,
     offline_plan_config,
     stub_remote_states,
     terraform_or_skip,
@@ -223,7 +224,9 @@ def plan_against(world: World, stacks: dict, names: list[str], tmp_path, edit=No
         stub_remote_states(directory, stack)
     with serving(world) as endpoint:
         runner = Terraform({**terraform.env, "AWS_ENDPOINT_URL": endpoint})
-        plans = {name: runner.plan(directory) for name, (directory, _) in directories.items()}
+        names_in_order = list(directories)
+        found = in_parallel(lambda name: runner.plan(directories[name][0]), names_in_order)
+        plans = dict(zip(names_in_order, found, strict=True))
     assert not world.unanswered, f"the plans asked AWS for what the stand-in does not answer: {world.unanswered}"
     return plans
 
