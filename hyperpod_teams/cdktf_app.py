@@ -20,9 +20,7 @@ import cdktf  # noqa: E402
 
 from hyperpod_teams.app import add_platform_stacks  # noqa: E402
 from hyperpod_teams.spec import SpecError, load_spec  # noqa: E402
-
-SPEC_ENV = "HYPERPOD_TEAMS_SPEC"
-SPEC_CONTEXT_KEY = "hyperpod-teams:spec"
+from hyperpod_teams.spec.loading import SPEC_CONTEXT_KEY, SPEC_ENV  # noqa: E402
 
 
 def main() -> None:

@@ -129,6 +129,129 @@ def synth(spec_path: Path, out_dir: Path) -> None:
     stdout.print(f"[green]✓[/green] synthesized {len(summaries)} stacks in {time.monotonic() - started:.1f} s")
 
 
+@cli.command()
+@SPEC_ARGUMENT
+@click.option(
+    "--changed-since",
+    "old_out_dir",
+    metavar="OLD_OUT_DIR",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A previous synth output (e.g. the last deploy's cdktf.out): list only the stacks whose document "
+    "changed since, and those that depend on them.",
+)
+@click.option(
+    "--changed-since-ref",
+    "git_ref",
+    metavar="GIT_REF",
+    help="List only the stacks that changed since SPEC as of this git commit or branch (synthesized by this "
+    "version of hyperpod-teams), and those that depend on them.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    envvar="CDKTF_OUTDIR",
+    default="cdktf.out",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where the change detection synthesizes SPEC (as `synth` does); the pipeline's jobs plan from it.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help='json: {"stacks": [...], "waves": [[...], ...], "changed": [...], "removed": [...], "unchanged": N}, '
+    "for a CI matrix.",
+)
+def stacks(spec_path: Path, old_out_dir: Path | None, git_ref: str | None, out_dir: Path, output_format: str) -> None:
+    """List SPEC's stacks in deploy waves; with --changed-since or --changed-since-ref, only those a
+    change touches.
+
+    A stack is listed when its synthesized document differs from the old one (or is new), and so is
+    every stack that depends on it. Waves: a wave's stacks plan and deploy in parallel, after the
+    waves before it. Stacks the old output has and SPEC no longer has are listed as removed: nothing
+    plans or destroys them. Without either option nothing is synthesized (milliseconds).
+
+    \b
+    In a pipeline (examples/pipelines/):
+      hyperpod-teams stacks teams.yaml --changed-since-ref origin/main --format json > stacks.json
+    """
+    from hyperpod_teams import stack_changes
+
+    if old_out_dir is not None and git_ref is not None:
+        raise click.UsageError("give --changed-since or --changed-since-ref, not both")
+    spec = _load(spec_path)
+    if old_out_dir is None and git_ref is None:
+        from hyperpod_teams.stack_plan import deploy_waves, stack_plan
+
+        waves = [[s.name for s in wave] for wave in deploy_waves(stack_plan(spec))]
+        selection = stack_changes.Selection(waves, changed=sorted(n for wave in waves for n in wave))
+    else:
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="hyperpod-teams-stacks-") as scratch:
+            old: dict[str, dict] = {}  # the spec is new since the ref: every stack is
+            try:
+                if git_ref is not None:
+                    old_spec = _spec_at_ref(spec_path, git_ref, Path(scratch))
+                    if old_spec is not None:
+                        old_out_dir = Path(scratch) / "old.out"
+                        _synthesize_quietly(old_spec, old_out_dir, f"{spec_path} as of {git_ref}")
+                if old_out_dir is not None:
+                    # Read before the synth below, which may replace that very folder.
+                    old, _ = stack_changes.read_output(old_out_dir)
+                _synthesize_quietly(spec, out_dir, str(spec_path))
+                selection = stack_changes.changed_stacks(old, out_dir)
+            except stack_changes.SynthOutputError as error:
+                _user_error(str(error))
+    if output_format == "json":
+        click.echo(json.dumps(selection.as_json(), indent=2))
+    else:
+        click.echo(stack_changes.render_text(selection))
+
+
+def _spec_at_ref(spec_path: Path, git_ref: str, scratch: Path) -> PlatformSpec | None:
+    """SPEC as of a git commit, or None when the file did not exist there."""
+    import subprocess
+
+    folder = spec_path.resolve().parent
+    try:
+        shown = subprocess.run(
+            ["git", "-C", str(folder), "show", f"{git_ref}:./{spec_path.name}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        _user_error(f"--changed-since-ref needs git: {error}")
+    if shown.returncode != 0:
+        message = shown.stderr.strip()
+        if "exists on disk, but not in" in message or "does not exist in" in message:
+            return None
+        _user_error(f"cannot read {spec_path} as of {git_ref!r}: {message or 'git show failed'}")
+    old_path = scratch / f"old{spec_path.suffix}"
+    old_path.write_text(shown.stdout)
+    try:
+        return load_spec(old_path)
+    except SpecError as error:
+        _user_error(
+            f"{spec_path} as of {git_ref} is not a valid spec, so what changed cannot be told:\n{error.render()}"
+        )
+
+
+def _synthesize_quietly(spec: PlatformSpec, out_dir: Path, what: str) -> None:
+    from hyperpod_teams.speedups.jsii_requests import FastPathMismatch
+    from hyperpod_teams.synth import OutputFolderError, synthesize
+
+    try:
+        synthesize(spec, out_dir, phase=lambda description: _phase(f"{what}: {description}"))
+    except OutputFolderError as error:
+        _user_error(str(error))
+    except FastPathMismatch as error:
+        sys.exit(_synthesize_the_ordinary_way(error))
+
+
 STACK_TABLE_COLUMNS = ("STACK", "CREDENTIALS", "RESOURCES", "DATA SOURCES", "DEPLOYS AFTER")
 
 

@@ -3,19 +3,36 @@ manual steps Terraform cannot do and their exact values. Pure layer: no cdktf.""
 
 from __future__ import annotations
 
+import re
+import shlex
+
 from hyperpod_teams import cost, dependencies_chart, naming, usage_report
 from hyperpod_teams.adoption import HOW_MEANING, Existing, existing_resources
 from hyperpod_teams.document import Code, Document, Heading, Items, Paragraph, Table
 from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, IdentityGroups
+from hyperpod_teams.spec.loading import SPEC_CONTEXT_KEY, SPEC_ENV
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stack_plan import deploy_waves, identity_plugin, stack_plan
 
 
-def _deploy(*stacks: str) -> str:
+def _cdktf(spec_path: str, command: str) -> str:
+    """A cdktf command on the user's spec: cdktf runs the app (cdktf.json's `app`), which reads the
+    spec from HYPERPOD_TEAMS_SPEC before cdktf.json's context key (this repository's names the
+    quickstart)."""
+    return f"{SPEC_ENV}={shlex.quote(spec_path)} cdktf {command}"
+
+
+def _naming_the_spec(step: str, spec_path: str) -> str:
+    """A plugin's step with its cdktf commands naming the spec, as the runbook's own do."""
+    prefix = f"{SPEC_ENV}={shlex.quote(spec_path)} "
+    return re.sub(r"(?<![\w=-])cdktf (deploy|diff|output|destroy)\b", lambda m: prefix + m[0], step)
+
+
+def _deploy(spec_path: str, *stacks: str) -> str:
     """The deploy command of a step. The stacks of earlier steps are deployed already, which
     cdktf cannot know: it would refuse a stack whose dependencies the command does not name."""
     parallel = f" --parallelism {min(len(stacks), 10)}" if len(stacks) > 1 else ""
-    return f"cdktf deploy {' '.join(stacks)}{parallel} --ignore-missing-stack-dependencies --auto-approve"
+    return _cdktf(spec_path, f"deploy {' '.join(stacks)}{parallel} --ignore-missing-stack-dependencies --auto-approve")
 
 
 def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Document:
@@ -33,7 +50,9 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
         Paragraph(
             f"From `{spec_path}`: {len(stacks)} stacks, identity provider `{plugin.name}`. Run the commands from the "
             "folder of `cdktf.json`, with the credentials each step names, in this order: each step deploys only "
-            "its own stacks, those of earlier steps being in place already."
+            "its own stacks, those of earlier steps being in place already. Each `cdktf` command names the spec "
+            f"with `{SPEC_ENV}` (or set the context key `{SPEC_CONTEXT_KEY}` in `cdktf.json` to it once): cdktf "
+            "runs the app, which reads the spec from there."
         )
     )
 
@@ -53,7 +72,7 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
     document.add(Heading("First deployment"))
     steps: list[str] = [
         f"Synthesize and review: `hyperpod-teams validate {spec_path}`, `hyperpod-teams synth {spec_path}`, "
-        f"`hyperpod-teams report {spec_path}`; `cdktf diff` shows each stack's plan.",
+        f"`hyperpod-teams report {spec_path}`; `{_cdktf(spec_path, 'diff')}` shows each stack's plan.",
     ]
     if identity:
         variables = ", ".join(
@@ -64,8 +83,8 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
             "**Identity source, part 1 (IAM Identity Center console, manual).** *Settings* → *Identity source* → "
             "*Actions* → *Change identity source* → *External identity provider*. Under *Service provider "
             f"metadata* copy the two values into the pipeline's variables: {variables}.",
-            f"Deploy the identity provider's side with the IdP's credentials: `{_deploy(identity)}`.",
-            "**Identity source, part 2 (manual).** Read the outputs: `cdktf output " + identity + "` "
+            f"Deploy the identity provider's side with the IdP's credentials: `{_deploy(spec_path, identity)}`.",
+            "**Identity source, part 2 (manual).** Read the outputs: `" + _cdktf(spec_path, f"output {identity}") + "` "
             f"(or `terraform output` in `cdktf.out/stacks/{identity}`): {outputs}. In the same dialog, under "
             "*Identity provider metadata*, upload the metadata downloaded from `saml_metadata_url` (or enter the "
             "sign-in URL, issuer URL and certificate), accept, and confirm the change.",
@@ -80,7 +99,7 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
         "**Automatic provisioning (manual).** *Settings* → *Automatic provisioning* → *Enable*; copy the *SCIM "
         "endpoint* and the *Access token* (shown once; Identity Center's tokens expire after a year)."
     )
-    steps += plugin.provisioning_steps(identity)
+    steps += [_naming_the_spec(step, spec_path) for step in plugin.provisioning_steps(identity)]
     wait = " ".join(f"`{name}`" for name in sorted(groups.values()))
     steps.append(
         f"**Wait for provisioning** before deploying `{access}`: its group lookups fail until every group is in "
@@ -94,7 +113,8 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
         f"The groups: {wait}."
     )
     steps.append(
-        f"Deploy the permission sets and assignments with Identity Center account credentials: `{_deploy(access)}`."
+        "Deploy the permission sets and assignments with Identity Center account credentials: "
+        f"`{_deploy(spec_path, access)}`."
     )
     cluster_side = [s.name for s in stacks if s.name not in (identity, access, cost_stack) and s.team is None]
     chart = spec.cluster.dependencies_chart
@@ -127,15 +147,15 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
             "**What exists already:** before each deploy below, check that its first plan takes over and replaces "
             "nothing (see *Adopting what runs already*)."
         )
-    steps.append(f"Deploy the cluster side (AWS and EKS credentials): `{_deploy(*cluster_side)}`.")
+    steps.append(f"Deploy the cluster side (AWS and EKS credentials): `{_deploy(spec_path, *cluster_side)}`.")
     team_stacks = [s.name for s in stacks if s.team]
-    steps.append(f"Deploy every team's stacks, in parallel: `{_deploy(*team_stacks)}`.")
+    steps.append(f"Deploy every team's stacks, in parallel: `{_deploy(spec_path, *team_stacks)}`.")
     keys = ", ".join(f"`{k}`" for k in cost.COST_ALLOCATION_TAG_KEYS)
     steps.append(
         f"**Billing (payer account, manual wait).** Tag keys {keys} appear in *Billing and Cost Management* → "
         "*Cost allocation tags* up to 24 hours after the first tagged resources exist; only then can they be "
-        f"activated. Then deploy with payer-account credentials: `{_deploy(cost_stack)}` (activates the tags "
-        f"and creates the cost category `{naming.cost_category_name(org)}`). Cost Explorer shows costs by the "
+        f"activated. Then deploy with payer-account credentials: `{_deploy(spec_path, cost_stack)}` (activates the "
+        f"tags and creates the cost category `{naming.cost_category_name(org)}`). Cost Explorer shows costs by the "
         "category from the day of activation on; earlier spend is not attributed."
     )
     document.add(Items(steps, ordered=True))
@@ -207,8 +227,10 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
                 "permission sets and cost category rule (review that in the plan: `hyperpod-teams report --plan`).",
                 "Keep what the team made: its SageMaker domain keeps home directories on EFS when deleted "
                 "(`retention_policy = Retain`); copy anything else (S3 outputs, model artefacts) first.",
-                f"When the data is safe, run `cdktf destroy {naming.team_kubernetes_stack_name(org, example)}` and "
-                f"then `cdktf destroy {naming.team_stack_name(org, example)}` from a synth that still has the team. "
+                "When the data is safe, run "
+                f"`{_cdktf(spec_path, 'destroy ' + naming.team_kubernetes_stack_name(org, example))}` and then "
+                f"`{_cdktf(spec_path, 'destroy ' + naming.team_stack_name(org, example))}` with a spec that still "
+                "has the team. "
                 "The domain has `prevent_destroy`: delete its spaces and apps, then remove the domain from state "
                 "(`terraform state rm`) and delete it in the console, or lift the lifecycle rule in a local copy.",
             ],

@@ -97,3 +97,21 @@ def test_the_pipeline_examples_pass_their_platforms_schema_and_run_the_whole_flo
         "cdktf deploy",
     ):
         assert step in text, step
+
+
+def test_every_cdktf_command_names_the_users_spec():
+    """cdktf runs the app, which reads HYPERPOD_TEAMS_SPEC before cdktf.json's context key (the
+    quickstart's, in this repository): a command without it would deploy the wrong spec."""
+    import re
+
+    from hyperpod_teams.spec import load_spec
+    from tests.conftest import EXAMPLES
+
+    for path in sorted(EXAMPLES.glob("*/teams.yaml")):
+        text = render_runbook(load_spec(path), spec_path="specs/prod teams.yaml")
+        # Commands, not prose that names one ("`cdktf deploy` no longer touches them").
+        commands = re.findall(r"`([^`]*\bcdktf (?:diff|(?:deploy|output|destroy) [^`]+))`", text)
+        assert commands, path
+        for command in commands:
+            assert "HYPERPOD_TEAMS_SPEC='specs/prod teams.yaml' cdktf " in command, command
+            assert command.count("cdktf ") == 1, command

@@ -16,6 +16,11 @@ from hyperpod_teams.spec.models import PATTERN_RULES, PlatformSpec
 from hyperpod_teams.spec.problems import Path, Problem, SpecError
 from hyperpod_teams.spec.rules import Sections, problems_across_fields
 
+#: Where the cdktf app (cdktf_app.py) finds the spec: this environment variable, else this context
+#: key in cdktf.json.
+SPEC_ENV = "HYPERPOD_TEAMS_SPEC"
+SPEC_CONTEXT_KEY = "hyperpod-teams:spec"
+
 LineMap = dict[Path, int]
 ScalarText = dict[Path, str]
 

@@ -1,0 +1,110 @@
+"""Which stacks a change touches, for pipelines that plan and deploy only those (as Terramate's
+change detection and Atlantis's autoplan do): the stacks whose synthesized document differs
+between two synth outputs, the stacks that depend on them, in deploy waves. Pure layer: it reads
+the cdktf layout (manifest.json, stacks/<stack>/cdk.tf.json) and never imports cdktf.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class SynthOutputError(ValueError):
+    """A folder that is not the output of a synth, with what to do."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The stacks to plan or deploy, in waves (each wave after the ones before it)."""
+
+    waves: list[list[str]]
+    #: Stacks whose own document changed (new stacks included); the rest of `stacks` depend on them.
+    changed: list[str] = field(default_factory=list)
+    #: Stacks the old output has and the new one does not: nothing plans them any more, and
+    #: nothing destroys them (docs/deploy.md, removing a team).
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+
+    @property
+    def stacks(self) -> list[str]:
+        return [name for wave in self.waves for name in wave]
+
+    def as_json(self) -> dict:
+        return {
+            "stacks": self.stacks,
+            "waves": self.waves,
+            "changed": self.changed,
+            "removed": self.removed,
+            "unchanged": self.unchanged,
+        }
+
+
+def read_output(out_dir: Path) -> tuple[dict[str, dict], dict[str, list[str]]]:
+    """The stacks' documents and each stack's dependencies, from a synth output folder."""
+    manifest_path = out_dir / "manifest.json"
+    try:
+        manifest = json.loads(manifest_path.read_text())
+        entries = manifest["stacks"]
+        documents = {
+            name: json.loads((out_dir / entry["synthesizedStackPath"]).read_text()) for name, entry in entries.items()
+        }
+    except FileNotFoundError as missing:
+        raise SynthOutputError(
+            f"{out_dir} is not a synth output: {Path(missing.filename or manifest_path).name} is missing "
+            "(give the folder `hyperpod-teams synth --out` or `cdktf synth` wrote, e.g. the previous run's cdktf.out)"
+        ) from None
+    except (OSError, ValueError, KeyError, TypeError) as broken:
+        raise SynthOutputError(f"{out_dir} is not a readable synth output: {broken}") from None
+    dependencies = {name: list(entry.get("dependencies", [])) for name, entry in entries.items()}
+    return documents, dependencies
+
+
+def in_waves(names: set[str], dependencies: dict[str, list[str]]) -> list[list[str]]:
+    """`names` in deploy waves, by their dependencies among themselves (the others are in place)."""
+    waves: list[list[str]] = []
+    done: set[str] = set()
+    remaining = set(names)
+    while remaining:
+        wave = sorted(n for n in remaining if not (set(dependencies.get(n, [])) & remaining) - done)
+        if not wave:
+            raise SynthOutputError(f"the manifest's dependencies have a cycle among {sorted(remaining)}")
+        waves.append(wave)
+        done |= set(wave)
+        remaining -= set(wave)
+    return waves
+
+
+def changed_stacks(old: dict[str, dict], new_dir: Path) -> Selection:
+    """The stacks of `new_dir` whose document differs from the old documents (`read_output` of the
+    old folder, read before a synth may replace it), or that the old output lacks, with every
+    stack that depends on them, directly or not: a changed stack's outputs may change what its
+    dependents plan, though their documents stay the same."""
+    new, dependencies = read_output(new_dir)
+    changed = {name for name, document in new.items() if old.get(name) != document}
+    dependents: dict[str, set[str]] = {}
+    for name, needs in dependencies.items():
+        for needed in needs:
+            dependents.setdefault(needed, set()).add(name)
+    selected, frontier = set(changed), list(changed)
+    while frontier:
+        for dependent in dependents.get(frontier.pop(), ()):
+            if dependent not in selected:
+                selected.add(dependent)
+                frontier.append(dependent)
+    return Selection(
+        in_waves(selected, dependencies),
+        changed=sorted(changed),
+        removed=sorted(set(old) - set(new)),
+        unchanged=len(new) - len(selected),
+    )
+
+
+def render_text(selection: Selection) -> str:
+    lines = [f"wave {i}: {' '.join(wave)}" for i, wave in enumerate(selection.waves, 1)]
+    if not lines:
+        lines.append("no stack changed")
+    if selection.removed:
+        lines.append(f"removed (not planned, not destroyed): {' '.join(selection.removed)}")
+    return "\n".join(lines)
