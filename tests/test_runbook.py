@@ -80,23 +80,71 @@ def test_the_runbook_says_how_to_add_and_remove_a_team():
     assert removal.index("copy anything else") < removal.index("cdktf destroy acme-k8s-<team>")
 
 
-@pytest.mark.parametrize("pipeline", ["github-actions.yml", "gitlab-ci.yml"])
-def test_the_pipeline_examples_pass_their_platforms_schema_and_run_the_whole_flow(pipeline):
+PIPELINES = ROOT / "examples" / "pipelines"
+
+
+def check_schema(schema: str, path) -> None:
     require_module("check_jsonschema")
-    schema = "vendor.github-workflows" if pipeline.startswith("github") else "vendor.gitlab-ci"
-    path = ROOT / "examples" / "pipelines" / pipeline
     command = [sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema, str(path)]
     result = subprocess.run(command, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
-    text = path.read_text()
-    for step in (
-        "hyperpod-teams validate",
-        "hyperpod-teams synth",
-        "show -json",
-        "hyperpod-teams report",
-        "cdktf deploy",
-    ):
+
+
+@pytest.mark.parametrize("pipeline", ["github-actions.yml", "github-actions-apply.yml", "gitlab-ci.yml"])
+def test_the_pipeline_examples_pass_their_platforms_schema(pipeline):
+    check_schema(
+        "vendor.github-workflows" if pipeline.startswith("github") else "vendor.gitlab-ci", PIPELINES / pipeline
+    )
+
+
+@pytest.mark.parametrize("pipeline", ["github-actions.yml", "gitlab-ci.yml"])
+def test_the_pipelines_plan_and_apply_only_the_changed_stacks_and_report_once(pipeline):
+    text = (PIPELINES / pipeline).read_text()
+    for step in ("hyperpod-teams validate", "--changed-since-ref", "show -json", "hyperpod-teams report", "apply"):
         assert step in text, step
+    assert "for dir in cdktf.out/stacks/*/" not in text, "a loop over every stack"
+    assert text.count('hyperpod-teams report "$SPEC"') + text.count('hyperpod-teams report \\"$SPEC\\"') == 2
+
+
+def test_every_hyperpod_teams_command_the_pipelines_run_exists_with_its_options():
+    """What a pipeline runs is checked against the CLI itself: each subcommand and option."""
+    import re
+
+    for path in PIPELINES.glob("*.yml"):
+        for command, rest in re.findall(r"hyperpod-teams (\w+)([^\n|>]*)", path.read_text()):
+            if command == "validate" and "'" in rest:
+                continue
+            helped = subprocess.run(
+                [sys.executable, "-m", "hyperpod_teams", command, "--help"], capture_output=True, text=True
+            )
+            assert helped.returncode == 0, f"{path.name}: hyperpod-teams {command}: {helped.stderr}"
+            for option in re.findall(r"(--[a-z][a-z-]+)", rest):
+                assert option in helped.stdout, f"{path.name}: hyperpod-teams {command} has no {option}"
+    for path in PIPELINES.glob("*.yml"):
+        for extra in re.findall(r"hyperpod-teams\[(\w+)\]", path.read_text()):
+            pyproject = (ROOT / "pyproject.toml").read_text()
+            assert re.search(rf"^{extra} = \[", pyproject, re.M), f"{path.name} installs a missing extra [{extra}]"
+
+
+@pytest.mark.parametrize("mode", ["plan", "apply"])
+def test_the_gitlab_child_pipeline_it_writes_passes_gitlabs_schema(mode, tmp_path):
+    """The `changes` job writes the child pipeline with inline Python: run that very code on a
+    selection as `hyperpod-teams stacks` prints it, and check what it writes."""
+    text = (PIPELINES / "gitlab-ci.yml").read_text()
+    generator = text[text.index("<<'GENERATE'\n") + len("<<'GENERATE'\n") : text.index("GENERATE\n  artifacts")]
+    code = "\n".join(line[6:] for line in generator.splitlines())
+    waves = [["acme-cluster"], [f"acme-team-t{i:03d}" for i in range(450)], [f"acme-k8s-t{i:03d}" for i in range(450)]]
+    selection = {"stacks": [n for w in waves for n in w], "waves": waves, "changed": ["acme-cluster"]}
+    (tmp_path / "stacks.json").write_text(json.dumps(selection))
+    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env={"MODE": mode, "SPEC": "teams.yaml"}, check=True)
+    child = tmp_path / "stack-jobs.yml"
+    check_schema("vendor.gitlab-ci", child)
+    jobs = {k: v for k, v in json.loads(child.read_text()).items() if k not in ("stages", "variables")}
+    planned = [
+        line for job in jobs.values() if "script" in job for line in job["script"] if "cdktf.out/stacks/" in line
+    ]
+    assert len(planned) == len(selection["stacks"])  # every stack once, in groups
+    assert len(jobs) <= 200 * (1 if mode == "plan" else len(waves)) + 1
 
 
 def test_every_cdktf_command_names_the_users_spec():
