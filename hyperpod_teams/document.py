@@ -103,13 +103,22 @@ def to_markdown(document: Document) -> str:
 
 
 _STYLE = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:72rem;
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:1.5rem auto;max-width:72rem;padding:0 1rem;
 color:#1f2328;line-height:1.45}
-table{border-collapse:collapse;margin:0 0 1.2rem}
-th,td{border:1px solid #d0d7de;padding:.3rem .6rem;text-align:left;vertical-align:top}
+h3{margin:1.6rem 0 .4rem}
+.table{overflow-x:auto;max-width:100%;margin:0 0 1.2rem}
+table{border-collapse:collapse}
+th,td{border:1px solid #d0d7de;padding:.3rem .6rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+td:first-child{min-width:7rem}
 th{background:#f6f8fa}code,pre{font-family:ui-monospace,monospace;background:#f6f8fa}pre{padding:.8rem;overflow-x:auto}
 .warning{border-left:.3rem solid #cf222e;background:#ffebe9;padding:.6rem 1rem;font-weight:600;margin:0 0 1rem}
-img{max-width:100%}
+img{max-width:100%;height:auto}
+@media (max-width:40rem){body{padding:0 .6rem}.table thead{display:none}.table tr{display:block;margin:0 0 .8rem;
+border:1px solid #d0d7de}.table td{display:block;border:0;border-top:1px solid #eaeef2}
+.table td:first-child{font-weight:600;background:#f6f8fa;border-top:0}
+.table td[data-label]:not(:first-child)::before{content:attr(data-label) ": ";font-weight:600}}
+@media print{body{max-width:none;margin:0;padding:0;font-size:10pt}.table{overflow:visible}
+h2,h3{break-after:avoid}tr,img,.warning{break-inside:avoid}}
 """
 
 
@@ -123,6 +132,7 @@ def to_html(document: Document) -> str:
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{html.escape(document.title)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>{html.escape(document.title)}</h1>",
     ]
@@ -138,8 +148,24 @@ def to_html(document: Document) -> str:
             out.append(f"<pre><code>{html.escape(block.text)}</code></pre>")
         elif isinstance(block, Table):
             head = "".join(f"<th>{_inline_html(h)}</th>" for h in block.headers)
-            body = "".join("<tr>" + "".join(f"<td>{_inline_html(c)}</td>" for c in row) + "</tr>" for row in block.rows)
-            out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+            # Each cell carries its column's header: on a phone the rows stack, each cell labelled.
+            labels = [
+                html.escape(_inline_html(h).replace("<code>", "").replace("</code>", ""), quote=True)
+                for h in block.headers
+            ]
+            body = "".join(
+                "<tr>"
+                + "".join(
+                    f'<td data-label="{labels[i]}">{_inline_html(c)}</td>'
+                    if i < len(labels) and labels[i]
+                    else f"<td>{_inline_html(c)}</td>"
+                    for i, c in enumerate(row)
+                )
+                + "</tr>"
+                for row in block.rows
+            )
+            # A wide table scrolls inside its box; the page itself never scrolls sideways.
+            out.append(f'<div class="table"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>')
         elif isinstance(block, Alert):
             out.append(f'<div class="warning">{_inline_html(block.text)}</div>')
         elif isinstance(block, Image):

@@ -108,7 +108,7 @@ def _borrow(team: Team) -> str:
 
 #: Teams drawn as their own bar segment; the rest share one, so the chart stays readable (and
 #: quick) at hundreds of teams.
-CHART_TEAMS = 10
+CHART_TEAMS = 18
 
 
 def chart_series(shares: list[InstanceTypeShares], teams: list[str]) -> list[tuple[str, list[int]]]:
@@ -125,20 +125,45 @@ def chart_series(shares: list[InstanceTypeShares], teams: list[str]) -> list[tup
     return series
 
 
-#: Segment colours: the teams', then the grey of unallocated capacity.
+#: Segment colours of the named teams: Tableau 20 without its two greys, which mark the other
+#: teams and unallocated capacity; light and dark of one hue alternate, so neighbours differ.
 TEAM_COLOURS = (
-    "#0969da",
-    "#bf3989",
-    "#1a7f37",
-    "#bc4c00",
-    "#8250df",
-    "#0598bc",
-    "#cf222e",
-    "#4d2d00",
-    "#6e7781",
-    "#116329",
+    "#4e79a7",
+    "#a0cbe8",
+    "#f28e2b",
+    "#ffbe7d",
+    "#59a14f",
+    "#8cd17d",
+    "#b6992d",
+    "#f1ce63",
+    "#499894",
+    "#86bcb6",
+    "#e15759",
+    "#ff9d9a",
+    "#d37295",
+    "#fabfd2",
+    "#b07aa1",
+    "#d4a6c8",
+    "#9d7660",
+    "#d7b5a6",
 )
-UNALLOCATED_COLOUR = "#d0d7de"
+OTHER_TEAMS_COLOUR = "#79706e"
+UNALLOCATED_COLOUR = "#e8e8e8"
+#: Width of the chart, and roughly of one character of its legend, in SVG pixels.
+CHART_WIDTH, LEGEND_CHARACTER = 900, 7.5
+
+
+def chart_colours(series: list[tuple[str, list[int]]]) -> list[str]:
+    """One colour per segment, none twice: the named teams', the other teams', unallocated."""
+    colours = []
+    for i, (label, _) in enumerate(series):
+        if label == "unallocated":
+            colours.append(UNALLOCATED_COLOUR)
+        elif i < CHART_TEAMS:
+            colours.append(TEAM_COLOURS[i])
+        else:
+            colours.append(OTHER_TEAMS_COLOUR)
+    return colours
 
 
 def _chart(shares: list[InstanceTypeShares], teams: list[str]) -> str:
@@ -147,17 +172,28 @@ def _chart(shares: list[InstanceTypeShares], teams: list[str]) -> str:
     from pygal.style import Style
 
     series = chart_series(shares, teams)
-    colours = [
-        UNALLOCATED_COLOUR if label == "unallocated" else TEAM_COLOURS[i % len(TEAM_COLOURS)]
-        for i, (label, _) in enumerate(series)
-    ]
+    colours = chart_colours(series)
+    # The legend under the chart, every name whole: as many columns as the longest name allows.
+    longest = max(len(label) for label, _ in series)
+    columns = max(1, min(4, int(CHART_WIDTH // (longest * LEGEND_CHARACTER + 40))))
+    legend_rows = -(-len(series) // columns)
     chart = pygal.HorizontalStackedBar(
         js=[],  # no script from a CDN: the page must stand alone
-        width=900,
-        height=120 + 60 * len(shares),
+        width=CHART_WIDTH,
+        height=120 + 60 * len(shares) + 26 * legend_rows,
         x_title="nodes",
         disable_xml_declaration=True,
-        style=Style(colors=tuple(colours), background="white", plot_background="white", font_family="sans-serif"),
+        legend_at_bottom=True,
+        legend_at_bottom_columns=columns,
+        truncate_legend=-1,
+        style=Style(
+            colors=tuple(colours),
+            opacity="1",
+            opacity_hover="1",
+            background="white",
+            plot_background="white",
+            font_family="sans-serif",
+        ),
     )
     chart.x_labels = [s.instance_type for s in reversed(shares)]  # pygal draws bottom up
     for label, counts in series:
@@ -165,8 +201,36 @@ def _chart(shares: list[InstanceTypeShares], teams: list[str]) -> str:
     return standalone_svg(chart.render(is_unicode=True), "capacity-chart")
 
 
-def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, chart: bool = False) -> Document:
-    """The report as a document; `chart` adds the capacity chart (HTML only)."""
+def roles_header(roles: list[RoleAccess]) -> list[str]:
+    return [role.role for role in roles]
+
+
+def _teams_shown(teams: list[Team], max_teams: int | None) -> tuple[list[Team], list[Team]]:
+    if max_teams is None or len(teams) <= max_teams:
+        return list(teams), []
+    return list(teams[:max_teams]), list(teams[max_teams:])
+
+
+def _hidden_note(hidden: list[Team], what: str) -> str:
+    return (
+        f"The {what} of {len(hidden)} more teams ({', '.join(t.name for t in hidden[:5])}"
+        + (", …" if len(hidden) > 5 else "")
+        + f") are in the HTML report (`--format html`): a pull-request comment holds at most "
+        f"{COMMENT_LIMIT:,} characters."
+    )
+
+
+#: GitHub's limit on the body of a pull-request comment, in characters.
+COMMENT_LIMIT = 65_536
+#: Teams shown in full in a Markdown report that would not fit in one comment, in each fallback.
+COMPACT_TEAMS = (25, 10, 0)
+
+
+def build_report(
+    spec: PlatformSpec, plans: list[StackPlan] | None = None, *, chart: bool = False, max_teams: int | None = None
+) -> Document:
+    """The report as a document; `chart` adds the capacity chart (HTML only); `max_teams` keeps the
+    per-team details to the first teams (a Markdown report that must fit in a comment)."""
     org = spec.organization
     plugin = identity_plugin(spec)
     document = Document(f"hyperpod-teams: {org.name} on {spec.cluster.name}")
@@ -198,43 +262,39 @@ def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, ch
     if plans:
         document.add(*plan_section(plans, spec))
 
-    document.add(Heading("Access matrix"))
+    document.add(Heading("Access, team by team"))
     document.add(
         Paragraph(
-            "Each row is one chain: the IdP group, provisioned into Identity Center, gets the permission set; "
-            "Identity Center's role for it (`AWSReservedSSO_<set>_<hash>`) has an EKS access entry mapping it "
-            "to the Kubernetes group, which the team's RBAC binds in the team namespace only."
+            "For each team role, the chain from top to bottom: the IdP group, provisioned into Identity Center, gets "
+            "the permission set; Identity Center's role for it (`AWSReservedSSO_<set>_<hash>`) has an EKS access "
+            "entry mapping it to the Kubernetes group, which the team's RBAC binds in the team namespace only."
         )
     )
-    document.add(
-        Table(
-            [
-                "team",
-                "role",
-                "IdP group",
-                "permission set",
-                "EKS principal → Kubernetes group",
-                "namespace",
-                "SageMaker domain",
-                "may, in AWS",
-                "may, in Kubernetes",
-            ],
-            [
+    by_team: dict[str, list[RoleAccess]] = {}
+    for row in access_matrix(spec):
+        by_team.setdefault(row.team, []).append(row)
+    shown, hidden = _teams_shown(spec.teams, max_teams)
+    for team in shown:
+        roles = by_team[team.name]
+        title = f"{team.title} (`{team.name}`)" if team.display_name else f"`{team.name}`"
+        document.add(Heading(f"Team {title}", level=3))
+        document.add(
+            Table(
+                ["", *roles_header(roles)],
                 [
-                    row.team,
-                    row.role,
-                    f"`{row.idp_group}`",
-                    f"`{row.permission_set}`",
-                    f"`{row.eks_principal}` → `{row.kubernetes_group}`",
-                    f"`{row.namespace}`",
-                    f"`{row.domain}`" if row.domain else "none (studio off)",
-                    "; ".join(row.aws_may),
-                    row.kubernetes_may,
-                ]
-                for row in access_matrix(spec)
-            ],
+                    ["IdP group", *[f"`{r.idp_group}`" for r in roles]],
+                    ["permission set", *[f"`{r.permission_set}`" for r in roles]],
+                    ["EKS principal", *[f"`{r.eks_principal}`" for r in roles]],
+                    ["Kubernetes group", *[f"`{r.kubernetes_group}`" for r in roles]],
+                    ["namespace", *[f"`{r.namespace}`" for r in roles]],
+                    ["SageMaker domain", *[f"`{r.domain}`" if r.domain else "none (studio off)" for r in roles]],
+                    ["may, in AWS", *["; ".join(r.aws_may) for r in roles]],
+                    ["may, in Kubernetes", *[r.kubernetes_may for r in roles]],
+                ],
+            )
         )
-    )
+    if hidden:
+        document.add(Paragraph(_hidden_note(hidden, "chains")))
     platform_set = naming.platform_admins_permission_set_name(org.name)
     document.add(
         Paragraph(
@@ -246,20 +306,21 @@ def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, ch
     document.add(Heading("Compute"))
     shares = compute_shares(spec)
     teams_with_quota = [t.name for t in spec.teams if t.compute.quota]
-    document.add(
-        Table(
-            ["instance type", "capacity (nodes)", *[f"{t} (guaranteed)" for t in teams_with_quota], "unallocated"],
+    types = [f"`{s.instance_type}`" for s in shares]
+    quota_shown, quota_hidden = _teams_shown([t for t in spec.teams if t.compute.quota], max_teams)
+    rows = [[t.name, *[str(s.guaranteed.get(t.name, 0)) for s in shares]] for t in quota_shown]
+    if quota_hidden:
+        hidden_names = {t.name for t in quota_hidden}
+        rows.append(
             [
-                [
-                    f"`{s.instance_type}`",
-                    str(s.capacity),
-                    *[str(s.guaranteed.get(t, 0)) for t in teams_with_quota],
-                    str(s.unallocated),
-                ]
-                for s in shares
-            ],
+                f"{len(quota_hidden)} other teams",
+                *[str(sum(n for team, n in s.guaranteed.items() if team in hidden_names)) for s in shares],
+            ]
         )
-    )
+    rows.append(["**unallocated**", *[str(s.unallocated) for s in shares]])
+    rows.append(["**capacity**", *[str(s.capacity) for s in shares]])
+    document.add(Paragraph("Nodes each team is guaranteed, per instance type (task governance's compute quotas):"))
+    document.add(Table(["team", *types], rows))
     if chart:
         document.add(
             Image(
@@ -279,10 +340,12 @@ def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, ch
                     str(t.compute.fair_share_weight),
                     "yes" if t.compute.preempt_team_tasks == "LowerPriority" else "never",
                 ]
-                for t in spec.teams
+                for t in shown
             ],
         )
     )
+    if hidden:
+        document.add(Paragraph(_hidden_note(hidden, "sharing settings")))
     if governance.enabled:
         classes = (
             ", ".join(f"`{naming.workload_priority_class(p.name)}` ({p.weight})" for p in governance.priority_classes)
@@ -335,10 +398,12 @@ def build_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, ch
                     if t.budget
                     else "–",
                 ]
-                for t in spec.teams
+                for t in shown
             ],
         )
     )
+    if hidden:
+        document.add(Paragraph(_hidden_note(hidden, "tags, shares and budgets")))
     document.add(
         Paragraph(
             f"The shared platform's resources (HyperPod and EKS clusters, lifecycle scripts, their roles and "
@@ -401,4 +466,9 @@ def render_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, f
 
     if format == "html":
         return to_html(build_report(spec, plans, chart=True))
-    return to_markdown(build_report(spec, plans))
+    text = to_markdown(build_report(spec, plans))
+    for max_teams in COMPACT_TEAMS:
+        if len(text) <= COMMENT_LIMIT:
+            break
+        text = to_markdown(build_report(spec, plans, max_teams=max_teams))
+    return text

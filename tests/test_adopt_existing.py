@@ -518,7 +518,7 @@ def test_the_report_says_what_exists_and_how_each_is_treated():
     from hyperpod_teams.report import render_report
 
     report = render_report(load_spec(EXAMPLE))
-    section = report[report.index("## What exists already") : report.index("## Access matrix")]
+    section = report[report.index("## What exists already") : report.index("## Access, team by team")]
     for identifier, how in [
         ("ml-prod", "looked up"),
         ("d-4f8k2m6n9p1q", "imported"),

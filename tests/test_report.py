@@ -29,21 +29,26 @@ def test_the_report_names_every_team_role_with_its_whole_access_chain(path):
     text = render_report(spec)
     org = spec.organization.name
     for team in spec.teams:
-        for role in naming.ROLES:
-            row = next(line for line in text.splitlines() if line.startswith(f"| {team.name} | {role} |"))
-            for part in (
-                naming.team_group_name(spec.identity.group_name_pattern, org, team, role),
-                naming.permission_set_name(org, team.name, role),
-                naming.team_kubernetes_group(team.name, role),
-                naming.team_namespace(team.name),
+        # The team's own section: one column per role, one row per link of the chain.
+        section = text[text.index(f"`{team.name}`)\n" if team.display_name else f"### Team `{team.name}`") :]
+        section = section[: section.index("\n\n", section.index("| may, in Kubernetes |"))]
+        assert section.splitlines()[2].startswith("|  | scientists | admins |"), section
+        for role_index, role in enumerate(naming.ROLES):
+            for label, part in (
+                ("IdP group", naming.team_group_name(spec.identity.group_name_pattern, org, team, role)),
+                ("permission set", naming.team_permission_set_name(org, team, role)),
+                ("Kubernetes group", naming.team_kubernetes_group(team.name, role)),
+                ("namespace", naming.team_namespace(team.name)),
             ):
-                assert f"`{part}`" in row, (part, row)
+                row = next(line for line in section.splitlines() if line.startswith(f"| {label} |"))
+                assert row.rstrip(" |").split(" | ")[1 + role_index] == f"`{part}`", (label, role, row)
 
 
 def test_the_compute_table_shows_capacity_every_guarantee_and_what_is_left(quickstart):
     text = render_report(quickstart)
-    assert "| `ml.p5.48xlarge` | 8 | 4 | 3 | 0 | 1 |" in text  # nlp 4, vision 3, research 0, 1 left
-    assert "| `ml.c5.4xlarge` | 4 | 2 | 0 | 2 | 0 |" in text
+    assert "| team | `ml.p5.48xlarge` | `ml.c5.4xlarge` |" in text
+    assert "| nlp | 4 | 2 |" in text and "| vision | 3 | 0 |" in text and "| research | 0 | 2 |" in text
+    assert "| **unallocated** | 1 | 0 |" in text and "| **capacity** | 8 | 4 |" in text
     assert "| nlp | LendAndBorrow | 50 % | 60 | yes |" in text
     assert "| vision | Lend | – | 40 | never |" in text
     assert "`inference-priority` (90), `training-priority` (70), `experimentation-priority` (30)" in text
@@ -87,7 +92,7 @@ def test_the_html_report_is_one_self_contained_page_with_the_capacity_chart(quic
     assert not re.search(r'(src|href)="(https?:)?//', page + chart), "the page must not load anything"
     assert "<script" not in page + chart
     assert render_report(quickstart, format="html") == page  # the same spec gives the same bytes
-    assert "<td>nlp</td>" in page and "<code>hyperpod-ns-vision</code>" in page
+    assert '<td data-label="team">nlp</td>' in page and "<code>hyperpod-ns-vision</code>" in page
 
 
 # --- plan summary on real offline plans ------------------------------------------------------
@@ -169,7 +174,7 @@ def test_a_replaced_domain_comes_first_with_its_cause_and_a_loud_warning(team_pl
     warning = next(line for line in text.splitlines() if line.startswith("> **"))
     assert "acme-team-nlp" in warning and "REPLACED" in warning and "vpc_id" in warning
     assert text.index("Deletions and replacements") < text.index("Updates and creations")
-    assert f"| nlp | acme-team-nlp | 0 | 1 | {sum(c.action == 'update' for c in found)} |" in text
+    assert f"| nlp | acme-team-nlp | 0 | 1 | 0 | {sum(c.action == 'update' for c in found)} |" in text
 
 
 @pytest.mark.terraform
@@ -208,7 +213,8 @@ def test_the_chart_names_the_largest_teams_and_groups_the_rest_without_losing_a_
     series = chart_series(shares, teams)
     labels = [label for label, _ in series]
     assert len(labels) == CHART_TEAMS + 2 and labels[-2:] == [f"{30 - CHART_TEAMS} other teams", "unallocated"]
-    assert all(counts == [3] for _, counts in series[:CHART_TEAMS])  # the largest guarantees come first
+    named = [counts[0] for _, counts in series[:CHART_TEAMS]]
+    assert named == sorted(named, reverse=True) and named[0] == 3  # the largest guarantees come first
     assert sum(counts[0] for _, counts in series) == 100  # every node is in exactly one segment
 
 
@@ -239,3 +245,13 @@ def test_what_must_never_go_by_accident_is_recognized(resource_type, body, kind)
         assert found is None
     else:
         assert found is not None and found.startswith(kind)
+
+
+def test_every_segment_of_the_chart_has_a_colour_of_its_own():
+    from hyperpod_teams.report import CHART_TEAMS, InstanceTypeShares, chart_colours, chart_series
+
+    for count in (3, CHART_TEAMS, CHART_TEAMS + 1, 40):
+        teams = [f"t{i:02d}" for i in range(count)]
+        series = chart_series([InstanceTypeShares("ml.p5.48xlarge", 200, dict.fromkeys(teams, 1))], teams)
+        colours = chart_colours(series)
+        assert len(set(colours)) == len(colours) == len(series), (count, colours)

@@ -1,0 +1,166 @@
+"""The HTML report as a reviewer sees it: rendered by headless Chromium (Debian's package; .ci/run
+installs it) on a twelve-team spec with long names, at a desktop's 1280 px and a phone's 390 px.
+The assertions are on what the browser measured; screenshots are kept in test-artifacts/."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hyperpod_teams.report import COMMENT_LIMIT, render_report
+from hyperpod_teams.spec import validate_spec
+from tests.conftest import QUICKSTART, ROOT
+
+ARTIFACTS = ROOT / "test-artifacts"
+LONG_NAMES = [
+    "nlp",
+    "vision",
+    "research",
+    "speech-recognition-and-synthesis",
+    "recommendations",
+    "fraud-detection-platform",
+    "ads",
+    "search-ranking-and-retrieval-team",
+    "robotics",
+    "forecasting",
+    "genomics-foundation-models",
+    "safety",
+]
+
+
+def spec_of(teams: list[str]) -> dict:
+    data = yaml.safe_load(QUICKSTART.read_text())
+    data["cluster"]["instance_groups"] = [
+        {"name": "gpu", "instance_type": "ml.p5.48xlarge", "count": min(1000, 4 * len(teams))},
+        {"name": "cpu", "instance_type": "ml.c5.4xlarge", "count": min(1000, 2 * len(teams))},
+    ]
+    data["teams"] = [
+        {
+            "name": name,
+            "display_name": f"{name.replace('-', ' ').title()} Team",
+            "cost_center": f"CC-{i:04d}",
+            "compute": {
+                "quota": [
+                    {"instance_type": "ml.p5.48xlarge", "count": 4 if len(teams) <= 250 else 1},
+                    {"instance_type": "ml.c5.4xlarge", "count": 2 if len(teams) <= 250 else 1},
+                ]
+            },
+            "budget": {"monthly_limit_usd": 10000 + i, "notify_emails": [f"{name}-leads@example.com"]},
+        }
+        for i, name in enumerate(teams)
+    ]
+    data.pop("cost", None)
+    return data
+
+
+def chromium_or_skip() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("headless Chromium must be installed under CI (.ci/run installs Debian's chromium)")
+        pytest.skip("headless Chromium is not installed (apt-get install chromium); .ci/run installs it")
+    return found
+
+
+#: Added to a copy of the page only (the report itself has no script): what the browser laid out.
+MEASURE = """<script>
+const root = document.documentElement;
+const teamRows = [...document.querySelectorAll("h3 + .table tr")].map(r => r.getBoundingClientRect().height);
+const chart = document.querySelector("img").getBoundingClientRect();
+const boxes = [...document.querySelectorAll(".table")];
+document.body.dataset.measured = JSON.stringify({
+  viewport: window.innerWidth, pageWidth: root.scrollWidth, tallestTeamRow: Math.max(...teamRows),
+  teams: document.querySelectorAll("h3").length, chartWidth: chart.width, chartRight: chart.right,
+  tablesWiderThanTheirBox: boxes.filter(t => t.scrollWidth > t.clientWidth + 1).length,
+});
+</script>"""
+
+#: Chromium's window is at least 500 px wide: the page is laid out in a frame of the width wanted,
+#: which is its viewport (media queries included), and the frame's measurement copied out.
+FRAME = """<!DOCTYPE html><html><body style="margin:0">
+<iframe src="{src}" style="width:{width}px;height:{height}px;border:0"
+ onload="document.body.dataset.measured = this.contentDocument.body.dataset.measured"></iframe></body></html>"""
+
+
+def measured(chromium: str, page: Path, width: int) -> dict:
+    probe = page.with_name(f"probe-{width}.html")
+    probe.write_text(page.read_text().replace("</body>", MEASURE + "</body>"))
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--allow-file-access-from-files"]
+    window = f"--window-size={max(width, 500) + 20},"
+    frame = page.with_name(f"frame-{width}.html")
+    frame.write_text(FRAME.format(src=probe.name, width=width, height=900))
+    dom = subprocess.run(
+        [chromium, *flags, window + "900", "--dump-dom", frame.as_uri()], capture_output=True, text=True, timeout=120
+    ).stdout
+    found = re.search(r'data-measured="([^"]+)"', dom)
+    assert found, f"Chromium laid out nothing: {dom[:500]}"
+    ARTIFACTS.mkdir(exist_ok=True)
+    tall = page.with_name(f"tall-{width}.html")
+    tall.write_text(FRAME.format(src=page.name, width=width, height=2400))
+    screenshot = ARTIFACTS / f"report-{width}px.png"
+    subprocess.run(
+        [chromium, *flags, window + "2400", f"--screenshot={screenshot}", tall.as_uri()],
+        capture_output=True,
+        timeout=120,
+    )
+    return json.loads(found[1].replace("&quot;", '"'))
+
+
+@pytest.fixture(scope="module")
+def twelve_team_page(tmp_path_factory) -> Path:
+    page = tmp_path_factory.mktemp("browser") / "report.html"
+    page.write_text(render_report(validate_spec(spec_of(LONG_NAMES)), format="html"))
+    return page
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_report_never_scrolls_sideways_and_each_team_reads_at_a_glance(twelve_team_page, width):
+    layout = measured(chromium_or_skip(), twelve_team_page, width)
+    assert layout["viewport"] == width
+    assert layout["pageWidth"] <= width, layout  # no horizontal scrolling of the page
+    assert layout["teams"] == len(LONG_NAMES)  # one section per team
+    assert layout["chartRight"] <= width and layout["chartWidth"] > 0.8 * min(width, 900) - 40, layout
+    if width == 1280:
+        # The old single table gave rows of 300-500 px; a team's chain now fits in short rows.
+        assert layout["tallestTeamRow"] < 160, layout
+        assert layout["tablesWiderThanTheirBox"] == 0, layout
+    assert (ARTIFACTS / f"report-{width}px.png").stat().st_size > 10_000
+
+
+def test_the_chart_names_every_team_in_full_each_in_its_own_colour(twelve_team_page):
+    import base64
+
+    page = twelve_team_page.read_text()
+    svg = base64.b64decode(re.search(r"data:image/svg\+xml;base64,([^\"]+)", page)[1]).decode()
+    for name in LONG_NAMES:
+        assert f">{name}<" in svg, name  # the legend, whole
+    fills = re.findall(r"\.color-(\d+)[^{]*\{[^}]*?fill:\s*(#[0-9a-f]{6})", svg)
+    colours = {index: fill for index, fill in fills}
+    assert len(colours) >= len(LONG_NAMES) + 1
+    assert len(set(colours.values())) == len(colours), colours  # no two segments alike
+
+
+def test_the_page_stays_self_contained_and_printable(twelve_team_page):
+    page = twelve_team_page.read_text()
+    assert "<script" not in page and not re.search(r'(src|href)="(https?:)?//', page)
+    assert "@media print" in page and 'name="viewport"' in page
+
+
+@pytest.mark.parametrize("teams", [12, 100, 500])
+def test_the_markdown_report_fits_in_one_pull_request_comment(teams):
+    names = LONG_NAMES if teams == 12 else [f"team-{i:03d}" for i in range(teams)]
+    text = render_report(validate_spec(spec_of(names)))
+    assert len(text) <= COMMENT_LIMIT, len(text)
+    widest = max(line.count(" | ") + 1 for line in text.splitlines() if line.startswith("| "))
+    assert widest <= 7, widest  # no table too wide for a comment
+    if teams == 12:
+        assert all(f"(`{name}`)" in text for name in names), "a report that fits names every team"
+    else:
+        assert "are in the HTML report" in text
