@@ -142,7 +142,9 @@ def changes(plans: list[StackPlan], spec: PlatformSpec) -> list[Change]:
     return sorted(found, key=lambda c: (ACTION_ORDER[c.action], c.stack, c.address))
 
 
-def plan_section(plans: list[StackPlan], spec: PlatformSpec) -> list[Block]:
+def plan_section(plans: list[StackPlan], spec: PlatformSpec, *, max_rows: int | None = None) -> list[Block]:
+    """The plan summary; `max_rows` keeps the updates and creations table short (deletions,
+    replacements and imports are always listed whole)."""
     found = changes(plans, spec)
     blocks: list[Block] = [Heading("Plan")]
     for change in found:
@@ -200,5 +202,8 @@ def plan_section(plans: list[StackPlan], spec: PlatformSpec) -> list[Block]:
     others = [c for c in found if c.action in ("update", "create")]
     if others:
         blocks.append(Heading("Updates and creations", level=3))
-        blocks.append(Table(["stack", "resource", "action"], [[c.stack, f"`{c.address}`", c.action] for c in others]))
+        listed = others if max_rows is None else others[:max_rows]
+        blocks.append(Table(["stack", "resource", "action"], [[c.stack, f"`{c.address}`", c.action] for c in listed]))
+        if len(listed) < len(others):
+            blocks.append(Paragraph(f"… and {len(others) - len(listed)} more, counted above (all in the HTML report)."))
     return blocks

@@ -260,7 +260,7 @@ def build_report(
             )
         )
     if plans:
-        document.add(*plan_section(plans, spec))
+        document.add(*plan_section(plans, spec, max_rows=None if max_teams is None else 50))
 
     document.add(Heading("Access, team by team"))
     document.add(

@@ -164,3 +164,17 @@ def test_the_markdown_report_fits_in_one_pull_request_comment(teams):
         assert all(f"(`{name}`)" in text for name in names), "a report that fits names every team"
     else:
         assert "are in the HTML report" in text
+
+
+def test_a_large_plan_still_fits_in_one_comment_and_keeps_every_replacement():
+    from hyperpod_teams.plan_summary import StackPlan
+
+    def change(address, actions):
+        return {"address": address, "type": address.split(".")[0], "change": {"actions": actions}}
+
+    creates = [change(f"aws_iam_role.r{i}", ["create"]) for i in range(3000)]
+    replaced = change("aws_iam_role.replaced", ["delete", "create"])
+    plans = [StackPlan("acme-team-nlp", {"resource_changes": [*creates, replaced]})]
+    text = render_report(validate_spec(spec_of(LONG_NAMES)), plans)
+    assert len(text) <= COMMENT_LIMIT, len(text)
+    assert "`aws_iam_role.replaced`" in text and "and 2950 more, counted above" in text
