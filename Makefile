@@ -9,6 +9,8 @@ BIN := $(VENV)/bin
 TEST_VENV := .venv-test
 TEST_BIN := $(TEST_VENV)/bin
 CDKTF_CLI_VERSION := 0.21.0
+# Test processes (pytest-xdist): each imports the provider bindings once.
+TEST_WORKERS ?= 2
 
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export CHECKPOINT_DISABLE := 1
@@ -24,7 +26,7 @@ quickstart: $(VENV)/.installed
 test: $(TEST_VENV)/.installed .tools/node_modules/.bin/cdktf
 	HYPERPOD_TEAMS_AWS_PROVIDER_DIR="$${HYPERPOD_TEAMS_AWS_PROVIDER_DIR:-$$(.ci/find-aws-provider)}" \
 	HYPERPOD_TEAMS_CDKTF_CLI="$(CURDIR)/.tools/node_modules/.bin/cdktf" \
-	$(TEST_BIN)/python -m pytest $(PYTEST_ARGS)
+	$(TEST_BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

@@ -521,7 +521,10 @@ def main() -> None:
         error.show()
         sys.exit(error.exit_code)
     except (KeyboardInterrupt, click.Abort):
-        stderr.print("interrupted", markup=False)
+        # Not through rich: a signal that lands inside its print leaves the line in rich's buffer,
+        # which the next print would write a second time.
+        sys.stderr.write("interrupted\n")
+        sys.stderr.flush()
         sys.exit(130)
     except MissingBindingsError as error:  # the environment lacks an extra: not a bug, not the spec
         stderr.print(f"error: {error}", markup=False)
