@@ -3,7 +3,6 @@ HyperPod cluster itself, and task governance (add-on and scheduler config)."""
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 
 import cdktf
@@ -11,6 +10,7 @@ from constructs import Construct
 
 from hyperpod_teams import bindings, cloudformation, naming, policies
 from hyperpod_teams.adoption import add_tags_command, cluster_arn_command
+from hyperpod_teams.constructs.lookups import cloud_control_lookup, equals_check, property_check, tags_check
 from hyperpod_teams.constructs.storage import add_private_bucket
 from hyperpod_teams.spec.models import PlatformSpec
 
@@ -207,31 +207,25 @@ class ExistingHyperPodCluster(Construct):
         super().__init__(scope, id_)
         org = spec.organization
         cluster_arn = cluster_arn_command(name, org.region)
-        # A condition on the lookup's own attributes: a postcondition, through `self`.
-        described = cdktf.Fn.jsondecode(cdktf.TerraformSelf.get_string("properties"))
-        orchestrator = cdktf.Fn.lookup(
-            cdktf.Fn.lookup(cdktf.Fn.lookup(described, "Orchestrator", {}), "Eks", {}), "ClusterArn", ""
-        )
-        self.lookup = bindings.aws_data_cloudcontrolapi_resource.DataAwsCloudcontrolapiResource(
+        self.lookup = cloud_control_lookup(
             self,
             "cluster",
             type_name=cloudformation.CLUSTER_TYPE,
             identifier=name,
-            lifecycle=cdktf.TerraformResourceLifecycle(
-                postcondition=[
-                    cdktf.Postcondition(
-                        condition=cdktf.Op.eq(orchestrator, eks_cluster_arn),
-                        error_message=f"The HyperPod cluster {name} is not orchestrated by the spec's EKS cluster "
-                        "(cluster.eks.existing_cluster_name): see `aws sagemaker describe-cluster --cluster-name "
-                        f"{name} --query Orchestrator.Eks.ClusterArn`.",
-                    ),
-                    tags_check(
-                        naming.shared_platform_tags(org),
-                        f"The HyperPod cluster {name}",
-                        add_tags_command(cluster_arn, naming.shared_platform_tags(org), org.region),
-                    ),
-                ]
-            ),
+            checks=[
+                equals_check(
+                    ("Orchestrator", "Eks", "ClusterArn"),
+                    eks_cluster_arn,
+                    f"The HyperPod cluster {name} is not orchestrated by the spec's EKS cluster "
+                    "(cluster.eks.existing_cluster_name): see `aws sagemaker describe-cluster --cluster-name "
+                    f"{name} --query Orchestrator.Eks.ClusterArn`.",
+                ),
+                tags_check(
+                    naming.shared_platform_tags(org),
+                    f"The HyperPod cluster {name}",
+                    add_tags_command(cluster_arn, naming.shared_platform_tags(org), org.region),
+                ),
+            ],
         )
         # A local, so that other stacks read the ARN itself, not the whole description to decode.
         arn = cdktf.TerraformLocal(
@@ -240,43 +234,6 @@ class ExistingHyperPodCluster(Construct):
         self.arn: str = arn.as_string
         #: What task governance waits for: nothing to create here.
         self.resource = None
-
-
-def described(lookup) -> object:
-    """The properties of a Cloud Control lookup, decoded."""
-    return cdktf.Fn.jsondecode(lookup.properties)
-
-
-def hcl_literal(value: object) -> str:
-    """A Terraform expression for a plain value (a string, number or map of them)."""
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{json.dumps(k)} = {hcl_literal(v)}" for k, v in value.items()) + "}"
-    return json.dumps(value)
-
-
-def property_check(path: str, expected: object, message: str, *, iterate: str | None = None) -> cdktf.Postcondition:
-    """A postcondition of a Cloud Control lookup: its property at `path` (dotted) equals `expected`.
-    `iterate` ("key => value" over the list at `path`) compares a list of objects as a map."""
-    value = f"jsondecode(self.properties).{path}"
-    if iterate is not None:
-        value = f"{{for item in {value} : {iterate}}}"
-    empty = "{}" if iterate is not None else '""'
-    return cdktf.Postcondition(
-        condition=f"${{try({value}, {empty}) == {hcl_literal(expected)}}}", error_message=message
-    )
-
-
-def tags_check(tags: dict[str, str], what: str, command: str) -> cdktf.Postcondition:
-    """A postcondition of a Cloud Control lookup: the resource carries `tags`, without which team
-    members' permission sets (scoped by tag) cannot see it and its spend reaches no group."""
-    present = "{for tag in jsondecode(self.properties).Tags : tag.Key => tag.Value}"
-    condition = f"${{alltrue([for key, value in {hcl_literal(tags)} : try({present}[key], null) == value])}}"
-    return cdktf.Postcondition(
-        condition=condition,
-        error_message=f"{what} lacks the tags that let team members see it and cost allocation count its spend "
-        f"({', '.join(f'{k}={v}' for k, v in tags.items())}); the stacks do not manage it, so add them once: "
-        f"`{command}`.",
-    )
 
 
 class ExistingSchedulerConfig(Construct):
@@ -296,42 +253,32 @@ class ExistingSchedulerConfig(Construct):
         config_id = arn.rpartition("/")[2]
         fix = f"see `aws sagemaker describe-cluster-scheduler-config --cluster-scheduler-config-id {config_id}`"
         priorities = {c.name: c.weight for c in governance.priority_classes}
-        self.lookup = bindings.aws_data_cloudcontrolapi_resource.DataAwsCloudcontrolapiResource(
+        self.lookup = cloud_control_lookup(
             self,
             "scheduler-config",
             type_name=cloudformation.SCHEDULER_CONFIG_TYPE,
             identifier=arn,
-            lifecycle=cdktf.TerraformResourceLifecycle(
-                postcondition=[
-                    cdktf.Postcondition(
-                        condition=cdktf.Op.eq(
-                            cdktf.Fn.lookup(
-                                cdktf.Fn.jsondecode(cdktf.TerraformSelf.get_string("properties")), "ClusterArn", ""
-                            ),
-                            cluster_arn,
-                        ),
-                        error_message=f"{where} belongs to another HyperPod cluster: {fix}.",
-                    ),
-                    property_check(
-                        "SchedulerConfig.FairShare",
-                        governance.fair_share,
-                        f"{where} has another fair share than cluster.task_governance.fair_share "
-                        f"({governance.fair_share}): {fix}, and make the spec say what runs.",
-                    ),
-                    property_check(
-                        "SchedulerConfig.PriorityClasses",
-                        priorities,
-                        f"{where} has other priority classes than cluster.task_governance.priority_classes "
-                        f"({priorities or 'none'}): {fix}, and make the spec say what runs.",
-                        iterate="item.Name => item.Weight",
-                    ),
-                    tags_check(
-                        naming.shared_platform_tags(spec.organization),
-                        where,
-                        add_tags_command(arn, naming.shared_platform_tags(spec.organization), spec.organization.region),
-                    ),
-                ]
-            ),
+            checks=[
+                equals_check(("ClusterArn",), cluster_arn, f"{where} belongs to another HyperPod cluster: {fix}."),
+                property_check(
+                    "SchedulerConfig.FairShare",
+                    governance.fair_share,
+                    f"{where} has another fair share than cluster.task_governance.fair_share "
+                    f"({governance.fair_share}): {fix}, and make the spec say what runs.",
+                ),
+                property_check(
+                    "SchedulerConfig.PriorityClasses",
+                    priorities,
+                    f"{where} has other priority classes than cluster.task_governance.priority_classes "
+                    f"({priorities or 'none'}): {fix}, and make the spec say what runs.",
+                    iterate="item.Name => item.Weight",
+                ),
+                tags_check(
+                    naming.shared_platform_tags(spec.organization),
+                    where,
+                    add_tags_command(arn, naming.shared_platform_tags(spec.organization), spec.organization.region),
+                ),
+            ],
         )
 
 

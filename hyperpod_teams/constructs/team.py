@@ -9,8 +9,8 @@ from constructs import Construct
 from hyperpod_teams import bindings, cloudformation, naming, policies
 from hyperpod_teams.adoption import add_tags_command
 from hyperpod_teams.constructs.cost import TeamBudget
-from hyperpod_teams.constructs.hyperpod import property_check, tags_check
 from hyperpod_teams.constructs.kms import EncryptionKey
+from hyperpod_teams.constructs.lookups import cloud_control_lookup, equals_check, property_check, tags_check
 from hyperpod_teams.spec.models import PlatformSpec, Team
 
 #: CloudFormation type of a SageMaker AI domain, read through Cloud Control when taken over.
@@ -144,22 +144,20 @@ class ExistingDomain(Construct):
 
     def __init__(self, scope: Construct, id_: str, *, team: Team, domain_id: str) -> None:
         super().__init__(scope, id_)
-        self.lookup = bindings.aws_data_cloudcontrolapi_resource.DataAwsCloudcontrolapiResource(
+        self.lookup = cloud_control_lookup(
             self,
             "domain",
             type_name=DOMAIN_TYPE,
             identifier=domain_id,
-            lifecycle=cdktf.TerraformResourceLifecycle(
-                postcondition=[
-                    property_check(
-                        "AuthMode",
-                        "SSO",
-                        f"The domain {domain_id} of team {team.name} does not use IAM Identity Center (auth mode "
-                        "SSO), so the team's groups cannot open it from the access portal, and AWS cannot change a "
-                        "domain's auth mode: remove teams[].studio.existing_domain_id to give the team a new domain.",
-                    )
-                ]
-            ),
+            checks=[
+                property_check(
+                    "AuthMode",
+                    "SSO",
+                    f"The domain {domain_id} of team {team.name} does not use IAM Identity Center (auth mode "
+                    "SSO), so the team's groups cannot open it from the access portal, and AWS cannot change a "
+                    "domain's auth mode: remove teams[].studio.existing_domain_id to give the team a new domain.",
+                )
+            ],
         )
         properties = cdktf.TerraformLocal(self, "properties", cdktf.Fn.jsondecode(self.lookup.properties)).expression
         #: The domain's settings AWS fixes at creation (ForceNew in the provider's aws_sagemaker_domain);
@@ -188,44 +186,34 @@ class ExistingComputeQuota(Construct):
         where = f"The compute quota {arn} (team {team.name})"
         fix = f"see `aws sagemaker describe-compute-quota --compute-quota-id {arn.rpartition('/')[2]}`"
         counts = {q.instance_type: q.count for q in compute.quota}
-        self.lookup = bindings.aws_data_cloudcontrolapi_resource.DataAwsCloudcontrolapiResource(
+        self.lookup = cloud_control_lookup(
             self,
             "compute-quota",
             type_name=cloudformation.COMPUTE_QUOTA_TYPE,
             identifier=arn,
-            lifecycle=cdktf.TerraformResourceLifecycle(
-                postcondition=[
-                    cdktf.Postcondition(
-                        condition=cdktf.Op.eq(
-                            cdktf.Fn.lookup(
-                                cdktf.Fn.jsondecode(cdktf.TerraformSelf.get_string("properties")), "ClusterArn", ""
-                            ),
-                            cluster_arn,
-                        ),
-                        error_message=f"{where} belongs to another HyperPod cluster: {fix}.",
-                    ),
-                    property_check(
-                        "ComputeQuotaTarget.TeamName",
-                        team.name,
-                        f"{where} is another team's (its ComputeQuotaTarget.TeamName is not {team.name}, and "
-                        f"task governance names the namespace after it): {fix}.",
-                    ),
-                    property_check(
-                        "ComputeQuotaConfig.ComputeQuotaResources",
-                        counts,
-                        f"{where} guarantees other instance counts than teams[].compute.quota ({counts or 'none'}): "
-                        f"{fix}, and make the spec say what runs.",
-                        iterate="item.InstanceType => try(item.Count, null)",
-                    ),
-                    property_check(
-                        "ComputeQuotaConfig.ResourceSharingConfig.Strategy",
-                        compute.sharing,
-                        f"{where} shares otherwise than teams[].compute.sharing ({compute.sharing}): {fix}, and make "
-                        "the spec say what runs.",
-                    ),
-                    tags_check(tags, where, add_tags_command(arn, tags, spec.organization.region)),
-                ]
-            ),
+            checks=[
+                equals_check(("ClusterArn",), cluster_arn, f"{where} belongs to another HyperPod cluster: {fix}."),
+                property_check(
+                    "ComputeQuotaTarget.TeamName",
+                    team.name,
+                    f"{where} is another team's (its ComputeQuotaTarget.TeamName is not {team.name}, and "
+                    f"task governance names the namespace after it): {fix}.",
+                ),
+                property_check(
+                    "ComputeQuotaConfig.ComputeQuotaResources",
+                    counts,
+                    f"{where} guarantees other instance counts than teams[].compute.quota ({counts or 'none'}): "
+                    f"{fix}, and make the spec say what runs.",
+                    iterate="item.InstanceType => try(item.Count, null)",
+                ),
+                property_check(
+                    "ComputeQuotaConfig.ResourceSharingConfig.Strategy",
+                    compute.sharing,
+                    f"{where} shares otherwise than teams[].compute.sharing ({compute.sharing}): {fix}, and make "
+                    "the spec say what runs.",
+                ),
+                tags_check(tags, where, add_tags_command(arn, tags, spec.organization.region)),
+            ],
         )
 
 
