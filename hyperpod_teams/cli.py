@@ -40,6 +40,19 @@ for _console in (stdout, stderr):
 SPEC_ARGUMENT = click.argument("spec_path", metavar="SPEC", type=click.Path(dir_okay=False, path_type=Path))
 
 
+def out_option(help_text: str):
+    """`--out`, the synth output folder (cdktf's $CDKTF_OUTDIR when set), as `synth` and `stacks` take it."""
+    return click.option(
+        "--out",
+        "out_dir",
+        envvar="CDKTF_OUTDIR",
+        default="cdktf.out",
+        show_default=True,
+        type=click.Path(file_okay=False, path_type=Path),
+        help=help_text,
+    )
+
+
 def _version() -> str:
     from hyperpod_teams import __version__
 
@@ -91,14 +104,8 @@ def validate(spec_path: Path) -> None:
 
 @cli.command()
 @SPEC_ARGUMENT
-@click.option(
-    "--out",
-    "out_dir",
-    envvar="CDKTF_OUTDIR",
-    default="cdktf.out",
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Output folder (cdktf layout: manifest.json, stacks/<stack>/cdk.tf.json). Defaults to $CDKTF_OUTDIR when set.",
+@out_option(
+    "Output folder (cdktf layout: manifest.json, stacks/<stack>/cdk.tf.json). Defaults to $CDKTF_OUTDIR when set."
 )
 def synth(spec_path: Path, out_dir: Path) -> None:
     """Synthesize SPEC into one Terraform JSON stack per unit of credentials.
@@ -110,18 +117,8 @@ def synth(spec_path: Path, out_dir: Path) -> None:
     bindings takes several seconds; Ctrl-C stops it cleanly (exit 130).
     """
     spec = _load(spec_path)
-    from hyperpod_teams.speedups.jsii_requests import FastPathMismatch
-    from hyperpod_teams.synth import OutputFolderError, prepare_output_folder, synthesize
-
     started = time.monotonic()
-    try:
-        prepare_output_folder(out_dir)  # before seconds of loading: refuse a folder at once
-        summaries = synthesize(spec, out_dir, phase=_phase)
-    except OutputFolderError as error:
-        stderr.print(f"error: {error}", markup=False)
-        sys.exit(EXIT_INVALID_SPEC)
-    except FastPathMismatch as error:
-        sys.exit(_synthesize_the_ordinary_way(error))
+    summaries = _synthesize(spec, out_dir)
     header, *rows = stack_table(summaries)
     stdout.print(f"Stacks in {out_dir}, in deploy order:", markup=False)
     stdout.print(header, style="bold", markup=False)
@@ -146,15 +143,7 @@ def synth(spec_path: Path, out_dir: Path) -> None:
     help="List only the stacks that changed since SPEC as of this git commit or branch (synthesized by this "
     "version of hyperpod-teams), and those that depend on them.",
 )
-@click.option(
-    "--out",
-    "out_dir",
-    envvar="CDKTF_OUTDIR",
-    default="cdktf.out",
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Where the change detection synthesizes SPEC (as `synth` does); the pipeline's jobs plan from it.",
-)
+@out_option("Where the change detection synthesizes SPEC (as `synth` does); the pipeline's jobs plan from it.")
 @click.option(
     "--format",
     "output_format",
@@ -197,11 +186,11 @@ def stacks(spec_path: Path, old_out_dir: Path | None, git_ref: str | None, out_d
                     old_spec = _spec_at_ref(spec_path, git_ref, Path(scratch))
                     if old_spec is not None:
                         old_out_dir = Path(scratch) / "old.out"
-                        _synthesize_quietly(old_spec, old_out_dir, f"{spec_path} as of {git_ref}")
+                        _synthesize(old_spec, old_out_dir, f"{spec_path} as of {git_ref}")
                 if old_out_dir is not None:
                     # Read before the synth below, which may replace that very folder.
                     old, _ = stack_changes.read_output(old_out_dir)
-                _synthesize_quietly(spec, out_dir, str(spec_path))
+                _synthesize(spec, out_dir, str(spec_path))
                 selection = stack_changes.changed_stacks(old, out_dir)
             except stack_changes.SynthOutputError as error:
                 _user_error(str(error))
@@ -240,12 +229,16 @@ def _spec_at_ref(spec_path: Path, git_ref: str, scratch: Path) -> PlatformSpec |
         )
 
 
-def _synthesize_quietly(spec: PlatformSpec, out_dir: Path, what: str) -> None:
+def _synthesize(spec: PlatformSpec, out_dir: Path, what: str | None = None) -> list[StackSummary]:
+    """Synthesize with progress (each phase prefixed by `what`): a refused output folder exits 2,
+    a mismatch of the fast path runs the command again the ordinary way."""
     from hyperpod_teams.speedups.jsii_requests import FastPathMismatch
-    from hyperpod_teams.synth import OutputFolderError, synthesize
+    from hyperpod_teams.synth import OutputFolderError, prepare_output_folder, synthesize
 
+    phase = _phase if what is None else (lambda description: _phase(f"{what}: {description}"))
     try:
-        synthesize(spec, out_dir, phase=lambda description: _phase(f"{what}: {description}"))
+        prepare_output_folder(out_dir)  # before seconds of loading: refuse a folder at once
+        return synthesize(spec, out_dir, phase=phase)
     except OutputFolderError as error:
         _user_error(str(error))
     except FastPathMismatch as error:
