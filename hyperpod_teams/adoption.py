@@ -30,6 +30,14 @@ HOW_MEANING: dict[str, str] = {
 }
 
 
+def ways_explained(existing: list[Existing], emphasis: str = "*") -> str:
+    """What each way the stacks treat `existing` means, for the ways it uses: one sentence."""
+    used = {e.how for e in existing}
+    return (
+        "; ".join(f"{emphasis}{how}{emphasis}: {meaning}" for how, meaning in HOW_MEANING.items() if how in used) + "."
+    )
+
+
 @dataclass(frozen=True)
 class Existing:
     """One thing the spec says exists already."""

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from hyperpod_teams import cost, naming, policies, rbac
-from hyperpod_teams.adoption import HOW_MEANING, existing_resources
+from hyperpod_teams.adoption import existing_resources, ways_explained
 from hyperpod_teams.document import Document, Heading, Image, Items, Paragraph, Table, standalone_svg
 from hyperpod_teams.plan_summary import StackPlan, plan_section
 from hyperpod_teams.plugins import IdentityGroups
@@ -243,16 +243,7 @@ def build_report(
     existing = existing_resources(spec)
     if existing:
         document.add(Heading("What exists already"))
-        document.add(
-            Paragraph(
-                "; ".join(
-                    f"**{how}**: {meaning}"
-                    for how, meaning in HOW_MEANING.items()
-                    if any(e.how == how for e in existing)
-                )
-                + "."
-            )
-        )
+        document.add(Paragraph(ways_explained(existing, emphasis="**")))
         document.add(
             Table(
                 ["what", "existing", "the stacks", "spec field", "stack"],

@@ -7,7 +7,7 @@ import re
 import shlex
 
 from hyperpod_teams import cost, dependencies_chart, naming, usage_report
-from hyperpod_teams.adoption import HOW_MEANING, Existing, existing_resources
+from hyperpod_teams.adoption import Existing, existing_resources, ways_explained
 from hyperpod_teams.document import Code, Document, Heading, Items, Paragraph, Table
 from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, IdentityGroups
 from hyperpod_teams.spec.loading import SPEC_CONTEXT_KEY, SPEC_ENV
@@ -286,13 +286,7 @@ def _adoption_section(spec: PlatformSpec, existing: list[Existing], spec_path: s
     kept = [e for e in existing if e.how == "kept as it is"]
     blocks: list = [
         Heading("Adopting what runs already"),
-        Paragraph(
-            f"`{spec_path}` says these exist in the account already. "
-            + "; ".join(
-                f"*{how}*: {meaning}" for how, meaning in HOW_MEANING.items() if any(e.how == how for e in existing)
-            )
-            + "."
-        ),
+        Paragraph(f"`{spec_path}` says these exist in the account already. " + ways_explained(existing)),
         Table(
             ["what", "spec field", "the stacks", "print the identifier with"],
             [
