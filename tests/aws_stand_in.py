@@ -42,6 +42,11 @@ class World:
     #: Every operation called, in order.
     calls: list[str] = field(default_factory=list)
 
+    def described(self, type_name: str) -> dict:
+        """The properties of the one Cloud Control resource of `type_name`, to change in place."""
+        (properties,) = [found for (kind, _), found in self.cloud_control.items() if kind == type_name]
+        return properties
+
 
 class NotFound(Exception):
     def __init__(self, error_type: str, message: str) -> None:

@@ -346,40 +346,38 @@ def _world_with(change) -> World:
     [
         (
             "initech-cluster",
-            lambda w: w.cloud_control[(cloudformation.CLUSTER_TYPE, "ml-prod")]["Orchestrator"]["Eks"].update(
+            lambda w: w.described(cloudformation.CLUSTER_TYPE)["Orchestrator"]["Eks"].update(
                 ClusterArn="arn:aws:eks:eu-west-1:777788889999:cluster/other"
             ),
             "is not orchestrated by the spec's EKS cluster",
         ),
         (
             "initech-cluster",
-            lambda w: next(v for (t, _), v in w.cloud_control.items() if t == cloudformation.SCHEDULER_CONFIG_TYPE)[
-                "SchedulerConfig"
-            ]["PriorityClasses"][0].update(Weight=60),
+            lambda w: w.described(cloudformation.SCHEDULER_CONFIG_TYPE)["SchedulerConfig"]["PriorityClasses"][0].update(
+                Weight=60
+            ),
             "other priority classes than cluster.task_governance.priority_classes",
         ),
         (
             "initech-cluster",
-            lambda w: w.cloud_control[(cloudformation.CLUSTER_TYPE, "ml-prod")].update(Tags=[]),
+            lambda w: w.described(cloudformation.CLUSTER_TYPE).update(Tags=[]),
             "aws sagemaker add-tags --region eu-west-1 --resource-arn $(aws sagemaker describe-cluster",
         ),
         (
             "initech-team-search",
-            lambda w: next(v for (t, _), v in w.cloud_control.items() if t == cloudformation.COMPUTE_QUOTA_TYPE)[
-                "ComputeQuotaTarget"
-            ].update(TeamName="ads"),
+            lambda w: w.described(cloudformation.COMPUTE_QUOTA_TYPE)["ComputeQuotaTarget"].update(TeamName="ads"),
             "is another team's",
         ),
         (
             "initech-team-search",
-            lambda w: next(v for (t, _), v in w.cloud_control.items() if t == cloudformation.COMPUTE_QUOTA_TYPE)[
-                "ComputeQuotaConfig"
-            ]["ComputeQuotaResources"][0].update(Count=3),
+            lambda w: w.described(cloudformation.COMPUTE_QUOTA_TYPE)["ComputeQuotaConfig"]["ComputeQuotaResources"][
+                0
+            ].update(Count=3),
             "guarantees other instance counts than teams[].compute.quota",
         ),
         (
             "initech-team-search",
-            lambda w: next(v for (t, _), v in w.cloud_control.items() if t == DOMAIN_TYPE).update(AuthMode="IAM"),
+            lambda w: w.described(DOMAIN_TYPE).update(AuthMode="IAM"),
             "does not use IAM Identity Center",
         ),
     ],
