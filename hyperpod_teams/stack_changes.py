@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hyperpod_teams.stack_plan import waves_of
+
 
 class SynthOutputError(ValueError):
     """A folder that is not the output of a synth, with what to do."""
@@ -63,17 +65,10 @@ def read_output(out_dir: Path) -> tuple[dict[str, dict], dict[str, list[str]]]:
 
 def in_waves(names: set[str], dependencies: dict[str, list[str]]) -> list[list[str]]:
     """`names` in deploy waves, by their dependencies among themselves (the others are in place)."""
-    waves: list[list[str]] = []
-    done: set[str] = set()
-    remaining = set(names)
-    while remaining:
-        wave = sorted(n for n in remaining if not (set(dependencies.get(n, [])) & remaining) - done)
-        if not wave:
-            raise SynthOutputError(f"the manifest's dependencies have a cycle among {sorted(remaining)}")
-        waves.append(wave)
-        done |= set(wave)
-        remaining -= set(wave)
-    return waves
+    try:
+        return waves_of(sorted(names), dependencies)
+    except ValueError as cycle:
+        raise SynthOutputError(f"the manifest's dependencies have a {cycle}") from None
 
 
 def changed_stacks(old: dict[str, dict], new_dir: Path) -> Selection:

@@ -7,6 +7,7 @@ dependencies from here; a test compares this plan with the synthesized manifest 
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from hyperpod_teams import naming
@@ -115,16 +116,25 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
     return stacks
 
 
-def deploy_waves(stacks: list[PlannedStack]) -> list[list[PlannedStack]]:
-    """The stacks in waves: each wave's stacks deploy in parallel once the earlier waves are done."""
+def waves_of(names: list[str], needs: Mapping[str, Collection[str]]) -> list[list[str]]:
+    """`names` in waves, each after the waves holding what it needs, in the order given within a
+    wave; what `names` does not hold counts as in place already."""
     done: set[str] = set()
-    remaining = list(stacks)
+    remaining = list(names)
     waves = []
     while remaining:
-        wave = [s for s in remaining if set(s.depends_on) <= done]
-        if not wave:  # pragma: no cover - the plan above has no cycles
-            raise ValueError(f"dependency cycle among {[s.name for s in remaining]}")
+        wave = [name for name in remaining if not (set(needs.get(name, ())) & set(remaining))]
+        if not wave:
+            raise ValueError(f"dependency cycle among {remaining}")
         waves.append(wave)
-        done |= {s.name for s in wave}
-        remaining = [s for s in remaining if s.name not in done]
+        done |= set(wave)
+        remaining = [name for name in remaining if name not in done]
     return waves
+
+
+def deploy_waves(stacks: list[PlannedStack]) -> list[list[PlannedStack]]:
+    """The stacks in waves: each wave's stacks deploy in parallel once the earlier waves are done."""
+    by_name = {s.name: s for s in stacks}
+    return [
+        [by_name[name] for name in wave] for wave in waves_of(list(by_name), {s.name: s.depends_on for s in stacks})
+    ]
