@@ -1,0 +1,15 @@
+"""The emulator tier: every AWS stack applied, re-planned, destroyed and applied again against a
+local AWS API (moto in server mode, on the loopback address), with what moto lacks for the
+project's resources added beside it (`additions.py`, `cloud_control.py`).
+
+- `server.py`: the program the tier starts (moto's WSGI app behind the additions).
+- `additions.py`: EKS access entries, access policies, add-ons and pod identity, SSO Admin
+  tagging, provisioning and application assignments, SageMaker domains, budget subscribers, cost
+  allocation tags, and what AWS makes by itself (the `AWSReservedSSO_*` roles).
+- `cloud_control.py` and `resource_schemas.py`: a local Cloud Control API that checks each
+  `desired_state` against the published resource schemas, transcribed apart from the project's
+  models (`hyperpod_teams/cloudformation.py`) so the check is not circular.
+- `deployment.py`: runs the real terraform binary over the stacks as `cdktf deploy` would.
+
+Run with `pytest -m emulator` (`make test` runs it with the rest; docs/testing.md).
+"""

@@ -1,0 +1,902 @@
+"""What moto 5 lacks for the project's resources, added in front of it as WSGI middleware.
+
+Each handler imitates one AWS operation, named with its API reference page, and says what AWS
+does that it copies: the request and response shapes of the reference, the checks AWS makes
+(the principal of an access entry must exist; an application assignment needs an existing
+application and group; a scheduler config is one per cluster), and what AWS creates by itself
+(the `AWSReservedSSO_*` role of each permission set assigned to the account). Everything else
+goes to moto unchanged. Answers moto gives but AWS gives differently are mended on the way out
+(EKS DescribeCluster's `accessConfig`).
+
+State lives in this process: the tier starts one server per test session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, unquote
+
+from tests.emulator.cloud_control import CloudControl, CloudControlError
+from tests.emulator.resource_schemas import SCHEMAS
+
+Json = dict[str, Any]
+
+
+class AwsError(Exception):
+    """An error answer: the HTTP status, the error type (`__type` / `X-Amzn-ErrorType`), a message."""
+
+    def __init__(self, status: int, error_type: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error_type = error_type
+
+
+@dataclass
+class Request:
+    service: str
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    target: str
+    body: bytes
+    region: str
+
+    def json(self) -> Json:
+        return json.loads(self.body or b"{}")
+
+
+def _now() -> float:
+    return round(time.time(), 3)
+
+
+def _iso(seconds: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+#: EKS access policies AWS publishes (EKS user guide, "Review access policy permissions"); an
+#: AssociateAccessPolicy of any other ARN fails with ResourceNotFoundException.
+EKS_ACCESS_POLICIES = {
+    "AmazonEKSAdminPolicy",
+    "AmazonEKSAdminViewPolicy",
+    "AmazonEKSClusterAdminPolicy",
+    "AmazonEKSEditPolicy",
+    "AmazonEKSViewPolicy",
+    "AmazonEKSAutoNodePolicy",
+    "AmazonEKSBlockStoragePolicy",
+    "AmazonEKSComputePolicy",
+    "AmazonEKSLoadBalancingPolicy",
+    "AmazonEKSNetworkingPolicy",
+    "AmazonEKSHybridPolicy",
+    "AmazonSagemakerHyperpodClusterPolicy",
+    "AmazonSagemakerHyperpodControllerPolicy",
+    "AmazonSagemakerHyperpodSystemNamespacePolicy",
+}
+
+
+@dataclass
+class EksState:
+    access_config: dict[str, Json] = field(default_factory=dict)  # cluster -> accessConfig
+    access_entries: dict[tuple[str, str], Json] = field(default_factory=dict)  # (cluster, principal)
+    policies: dict[tuple[str, str], dict[str, Json]] = field(default_factory=dict)  # -> policy ARN -> assoc.
+    addons: dict[tuple[str, str], Json] = field(default_factory=dict)
+    pod_identities: dict[tuple[str, str], Json] = field(default_factory=dict)  # (cluster, id)
+
+
+@dataclass
+class SsoState:
+    tags: dict[str, list[Json]] = field(default_factory=dict)  # resource ARN -> Tags
+    applications: dict[str, Json] = field(default_factory=dict)  # application ARN -> what made it
+    application_assignments: dict[tuple[str, str, str], Json] = field(default_factory=dict)
+    provisioning: dict[str, Json] = field(default_factory=dict)  # request ID -> status
+
+
+class Additions:
+    """The WSGI app: the additions' operations, else moto."""
+
+    def __init__(self, moto_app: Callable, *, account_id: str) -> None:
+        self.moto_app = moto_app
+        self.account_id = account_id
+        self.lock = threading.RLock()
+        self.eks = EksState()
+        self.sso = SsoState()
+        self.domains: dict[str, Json] = {}
+        self.budget_subscribers: dict[tuple[str, str], list[Json]] = {}  # (budget, notification key)
+        self.cost_allocation_tags: dict[str, Json] = {}
+        #: Tags of the resources whose tagging the additions answer (domains, budgets): ARN -> tags.
+        self.tags: dict[str, dict[str, str]] = {}
+        self.cloud_control = CloudControl(account_id=account_id)
+        self.calls: list[str] = []
+        self.json_operations: dict[str, Callable[[Request], Json]] = {
+            # Cloud Control API: cloud_control.py.
+            **{f"CloudApiService.{name}": handler for name, handler in self.cloud_control.operations().items()},
+            # SSO Admin.
+            "SWBExternalService.CreatePermissionSet": self.sso_create_permission_set,
+            "SWBExternalService.TagResource": self.sso_tag_resource,
+            "SWBExternalService.UntagResource": self.sso_untag_resource,
+            "SWBExternalService.ListTagsForResource": self.sso_list_tags,
+            "SWBExternalService.ProvisionPermissionSet": self.sso_provision_permission_set,
+            "SWBExternalService.DescribePermissionSetProvisioningStatus": self.sso_provisioning_status,
+            "SWBExternalService.CreateAccountAssignment": self.sso_create_account_assignment,
+            "SWBExternalService.CreateApplicationAssignment": self.sso_create_application_assignment,
+            "SWBExternalService.DescribeApplicationAssignment": self.sso_describe_application_assignment,
+            "SWBExternalService.DeleteApplicationAssignment": self.sso_delete_application_assignment,
+            # SageMaker domains.
+            "SageMaker.CreateDomain": self.sagemaker_create_domain,
+            "SageMaker.DescribeDomain": self.sagemaker_describe_domain,
+            "SageMaker.DeleteDomain": self.sagemaker_delete_domain,
+            "SageMaker.UpdateDomain": self.sagemaker_update_domain,
+            "SageMaker.ListTags": self.sagemaker_list_tags,
+            "SageMaker.AddTags": self.sagemaker_add_tags,
+            "SageMaker.DeleteTags": self.sagemaker_delete_tags,
+            # Budgets.
+            "AWSBudgetServiceGateway.CreateBudget": self.budgets_create_budget,
+            "AWSBudgetServiceGateway.CreateNotification": self.budgets_create_notification,
+            "AWSBudgetServiceGateway.DeleteNotification": self.budgets_delete_notification,
+            "AWSBudgetServiceGateway.DescribeSubscribersForNotification": self.budgets_describe_subscribers,
+            "AWSBudgetServiceGateway.DeleteBudget": self.budgets_delete_budget,
+            "AWSBudgetServiceGateway.TagResource": self.budgets_tag_resource,
+            "AWSBudgetServiceGateway.UntagResource": self.budgets_untag_resource,
+            "AWSBudgetServiceGateway.ListTagsForResource": self.budgets_list_tags,
+            # Cost Explorer.
+            "AWSInsightsIndexService.UpdateCostAllocationTagsStatus": self.ce_update_tag_status,
+            "AWSInsightsIndexService.ListCostAllocationTags": self.ce_list_tags,
+        }
+        self.rest_operations: list[tuple[str, re.Pattern, Callable[..., Json]]] = [
+            ("POST", re.compile(r"^/clusters$"), self.eks_create_cluster),
+            ("GET", re.compile(r"^/clusters/([^/]+)$"), self.eks_describe_cluster),
+            ("POST", re.compile(r"^/clusters/([^/]+)/access-entries$"), self.eks_create_access_entry),
+            ("GET", re.compile(r"^/clusters/([^/]+)/access-entries/([^/]+)$"), self.eks_describe_access_entry),
+            ("DELETE", re.compile(r"^/clusters/([^/]+)/access-entries/([^/]+)$"), self.eks_delete_access_entry),
+            ("POST", re.compile(r"^/clusters/([^/]+)/access-entries/([^/]+)/access-policies$"), self.eks_associate),
+            ("GET", re.compile(r"^/clusters/([^/]+)/access-entries/([^/]+)/access-policies$"), self.eks_associated),
+            (
+                "DELETE",
+                re.compile(r"^/clusters/([^/]+)/access-entries/([^/]+)/access-policies/(.+)$"),
+                self.eks_disassociate,
+            ),
+            ("POST", re.compile(r"^/clusters/([^/]+)/addons$"), self.eks_create_addon),
+            ("GET", re.compile(r"^/clusters/([^/]+)/addons/([^/]+)$"), self.eks_describe_addon),
+            ("DELETE", re.compile(r"^/clusters/([^/]+)/addons/([^/]+)$"), self.eks_delete_addon),
+            ("POST", re.compile(r"^/clusters/([^/]+)/pod-identity-associations$"), self.eks_create_pod_identity),
+            ("GET", re.compile(r"^/clusters/([^/]+)/pod-identity-associations/([^/]+)$"), self.eks_describe_pod_identity),
+            ("DELETE", re.compile(r"^/clusters/([^/]+)/pod-identity-associations/([^/]+)$"), self.eks_delete_pod_identity),
+        ]
+
+    # --- WSGI -----------------------------------------------------------------------------
+
+    def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+        environ["wsgi.input"] = io.BytesIO(body)
+        environ["CONTENT_LENGTH"] = str(len(body))
+        scope = re.search(r"Credential=[^/]+/[^/]+/([^/]+)/([^/]+)/", environ.get("HTTP_AUTHORIZATION", ""))
+        request = Request(
+            service=scope[2] if scope else "",
+            method=environ["REQUEST_METHOD"],
+            path=environ.get("RAW_URI", environ.get("PATH_INFO", "")).split("?")[0],
+            query=parse_qs(environ.get("QUERY_STRING", "")),
+            target=environ.get("HTTP_X_AMZ_TARGET", ""),
+            body=body,
+            region=scope[1] if scope else "us-east-1",
+        )
+        if request.path == "/_emulator/seed":
+            return self._answer(start_response, 200, self.seed(json.loads(body)))
+        if request.path == "/_emulator/calls":
+            return self._answer(start_response, 200, {"calls": self.calls})
+        form = parse_qs(request.body.decode()) if request.service == "cloudformation" else {}
+        if form.get("Action") == ["DescribeType"] and form.get("TypeName", [""])[0] in SCHEMAS:
+            xml = self.cloud_control.describe_type_xml(form["TypeName"][0]).encode()
+            start_response("200 OK", [("Content-Type", "text/xml"), ("Content-Length", str(len(xml)))])
+            return [xml]
+        handler = self._handler_for(request)
+        if handler is None:
+            return self.moto_app(environ, start_response)
+        self.calls.append(request.target or f"{request.service} {request.method} {request.path}")
+        try:
+            with self.lock:
+                status, answer = handler()
+        except AwsError as error:
+            status, answer = error.status, {"__type": error.error_type, "message": str(error)}
+        except CloudControlError as error:
+            status, answer = 400, {"__type": error.error_type, "message": str(error)}
+        return self._answer(start_response, status, answer, error_type=answer.get("__type"))
+
+    def _handler_for(self, request: Request) -> Callable[[], tuple[int, Json]] | None:
+        if request.target in self.json_operations:
+            operation = self.json_operations[request.target]
+            return lambda: (200, operation(request))
+        if request.service == "eks":
+            for method, pattern, operation in self.rest_operations:
+                match = pattern.match(request.path)
+                if match and method == request.method:
+                    arguments = [unquote(group) for group in match.groups()]
+                    return lambda: operation(request, *arguments)
+        return None
+
+    @staticmethod
+    def _answer(start_response: Callable, status: int, body: Json, error_type: str | None = None) -> list[bytes]:
+        data = json.dumps(body).encode()
+        headers = [("Content-Type", "application/x-amz-json-1.1"), ("Content-Length", str(len(data)))]
+        if error_type:
+            headers.append(("X-Amzn-ErrorType", error_type))
+        reasons = {200: "OK", 400: "Bad Request", 404: "Not Found", 409: "Conflict"}
+        start_response(f"{status} {reasons.get(status, 'Error')}", headers)
+        return [data]
+
+    def _moto(self, service: str, region: str) -> Any:
+        from moto.backends import get_backend
+
+        backends = get_backend(service)[self.account_id]  # type: ignore[call-overload]
+        return backends["global"] if service == "iam" else backends[region]
+
+    # --- seeding: what exists before the first deploy -------------------------------------
+
+    def seed(self, world: Json) -> Json:
+        """Make the account look as the spec expects it before the stacks run: Identity Center
+        enabled (its instance and identity store), the groups SCIM provisioned from the IdP,
+        and existing EKS clusters (the existing-cluster examples)."""
+        with self.lock:
+            center = world["identity_center"]
+            sso = self._moto("sso-admin", center["region"])
+            instance = sso.instances[0]
+            instance.instance_arn = center["instance_arn"]
+            instance.identity_store_id = center["identity_store_id"]
+            store = self._moto("identitystore", center["region"])
+            group_ids = {}
+            for name in world.get("groups", []):
+                # SCIM provisioning creates each group by its IdP display name (Identity Center
+                # user guide, "Automatic provisioning"); the stacks look groups up by it.
+                group_ids[name], _ = store.create_group(center["identity_store_id"], name, "provisioned by SCIM")
+            for cluster in world.get("eks_clusters", []):
+                eks = self._moto("eks", cluster["region"])
+                eks.create_cluster(
+                    name=cluster["name"],
+                    role_arn=cluster["role_arn"],
+                    resources_vpc_config={"subnetIds": cluster["subnet_ids"], "securityGroupIds": []},
+                    version=cluster.get("version", "1.32"),
+                    kubernetes_network_config=None,
+                    logging=None,
+                    client_request_token=None,
+                    tags={},
+                    encryption_config=None,
+                    remote_network_config=None,
+                )
+                self.eks.access_config[cluster["name"]] = {
+                    "authenticationMode": "API_AND_CONFIG_MAP",
+                    "bootstrapClusterCreatorAdminPermissions": False,
+                }
+            return {"groups": group_ids}
+
+    # --- EKS (REST) -------------------------------------------------------------------------
+
+    def _eks_via_moto(self, request: Request) -> tuple[int, Json]:
+        """The same request answered by moto, as status and JSON."""
+        captured: dict[str, Any] = {}
+
+        def start(status: str, headers: list, exc_info: Any = None) -> None:
+            captured["status"] = int(status.split()[0])
+            captured["headers"] = {name.lower(): value for name, value in headers}
+
+        environ = {
+            "REQUEST_METHOD": request.method,
+            "PATH_INFO": request.path,
+            "RAW_URI": request.path,
+            "QUERY_STRING": "",
+            "SERVER_NAME": "127.0.0.1",
+            "SERVER_PORT": "80",
+            "HTTP_HOST": f"eks.{request.region}.amazonaws.com",
+            "HTTP_AUTHORIZATION": (
+                f"AWS4-HMAC-SHA256 Credential=AKID/20260101/{request.region}/eks/aws4_request, "
+                "SignedHeaders=host, Signature=x"
+            ),
+            "CONTENT_TYPE": "application/json",
+            "CONTENT_LENGTH": str(len(request.body)),
+            "wsgi.input": io.BytesIO(request.body),
+            "wsgi.url_scheme": "http",
+            "wsgi.errors": io.StringIO(),
+            "SERVER_PROTOCOL": "HTTP/1.1",
+        }
+        data = b"".join(self.moto_app(environ, start))
+        answer = json.loads(data or b"{}")
+        if captured["status"] >= 400:
+            error_type = captured["headers"].get("x-amzn-errortype", answer.get("__type", "Error")).split(":")[0]
+            raise AwsError(captured["status"], error_type, answer.get("message", str(answer)))
+        return captured["status"], answer
+
+    def eks_create_cluster(self, request: Request) -> tuple[int, Json]:
+        # EKS CreateCluster: moto creates it but keeps no accessConfig; AWS answers with the
+        # authentication mode asked for (default CONFIG_MAP) and the bootstrap flag (default true).
+        status, answer = self._eks_via_moto(request)
+        if status == 200:
+            asked = request.json().get("accessConfig") or {}
+            config = {
+                "authenticationMode": asked.get("authenticationMode", "CONFIG_MAP"),
+                "bootstrapClusterCreatorAdminPermissions": asked.get("bootstrapClusterCreatorAdminPermissions", True),
+            }
+            self.eks.access_config[answer["cluster"]["name"]] = config
+            answer["cluster"]["accessConfig"] = config
+        return status, answer
+
+    def eks_describe_cluster(self, request: Request, name: str) -> tuple[int, Json]:
+        # EKS DescribeCluster: AWS returns accessConfig (AccessConfigResponse); moto does not.
+        status, answer = self._eks_via_moto(request)
+        if status == 200:
+            answer["cluster"]["accessConfig"] = self.eks.access_config.get(
+                name, {"authenticationMode": "CONFIG_MAP", "bootstrapClusterCreatorAdminPermissions": True}
+            )
+        return status, answer
+
+    def _eks_cluster(self, request: Request, name: str) -> Any:
+        clusters = self._moto("eks", request.region).clusters
+        if name not in clusters:
+            raise AwsError(404, "ResourceNotFoundException", f"No cluster found for name: {name}.")
+        return clusters[name]
+
+    def _principal_exists(self, arn: str) -> bool:
+        match = re.match(r"^arn:aws[\w-]*:iam::(\d{12}):role/(?:.*/)?([^/]+)$", arn)
+        if not match:
+            return False
+        roles = self._moto("iam", "global").roles.values()
+        return any(role.arn == arn for role in roles)
+
+    def eks_create_access_entry(self, request: Request, cluster_name: str) -> tuple[int, Json]:
+        # EKS CreateAccessEntry: the cluster's authentication mode must include API, the principal
+        # must be an existing IAM principal (InvalidParameterException), one entry per principal
+        # (ResourceInUseException). The default user name of a role is its assumed-role ARN.
+        cluster = self._eks_cluster(request, cluster_name)
+        if self.eks.access_config.get(cluster_name, {}).get("authenticationMode") == "CONFIG_MAP":
+            raise AwsError(400, "InvalidRequestException", "The cluster's authentication mode must include API")
+        body = request.json()
+        principal = body.get("principalArn", "")
+        if not self._principal_exists(principal):
+            raise AwsError(400, "InvalidParameterException", f"The specified principalArn is invalid: {principal!r}")
+        key = (cluster_name, principal)
+        if key in self.eks.access_entries:
+            raise AwsError(409, "ResourceInUseException", "The specified access entry resource is already in use")
+        role_name = principal.rsplit("/", 1)[1]
+        entry_type = body.get("type", "STANDARD")
+        entry = {
+            "clusterName": cluster_name,
+            "principalArn": principal,
+            "kubernetesGroups": body.get("kubernetesGroups", []),
+            "accessEntryArn": (
+                f"arn:aws:eks:{request.region}:{self.account_id}:access-entry/{cluster_name}/role/"
+                f"{self.account_id}/{role_name}/{uuid.uuid4().hex[:24]}"
+            ),
+            "createdAt": _now(),
+            "modifiedAt": _now(),
+            "tags": body.get("tags", {}),
+            "username": body.get("username")
+            or f"arn:aws:sts::{self.account_id}:assumed-role/{role_name}/{{{{SessionName}}}}",
+            "type": entry_type,
+        }
+        del cluster  # existence checked
+        self.eks.access_entries[key] = entry
+        return 200, {"accessEntry": entry}
+
+    def _access_entry(self, cluster_name: str, principal: str) -> Json:
+        entry = self.eks.access_entries.get((cluster_name, principal))
+        if entry is None:
+            raise AwsError(404, "ResourceNotFoundException", f"The specified access entry {principal} was not found")
+        return entry
+
+    def eks_describe_access_entry(self, request: Request, cluster_name: str, principal: str) -> tuple[int, Json]:
+        # EKS DescribeAccessEntry.
+        return 200, {"accessEntry": self._access_entry(cluster_name, principal)}
+
+    def eks_delete_access_entry(self, request: Request, cluster_name: str, principal: str) -> tuple[int, Json]:
+        # EKS DeleteAccessEntry: its policy associations go with it.
+        self._access_entry(cluster_name, principal)
+        del self.eks.access_entries[(cluster_name, principal)]
+        self.eks.policies.pop((cluster_name, principal), None)
+        return 200, {}
+
+    def eks_associate(self, request: Request, cluster_name: str, principal: str) -> tuple[int, Json]:
+        # EKS AssociateAccessPolicy: the access entry and the (AWS-published) policy must exist;
+        # a namespace scope needs at least one namespace.
+        self._access_entry(cluster_name, principal)
+        body = request.json()
+        policy = body.get("policyArn", "")
+        if policy.rsplit("/", 1)[-1] not in EKS_ACCESS_POLICIES or ":cluster-access-policy/" not in policy:
+            raise AwsError(404, "ResourceNotFoundException", f"The specified policy {policy} was not found")
+        scope = body.get("accessScope") or {}
+        if scope.get("type") not in ("cluster", "namespace"):
+            raise AwsError(400, "InvalidParameterException", "accessScope.type must be cluster or namespace")
+        if scope["type"] == "namespace" and not scope.get("namespaces"):
+            raise AwsError(400, "InvalidParameterException", "a namespace access scope needs namespaces")
+        association = {
+            "policyArn": policy,
+            "accessScope": {"type": scope["type"], "namespaces": scope.get("namespaces", [])},
+            "associatedAt": _now(),
+            "modifiedAt": _now(),
+        }
+        self.eks.policies.setdefault((cluster_name, principal), {})[policy] = association
+        return 200, {"clusterName": cluster_name, "principalArn": principal, "associatedAccessPolicy": association}
+
+    def eks_associated(self, request: Request, cluster_name: str, principal: str) -> tuple[int, Json]:
+        # EKS ListAssociatedAccessPolicies.
+        self._access_entry(cluster_name, principal)
+        associations = list(self.eks.policies.get((cluster_name, principal), {}).values())
+        return 200, {"clusterName": cluster_name, "principalArn": principal, "associatedAccessPolicies": associations}
+
+    def eks_disassociate(self, request: Request, cluster_name: str, principal: str, policy: str) -> tuple[int, Json]:
+        # EKS DisassociateAccessPolicy.
+        associations = self.eks.policies.get((cluster_name, principal), {})
+        if policy not in associations:
+            raise AwsError(404, "ResourceNotFoundException", f"The policy {policy} is not associated")
+        del associations[policy]
+        return 200, {}
+
+    def eks_create_addon(self, request: Request, cluster_name: str) -> tuple[int, Json]:
+        # EKS CreateAddon: one add-on of a name per cluster (ResourceInUseException); AWS picks
+        # the default version when none is asked for and reports the add-on ACTIVE once installed.
+        self._eks_cluster(request, cluster_name)
+        body = request.json()
+        name = body["addonName"]
+        if (cluster_name, name) in self.eks.addons:
+            raise AwsError(409, "ResourceInUseException", f"Addon {name} already exists")
+        role = body.get("serviceAccountRoleArn")
+        if role and not self._principal_exists(role):
+            raise AwsError(400, "InvalidParameterException", f"The role {role} does not exist")
+        addon = {
+            "addonName": name,
+            "clusterName": cluster_name,
+            "status": "ACTIVE",
+            "addonVersion": body.get("addonVersion") or "v1.0.0-eksbuild.1",
+            "health": {"issues": []},
+            "addonArn": f"arn:aws:eks:{request.region}:{self.account_id}:addon/{cluster_name}/{name}/{uuid.uuid4()}",
+            "createdAt": _now(),
+            "modifiedAt": _now(),
+            "tags": body.get("tags", {}),
+            "podIdentityAssociations": [],
+        }
+        if role:
+            addon["serviceAccountRoleArn"] = role
+        if body.get("configurationValues"):
+            addon["configurationValues"] = body["configurationValues"]
+        self.eks.addons[(cluster_name, name)] = addon
+        return 200, {"addon": addon}
+
+    def _addon(self, cluster_name: str, name: str) -> Json:
+        addon = self.eks.addons.get((cluster_name, name))
+        if addon is None:
+            raise AwsError(404, "ResourceNotFoundException", f"No addon: {name} found in cluster: {cluster_name}")
+        return addon
+
+    def eks_describe_addon(self, request: Request, cluster_name: str, name: str) -> tuple[int, Json]:
+        # EKS DescribeAddon.
+        return 200, {"addon": self._addon(cluster_name, name)}
+
+    def eks_delete_addon(self, request: Request, cluster_name: str, name: str) -> tuple[int, Json]:
+        # EKS DeleteAddon: answers the add-on DELETING; a later DescribeAddon finds none.
+        addon = dict(self._addon(cluster_name, name), status="DELETING")
+        del self.eks.addons[(cluster_name, name)]
+        return 200, {"addon": addon}
+
+    def eks_create_pod_identity(self, request: Request, cluster_name: str) -> tuple[int, Json]:
+        # EKS CreatePodIdentityAssociation: the role must exist; one association per service account.
+        self._eks_cluster(request, cluster_name)
+        body = request.json()
+        if not self._principal_exists(body.get("roleArn", "")):
+            raise AwsError(400, "InvalidParameterException", f"The role {body.get('roleArn')} does not exist")
+        for (cluster, _), existing in self.eks.pod_identities.items():
+            if cluster == cluster_name and (existing["namespace"], existing["serviceAccount"]) == (
+                body["namespace"],
+                body["serviceAccount"],
+            ):
+                raise AwsError(409, "ResourceInUseException", "Association already exists")
+        association_id = "a-" + uuid.uuid4().hex[:17]
+        association = {
+            "clusterName": cluster_name,
+            "namespace": body["namespace"],
+            "serviceAccount": body["serviceAccount"],
+            "roleArn": body["roleArn"],
+            "associationArn": (
+                f"arn:aws:eks:{request.region}:{self.account_id}:podidentityassociation/{cluster_name}/{association_id}"
+            ),
+            "associationId": association_id,
+            "tags": body.get("tags", {}),
+            "createdAt": _now(),
+            "modifiedAt": _now(),
+            "disableSessionTags": body.get("disableSessionTags", False),
+        }
+        self.eks.pod_identities[(cluster_name, association_id)] = association
+        return 200, {"association": association}
+
+    def eks_describe_pod_identity(self, request: Request, cluster_name: str, association_id: str) -> tuple[int, Json]:
+        # EKS DescribePodIdentityAssociation.
+        association = self.eks.pod_identities.get((cluster_name, association_id))
+        if association is None:
+            raise AwsError(404, "ResourceNotFoundException", f"Association {association_id} not found")
+        return 200, {"association": association}
+
+    def eks_delete_pod_identity(self, request: Request, cluster_name: str, association_id: str) -> tuple[int, Json]:
+        # EKS DeletePodIdentityAssociation.
+        _, association = self.eks_describe_pod_identity(request, cluster_name, association_id)
+        del self.eks.pod_identities[(cluster_name, association_id)]
+        return 200, association
+
+    # --- SSO Admin (JSON 1.1) ---------------------------------------------------------------
+
+    def _forward_json(self, request: Request) -> Json:
+        """The same JSON-protocol request answered by moto; its error raised as AwsError."""
+        captured: dict[str, Any] = {}
+
+        def start(status: str, headers: list, exc_info: Any = None) -> None:
+            captured["status"] = int(status.split()[0])
+
+        environ = {
+            "REQUEST_METHOD": "POST",
+            "PATH_INFO": "/",
+            "RAW_URI": "/",
+            "QUERY_STRING": "",
+            "SERVER_NAME": "127.0.0.1",
+            "SERVER_PORT": "80",
+            "HTTP_HOST": "127.0.0.1",
+            "HTTP_X_AMZ_TARGET": request.target,
+            "HTTP_AUTHORIZATION": (
+                f"AWS4-HMAC-SHA256 Credential=AKID/20260101/{request.region}/{request.service}/aws4_request, "
+                "SignedHeaders=host, Signature=x"
+            ),
+            "CONTENT_TYPE": "application/x-amz-json-1.1",
+            "CONTENT_LENGTH": str(len(request.body)),
+            "wsgi.input": io.BytesIO(request.body),
+            "wsgi.url_scheme": "http",
+            "wsgi.errors": io.StringIO(),
+            "SERVER_PROTOCOL": "HTTP/1.1",
+        }
+        data = b"".join(self.moto_app(environ, start))
+        answer = json.loads(data or b"{}")
+        if captured["status"] >= 400:
+            raise AwsError(captured["status"], answer.get("__type", "Error"), answer.get("message", str(answer)))
+        return answer
+
+    def sso_create_permission_set(self, request: Request) -> Json:
+        # SSO Admin CreatePermissionSet: moto creates it but drops its Tags; AWS keeps them
+        # (ListTagsForResource). Names are unique per instance (ConflictException).
+        answer = self._forward_json(request)
+        self.sso.tags[answer["PermissionSet"]["PermissionSetArn"]] = list(request.json().get("Tags", []))
+        return answer
+
+    def sso_tag_resource(self, request: Request) -> Json:
+        # SSO Admin TagResource: adds or overwrites keys.
+        body = request.json()
+        tags = {t["Key"]: t["Value"] for t in self.sso.tags.get(body["ResourceArn"], [])}
+        tags.update({t["Key"]: t["Value"] for t in body["Tags"]})
+        self.sso.tags[body["ResourceArn"]] = [{"Key": k, "Value": v} for k, v in tags.items()]
+        return {}
+
+    def sso_untag_resource(self, request: Request) -> Json:
+        # SSO Admin UntagResource.
+        body = request.json()
+        self.sso.tags[body["ResourceArn"]] = [
+            t for t in self.sso.tags.get(body["ResourceArn"], []) if t["Key"] not in body["TagKeys"]
+        ]
+        return {}
+
+    def sso_list_tags(self, request: Request) -> Json:
+        # SSO Admin ListTagsForResource.
+        return {"Tags": self.sso.tags.get(request.json()["ResourceArn"], [])}
+
+    def sso_provision_permission_set(self, request: Request) -> Json:
+        # SSO Admin ProvisionPermissionSet: asynchronous in AWS; the status it answers is then
+        # read with DescribePermissionSetProvisioningStatus (here at once SUCCEEDED).
+        body = request.json()
+        self._forward_json(request)
+        request_id = str(uuid.uuid4())
+        status = {
+            "Status": "SUCCEEDED",
+            "RequestId": request_id,
+            "AccountId": body.get("TargetId", self.account_id),
+            "PermissionSetArn": body["PermissionSetArn"],
+            "CreatedDate": _now(),
+        }
+        self.sso.provisioning[request_id] = status
+        return {"PermissionSetProvisioningStatus": dict(status, Status="IN_PROGRESS")}
+
+    def sso_provisioning_status(self, request: Request) -> Json:
+        # SSO Admin DescribePermissionSetProvisioningStatus.
+        request_id = request.json()["ProvisionPermissionSetRequestId"]
+        if request_id not in self.sso.provisioning:
+            raise AwsError(400, "ResourceNotFoundException", f"Request {request_id} not found")
+        return {"PermissionSetProvisioningStatus": self.sso.provisioning[request_id]}
+
+    def sso_create_account_assignment(self, request: Request) -> Json:
+        # SSO Admin CreateAccountAssignment: the group must exist in the identity store. On the
+        # first assignment of a permission set to an account, Identity Center creates the IAM
+        # role `AWSReservedSSO_<permission set name>_<16 hex>` under
+        # /aws-reserved/sso.amazonaws.com/<region>/ (IAM Identity Center user guide, "Referencing
+        # permission sets in resource policies"): made here the same way.
+        body = request.json()
+        instance = self._moto("sso-admin", request.region).instances[0]
+        if body.get("PrincipalType") == "GROUP":
+            store = self._moto("identitystore", request.region)
+            groups = store.identity_stores.get(instance.identity_store_id)
+            if groups is None or body["PrincipalId"] not in groups.groups:
+                raise AwsError(400, "ValidationException", f"Group {body['PrincipalId']} does not exist")
+        answer = self._forward_json(request)
+        permission_set = self._forward_json(
+            Request(
+                service=request.service,
+                method="POST",
+                path="/",
+                query={},
+                target="SWBExternalService.DescribePermissionSet",
+                body=json.dumps(
+                    {"InstanceArn": body["InstanceArn"], "PermissionSetArn": body["PermissionSetArn"]}
+                ).encode(),
+                region=request.region,
+            )
+        )["PermissionSet"]
+        self._reserved_sso_role(permission_set["Name"], body["PermissionSetArn"], request.region)
+        return answer
+
+    def _reserved_sso_role(self, permission_set_name: str, permission_set_arn: str, region: str) -> None:
+        iam = self._moto("iam", "global")
+        prefix = f"AWSReservedSSO_{permission_set_name}_"
+        if any(name.startswith(prefix) for name in (role.name for role in iam.roles.values())):
+            return
+        suffix = hashlib.sha256(permission_set_arn.encode()).hexdigest()[:16]
+        saml = f"arn:aws:iam::{self.account_id}:saml-provider/AWSSSO_{suffix}_DO_NOT_DELETE"
+        trust = {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Principal": {"Federated": saml},
+                    "Action": ["sts:AssumeRoleWithSAML", "sts:TagSession"],
+                    "Condition": {"StringEquals": {"SAML:aud": "https://signin.aws.amazon.com/saml"}},
+                }
+            ],
+        }
+        iam.create_role(
+            role_name=prefix + suffix,
+            assume_role_policy_document=json.dumps(trust),
+            path=f"/aws-reserved/sso.amazonaws.com/{region}/",
+            permissions_boundary=None,
+            description="",
+            tags=[],
+            max_session_duration="3600",
+        )
+
+    def _application_key(self, body: Json) -> tuple[str, str, str]:
+        return body["ApplicationArn"], body["PrincipalId"], body["PrincipalType"]
+
+    def sso_create_application_assignment(self, request: Request) -> Json:
+        # SSO Admin CreateApplicationAssignment: the application (here: a SageMaker domain's
+        # Identity Center application) and the principal must exist.
+        body = request.json()
+        if body["ApplicationArn"] not in self.sso.applications:
+            raise AwsError(400, "ResourceNotFoundException", f"Application {body['ApplicationArn']} not found")
+        key = self._application_key(body)
+        if key in self.sso.application_assignments:
+            raise AwsError(400, "ConflictException", "The assignment exists already")
+        self.sso.application_assignments[key] = {
+            "ApplicationArn": key[0],
+            "PrincipalId": key[1],
+            "PrincipalType": key[2],
+        }
+        return {}
+
+    def sso_describe_application_assignment(self, request: Request) -> Json:
+        # SSO Admin DescribeApplicationAssignment.
+        key = self._application_key(request.json())
+        if key not in self.sso.application_assignments:
+            raise AwsError(400, "ResourceNotFoundException", "Application assignment not found")
+        return self.sso.application_assignments[key]
+
+    def sso_delete_application_assignment(self, request: Request) -> Json:
+        # SSO Admin DeleteApplicationAssignment.
+        self.sso_describe_application_assignment(request)
+        del self.sso.application_assignments[self._application_key(request.json())]
+        return {}
+
+    # --- SageMaker domains (JSON 1.1) -------------------------------------------------------
+
+    def sagemaker_create_domain(self, request: Request) -> Json:
+        # SageMaker CreateDomain: answers DomainArn, DomainId and Url (moto leaves DomainId out); DescribeDomain then reports it
+        # InService. With AuthMode SSO, AWS creates an Identity Center application for the
+        # domain and reports it as SingleSignOnApplicationArn and
+        # SingleSignOnManagedApplicationInstanceId; the execution role must exist.
+        body = request.json()
+        for required in ("DomainName", "AuthMode", "DefaultUserSettings", "SubnetIds", "VpcId"):
+            if required not in body:
+                raise AwsError(400, "ValidationException", f"{required} is required")
+        role = body["DefaultUserSettings"].get("ExecutionRole")
+        if not role or not self._principal_exists(role):
+            raise AwsError(400, "ValidationException", f"ExecutionRole {role!r} does not exist")
+        if any(d["domain"]["DomainName"] == body["DomainName"] for d in self.domains.values()):
+            raise AwsError(400, "ResourceInUse", f"Domain {body['DomainName']} exists")
+        domain_id = "d-" + uuid.uuid4().hex[:12]
+        arn = f"arn:aws:sagemaker:{request.region}:{self.account_id}:domain/{domain_id}"
+        domain = {
+            "DomainArn": arn,
+            "DomainId": domain_id,
+            "DomainName": body["DomainName"],
+            "HomeEfsFileSystemId": "fs-" + uuid.uuid4().hex[:17],
+            "Status": "InService",
+            "CreationTime": _now(),
+            "LastModifiedTime": _now(),
+            "AuthMode": body["AuthMode"],
+            "DefaultUserSettings": body["DefaultUserSettings"],
+            "AppNetworkAccessType": body.get("AppNetworkAccessType", "PublicInternetOnly"),
+            "SubnetIds": body["SubnetIds"],
+            "Url": f"https://{domain_id}.studio.{request.region}.sagemaker.aws",
+            "VpcId": body["VpcId"],
+            "KmsKeyId": body.get("KmsKeyId"),
+            "AppSecurityGroupManagement": body.get("AppSecurityGroupManagement"),
+            "DomainSettings": body.get("DomainSettings"),
+            "DefaultSpaceSettings": body.get("DefaultSpaceSettings"),
+            "TagPropagation": body.get("TagPropagation", "DISABLED"),
+        }
+        if body["AuthMode"] == "SSO":
+            application = f"arn:aws:sso::{self.account_id}:application/ssoins-emulator/apl-{uuid.uuid4().hex[:16]}"
+            domain["SingleSignOnApplicationArn"] = application
+            domain["SingleSignOnManagedApplicationInstanceId"] = "ins-" + uuid.uuid4().hex[:16]
+            self.sso.applications[application] = {"domain": domain_id}
+        domain = {key: value for key, value in domain.items() if value is not None}
+        self.domains[domain_id] = {"domain": domain}
+        self.tags[arn] = {t["Key"]: t["Value"] for t in body.get("Tags", [])}
+        return {"DomainArn": arn, "DomainId": domain_id, "Url": domain["Url"]}
+
+    def _domain(self, request: Request) -> Json:
+        domain_id = request.json()["DomainId"]
+        if domain_id not in self.domains:
+            raise AwsError(400, "ResourceNotFound", f"Domain {domain_id} not found")
+        return self.domains[domain_id]["domain"]
+
+    def sagemaker_describe_domain(self, request: Request) -> Json:
+        # SageMaker DescribeDomain.
+        return self._domain(request)
+
+    def sagemaker_update_domain(self, request: Request) -> Json:
+        # SageMaker UpdateDomain: the settings it names replace the stored ones.
+        domain = self._domain(request)
+        body = request.json()
+        for key in ("DefaultUserSettings", "DomainSettingsForUpdate", "DefaultSpaceSettings", "AppNetworkAccessType"):
+            if key in body:
+                domain["DomainSettings" if key == "DomainSettingsForUpdate" else key] = body[key]
+        domain["LastModifiedTime"] = _now()
+        return {"DomainArn": domain["DomainArn"]}
+
+    def sagemaker_list_tags(self, request: Request) -> Json:
+        # SageMaker ListTags: of a domain here; of anything else, moto's answer.
+        arn = request.json()["ResourceArn"]
+        if ":domain/" not in arn:
+            return self._forward_json(request)
+        return {"Tags": [{"Key": k, "Value": v} for k, v in self.tags.get(arn, {}).items()]}
+
+    def sagemaker_add_tags(self, request: Request) -> Json:
+        # SageMaker AddTags.
+        body = request.json()
+        if ":domain/" not in body["ResourceArn"]:
+            return self._forward_json(request)
+        self.tags.setdefault(body["ResourceArn"], {}).update({t["Key"]: t["Value"] for t in body["Tags"]})
+        return {"Tags": body["Tags"]}
+
+    def sagemaker_delete_tags(self, request: Request) -> Json:
+        # SageMaker DeleteTags.
+        body = request.json()
+        if ":domain/" not in body["ResourceArn"]:
+            return self._forward_json(request)
+        for key in body["TagKeys"]:
+            self.tags.get(body["ResourceArn"], {}).pop(key, None)
+        return {}
+
+    def sagemaker_delete_domain(self, request: Request) -> Json:
+        # SageMaker DeleteDomain: the domain and its Identity Center application go; assignments
+        # to the application go with it.
+        domain = self._domain(request)
+        application = domain.get("SingleSignOnApplicationArn")
+        if application:
+            self.sso.applications.pop(application, None)
+            for key in [k for k in self.sso.application_assignments if k[0] == application]:
+                del self.sso.application_assignments[key]
+        del self.domains[domain["DomainId"]]
+        self.tags.pop(domain["DomainArn"], None)
+        return {}
+
+    # --- Budgets (JSON 1.1) ----------------------------------------------------------------
+
+    @staticmethod
+    def _notification_key(notification: Json) -> str:
+        key = {k: notification.get(k) for k in ("NotificationType", "ComparisonOperator", "ThresholdType")}
+        key["Threshold"] = float(notification["Threshold"])  # a Double: 80 and 80.0 are one threshold
+        key["ThresholdType"] = key["ThresholdType"] or "PERCENTAGE"  # AWS's default
+        return json.dumps(key, sort_keys=True)
+
+    def budgets_create_budget(self, request: Request) -> Json:
+        # Budgets CreateBudget: moto keeps the notifications but not their subscribers, which
+        # AWS answers with DescribeSubscribersForNotification.
+        body = request.json()
+        answer = self._forward_json(request)
+        name = body["Budget"]["BudgetName"]
+        arn = f"arn:aws:budgets::{self.account_id}:budget/{name}"
+        self.tags[arn] = {t["Key"]: t["Value"] for t in body.get("ResourceTags", [])}
+        for pair in body.get("NotificationsWithSubscribers", []):
+            self.budget_subscribers[(name, self._notification_key(pair["Notification"]))] = pair["Subscribers"]
+        return answer
+
+    def budgets_create_notification(self, request: Request) -> Json:
+        # Budgets CreateNotification: a notification with its subscribers (1 to 11).
+        body = request.json()
+        if not 1 <= len(body.get("Subscribers", [])) <= 11:
+            raise AwsError(400, "InvalidParameterException", "A notification needs 1 to 11 subscribers")
+        answer = self._forward_json(request)
+        self.budget_subscribers[(body["BudgetName"], self._notification_key(body["Notification"]))] = body["Subscribers"]
+        return answer
+
+    def budgets_delete_notification(self, request: Request) -> Json:
+        # Budgets DeleteNotification: its subscribers go with it.
+        body = request.json()
+        answer = self._forward_json(request)
+        self.budget_subscribers.pop((body["BudgetName"], self._notification_key(body["Notification"])), None)
+        return answer
+
+    def budgets_describe_subscribers(self, request: Request) -> Json:
+        # Budgets DescribeSubscribersForNotification.
+        body = request.json()
+        key = (body["BudgetName"], self._notification_key(body["Notification"]))
+        if key not in self.budget_subscribers:
+            raise AwsError(400, "NotFoundException", "Notification not found")
+        return {"Subscribers": self.budget_subscribers[key]}
+
+    def budgets_delete_budget(self, request: Request) -> Json:
+        # Budgets DeleteBudget: its notifications and subscribers go with it.
+        answer = self._forward_json(request)
+        name = request.json()["BudgetName"]
+        self.tags.pop(f"arn:aws:budgets::{self.account_id}:budget/{name}", None)
+        for key in [k for k in self.budget_subscribers if k[0] == name]:
+            del self.budget_subscribers[key]
+        return answer
+
+    def budgets_tag_resource(self, request: Request) -> Json:
+        # Budgets TagResource (ResourceTags).
+        body = request.json()
+        self.tags.setdefault(body["ResourceARN"], {}).update({t["Key"]: t["Value"] for t in body["ResourceTags"]})
+        return {}
+
+    def budgets_untag_resource(self, request: Request) -> Json:
+        # Budgets UntagResource (ResourceTagKeys).
+        body = request.json()
+        for key in body["ResourceTagKeys"]:
+            self.tags.get(body["ResourceARN"], {}).pop(key, None)
+        return {}
+
+    def budgets_list_tags(self, request: Request) -> Json:
+        # Budgets ListTagsForResource: {ResourceTags: [...]}.
+        tags = self.tags.get(request.json()["ResourceARN"], {})
+        return {"ResourceTags": [{"Key": k, "Value": v} for k, v in tags.items()]}
+
+    # --- Cost Explorer: cost allocation tags (JSON 1.1) -----------------------------------
+
+    def ce_update_tag_status(self, request: Request) -> Json:
+        # Cost Explorer UpdateCostAllocationTagsStatus: activates or deactivates user-defined
+        # tag keys. (AWS refuses keys it has not yet seen on any billed resource; the tier takes
+        # every key as seen.)
+        for item in request.json()["CostAllocationTagsStatus"]:
+            self.cost_allocation_tags[item["TagKey"]] = {
+                "TagKey": item["TagKey"],
+                "Type": "UserDefined",
+                "Status": item["Status"],
+                "LastUpdatedDate": _iso(time.time()),
+            }
+        return {"Errors": []}
+
+    def ce_list_tags(self, request: Request) -> Json:
+        # Cost Explorer ListCostAllocationTags, filtered by TagKeys and Status as asked.
+        body = request.json()
+        tags = list(self.cost_allocation_tags.values())
+        if body.get("TagKeys"):
+            tags = [t for t in tags if t["TagKey"] in body["TagKeys"]]
+        if body.get("Status"):
+            tags = [t for t in tags if t["Status"] == body["Status"]]
+        return {"CostAllocationTags": tags}

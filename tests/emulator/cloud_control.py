@@ -1,0 +1,291 @@
+"""A local Cloud Control API for the three HyperPod types (moto has none), after the Cloud
+Control API reference: CreateResource, GetResource, UpdateResource (an RFC 6902 JSON patch),
+DeleteResource and GetResourceRequestStatus, and CloudFormation's DescribeType, from which
+`aws_cloudcontrolapi_resource` reads the type's schema.
+
+What it copies from AWS:
+- every desired state is checked against the published resource schema (resource_schemas.py):
+  unknown properties, types, enums, ranges and required properties; a read-only property in
+  a desired state is refused. Cloud Control answers these with an operation FAILED,
+  `ErrorCode: InvalidRequest`, "Model validation failed (...)";
+- an UpdateResource whose patch touches a create-only property is refused at once with
+  `NotUpdatableException`, as Cloud Control refuses it;
+- a scheduler config or compute quota must name an existing HyperPod cluster, and a cluster has
+  at most one scheduler config (SageMaker's CreateClusterSchedulerConfig: ConflictException);
+- identifiers and read-only properties are filled as AWS fills them (ARNs with a 12-character
+  ID, `InService` / `Created` status), and GetResource answers the stored model with them.
+Operations complete at once: every request's status is SUCCESS or FAILED when first asked.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import secrets
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import jsonpatch
+import jsonschema
+
+from tests.emulator.resource_schemas import SCHEMAS
+
+Json = dict[str, Any]
+
+
+class CloudControlError(Exception):
+    def __init__(self, error_type: str, message: str) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+
+
+def _paths(schema: Json, key: str) -> list[list[str]]:
+    return [pointer.removeprefix("/properties/").split("/") for pointer in schema.get(key, [])]
+
+
+def _touches(patch_path: list[str], create_only: list[str]) -> bool:
+    """A patch path touches a create-only path when one is a prefix of the other (`*` is any
+    array index): changing /VpcConfig/Subnets/1 changes /VpcConfig."""
+    for ours, theirs in zip(patch_path, create_only, strict=False):
+        if theirs != "*" and ours != theirs:
+            return False
+    return True
+
+
+def _strip(model: Json, path: list[str]) -> None:
+    """Remove the property at `path` (with `*` over array items) from `model`."""
+    head, rest = path[0], path[1:]
+    targets = model if head == "*" and isinstance(model, list) else [model]
+    for target in targets:
+        if head == "*":
+            for item in target if isinstance(target, list) else []:
+                if rest and isinstance(item, dict):
+                    _strip(item, rest)
+            continue
+        if isinstance(target, dict) and head in target:
+            if rest:
+                _strip(target[head], rest)
+            else:
+                del target[head]
+
+
+def _has(model: Any, path: list[str]) -> bool:
+    if not path:
+        return True
+    head, rest = path[0], path[1:]
+    if head == "*":
+        return isinstance(model, list) and any(_has(item, rest) for item in model)
+    return isinstance(model, dict) and head in model and _has(model[head], rest)
+
+
+class CloudControl:
+    def __init__(self, *, account_id: str) -> None:
+        self.account_id = account_id
+        #: (type name, identifier) -> the stored model (with read-only properties).
+        self.resources: dict[tuple[str, str], Json] = {}
+        self.requests: dict[str, Json] = {}
+
+    def operations(self) -> dict[str, Callable]:
+        return {
+            "CreateResource": self.create_resource,
+            "GetResource": self.get_resource,
+            "UpdateResource": self.update_resource,
+            "DeleteResource": self.delete_resource,
+            "GetResourceRequestStatus": self.get_resource_request_status,
+        }
+
+    def exists(self, type_name: str, identifier: str) -> bool:
+        return (type_name, identifier) in self.resources
+
+    # --- checks --------------------------------------------------------------------------
+
+    @staticmethod
+    def _schema(type_name: str) -> Json:
+        if type_name not in SCHEMAS:
+            raise CloudControlError("TypeNotFoundException", f"The type {type_name} cannot be found")
+        return SCHEMAS[type_name]
+
+    def _invalid(self, type_name: str, model: Json) -> str | None:
+        """Why `model` is not a valid desired state of `type_name`, or None."""
+        schema = self._schema(type_name)
+        for path in _paths(schema, "readOnlyProperties"):
+            if _has(model, path):
+                return f"Model validation failed (#: read-only property [{'/'.join(path)}] is not permitted)"
+        validator = jsonschema.Draft7Validator({k: v for k, v in schema.items() if k != "typeName"})
+        errors = sorted(validator.iter_errors(model), key=lambda e: list(e.absolute_path))
+        if errors:
+            error = errors[0]
+            where = "/".join(str(p) for p in error.absolute_path)
+            return f"Model validation failed (#/{where}: {error.message})"
+        return None
+
+    def _references(self, type_name: str, model: Json, identifier: str | None = None) -> str | None:
+        """What SageMaker refuses beyond the schema: a missing cluster, a second scheduler config."""
+        if type_name == "AWS::SageMaker::Cluster":
+            return None
+        cluster = model.get("ClusterArn", "")
+        if not self.exists("AWS::SageMaker::Cluster", cluster):
+            return f"Cluster {cluster} not found (ResourceNotFound)"
+        for (other_type, other_id), other in self.resources.items():
+            if other_type != type_name or other_id == identifier:
+                continue
+            if type_name == "AWS::SageMaker::ClusterSchedulerConfig" and other["ClusterArn"] == cluster:
+                return f"Cluster {cluster} has a cluster policy already: {other_id} (ConflictException)"
+            if type_name == "AWS::SageMaker::ComputeQuota" and other["ClusterArn"] == cluster:
+                if other["ComputeQuotaTarget"]["TeamName"] == model["ComputeQuotaTarget"]["TeamName"]:
+                    return f"Team {model['ComputeQuotaTarget']['TeamName']} has a compute quota already"
+        return None
+
+    # --- requests --------------------------------------------------------------------------
+
+    def _event(self, type_name: str, operation: str, identifier: str | None, failure: str | None) -> Json:
+        token = str(uuid.uuid4())
+        event = {
+            "TypeName": type_name,
+            "RequestToken": token,
+            "Operation": operation,
+            "OperationStatus": "FAILED" if failure else "SUCCESS",
+            "EventTime": time.time(),
+        }
+        if identifier:
+            event["Identifier"] = identifier
+        if failure:
+            event.update(ErrorCode="InvalidRequest", StatusMessage=failure)
+        self.requests[token] = event
+        # Cloud Control answers a mutation IN_PROGRESS; its end is read with GetResourceRequestStatus.
+        return {"ProgressEvent": dict(event, OperationStatus="IN_PROGRESS")}
+
+    def _new_identity(self, type_name: str, region: str) -> tuple[str, Json]:
+        resource_id = secrets.token_hex(6)  # 12 lowercase hexadecimal characters
+        prefix = f"arn:aws:sagemaker:{region}:{self.account_id}"
+        created = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+        if type_name == "AWS::SageMaker::Cluster":
+            arn = f"{prefix}:cluster/{resource_id}"
+            return arn, {"ClusterArn": arn, "ClusterStatus": "InService", "CreationTime": created}
+        if type_name == "AWS::SageMaker::ClusterSchedulerConfig":
+            arn = f"{prefix}:cluster-scheduler-config/{resource_id}"
+            return arn, {
+                "ClusterSchedulerConfigArn": arn,
+                "ClusterSchedulerConfigId": resource_id,
+                "ClusterSchedulerConfigVersion": 1,
+                "Status": "Created",
+                "CreationTime": created,
+            }
+        arn = f"{prefix}:compute-quota/{resource_id}"
+        return arn, {
+            "ComputeQuotaArn": arn,
+            "ComputeQuotaId": resource_id,
+            "ComputeQuotaVersion": 1,
+            "Status": "Created",
+            "CreationTime": created,
+        }
+
+    @staticmethod
+    def _fill_counts(type_name: str, model: Json) -> None:
+        if type_name == "AWS::SageMaker::Cluster":
+            for group in model.get("InstanceGroups", []):
+                group["CurrentCount"] = group.get("InstanceCount", 0)
+
+    def create_resource(self, request: Any) -> Json:
+        body = request.json()
+        type_name = body["TypeName"]
+        model = json.loads(body["DesiredState"])
+        failure = self._invalid(type_name, model) or self._references(type_name, model)
+        if failure:
+            return self._event(type_name, "CREATE", None, failure)
+        identifier, read_only = self._new_identity(type_name, request.region)
+        stored = {**copy.deepcopy(model), **read_only}
+        self._fill_counts(type_name, stored)
+        self.resources[(type_name, identifier)] = stored
+        return self._event(type_name, "CREATE", identifier, None)
+
+    def _stored(self, body: Json) -> Json:
+        self._schema(body["TypeName"])
+        key = (body["TypeName"], body["Identifier"])
+        if key not in self.resources:
+            raise CloudControlError("ResourceNotFoundException", f"Resource of type '{key[0]}' with identifier "
+                                    f"'{key[1]}' was not found.")
+        return self.resources[key]
+
+    def get_resource(self, request: Any) -> Json:
+        body = request.json()
+        stored = self._stored(body)
+        return {
+            "TypeName": body["TypeName"],
+            "ResourceDescription": {"Identifier": body["Identifier"], "Properties": json.dumps(stored)},
+        }
+
+    def update_resource(self, request: Any) -> Json:
+        body = request.json()
+        type_name = body["TypeName"]
+        stored = self._stored(body)
+        schema = self._schema(type_name)
+        patch = json.loads(body["PatchDocument"])
+        create_only = _paths(schema, "createOnlyProperties")
+        for operation in patch:
+            path = operation["path"].lstrip("/").split("/")
+            if any(_touches(path, fixed) for fixed in create_only):
+                raise CloudControlError(
+                    "NotUpdatableException",
+                    f"Invalid patch update: createOnlyProperties [{operation['path']}] cannot be updated",
+                )
+        model = copy.deepcopy(stored)
+        for path in _paths(schema, "readOnlyProperties"):
+            _strip(model, path)
+        try:
+            model = jsonpatch.apply_patch(model, patch)
+        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as error:
+            raise CloudControlError("ValidationException", f"Invalid patch document: {error}") from error
+        failure = self._invalid(type_name, model) or self._references(type_name, model, body["Identifier"])
+        if not failure:
+            read_only = {k: v for k, v in stored.items() if k not in model and f"/properties/{k}" in
+                         schema.get("readOnlyProperties", [])}
+            version_key = type_name.rsplit("::", 1)[1] + "Version"
+            if version_key in read_only:
+                read_only[version_key] += 1
+            updated = {**model, **read_only}
+            self._fill_counts(type_name, updated)
+            self.resources[(type_name, body["Identifier"])] = updated
+        return self._event(type_name, "UPDATE", body["Identifier"], failure)
+
+    def delete_resource(self, request: Any) -> Json:
+        body = request.json()
+        self._stored(body)
+        type_name = body["TypeName"]
+        if type_name == "AWS::SageMaker::Cluster":
+            users = [i for (t, i), m in self.resources.items() if m.get("ClusterArn") == body["Identifier"] and t !=
+                     type_name]
+            if users:
+                return self._event(type_name, "DELETE", body["Identifier"],
+                                   f"Cluster has task governance resources still: {users} (ConflictException)")
+        del self.resources[(type_name, body["Identifier"])]
+        return self._event(type_name, "DELETE", body["Identifier"], None)
+
+    def get_resource_request_status(self, request: Any) -> Json:
+        token = request.json()["RequestToken"]
+        if token not in self.requests:
+            raise CloudControlError("RequestTokenNotFoundException", f"Request token {token} not found")
+        return {"ProgressEvent": self.requests[token]}
+
+    # --- CloudFormation DescribeType --------------------------------------------------------
+
+    @staticmethod
+    def describe_type_xml(type_name: str) -> str:
+        """CloudFormation DescribeType (query protocol, XML): the type's schema."""
+        from xml.sax.saxutils import escape
+
+        schema = json.dumps(SCHEMAS[type_name])
+        return (
+            '<DescribeTypeResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/">'
+            "<DescribeTypeResult>"
+            f"<Arn>arn:aws:cloudformation:us-east-1::type/resource/{type_name.replace('::', '-')}</Arn>"
+            f"<Type>RESOURCE</Type><TypeName>{type_name}</TypeName>"
+            f"<Schema>{escape(schema)}</Schema>"
+            "<ProvisioningType>FULLY_MUTABLE</ProvisioningType><Visibility>PUBLIC</Visibility>"
+            "<DeprecatedStatus>LIVE</DeprecatedStatus><IsDefaultVersion>true</IsDefaultVersion>"
+            "</DescribeTypeResult>"
+            f"<ResponseMetadata><RequestId>{uuid.uuid4()}</RequestId></ResponseMetadata>"
+            "</DescribeTypeResponse>"
+        )

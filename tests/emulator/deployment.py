@@ -1,0 +1,183 @@
+"""Start the local AWS API and run terraform over the synthesized AWS stacks as `cdktf deploy`
+would: in the manifest's dependency order (stacks of one wave side by side, as `cdktf deploy
+--parallelism` runs them), each with its own local state file at the path its `local` backend
+names, which the next stacks' `terraform_remote_state` read.
+
+The copy terraform runs differs from the synthesized stack in three ways, each for this machine
+and none for what is deployed: the `backend` block goes (its path is passed as `-state`, since
+`terraform init` cannot reach the registry here and the provider comes by `dev_overrides`), the
+provider gets `max_retries = 1` (moto's 500s are not retried for minutes) and, for the destroy
+round only, `prevent_destroy` is lifted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hyperpod_teams.stack_plan import waves_of
+from tests.conftest import ROOT
+
+
+@dataclass
+class Emulator:
+    url: str
+    pid: int
+
+    def seed(self, world: dict) -> dict:
+        request = urllib.request.Request(f"{self.url}/_emulator/seed", data=json.dumps(world).encode(), method="POST")
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return json.loads(answer.read())
+
+
+@contextmanager
+def running_emulator(work_dir: Path, account_id: str) -> Iterator[Emulator]:
+    """moto and the additions in a process of their own, stopped by its process ID."""
+    port_file = work_dir / "emulator.port"
+    log = (work_dir / "emulator.log").open("w")
+    env = {
+        **os.environ,
+        "MOTO_ACCOUNT_ID": account_id,
+        # AWS-managed policies exist in every account; moto loads them only when asked.
+        "MOTO_IAM_LOAD_MANAGED_POLICIES": "true",
+        "PYTHONPATH": str(ROOT),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.emulator.server", str(port_file)], stdout=log, stderr=log, env=env, cwd=ROOT
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not port_file.exists():
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the emulator did not start: {(work_dir / 'emulator.log').read_text()[-2000:]}")
+            time.sleep(0.1)
+        yield Emulator(f"http://127.0.0.1:{port_file.read_text()}", process.pid)
+    finally:
+        os.kill(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+        log.close()
+
+
+def is_aws_only(stack: dict) -> bool:
+    return set(stack.get("terraform", {}).get("required_providers", {})) == {"aws"}
+
+
+@dataclass
+class Outcome:
+    stack: str
+    ok: bool
+    output: str
+    count: int = 0
+
+
+@dataclass
+class Deployment:
+    """The AWS stacks of one synthesized app (cdktf.out), run by terraform against `endpoint`."""
+
+    synth_dir: Path
+    terraform_env: dict[str, str]
+    endpoint: str
+    lift_prevent_destroy: bool = False
+    stacks: dict[str, dict] = field(init=False)
+    waves: list[list[str]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        manifest = json.loads((self.synth_dir / "manifest.json").read_text())["stacks"]
+        self.stacks = {}
+        for name, entry in manifest.items():
+            path = self.synth_dir / entry["synthesizedStackPath"]
+            synthesized = path.with_name("synthesized.json")  # kept: the copy terraform runs replaces it
+            if not synthesized.exists():
+                synthesized.write_text(path.read_text())
+            stack = json.loads(synthesized.read_text())
+            if is_aws_only(stack):
+                self.stacks[name] = stack
+        needs = {name: manifest[name].get("dependencies", []) for name in self.stacks}
+        self.waves = waves_of(list(self.stacks), needs)
+        for name in self.stacks:
+            self.write(name)
+
+    def directory(self, name: str) -> Path:
+        return self.synth_dir / "stacks" / name
+
+    def state_path(self, name: str) -> str:
+        return self.stacks[name]["terraform"]["backend"]["local"]["path"]
+
+    def looked_up_groups(self) -> list[str]:
+        """The Identity Center groups the stacks look up by display name: the ones SCIM
+        provisions from the identity provider before the access stack runs."""
+        return sorted(
+            {
+                source["alternate_identifier"]["unique_attribute"]["attribute_value"]
+                for stack in self.stacks.values()
+                for source in stack.get("data", {}).get("aws_identitystore_group", {}).values()
+            }
+        )
+
+    def write(self, name: str, change=None) -> None:
+        """Write the copy terraform runs (module docstring); `change(stack)` alters it first."""
+        stack = json.loads(json.dumps(self.stacks[name]))
+        if change:
+            change(stack)
+        stack["terraform"].pop("backend")
+        for provider in stack["provider"]["aws"]:
+            provider["max_retries"] = 1
+        if self.lift_prevent_destroy:
+            for resources in stack.get("resource", {}).values():
+                for resource in resources.values():
+                    resource.get("lifecycle", {}).pop("prevent_destroy", None)
+        (self.directory(name) / "cdk.tf.json").write_text(json.dumps(stack, indent=1))
+
+    def terraform(self, name: str, *args: str) -> subprocess.CompletedProcess:
+        env = {**self.terraform_env, "AWS_ENDPOINT_URL": self.endpoint}
+        return subprocess.run(
+            ["terraform", *args, "-input=false", "-no-color", f"-state={self.state_path(name)}"],
+            cwd=self.directory(name),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
+    def apply(self, name: str) -> Outcome:
+        result = self.terraform(name, "apply", "-auto-approve")
+        added = re.search(r"Resources: (\d+) added", result.stdout)
+        return Outcome(name, result.returncode == 0, result.stdout + result.stderr, int(added[1]) if added else 0)
+
+    def replan(self, name: str) -> Outcome:
+        """A plan with `-detailed-exitcode`: 0 is "No changes", 2 is a change, 1 an error."""
+        result = self.terraform(name, "plan", "-detailed-exitcode", "-lock=false")
+        return Outcome(name, result.returncode == 0, result.stdout + result.stderr)
+
+    def destroy(self, name: str) -> Outcome:
+        result = self.terraform(name, "destroy", "-auto-approve")
+        destroyed = re.search(r"Resources: (\d+) destroyed", result.stdout)
+        return Outcome(name, result.returncode == 0, result.stdout + result.stderr, int(destroyed[1]) if destroyed else 0)
+
+    def each_wave(self, step, *, reverse: bool = False) -> list[Outcome]:
+        """`step` over every stack, wave by wave (reversed for destroy); stops after the first
+        wave with a failure, whose outcomes it returns with the rest."""
+        outcomes: list[Outcome] = []
+        waves = list(reversed(self.waves)) if reverse else self.waves
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            for wave in waves:
+                results = list(pool.map(step, wave))
+                outcomes += results
+                if not all(result.ok for result in results):
+                    break
+        return outcomes

@@ -1,0 +1,64 @@
+"""The local AWS API the emulator tier deploys to: moto's server app behind the project's
+additions, on 127.0.0.1. Run as `python -m tests.emulator.server PORT_FILE`; it binds a free port,
+writes it to PORT_FILE when it is ready to answer, and serves until it is killed.
+
+The account is the one moto answers for (MOTO_ACCOUNT_ID, set by the fixture to the spec's
+account, so the stacks' `allowed_account_ids` stays real).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def evaluate_secure_transport() -> None:
+    """Bucket policies as AWS evaluates `aws:SecureTransport`.
+
+    moto drops conditions it cannot evaluate and so applies the lifecycle bucket's TLS-only deny
+    (`"Condition": {"Bool": {"aws:SecureTransport": "false"}}`) to every request, which AWS
+    applies to plain-HTTP requests only. Every request here stands for the provider's HTTPS
+    call to AWS, so such a statement never applies. Reaches into moto's FakeBucket and IAMPolicy
+    (moto is pinned in pyproject's `emulator` extra for that reason).
+    """
+    from moto.iam.access_control import IAMPolicy, PermissionResult
+    from moto.s3.models import FakeBucket
+
+    def plain_http_only(statement: dict) -> bool:
+        condition = statement.get("Condition") or {}
+        value = condition.get("Bool", {}).get("aws:SecureTransport")
+        return list(condition) == ["Bool"] and str(value).lower() in ("false", "['false']")
+
+    def get_permission(self: FakeBucket, action: str, resource: str) -> PermissionResult:
+        if self.policy is None:
+            return PermissionResult.NEUTRAL
+        policy = json.loads(self.policy)
+        statements = policy["Statement"] if isinstance(policy["Statement"], list) else [policy["Statement"]]
+        policy["Statement"] = [s for s in statements if not plain_http_only(s)]
+        return IAMPolicy(json.dumps(policy)).is_action_permitted(action, resource)
+
+    FakeBucket.get_permission = get_permission  # type: ignore[method-assign]
+
+
+def main() -> None:
+    port_file = Path(sys.argv[1])
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+    from werkzeug.serving import make_server
+
+    from tests.emulator.additions import Additions
+
+    evaluate_secure_transport()
+
+    moto_app = DomainDispatcherApplication(create_backend_app)
+    app = Additions(moto_app, account_id=os.environ["MOTO_ACCOUNT_ID"])
+    server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=MotoRequestHandler)
+    partial = port_file.with_suffix(".partial")
+    partial.write_text(str(server.server_address[1]))
+    partial.rename(port_file)  # whole or absent: the fixture never reads half a number
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
