@@ -150,7 +150,13 @@ class Additions:
             "AWSInsightsIndexService.UpdateCostAllocationTagsStatus": self.ce_update_tag_status,
             "AWSInsightsIndexService.ListCostAllocationTags": self.ce_list_tags,
         }
+        #: Lambda functions' DeadLetterConfig, by function name (moto keeps none).
+        self.dead_letter_configs: dict[str, Json] = {}
         self.rest_operations: list[tuple[str, re.Pattern, Callable[..., Json]]] = [
+            ("POST", re.compile(r"^/2015-03-31/functions/?$"), self.lambda_create_function),
+            ("GET", re.compile(r"^/2015-03-31/functions/([^/]+)$"), self.lambda_get_function),
+            ("GET", re.compile(r"^/2015-03-31/functions/([^/]+)/configuration$"), self.lambda_get_configuration),
+            ("PUT", re.compile(r"^/2015-03-31/functions/([^/]+)/configuration$"), self.lambda_update_configuration),
             ("POST", re.compile(r"^/clusters$"), self.eks_create_cluster),
             ("GET", re.compile(r"^/clusters/([^/]+)$"), self.eks_describe_cluster),
             ("POST", re.compile(r"^/clusters/([^/]+)/access-entries$"), self.eks_create_access_entry),
@@ -213,7 +219,7 @@ class Additions:
         if request.target in self.json_operations:
             operation = self.json_operations[request.target]
             return lambda: (200, operation(request))
-        if request.service == "eks":
+        if request.service in ("eks", "lambda"):
             for method, pattern, operation in self.rest_operations:
                 match = pattern.match(request.path)
                 if match and method == request.method:
@@ -227,7 +233,7 @@ class Additions:
         headers = [("Content-Type", "application/x-amz-json-1.1"), ("Content-Length", str(len(data)))]
         if error_type:
             headers.append(("X-Amzn-ErrorType", error_type))
-        reasons = {200: "OK", 400: "Bad Request", 404: "Not Found", 409: "Conflict"}
+        reasons = {200: "OK", 201: "Created", 400: "Bad Request", 404: "Not Found", 409: "Conflict"}
         start_response(f"{status} {reasons.get(status, 'Error')}", headers)
         return [data]
 
@@ -277,8 +283,8 @@ class Additions:
 
     # --- EKS (REST) -------------------------------------------------------------------------
 
-    def _eks_via_moto(self, request: Request) -> tuple[int, Json]:
-        """The same request answered by moto, as status and JSON."""
+    def _via_moto(self, request: Request) -> Json:
+        """The same request answered by moto: its JSON, or its error raised as AwsError."""
         captured: dict[str, Any] = {}
 
         def start(status: str, headers: list, exc_info: Any = None) -> None:
@@ -292,47 +298,47 @@ class Additions:
             "QUERY_STRING": "",
             "SERVER_NAME": "127.0.0.1",
             "SERVER_PORT": "80",
-            "HTTP_HOST": f"eks.{request.region}.amazonaws.com",
+            "HTTP_HOST": "127.0.0.1",
             "HTTP_AUTHORIZATION": (
-                f"AWS4-HMAC-SHA256 Credential=AKID/20260101/{request.region}/eks/aws4_request, "
+                f"AWS4-HMAC-SHA256 Credential=AKID/20260101/{request.region}/{request.service}/aws4_request, "
                 "SignedHeaders=host, Signature=x"
             ),
-            "CONTENT_TYPE": "application/json",
+            "CONTENT_TYPE": "application/x-amz-json-1.1" if request.target else "application/json",
             "CONTENT_LENGTH": str(len(request.body)),
             "wsgi.input": io.BytesIO(request.body),
             "wsgi.url_scheme": "http",
             "wsgi.errors": io.StringIO(),
             "SERVER_PROTOCOL": "HTTP/1.1",
         }
+        if request.target:
+            environ["HTTP_X_AMZ_TARGET"] = request.target
         data = b"".join(self.moto_app(environ, start))
         answer = json.loads(data or b"{}")
         if captured["status"] >= 400:
             error_type = captured["headers"].get("x-amzn-errortype", answer.get("__type", "Error")).split(":")[0]
-            raise AwsError(captured["status"], error_type, answer.get("message", str(answer)))
-        return captured["status"], answer
+            raise AwsError(captured["status"], error_type, answer.get("message", answer.get("Message", str(answer))))
+        return answer
 
     def eks_create_cluster(self, request: Request) -> tuple[int, Json]:
         # EKS CreateCluster: moto creates it but keeps no accessConfig; AWS answers with the
         # authentication mode asked for (default CONFIG_MAP) and the bootstrap flag (default true).
-        status, answer = self._eks_via_moto(request)
-        if status == 200:
-            asked = request.json().get("accessConfig") or {}
-            config = {
-                "authenticationMode": asked.get("authenticationMode", "CONFIG_MAP"),
-                "bootstrapClusterCreatorAdminPermissions": asked.get("bootstrapClusterCreatorAdminPermissions", True),
-            }
-            self.eks.access_config[answer["cluster"]["name"]] = config
-            answer["cluster"]["accessConfig"] = config
-        return status, answer
+        answer = self._via_moto(request)
+        asked = request.json().get("accessConfig") or {}
+        config = {
+            "authenticationMode": asked.get("authenticationMode", "CONFIG_MAP"),
+            "bootstrapClusterCreatorAdminPermissions": asked.get("bootstrapClusterCreatorAdminPermissions", True),
+        }
+        self.eks.access_config[answer["cluster"]["name"]] = config
+        answer["cluster"]["accessConfig"] = config
+        return 200, answer
 
     def eks_describe_cluster(self, request: Request, name: str) -> tuple[int, Json]:
         # EKS DescribeCluster: AWS returns accessConfig (AccessConfigResponse); moto does not.
-        status, answer = self._eks_via_moto(request)
-        if status == 200:
-            answer["cluster"]["accessConfig"] = self.eks.access_config.get(
-                name, {"authenticationMode": "CONFIG_MAP", "bootstrapClusterCreatorAdminPermissions": True}
-            )
-        return status, answer
+        answer = self._via_moto(request)
+        answer["cluster"]["accessConfig"] = self.eks.access_config.get(
+            name, {"authenticationMode": "CONFIG_MAP", "bootstrapClusterCreatorAdminPermissions": True}
+        )
+        return 200, answer
 
     def _eks_cluster(self, request: Request, name: str) -> Any:
         clusters = self._moto("eks", request.region).clusters
@@ -524,45 +530,52 @@ class Additions:
         del self.eks.pod_identities[(cluster_name, association_id)]
         return 200, association
 
+    # --- Lambda (REST) ------------------------------------------------------------------------
+
+    def lambda_create_function(self, request: Request) -> tuple[int, Json]:
+        # Lambda CreateFunction: AWS keeps DeadLetterConfig and answers it in the function's
+        # configuration (GetFunction, GetFunctionConfiguration); moto drops it.
+        answer = self._via_moto(request)
+        config = request.json().get("DeadLetterConfig")
+        if config and config.get("TargetArn"):
+            self.dead_letter_configs[answer["FunctionName"]] = config
+            answer["DeadLetterConfig"] = config
+        return 201, answer
+
+    def lambda_get_function(self, request: Request, name: str) -> tuple[int, Json]:
+        # Lambda GetFunction: {Configuration: {..., DeadLetterConfig}, Code, Tags}.
+        answer = self._via_moto(request)
+        function = answer["Configuration"]["FunctionName"]
+        if function in self.dead_letter_configs:
+            answer["Configuration"]["DeadLetterConfig"] = self.dead_letter_configs[function]
+        return 200, answer
+
+    def lambda_get_configuration(self, request: Request, name: str) -> tuple[int, Json]:
+        # Lambda GetFunctionConfiguration.
+        answer = self._via_moto(request)
+        if answer["FunctionName"] in self.dead_letter_configs:
+            answer["DeadLetterConfig"] = self.dead_letter_configs[answer["FunctionName"]]
+        return 200, answer
+
+    def lambda_update_configuration(self, request: Request, name: str) -> tuple[int, Json]:
+        # Lambda UpdateFunctionConfiguration: a DeadLetterConfig given replaces the kept one.
+        answer = self._via_moto(request)
+        config = request.json().get("DeadLetterConfig")
+        if config is not None:
+            if config.get("TargetArn"):
+                self.dead_letter_configs[answer["FunctionName"]] = config
+            else:
+                self.dead_letter_configs.pop(answer["FunctionName"], None)
+        if answer["FunctionName"] in self.dead_letter_configs:
+            answer["DeadLetterConfig"] = self.dead_letter_configs[answer["FunctionName"]]
+        return 200, answer
+
     # --- SSO Admin (JSON 1.1) ---------------------------------------------------------------
-
-    def _forward_json(self, request: Request) -> Json:
-        """The same JSON-protocol request answered by moto; its error raised as AwsError."""
-        captured: dict[str, Any] = {}
-
-        def start(status: str, headers: list, exc_info: Any = None) -> None:
-            captured["status"] = int(status.split()[0])
-
-        environ = {
-            "REQUEST_METHOD": "POST",
-            "PATH_INFO": "/",
-            "RAW_URI": "/",
-            "QUERY_STRING": "",
-            "SERVER_NAME": "127.0.0.1",
-            "SERVER_PORT": "80",
-            "HTTP_HOST": "127.0.0.1",
-            "HTTP_X_AMZ_TARGET": request.target,
-            "HTTP_AUTHORIZATION": (
-                f"AWS4-HMAC-SHA256 Credential=AKID/20260101/{request.region}/{request.service}/aws4_request, "
-                "SignedHeaders=host, Signature=x"
-            ),
-            "CONTENT_TYPE": "application/x-amz-json-1.1",
-            "CONTENT_LENGTH": str(len(request.body)),
-            "wsgi.input": io.BytesIO(request.body),
-            "wsgi.url_scheme": "http",
-            "wsgi.errors": io.StringIO(),
-            "SERVER_PROTOCOL": "HTTP/1.1",
-        }
-        data = b"".join(self.moto_app(environ, start))
-        answer = json.loads(data or b"{}")
-        if captured["status"] >= 400:
-            raise AwsError(captured["status"], answer.get("__type", "Error"), answer.get("message", str(answer)))
-        return answer
 
     def sso_create_permission_set(self, request: Request) -> Json:
         # SSO Admin CreatePermissionSet: moto creates it but drops its Tags; AWS keeps them
         # (ListTagsForResource). Names are unique per instance (ConflictException).
-        answer = self._forward_json(request)
+        answer = self._via_moto(request)
         self.sso.tags[answer["PermissionSet"]["PermissionSetArn"]] = list(request.json().get("Tags", []))
         return answer
 
@@ -590,7 +603,7 @@ class Additions:
         # SSO Admin ProvisionPermissionSet: asynchronous in AWS; the status it answers is then
         # read with DescribePermissionSetProvisioningStatus (here at once SUCCEEDED).
         body = request.json()
-        self._forward_json(request)
+        self._via_moto(request)
         request_id = str(uuid.uuid4())
         status = {
             "Status": "SUCCEEDED",
@@ -622,8 +635,8 @@ class Additions:
             groups = store.identity_stores.get(instance.identity_store_id)
             if groups is None or body["PrincipalId"] not in groups.groups:
                 raise AwsError(400, "ValidationException", f"Group {body['PrincipalId']} does not exist")
-        answer = self._forward_json(request)
-        permission_set = self._forward_json(
+        answer = self._via_moto(request)
+        permission_set = self._via_moto(
             Request(
                 service=request.service,
                 method="POST",
@@ -771,14 +784,14 @@ class Additions:
         # SageMaker ListTags: of a domain here; of anything else, moto's answer.
         arn = request.json()["ResourceArn"]
         if ":domain/" not in arn:
-            return self._forward_json(request)
+            return self._via_moto(request)
         return {"Tags": [{"Key": k, "Value": v} for k, v in self.tags.get(arn, {}).items()]}
 
     def sagemaker_add_tags(self, request: Request) -> Json:
         # SageMaker AddTags.
         body = request.json()
         if ":domain/" not in body["ResourceArn"]:
-            return self._forward_json(request)
+            return self._via_moto(request)
         self.tags.setdefault(body["ResourceArn"], {}).update({t["Key"]: t["Value"] for t in body["Tags"]})
         return {"Tags": body["Tags"]}
 
@@ -786,7 +799,7 @@ class Additions:
         # SageMaker DeleteTags.
         body = request.json()
         if ":domain/" not in body["ResourceArn"]:
-            return self._forward_json(request)
+            return self._via_moto(request)
         for key in body["TagKeys"]:
             self.tags.get(body["ResourceArn"], {}).pop(key, None)
         return {}
@@ -817,7 +830,7 @@ class Additions:
         # Budgets CreateBudget: moto keeps the notifications but not their subscribers, which
         # AWS answers with DescribeSubscribersForNotification.
         body = request.json()
-        answer = self._forward_json(request)
+        answer = self._via_moto(request)
         name = body["Budget"]["BudgetName"]
         arn = f"arn:aws:budgets::{self.account_id}:budget/{name}"
         self.tags[arn] = {t["Key"]: t["Value"] for t in body.get("ResourceTags", [])}
@@ -830,14 +843,14 @@ class Additions:
         body = request.json()
         if not 1 <= len(body.get("Subscribers", [])) <= 11:
             raise AwsError(400, "InvalidParameterException", "A notification needs 1 to 11 subscribers")
-        answer = self._forward_json(request)
+        answer = self._via_moto(request)
         self.budget_subscribers[(body["BudgetName"], self._notification_key(body["Notification"]))] = body["Subscribers"]
         return answer
 
     def budgets_delete_notification(self, request: Request) -> Json:
         # Budgets DeleteNotification: its subscribers go with it.
         body = request.json()
-        answer = self._forward_json(request)
+        answer = self._via_moto(request)
         self.budget_subscribers.pop((body["BudgetName"], self._notification_key(body["Notification"])), None)
         return answer
 
@@ -851,7 +864,7 @@ class Additions:
 
     def budgets_delete_budget(self, request: Request) -> Json:
         # Budgets DeleteBudget: its notifications and subscribers go with it.
-        answer = self._forward_json(request)
+        answer = self._via_moto(request)
         name = request.json()["BudgetName"]
         self.tags.pop(f"arn:aws:budgets::{self.account_id}:budget/{name}", None)
         for key in [k for k in self.budget_subscribers if k[0] == name]:

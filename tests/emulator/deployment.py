@@ -5,7 +5,9 @@ names, which the next stacks' `terraform_remote_state` read.
 
 The copy terraform runs differs from the synthesized stack in three ways, each for this machine
 and none for what is deployed: the `backend` block goes (its path is passed as `-state`, since
-`terraform init` cannot reach the registry here and the provider comes by `dev_overrides`), the
+`terraform init` cannot reach the registry here and the provider comes by `dev_overrides`; an
+`s3` backend's bucket and key become a local file, read by the `terraform_remote_state` of the
+stacks after it), the
 provider gets `max_retries = 1` (moto's 500s are not retried for minutes) and, for the destroy
 round only, `prevent_destroy` is lifted.
 """
@@ -45,6 +47,7 @@ class Emulator:
 def running_emulator(work_dir: Path, account_id: str) -> Iterator[Emulator]:
     """moto and the additions in a process of their own, stopped by its process ID."""
     port_file = work_dir / "emulator.port"
+    port_file.unlink(missing_ok=True)
     log = (work_dir / "emulator.log").open("w")
     env = {
         **os.environ,
@@ -73,6 +76,35 @@ def running_emulator(work_dir: Path, account_id: str) -> Iterator[Emulator]:
         log.close()
 
 
+def world_before_first_deploy(spec: dict, groups: list[str]) -> dict:
+    """What the account holds before the stacks run, for `Emulator.seed`: Identity Center enabled
+    (the spec's instance and identity store), the IdP groups SCIM provisioned, and the EKS
+    cluster an existing-cluster spec names (with API authentication, as access entries need)."""
+    center = spec["identity"]["identity_center"]
+    region = spec["organization"]["region"]
+    account = spec["organization"]["account_id"]
+    eks = spec["cluster"].get("eks", {})
+    clusters = []
+    if eks.get("existing_cluster_name"):
+        clusters.append(
+            {
+                "name": eks["existing_cluster_name"],
+                "region": region,
+                "role_arn": f"arn:aws:iam::{account}:role/{eks['existing_cluster_name']}-cluster-role",
+                "subnet_ids": spec["cluster"]["network"]["subnet_ids"],
+            }
+        )
+    return {
+        "identity_center": {
+            "instance_arn": center["instance_arn"],
+            "identity_store_id": center["identity_store_id"],
+            "region": region,
+        },
+        "groups": groups,
+        "eks_clusters": clusters,
+    }
+
+
 def is_aws_only(stack: dict) -> bool:
     return set(stack.get("terraform", {}).get("required_providers", {})) == {"aws"}
 
@@ -83,6 +115,7 @@ class Outcome:
     ok: bool
     output: str
     count: int = 0
+    seconds: float = 0.0
 
 
 @dataclass
@@ -95,6 +128,8 @@ class Deployment:
     lift_prevent_destroy: bool = False
     stacks: dict[str, dict] = field(init=False)
     waves: list[list[str]] = field(init=False)
+    #: How long the last terraform run of each stack took.
+    seconds: dict[str, float] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         manifest = json.loads((self.synth_dir / "manifest.json").read_text())["stacks"]
@@ -116,7 +151,20 @@ class Deployment:
         return self.synth_dir / "stacks" / name
 
     def state_path(self, name: str) -> str:
-        return self.stacks[name]["terraform"]["backend"]["local"]["path"]
+        return self._local_path(self.stacks[name]["terraform"]["backend"])
+
+    def _local_path(self, backend: dict) -> str:
+        """Where a state lives on this machine: a `local` backend's own path; an `s3` backend's
+        bucket and key as a file under the app's folder (the same mapping for the stack that
+        writes the state and the stacks that read it)."""
+        if "local" in backend:
+            return backend["local"]["path"]
+        ((kind, config),) = backend.items()
+        if kind != "s3":
+            raise ValueError(f"the emulator tier runs local and s3 backends, not {kind}")
+        path = self.synth_dir / "s3-state" / config["bucket"] / config["key"]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return str(path)
 
     def looked_up_groups(self) -> list[str]:
         """The Identity Center groups the stacks look up by display name: the ones SCIM
@@ -135,6 +183,9 @@ class Deployment:
         if change:
             change(stack)
         stack["terraform"].pop("backend")
+        for source in stack.get("data", {}).get("terraform_remote_state", {}).values():
+            path = self._local_path({source["backend"]: source["config"]})
+            source.update(backend="local", config={"path": path})
         for provider in stack["provider"]["aws"]:
             provider["max_retries"] = 1
         if self.lift_prevent_destroy:
@@ -145,7 +196,8 @@ class Deployment:
 
     def terraform(self, name: str, *args: str) -> subprocess.CompletedProcess:
         env = {**self.terraform_env, "AWS_ENDPOINT_URL": self.endpoint}
-        return subprocess.run(
+        started = time.monotonic()
+        result = subprocess.run(
             ["terraform", *args, "-input=false", "-no-color", f"-state={self.state_path(name)}"],
             cwd=self.directory(name),
             env=env,
@@ -153,21 +205,28 @@ class Deployment:
             text=True,
             timeout=600,
         )
+        self.seconds[name] = time.monotonic() - started
+        return result
 
     def apply(self, name: str) -> Outcome:
         result = self.terraform(name, "apply", "-auto-approve")
         added = re.search(r"Resources: (\d+) added", result.stdout)
-        return Outcome(name, result.returncode == 0, result.stdout + result.stderr, int(added[1]) if added else 0)
+        return Outcome(
+            name, result.returncode == 0, result.stdout + result.stderr, int(added[1]) if added else 0, self.seconds[name]
+        )
 
     def replan(self, name: str) -> Outcome:
         """A plan with `-detailed-exitcode`: 0 is "No changes", 2 is a change, 1 an error."""
         result = self.terraform(name, "plan", "-detailed-exitcode", "-lock=false")
-        return Outcome(name, result.returncode == 0, result.stdout + result.stderr)
+        return Outcome(name, result.returncode == 0, result.stdout + result.stderr, 0, self.seconds[name])
 
     def destroy(self, name: str) -> Outcome:
         result = self.terraform(name, "destroy", "-auto-approve")
         destroyed = re.search(r"Resources: (\d+) destroyed", result.stdout)
-        return Outcome(name, result.returncode == 0, result.stdout + result.stderr, int(destroyed[1]) if destroyed else 0)
+        return Outcome(
+            name, result.returncode == 0, result.stdout + result.stderr, int(destroyed[1]) if destroyed else 0,
+            self.seconds[name],
+        )
 
     def each_wave(self, step, *, reverse: bool = False) -> list[Outcome]:
         """`step` over every stack, wave by wave (reversed for destroy); stops after the first
