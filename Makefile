@@ -26,7 +26,7 @@ quickstart: $(VENV)/.installed
 test: $(TEST_VENV)/.installed .tools/node_modules/.bin/cdktf
 	HYPERPOD_TEAMS_AWS_PROVIDER_DIR="$${HYPERPOD_TEAMS_AWS_PROVIDER_DIR:-$$(.ci/find-aws-provider)}" \
 	HYPERPOD_TEAMS_CDKTF_CLI="$(CURDIR)/.tools/node_modules/.bin/cdktf" \
-	$(TEST_BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	$(TEST_BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

@@ -8,12 +8,14 @@ import importlib.util
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+_SESSION_STARTED = time.time()
 EXAMPLES = ROOT / "examples"
 QUICKSTART = EXAMPLES / "quickstart" / "teams.yaml"
 #: Every example spec; offline Terraform checks and synth tests run over all of them.
@@ -38,6 +40,11 @@ def pytest_terminal_summary(terminalreporter) -> None:
     terminalreporter.write_line(
         f"AWS provider: stacks pin {PINNED_AWS_PROVIDER}; offline terraform checks ran {checked}"
     )
+    # The emulator tier's line (tests/test_emulator_tier.py), written by whichever process ran it.
+    summary = ROOT / "test-artifacts" / "emulator-summary.txt"
+    if summary.exists() and summary.stat().st_mtime >= _SESSION_STARTED:
+        for line in summary.read_text().splitlines():
+            terminalreporter.write_line(line)
     module = sys.modules.get("tests.test_untrusted_input")
     for name, count in (getattr(module, "FUZZ_COUNTS", None) or {}).items():
         terminalreporter.write_line(f"fuzz: {count} inputs tried ({name}), each exit 0 or 2")

@@ -173,8 +173,16 @@ class Additions:
             ("GET", re.compile(r"^/clusters/([^/]+)/addons/([^/]+)$"), self.eks_describe_addon),
             ("DELETE", re.compile(r"^/clusters/([^/]+)/addons/([^/]+)$"), self.eks_delete_addon),
             ("POST", re.compile(r"^/clusters/([^/]+)/pod-identity-associations$"), self.eks_create_pod_identity),
-            ("GET", re.compile(r"^/clusters/([^/]+)/pod-identity-associations/([^/]+)$"), self.eks_describe_pod_identity),
-            ("DELETE", re.compile(r"^/clusters/([^/]+)/pod-identity-associations/([^/]+)$"), self.eks_delete_pod_identity),
+            (
+                "GET",
+                re.compile(r"^/clusters/([^/]+)/pod-identity-associations/([^/]+)$"),
+                self.eks_describe_pod_identity,
+            ),
+            (
+                "DELETE",
+                re.compile(r"^/clusters/([^/]+)/pod-identity-associations/([^/]+)$"),
+                self.eks_delete_pod_identity,
+            ),
         ]
 
     # --- WSGI -----------------------------------------------------------------------------
@@ -197,6 +205,8 @@ class Additions:
             return self._answer(start_response, 200, self.seed(json.loads(body)))
         if request.path == "/_emulator/calls":
             return self._answer(start_response, 200, {"calls": self.calls})
+        if request.path == "/_emulator/domain-default":
+            return self._answer(start_response, 200, self.domain_default(json.loads(body)))
         form = parse_qs(request.body.decode()) if request.service == "cloudformation" else {}
         if form.get("Action") == ["DescribeType"] and form.get("TypeName", [""])[0] in SCHEMAS:
             xml = self.cloud_control.describe_type_xml(form["TypeName"][0]).encode()
@@ -280,6 +290,15 @@ class Additions:
                     "bootstrapClusterCreatorAdminPermissions": False,
                 }
             return {"groups": group_ids}
+
+    def domain_default(self, change: Json) -> Json:
+        """Make a domain answer AWS's default for one setting (`AppNetworkAccessType` falls back
+        to `PublicInternetOnly`), as when a setting is lost outside Terraform: the tier's drift
+        test checks that the re-plan then reports it."""
+        with self.lock:
+            (found,) = [d["domain"] for d in self.domains.values() if d["domain"]["DomainName"] == change["domain"]]
+            found[change["setting"]] = change["value"]
+            return {"DomainId": found["DomainId"]}
 
     # --- EKS (REST) -------------------------------------------------------------------------
 
@@ -715,10 +734,11 @@ class Additions:
     # --- SageMaker domains (JSON 1.1) -------------------------------------------------------
 
     def sagemaker_create_domain(self, request: Request) -> Json:
-        # SageMaker CreateDomain: answers DomainArn, DomainId and Url (moto leaves DomainId out); DescribeDomain then reports it
-        # InService. With AuthMode SSO, AWS creates an Identity Center application for the
-        # domain and reports it as SingleSignOnApplicationArn and
-        # SingleSignOnManagedApplicationInstanceId; the execution role must exist.
+        # SageMaker CreateDomain: answers DomainArn, DomainId and Url (moto leaves DomainId out,
+        # and the provider takes the ID from it); DescribeDomain then reports it InService. With
+        # AuthMode SSO, AWS creates an Identity Center application for the domain and reports it
+        # as SingleSignOnApplicationArn and SingleSignOnManagedApplicationInstanceId; the
+        # execution role must exist.
         body = request.json()
         for required in ("DomainName", "AuthMode", "DefaultUserSettings", "SubnetIds", "VpcId"):
             if required not in body:
@@ -844,7 +864,9 @@ class Additions:
         if not 1 <= len(body.get("Subscribers", [])) <= 11:
             raise AwsError(400, "InvalidParameterException", "A notification needs 1 to 11 subscribers")
         answer = self._via_moto(request)
-        self.budget_subscribers[(body["BudgetName"], self._notification_key(body["Notification"]))] = body["Subscribers"]
+        self.budget_subscribers[(body["BudgetName"], self._notification_key(body["Notification"]))] = body[
+            "Subscribers"
+        ]
         return answer
 
     def budgets_delete_notification(self, request: Request) -> Json:

@@ -54,21 +54,18 @@ def _touches(patch_path: list[str], create_only: list[str]) -> bool:
     return True
 
 
-def _strip(model: Json, path: list[str]) -> None:
-    """Remove the property at `path` (with `*` over array items) from `model`."""
+def _strip(model: Any, path: list[str]) -> None:
+    """Remove the property at `path` (`*`: every array item) from `model`."""
     head, rest = path[0], path[1:]
-    targets = model if head == "*" and isinstance(model, list) else [model]
-    for target in targets:
-        if head == "*":
-            for item in target if isinstance(target, list) else []:
-                if rest and isinstance(item, dict):
-                    _strip(item, rest)
-            continue
-        if isinstance(target, dict) and head in target:
+    if head == "*":
+        for item in model if isinstance(model, list) else []:
             if rest:
-                _strip(target[head], rest)
-            else:
-                del target[head]
+                _strip(item, rest)
+    elif isinstance(model, dict) and head in model:
+        if rest:
+            _strip(model[head], rest)
+        else:
+            del model[head]
 
 
 def _has(model: Any, path: list[str]) -> bool:
@@ -205,8 +202,9 @@ class CloudControl:
         self._schema(body["TypeName"])
         key = (body["TypeName"], body["Identifier"])
         if key not in self.resources:
-            raise CloudControlError("ResourceNotFoundException", f"Resource of type '{key[0]}' with identifier "
-                                    f"'{key[1]}' was not found.")
+            raise CloudControlError(
+                "ResourceNotFoundException", f"Resource of type '{key[0]}' with identifier '{key[1]}' was not found."
+            )
         return self.resources[key]
 
     def get_resource(self, request: Any) -> Json:
@@ -240,8 +238,11 @@ class CloudControl:
             raise CloudControlError("ValidationException", f"Invalid patch document: {error}") from error
         failure = self._invalid(type_name, model) or self._references(type_name, model, body["Identifier"])
         if not failure:
-            read_only = {k: v for k, v in stored.items() if k not in model and f"/properties/{k}" in
-                         schema.get("readOnlyProperties", [])}
+            read_only = {
+                k: v
+                for k, v in stored.items()
+                if k not in model and f"/properties/{k}" in schema.get("readOnlyProperties", [])
+            }
             version_key = type_name.rsplit("::", 1)[1] + "Version"
             if version_key in read_only:
                 read_only[version_key] += 1
@@ -255,11 +256,18 @@ class CloudControl:
         self._stored(body)
         type_name = body["TypeName"]
         if type_name == "AWS::SageMaker::Cluster":
-            users = [i for (t, i), m in self.resources.items() if m.get("ClusterArn") == body["Identifier"] and t !=
-                     type_name]
+            users = [
+                i
+                for (t, i), m in self.resources.items()
+                if m.get("ClusterArn") == body["Identifier"] and t != type_name
+            ]
             if users:
-                return self._event(type_name, "DELETE", body["Identifier"],
-                                   f"Cluster has task governance resources still: {users} (ConflictException)")
+                return self._event(
+                    type_name,
+                    "DELETE",
+                    body["Identifier"],
+                    f"Cluster has task governance resources still: {users} (ConflictException)",
+                )
         del self.resources[(type_name, body["Identifier"])]
         return self._event(type_name, "DELETE", body["Identifier"], None)
 

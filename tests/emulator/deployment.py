@@ -8,7 +8,7 @@ and none for what is deployed: the `backend` block goes (its path is passed as `
 `terraform init` cannot reach the registry here and the provider comes by `dev_overrides`; an
 `s3` backend's bucket and key become a local file, read by the `terraform_remote_state` of the
 stacks after it), the
-provider gets `max_retries = 1` (moto's 500s are not retried for minutes) and, for the destroy
+provider gets `max_retries = 3` (moto's 500s are not retried for minutes) and, for the destroy
 round only, `prevent_destroy` is lifted.
 """
 
@@ -31,6 +31,10 @@ from pathlib import Path
 from hyperpod_teams.stack_plan import waves_of
 from tests.conftest import ROOT
 
+#: The provider's attempts per call: by default 25, with backoff, so an emulator's 500 would be
+#: retried for many minutes; a few still ride out a dropped loopback connection.
+MAX_RETRIES = 3
+
 
 @dataclass
 class Emulator:
@@ -38,7 +42,15 @@ class Emulator:
     pid: int
 
     def seed(self, world: dict) -> dict:
-        request = urllib.request.Request(f"{self.url}/_emulator/seed", data=json.dumps(world).encode(), method="POST")
+        """Create what exists before the first deploy (world_before_first_deploy)."""
+        return self._post("seed", world)
+
+    def domain_default(self, domain: str, setting: str, value: str) -> dict:
+        """Have a SageMaker domain answer AWS's default for one setting (the drift test)."""
+        return self._post("domain-default", {"domain": domain, "setting": setting, "value": value})
+
+    def _post(self, what: str, body: dict) -> dict:
+        request = urllib.request.Request(f"{self.url}/_emulator/{what}", data=json.dumps(body).encode(), method="POST")
         with urllib.request.urlopen(request, timeout=30) as answer:
             return json.loads(answer.read())
 
@@ -187,7 +199,7 @@ class Deployment:
             path = self._local_path({source["backend"]: source["config"]})
             source.update(backend="local", config={"path": path})
         for provider in stack["provider"]["aws"]:
-            provider["max_retries"] = 1
+            provider["max_retries"] = MAX_RETRIES
         if self.lift_prevent_destroy:
             for resources in stack.get("resource", {}).values():
                 for resource in resources.values():
@@ -212,7 +224,11 @@ class Deployment:
         result = self.terraform(name, "apply", "-auto-approve")
         added = re.search(r"Resources: (\d+) added", result.stdout)
         return Outcome(
-            name, result.returncode == 0, result.stdout + result.stderr, int(added[1]) if added else 0, self.seconds[name]
+            name,
+            result.returncode == 0,
+            result.stdout + result.stderr,
+            int(added[1]) if added else 0,
+            self.seconds[name],
         )
 
     def replan(self, name: str) -> Outcome:
@@ -224,7 +240,10 @@ class Deployment:
         result = self.terraform(name, "destroy", "-auto-approve")
         destroyed = re.search(r"Resources: (\d+) destroyed", result.stdout)
         return Outcome(
-            name, result.returncode == 0, result.stdout + result.stderr, int(destroyed[1]) if destroyed else 0,
+            name,
+            result.returncode == 0,
+            result.stdout + result.stderr,
+            int(destroyed[1]) if destroyed else 0,
             self.seconds[name],
         )
 

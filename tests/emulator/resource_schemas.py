@@ -78,7 +78,12 @@ CLUSTER: dict[str, Any] = {
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                "Subnets": {"type": "array", "minItems": 1, "maxItems": 16, "items": {"type": "string", "maxLength": 32}},
+                "Subnets": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": 16,
+                    "items": {"type": "string", "maxLength": 32},
+                },
                 "SecurityGroupIds": {
                     "type": "array",
                     "minItems": 1,
@@ -139,8 +144,16 @@ CLUSTER: dict[str, Any] = {
                                     }
                                 },
                             },
-                            {"type": "object", "additionalProperties": False, "properties": {"FsxLustreConfig": _OBJECT}},
-                            {"type": "object", "additionalProperties": False, "properties": {"FsxOpenZfsConfig": _OBJECT}},
+                            {
+                                "type": "object",
+                                "additionalProperties": False,
+                                "properties": {"FsxLustreConfig": _OBJECT},
+                            },
+                            {
+                                "type": "object",
+                                "additionalProperties": False,
+                                "properties": {"FsxOpenZfsConfig": _OBJECT},
+                            },
                         ],
                     },
                 },

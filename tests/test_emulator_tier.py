@@ -1,0 +1,202 @@
+"""The emulator tier: every AWS stack of the quickstart and existing-cluster examples applied for
+real, with the real AWS provider, against a local AWS API (moto in server mode plus
+tests/emulator/additions.py), re-planned, destroyed and applied again (docs/testing.md).
+
+What only an apply shows: an attribute AWS answers differently from what was planned (drift on
+every plan), a cross-stack value that is empty when the next stack reads it, a destroy order
+that fails, something left behind that blocks a second deploy.
+
+One round per example runs in the module fixture (both examples side by side, each with its own
+emulator process); the tests read its outcomes. `pytest -m emulator` runs this tier alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import EXAMPLES, ROOT, require_module, synthesize_stacks
+from tests.offline_terraform import Terraform, terraform_or_skip
+
+pytestmark = [pytest.mark.emulator, pytest.mark.terraform, pytest.mark.xdist_group("emulator")]
+
+TIER_EXAMPLES = ["quickstart", "existing-cluster"]
+#: The example whose round also shows that a drifting attribute is caught (once is enough).
+DRIFT_EXAMPLE = "quickstart"
+#: Where the tier leaves its summary line for the terminal summary (tests/conftest.py).
+SUMMARY_FILE = ROOT / "test-artifacts" / "emulator-summary.txt"
+
+
+@dataclass
+class Round:
+    """What happened to one example's AWS stacks, phase by phase."""
+
+    example: str
+    waves: list[list[str]] = field(default_factory=list)
+    applied: list = field(default_factory=list)
+    replanned: list = field(default_factory=list)
+    guarded: object = None  # the destroy that prevent_destroy must stop
+    guarded_state_before: int = 0
+    guarded_state_after: int = 0
+    drift: object = None  # the re-plan after a setting fell back to AWS's default
+    drift_mended: object = None  # the re-plan after applying again
+    destroyed: list = field(default_factory=list)
+    reapplied: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        def total(outcomes: list) -> int:
+            return sum(o.count for o in outcomes)
+
+        clean = sum(o.ok for o in self.replanned)
+        return (
+            f"emulator: {self.example}: {len(self.applied)} stacks applied, {total(self.applied)} resources created, "
+            f"{clean}/{len(self.replanned)} re-plans clean, {total(self.destroyed)} resources destroyed, "
+            f"{total(self.reapplied)} created again ({self.seconds:.0f} s)"
+        )
+
+
+def _resources_in_state(path: Path) -> int:
+    state = json.loads(path.read_text()) if path.exists() else {"resources": []}
+    return sum(len(r.get("instances", [])) for r in state["resources"] if r["mode"] == "managed")
+
+
+def _drift(result: Round, deployment, emulator) -> None:
+    """A setting that falls back to AWS's default outside Terraform must show in the re-plan;
+    an apply puts it back."""
+    team_stack = next(
+        name for name in deployment.stacks if "aws_sagemaker_domain" in deployment.stacks[name]["resource"]
+    )
+    (domain,) = deployment.stacks[team_stack]["resource"]["aws_sagemaker_domain"].values()
+    emulator.domain_default(domain["domain_name"], "AppNetworkAccessType", "PublicInternetOnly")
+    result.drift = deployment.replan(team_stack)
+    deployment.apply(team_stack)
+    result.drift_mended = deployment.replan(team_stack)
+
+
+def _a_round(example: str, synth_dir: Path, terraform: Terraform) -> Round:
+    from tests.emulator.deployment import Deployment, running_emulator, world_before_first_deploy
+
+    started = time.monotonic()
+    spec = yaml.safe_load((EXAMPLES / example / "teams.yaml").read_text())
+    result = Round(example)
+    with running_emulator(synth_dir.parent, spec["organization"]["account_id"]) as emulator:
+        deployment = Deployment(synth_dir, terraform.env, emulator.url)
+        emulator.seed(world_before_first_deploy(spec, deployment.looked_up_groups()))
+        result.waves = deployment.waves
+        result.applied = deployment.each_wave(deployment.apply)
+        if not all(o.ok for o in result.applied):
+            return result
+        result.replanned = deployment.each_wave(deployment.replan)
+
+        # prevent_destroy, as synthesized, must stop a destroy and leave the state as it was.
+        guarded = next(
+            name
+            for name in reversed(deployment.stacks)
+            if "prevent_destroy" in json.dumps(deployment.stacks[name].get("resource", {}))
+        )
+        state = deployment.directory(guarded) / deployment.state_path(guarded)
+        result.guarded_state_before = _resources_in_state(state)
+        result.guarded = deployment.destroy(guarded)
+        result.guarded_state_after = _resources_in_state(state)
+
+        if example == DRIFT_EXAMPLE:
+            _drift(result, deployment, emulator)
+
+        lifted = Deployment(synth_dir, terraform.env, emulator.url, lift_prevent_destroy=True)
+        result.destroyed = lifted.each_wave(lifted.destroy, reverse=True)
+        deployment = Deployment(synth_dir, terraform.env, emulator.url)  # prevent_destroy back in place
+        if all(o.ok for o in result.destroyed):
+            result.reapplied = deployment.each_wave(deployment.apply)
+    result.seconds = time.monotonic() - started
+    return result
+
+
+@pytest.fixture(scope="module")
+def rounds(tmp_path_factory) -> dict[str, Round]:
+    require_module("moto")
+    from hyperpod_teams.spec import load_spec
+
+    terraform = terraform_or_skip(tmp_path_factory.mktemp("emulator-terraform"))
+    synth_dirs = {}
+    for example in TIER_EXAMPLES:  # synthesized one after the other: one jsii kernel per process
+        synth_dirs[example] = tmp_path_factory.mktemp(f"emulator-{example}") / "cdktf.out"
+        synthesize_stacks(load_spec(EXAMPLES / example / "teams.yaml"), synth_dirs[example])
+    with ThreadPoolExecutor(max_workers=len(TIER_EXAMPLES)) as pool:
+        results = dict(
+            zip(
+                TIER_EXAMPLES,
+                pool.map(lambda e: _a_round(e, synth_dirs[e], terraform), TIER_EXAMPLES),
+                strict=True,
+            )
+        )
+    SUMMARY_FILE.parent.mkdir(exist_ok=True)
+    SUMMARY_FILE.write_text("".join(r.summary() + "\n" for r in results.values()))
+    return results
+
+
+def _failures(outcomes: list) -> str:
+    return "\n\n".join(f"--- {o.stack}\n{_errors(o.output)}" for o in outcomes if not o.ok)
+
+
+def _errors(output: str) -> str:
+    """Terraform's error blocks, or the changes of a plan that should have had none."""
+    errors = re.findall(r"Error: .*?(?=\n\nError: |\Z)", output, re.S)
+    if errors:
+        return "\n".join(e[:1500] for e in errors)
+    return "\n".join(line for line in output.splitlines() if re.match(r"\s*([-+~]|#)", line))[:4000]
+
+
+@pytest.mark.parametrize("example", TIER_EXAMPLES)
+def test_every_aws_stack_applies_in_dependency_order(rounds, example):
+    result = rounds[example]
+    assert all(o.ok for o in result.applied), _failures(result.applied)
+    assert [o.stack for o in result.applied] == [name for wave in result.waves for name in wave]
+    assert sum(o.count for o in result.applied) > 0
+
+
+@pytest.mark.parametrize("example", TIER_EXAMPLES)
+def test_a_replan_after_apply_has_no_changes(rounds, example):
+    result = rounds[example]
+    assert result.replanned, "nothing was re-planned: the apply failed"
+    assert all(o.ok for o in result.replanned), _failures(result.replanned)
+    assert len(result.replanned) == len(result.applied)
+
+
+@pytest.mark.parametrize("example", TIER_EXAMPLES)
+def test_prevent_destroy_stops_a_destroy_and_leaves_the_state(rounds, example):
+    result = rounds[example]
+    assert result.guarded is not None, "no destroy was tried: the apply failed"
+    assert not result.guarded.ok
+    assert "Instance cannot be destroyed" in result.guarded.output
+    assert result.guarded_state_after == result.guarded_state_before > 0
+
+
+def test_a_setting_that_falls_back_to_the_aws_default_shows_in_the_replan(rounds):
+    result = rounds[DRIFT_EXAMPLE]
+    assert result.drift is not None, "no drift was tried: the apply failed"
+    assert not result.drift.ok, "the re-plan missed a domain whose network access fell back to AWS's default"
+    assert re.search(r'app_network_access_type\s+= "PublicInternetOnly" -> "VpcOnly"', result.drift.output)
+    assert result.drift_mended.ok, _errors(result.drift_mended.output)
+
+
+@pytest.mark.parametrize("example", TIER_EXAMPLES)
+def test_destroy_in_reverse_order_leaves_nothing_that_blocks_a_second_deploy(rounds, example):
+    result = rounds[example]
+    assert result.destroyed and all(o.ok for o in result.destroyed), _failures(result.destroyed)
+    assert [o.stack for o in result.destroyed] == [name for wave in reversed(result.waves) for name in wave]
+    assert all(o.ok for o in result.reapplied), _failures(result.reapplied)
+    assert sum(o.count for o in result.reapplied) == sum(o.count for o in result.applied)
+
+
+def test_the_summary_line_counts_every_phase(rounds):
+    lines = SUMMARY_FILE.read_text().splitlines()
+    assert len(lines) == len(TIER_EXAMPLES)
+    assert all(re.search(r"stacks applied, \d+ resources created, (\d+)/\1 re-plans clean", line) for line in lines)

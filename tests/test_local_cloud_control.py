@@ -1,0 +1,115 @@
+"""The local Cloud Control API of the emulator tier (tests/emulator/cloud_control.py) refuses
+what Cloud Control refuses, checked against the transcribed published schemas: without these
+checks the tier would accept any desired state and prove nothing about it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import require_module
+
+require_module("jsonpatch")
+
+from tests.emulator.cloud_control import CloudControl, CloudControlError  # noqa: E402
+
+REGION = "us-west-2"
+ROLE = "arn:aws:iam::111122223333:role/acme-ml-shared-execution"
+
+
+class Call:
+    def __init__(self, body: dict) -> None:
+        self.body = body
+        self.region = REGION
+
+    def json(self) -> dict:
+        return self.body
+
+
+def cluster(**changes) -> dict:
+    model = {
+        "ClusterName": "ml-shared",
+        "InstanceGroups": [
+            {"InstanceGroupName": "gpu", "InstanceType": "ml.p5.48xlarge", "InstanceCount": 2, "ExecutionRole": ROLE}
+        ],
+        "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/ml-shared-eks"}},
+        "VpcConfig": {"SecurityGroupIds": ["sg-0123456789abcdef0"], "Subnets": ["subnet-0a1b2c3d4e5f60718"]},
+    }
+    model.update(changes)
+    return model
+
+
+def create(api: CloudControl, type_name: str, model: dict) -> dict:
+    event = api.create_resource(Call({"TypeName": type_name, "DesiredState": json.dumps(model)}))["ProgressEvent"]
+    return api.get_resource_request_status(Call({"RequestToken": event["RequestToken"]}))["ProgressEvent"]
+
+
+def test_a_valid_cluster_is_created_with_the_identifier_aws_gives():
+    api = CloudControl(account_id="111122223333")
+    event = create(api, "AWS::SageMaker::Cluster", cluster())
+    assert event["OperationStatus"] == "SUCCESS"
+    assert event["Identifier"].startswith("arn:aws:sagemaker:us-west-2:111122223333:cluster/")
+    properties = json.loads(
+        api.get_resource(Call({"TypeName": "AWS::SageMaker::Cluster", "Identifier": event["Identifier"]}))[
+            "ResourceDescription"
+        ]["Properties"]
+    )
+    assert properties["ClusterStatus"] == "InService"
+
+
+@pytest.mark.parametrize(
+    ("model", "names"),
+    [
+        (cluster(InstanceGroup=[]), "InstanceGroup"),  # a misspelled property
+        (cluster(NodeRecovery="Always"), "Always"),  # outside the enum
+        (cluster(ClusterStatus="InService"), "ClusterStatus"),  # read-only
+        (cluster(VpcConfig={"Subnets": ["subnet-1"]}), "SecurityGroupIds"),  # required inside
+    ],
+)
+def test_a_desired_state_outside_the_published_schema_fails_as_model_validation(model, names):
+    event = create(CloudControl(account_id="111122223333"), "AWS::SageMaker::Cluster", model)
+    assert event["OperationStatus"] == "FAILED"
+    assert event["ErrorCode"] == "InvalidRequest"
+    assert names in event["StatusMessage"]
+
+
+def test_an_update_of_a_create_only_property_is_refused():
+    api = CloudControl(account_id="111122223333")
+    identifier = create(api, "AWS::SageMaker::Cluster", cluster())["Identifier"]
+    patch = [{"op": "add", "path": "/VpcConfig/Subnets/1", "value": "subnet-0f1e2d3c4b5a60718"}]
+    with pytest.raises(CloudControlError) as refused:
+        api.update_resource(
+            Call({"TypeName": "AWS::SageMaker::Cluster", "Identifier": identifier, "PatchDocument": json.dumps(patch)})
+        )
+    assert refused.value.error_type == "NotUpdatableException"
+    count = [{"op": "replace", "path": "/InstanceGroups/0/InstanceCount", "value": 4}]
+    event = api.update_resource(
+        Call({"TypeName": "AWS::SageMaker::Cluster", "Identifier": identifier, "PatchDocument": json.dumps(count)})
+    )["ProgressEvent"]
+    assert (
+        api.get_resource_request_status(Call({"RequestToken": event["RequestToken"]}))["ProgressEvent"][
+            "OperationStatus"
+        ]
+        == "SUCCESS"
+    )
+
+
+def test_a_quota_needs_an_existing_cluster_and_a_cluster_one_scheduler_config():
+    api = CloudControl(account_id="111122223333")
+    missing = "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdefabcdef"
+    quota = {
+        "Name": "nlp-quota",
+        "ClusterArn": missing,
+        "ComputeQuotaConfig": {
+            "ComputeQuotaResources": [{"InstanceType": "ml.p5.48xlarge", "Count": 1}],
+            "ResourceSharingConfig": {"Strategy": "Lend"},
+        },
+        "ComputeQuotaTarget": {"TeamName": "nlp"},
+    }
+    assert "not found" in create(api, "AWS::SageMaker::ComputeQuota", quota)["StatusMessage"]
+    arn = create(api, "AWS::SageMaker::Cluster", cluster())["Identifier"]
+    scheduler = {"Name": "ml-shared-scheduler", "ClusterArn": arn, "SchedulerConfig": {"FairShare": "Enabled"}}
+    assert create(api, "AWS::SageMaker::ClusterSchedulerConfig", scheduler)["OperationStatus"] == "SUCCESS"
+    second = create(api, "AWS::SageMaker::ClusterSchedulerConfig", dict(scheduler, Name="another"))
+    assert "ConflictException" in second["StatusMessage"]
