@@ -9,8 +9,9 @@ BIN := $(VENV)/bin
 TEST_VENV := .venv-test
 TEST_BIN := $(TEST_VENV)/bin
 CDKTF_CLI_VERSION := 0.21.0
-# Test processes (pytest-xdist): each imports the provider bindings once.
-TEST_WORKERS ?= 2
+# Test processes (pytest-xdist): each imports the provider bindings once. Three on two cores: the
+# emulator tier (tests/test_emulator_tier.py) keeps one busy for minutes, mostly waiting.
+TEST_WORKERS ?= 3
 
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export CHECKPOINT_DISABLE := 1

@@ -376,7 +376,7 @@ class Additions:
         # EKS CreateAccessEntry: the cluster's authentication mode must include API, the principal
         # must be an existing IAM principal (InvalidParameterException), one entry per principal
         # (ResourceInUseException). The default user name of a role is its assumed-role ARN.
-        cluster = self._eks_cluster(request, cluster_name)
+        self._eks_cluster(request, cluster_name)
         if self.eks.access_config.get(cluster_name, {}).get("authenticationMode") == "CONFIG_MAP":
             raise AwsError(400, "InvalidRequestException", "The cluster's authentication mode must include API")
         body = request.json()
@@ -403,7 +403,6 @@ class Additions:
             or f"arn:aws:sts::{self.account_id}:assumed-role/{role_name}/{{{{SessionName}}}}",
             "type": entry_type,
         }
-        del cluster  # existence checked
         self.eks.access_entries[key] = entry
         return 200, {"accessEntry": entry}
 

@@ -161,20 +161,15 @@ class CloudControl:
         if type_name == "AWS::SageMaker::Cluster":
             arn = f"{prefix}:cluster/{resource_id}"
             return arn, {"ClusterArn": arn, "ClusterStatus": "InService", "CreationTime": created}
-        if type_name == "AWS::SageMaker::ClusterSchedulerConfig":
-            arn = f"{prefix}:cluster-scheduler-config/{resource_id}"
-            return arn, {
-                "ClusterSchedulerConfigArn": arn,
-                "ClusterSchedulerConfigId": resource_id,
-                "ClusterSchedulerConfigVersion": 1,
-                "Status": "Created",
-                "CreationTime": created,
-            }
-        arn = f"{prefix}:compute-quota/{resource_id}"
+        kind, key = {
+            "AWS::SageMaker::ClusterSchedulerConfig": ("cluster-scheduler-config", "ClusterSchedulerConfig"),
+            "AWS::SageMaker::ComputeQuota": ("compute-quota", "ComputeQuota"),
+        }[type_name]
+        arn = f"{prefix}:{kind}/{resource_id}"
         return arn, {
-            "ComputeQuotaArn": arn,
-            "ComputeQuotaId": resource_id,
-            "ComputeQuotaVersion": 1,
+            f"{key}Arn": arn,
+            f"{key}Id": resource_id,
+            f"{key}Version": 1,
             "Status": "Created",
             "CreationTime": created,
         }
