@@ -319,8 +319,8 @@ def report(spec_path: Path, output_format: str, out_file: Path | None, plans: tu
       hyperpod-teams report teams.yaml --plan cdktf.out/stacks/acme-team-nlp/plan.json > report.md
     """
     spec = _load(spec_path)
-    from hyperpod_teams.plan_summary import read_plan
-    from hyperpod_teams.report import render_report
+    from hyperpod_teams.review.plan_summary import read_plan
+    from hyperpod_teams.review.report import render_report
     from hyperpod_teams.stack_plan import stack_plan
 
     known = {stack.name for stack in stack_plan(spec)}
@@ -344,7 +344,7 @@ def runbook(spec_path: Path, out_file: Path | None) -> None:
     in parallel, the manual steps in IAM Identity Center, the IdP and Billing with their exact
     values, how to add a team and how to remove one without losing its data."""
     spec = _load(spec_path)
-    from hyperpod_teams.runbook import render_runbook
+    from hyperpod_teams.review.runbook import render_runbook
 
     _write(render_runbook(spec, spec_path=str(spec_path)), out_file)
 
@@ -405,7 +405,7 @@ def chargeback(
     """
     from decimal import Decimal, InvalidOperation
 
-    from hyperpod_teams.chargeback import ChargebackError, compute_statement, read_cost_export, render_statement
+    from hyperpod_teams.review.chargeback import ChargebackError, compute_statement, read_cost_export, render_statement
     from hyperpod_teams.usage_report import UsageReportError, read_summary_report
 
     spec = _load(spec_path)

@@ -307,8 +307,8 @@ def test_an_imported_domain_keeps_what_aws_fixed_at_its_creation(first_plans):
 
 @pytest.mark.terraform
 def test_the_report_shows_imports_as_their_own_kind_of_change(first_plans):
-    from hyperpod_teams.plan_summary import StackPlan
-    from hyperpod_teams.report import render_report
+    from hyperpod_teams.review.plan_summary import StackPlan
+    from hyperpod_teams.review.report import render_report
 
     plans = [StackPlan(name, plan) for name, plan in first_plans.items() if isinstance(plan, dict)]
     report = render_report(load_spec(EXAMPLE), plans)
@@ -390,7 +390,7 @@ def test_what_exists_but_differs_from_the_spec_stops_the_plan(adopted_stacks, tm
 
 
 def test_runbook_prints_the_command_that_lists_the_adopted_clusters_groups():
-    from hyperpod_teams.runbook import render_runbook
+    from hyperpod_teams.review.runbook import render_runbook
 
     runbook = render_runbook(load_spec(EXAMPLE), spec_path=str(EXAMPLE))
     assert "aws sagemaker describe-cluster --cluster-name ml-prod --region eu-west-1" in runbook
@@ -470,7 +470,7 @@ def test_a_malformed_identifier_names_the_rule():
 
 
 def test_the_plan_summary_counts_an_import_apart_from_updates_and_creates():
-    from hyperpod_teams.plan_summary import StackPlan, changes
+    from hyperpod_teams.review.plan_summary import StackPlan, changes
 
     def change(address, actions, importing=None, before=None, after=None):
         body = {"actions": actions, "before": before, "after": after, "after_unknown": {}}
@@ -495,7 +495,7 @@ def test_the_plan_summary_counts_an_import_apart_from_updates_and_creates():
 
 def test_runbook_prints_the_command_behind_every_identifier_the_spec_gives():
     from hyperpod_teams.adoption import existing_resources
-    from hyperpod_teams.runbook import render_runbook
+    from hyperpod_teams.review.runbook import render_runbook
 
     spec = load_spec(EXAMPLE)
     runbook = render_runbook(spec, spec_path="teams.yaml")
@@ -513,7 +513,7 @@ def test_runbook_prints_the_command_behind_every_identifier_the_spec_gives():
 
 
 def test_the_report_says_what_exists_and_how_each_is_treated():
-    from hyperpod_teams.report import render_report
+    from hyperpod_teams.review.report import render_report
 
     report = render_report(load_spec(EXAMPLE))
     section = report[report.index("## What exists already") : report.index("## Access, team by team")]

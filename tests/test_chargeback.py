@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hyperpod_teams import chargeback
+from hyperpod_teams.review import chargeback
 from hyperpod_teams.spec import validate_spec
 from hyperpod_teams.usage_report import UsageReportError, read_summary_report
 from tests.conftest import _quickstart_data

@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from hyperpod_teams.plan_summary import StackPlan, changes
+from hyperpod_teams.review.plan_summary import StackPlan, changes
 from hyperpod_teams.spec.models import PlatformSpec
 from tests.conftest import synthesize_stacks
 from tests.offline_terraform import offline_plan_config, terraform_or_skip, write_stack

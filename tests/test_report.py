@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from hyperpod_teams import naming
-from hyperpod_teams.plan_summary import StackPlan, changes, read_plan
-from hyperpod_teams.report import compute_shares, render_report
+from hyperpod_teams.review.plan_summary import StackPlan, changes, read_plan
+from hyperpod_teams.review.report import compute_shares, render_report
 from hyperpod_teams.spec import load_spec
 from tests.conftest import EXAMPLE_SPECS, QUICKSTART
 
@@ -206,7 +206,7 @@ def test_report_writes_to_a_file_with_out(tmp_path):
 
 
 def test_the_chart_names_the_largest_teams_and_groups_the_rest_without_losing_a_node():
-    from hyperpod_teams.report import CHART_TEAMS, InstanceTypeShares, chart_series
+    from hyperpod_teams.review.report import CHART_TEAMS, InstanceTypeShares, chart_series
 
     teams = [f"t{i:02d}" for i in range(30)]
     shares = [InstanceTypeShares("ml.p5.48xlarge", 100, {t: 1 + i % 3 for i, t in enumerate(teams)})]
@@ -230,7 +230,7 @@ def test_the_chart_names_the_largest_teams_and_groups_the_rest_without_losing_a_
     ],
 )
 def test_what_must_never_go_by_accident_is_recognized(resource_type, body, kind):
-    from hyperpod_teams.plan_summary import protected_kind
+    from hyperpod_teams.review.plan_summary import protected_kind
 
     address = (
         f"{resource_type}.lifecycle-scripts_bucket_1" if resource_type == "aws_s3_bucket" else f"{resource_type}.x"
@@ -248,7 +248,7 @@ def test_what_must_never_go_by_accident_is_recognized(resource_type, body, kind)
 
 
 def test_every_segment_of_the_chart_has_a_colour_of_its_own():
-    from hyperpod_teams.report import CHART_TEAMS, InstanceTypeShares, chart_colours, chart_series
+    from hyperpod_teams.review.report import CHART_TEAMS, InstanceTypeShares, chart_colours, chart_series
 
     for count in (3, CHART_TEAMS, CHART_TEAMS + 1, 40):
         teams = [f"t{i:02d}" for i in range(count)]

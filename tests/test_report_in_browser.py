@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hyperpod_teams.report import COMMENT_LIMIT, render_report
+from hyperpod_teams.review.report import COMMENT_LIMIT, render_report
 from hyperpod_teams.spec import validate_spec
 from tests.conftest import QUICKSTART, ROOT
 
@@ -167,7 +167,7 @@ def test_the_markdown_report_fits_in_one_pull_request_comment(teams):
 
 
 def test_a_large_plan_still_fits_in_one_comment_and_keeps_every_replacement():
-    from hyperpod_teams.plan_summary import StackPlan
+    from hyperpod_teams.review.plan_summary import StackPlan
 
     def change(address, actions):
         return {"address": address, "type": address.split(".")[0], "change": {"actions": actions}}

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, SCIM_VARIABLES, IdentityGroups
-from hyperpod_teams.runbook import render_runbook
+from hyperpod_teams.review.runbook import render_runbook
 from hyperpod_teams.spec import load_spec
 from hyperpod_teams.stack_plan import deploy_waves, stack_plan
 from tests.conftest import EXAMPLE_SPECS, EXAMPLES, QUICKSTART, ROOT, require_module, synthesize_stacks

@@ -286,7 +286,7 @@ def test_names_fit_the_services_limits():
 
 
 def test_runbook_says_when_usage_data_first_appears_and_how_to_clone_the_chart(usage_spec_data):
-    from hyperpod_teams.runbook import render_runbook
+    from hyperpod_teams.review.runbook import render_runbook
 
     runbook = render_runbook(validate_spec(usage_spec_data), spec_path="teams.yaml")
     assert "## Usage reports and chargeback" in runbook
@@ -296,7 +296,7 @@ def test_runbook_says_when_usage_data_first_appears_and_how_to_clone_the_chart(u
 
 
 def test_report_says_what_a_budget_covers_and_where_measured_usage_comes_from(usage_spec_data):
-    from hyperpod_teams.report import render_report
+    from hyperpod_teams.review.report import render_report
 
     report = render_report(validate_spec(usage_spec_data))
     assert "What a team's budget covers" in report and "never reach a team's budget" in report

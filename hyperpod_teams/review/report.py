@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from hyperpod_teams import cost, naming, policies, rbac
 from hyperpod_teams.adoption import existing_resources, ways_explained
-from hyperpod_teams.document import Document, Heading, Image, Items, Paragraph, Table, standalone_svg
-from hyperpod_teams.plan_summary import StackPlan, plan_section
 from hyperpod_teams.plugins import IdentityGroups
+from hyperpod_teams.review.document import Document, Heading, Image, Items, Paragraph, Table, standalone_svg
+from hyperpod_teams.review.plan_summary import StackPlan, plan_section
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stack_plan import identity_plugin
 
@@ -453,7 +453,7 @@ def build_report(
 
 
 def render_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, format: str = "markdown") -> str:
-    from hyperpod_teams.document import to_html, to_markdown
+    from hyperpod_teams.review.document import to_html, to_markdown
 
     if format == "html":
         return to_html(build_report(spec, plans, chart=True))

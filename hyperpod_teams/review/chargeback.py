@@ -475,7 +475,7 @@ def _hours(value: Decimal) -> str:
 
 
 def build_statement_document(statement: Statement, *, chart: bool = False):
-    from hyperpod_teams.document import Alert, Document, Heading, Image, Items, Paragraph, Table
+    from hyperpod_teams.review.document import Alert, Document, Heading, Image, Items, Paragraph, Table
 
     s = statement
     document = Document(f"Chargeback of {s.cluster} ({s.organization}), {s.first_day} to {s.last_day}")
@@ -556,8 +556,8 @@ def _statement_chart(statement: Statement) -> str:
     import pygal
     from pygal.style import Style
 
-    from hyperpod_teams.document import standalone_svg
-    from hyperpod_teams.report import TEAM_COLOURS, UNALLOCATED_COLOUR
+    from hyperpod_teams.review.document import standalone_svg
+    from hyperpod_teams.review.report import TEAM_COLOURS, UNALLOCATED_COLOUR
 
     chart = pygal.HorizontalStackedBar(
         js=[],
@@ -605,7 +605,7 @@ def statement_csv(statement: Statement) -> str:
 
 
 def render_statement(statement: Statement, *, format: str = "markdown") -> str:
-    from hyperpod_teams.document import to_html, to_markdown
+    from hyperpod_teams.review.document import to_html, to_markdown
 
     if format == "csv":
         return statement_csv(statement)

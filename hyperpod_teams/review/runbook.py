@@ -8,8 +8,8 @@ import shlex
 
 from hyperpod_teams import cost, dependencies_chart, naming, usage_report
 from hyperpod_teams.adoption import Existing, existing_resources, ways_explained
-from hyperpod_teams.document import Code, Document, Heading, Items, Paragraph, Table
 from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, IdentityGroups
+from hyperpod_teams.review.document import Code, Document, Heading, Items, Paragraph, Table
 from hyperpod_teams.spec.loading import SPEC_CONTEXT_KEY, SPEC_ENV
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stack_plan import deploy_waves, identity_plugin, stack_plan
@@ -241,7 +241,7 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
 
 
 def render_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> str:
-    from hyperpod_teams.document import to_markdown
+    from hyperpod_teams.review.document import to_markdown
 
     return to_markdown(build_runbook(spec, spec_path=spec_path))
 
