@@ -110,9 +110,7 @@ def _a_round(example: str, synth_dir: Path, terraform: Terraform) -> Round:
         if example == DRIFT_EXAMPLE:
             _drift(result, deployment, emulator)
 
-        lifted = Deployment(synth_dir, terraform.env, emulator.url, lift_prevent_destroy=True)
-        result.destroyed = lifted.each_wave(lifted.destroy, reverse=True)
-        deployment = Deployment(synth_dir, terraform.env, emulator.url)  # prevent_destroy back in place
+        result.destroyed = deployment.destroy_everything()
         if all(o.ok for o in result.destroyed):
             result.reapplied = deployment.each_wave(deployment.apply)
     result.seconds = time.monotonic() - started

@@ -143,11 +143,8 @@ class Deployment:
     synth_dir: Path
     terraform_env: dict[str, str]
     endpoint: str
-    lift_prevent_destroy: bool = False
     stacks: dict[str, dict] = field(init=False)
     waves: list[list[str]] = field(init=False)
-    #: How long the last terraform run of each stack took.
-    seconds: dict[str, float] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         manifest = json.loads((self.synth_dir / "manifest.json").read_text())["stacks"]
@@ -195,18 +192,16 @@ class Deployment:
             }
         )
 
-    def write(self, name: str, change=None) -> None:
-        """Write the copy terraform runs (module docstring); `change(stack)` alters it first."""
+    def write(self, name: str, *, lift_prevent_destroy: bool = False) -> None:
+        """Write the copy terraform runs (module docstring)."""
         stack = json.loads(json.dumps(self.stacks[name]))
-        if change:
-            change(stack)
         stack["terraform"].pop("backend")
         for source in stack.get("data", {}).get("terraform_remote_state", {}).values():
             path = self._local_path({source["backend"]: source["config"]})
             source.update(backend="local", config={"path": path})
         for provider in stack["provider"]["aws"]:
             provider["max_retries"] = MAX_RETRIES
-        if self.lift_prevent_destroy:
+        if lift_prevent_destroy:
             for resources in stack.get("resource", {}).values():
                 for resource in resources.values():
                     resource.get("lifecycle", {}).pop("prevent_destroy", None)
@@ -214,8 +209,7 @@ class Deployment:
 
     def terraform(self, name: str, *args: str) -> subprocess.CompletedProcess:
         env = {**self.terraform_env, "AWS_ENDPOINT_URL": self.endpoint, "GOGC": GO_GC_PERCENT}
-        started = time.monotonic()
-        result = subprocess.run(
+        return subprocess.run(
             ["terraform", *args, "-input=false", "-no-color", f"-state={self.state_path(name)}"],
             cwd=self.directory(name),
             env=env,
@@ -223,14 +217,14 @@ class Deployment:
             text=True,
             timeout=600,
         )
-        self.seconds[name] = time.monotonic() - started
-        return result
 
     def _outcome(self, name: str, args: tuple[str, ...], counted: str = "") -> Outcome:
+        started = time.monotonic()
         result = self.terraform(name, *args)
+        seconds = time.monotonic() - started
         found = re.search(rf"Resources: (\d+) {counted}", result.stdout) if counted else None
         output = result.stdout + result.stderr
-        return Outcome(name, result.returncode == 0, output, int(found[1]) if found else 0, self.seconds[name])
+        return Outcome(name, result.returncode == 0, output, int(found[1]) if found else 0, seconds)
 
     def apply(self, name: str) -> Outcome:
         return self._outcome(name, ("apply", "-auto-approve"), "added")
@@ -241,6 +235,17 @@ class Deployment:
 
     def destroy(self, name: str) -> Outcome:
         return self._outcome(name, ("destroy", "-auto-approve"), "destroyed")
+
+    def destroy_everything(self) -> list[Outcome]:
+        """Every stack destroyed wave by wave in reverse, with `prevent_destroy` lifted in the
+        copies terraform runs for this step only (written back as synthesized afterwards)."""
+        for name in self.stacks:
+            self.write(name, lift_prevent_destroy=True)
+        try:
+            return self.each_wave(self.destroy, reverse=True)
+        finally:
+            for name in self.stacks:
+                self.write(name)
 
     def all_at_once(self, step) -> list[Outcome]:
         """`step` over every stack side by side, the outcomes in wave order."""
