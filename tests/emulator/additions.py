@@ -54,6 +54,13 @@ class Request:
         return json.loads(self.body or b"{}")
 
 
+def _found(table: Any, key: Any, not_found: AwsError) -> Any:
+    """`table[key]`, or the service's own not-found answer when there is none."""
+    if key not in table:
+        raise not_found
+    return table[key]
+
+
 def _now() -> float:
     return round(time.time(), 3)
 
@@ -361,9 +368,7 @@ class Additions:
 
     def _eks_cluster(self, request: Request, name: str) -> Any:
         clusters = self._moto("eks", request.region).clusters
-        if name not in clusters:
-            raise AwsError(404, "ResourceNotFoundException", f"No cluster found for name: {name}.")
-        return clusters[name]
+        return _found(clusters, name, AwsError(404, "ResourceNotFoundException", f"No cluster found for name: {name}."))
 
     def _principal_exists(self, arn: str) -> bool:
         match = re.match(r"^arn:aws[\w-]*:iam::(\d{12}):role/(?:.*/)?([^/]+)$", arn)
@@ -407,10 +412,8 @@ class Additions:
         return 200, {"accessEntry": entry}
 
     def _access_entry(self, cluster_name: str, principal: str) -> Json:
-        entry = self.eks.access_entries.get((cluster_name, principal))
-        if entry is None:
-            raise AwsError(404, "ResourceNotFoundException", f"The specified access entry {principal} was not found")
-        return entry
+        not_found = AwsError(404, "ResourceNotFoundException", f"The specified access entry {principal} was not found")
+        return _found(self.eks.access_entries, (cluster_name, principal), not_found)
 
     def eks_describe_access_entry(self, request: Request, cluster_name: str, principal: str) -> tuple[int, Json]:
         # EKS DescribeAccessEntry.
@@ -490,10 +493,8 @@ class Additions:
         return 200, {"addon": addon}
 
     def _addon(self, cluster_name: str, name: str) -> Json:
-        addon = self.eks.addons.get((cluster_name, name))
-        if addon is None:
-            raise AwsError(404, "ResourceNotFoundException", f"No addon: {name} found in cluster: {cluster_name}")
-        return addon
+        not_found = AwsError(404, "ResourceNotFoundException", f"No addon: {name} found in cluster: {cluster_name}")
+        return _found(self.eks.addons, (cluster_name, name), not_found)
 
     def eks_describe_addon(self, request: Request, cluster_name: str, name: str) -> tuple[int, Json]:
         # EKS DescribeAddon.
@@ -537,10 +538,8 @@ class Additions:
 
     def eks_describe_pod_identity(self, request: Request, cluster_name: str, association_id: str) -> tuple[int, Json]:
         # EKS DescribePodIdentityAssociation.
-        association = self.eks.pod_identities.get((cluster_name, association_id))
-        if association is None:
-            raise AwsError(404, "ResourceNotFoundException", f"Association {association_id} not found")
-        return 200, {"association": association}
+        not_found = AwsError(404, "ResourceNotFoundException", f"Association {association_id} not found")
+        return 200, {"association": _found(self.eks.pod_identities, (cluster_name, association_id), not_found)}
 
     def eks_delete_pod_identity(self, request: Request, cluster_name: str, association_id: str) -> tuple[int, Json]:
         # EKS DeletePodIdentityAssociation.
@@ -636,9 +635,8 @@ class Additions:
     def sso_provisioning_status(self, request: Request) -> Json:
         # SSO Admin DescribePermissionSetProvisioningStatus.
         request_id = request.json()["ProvisionPermissionSetRequestId"]
-        if request_id not in self.sso.provisioning:
-            raise AwsError(400, "ResourceNotFoundException", f"Request {request_id} not found")
-        return {"PermissionSetProvisioningStatus": self.sso.provisioning[request_id]}
+        not_found = AwsError(400, "ResourceNotFoundException", f"Request {request_id} not found")
+        return {"PermissionSetProvisioningStatus": _found(self.sso.provisioning, request_id, not_found)}
 
     def sso_create_account_assignment(self, request: Request) -> Json:
         # SSO Admin CreateAccountAssignment: the group must exist in the identity store. On the
@@ -719,10 +717,8 @@ class Additions:
 
     def sso_describe_application_assignment(self, request: Request) -> Json:
         # SSO Admin DescribeApplicationAssignment.
-        key = self._application_key(request.json())
-        if key not in self.sso.application_assignments:
-            raise AwsError(400, "ResourceNotFoundException", "Application assignment not found")
-        return self.sso.application_assignments[key]
+        not_found = AwsError(400, "ResourceNotFoundException", "Application assignment not found")
+        return _found(self.sso.application_assignments, self._application_key(request.json()), not_found)
 
     def sso_delete_application_assignment(self, request: Request) -> Json:
         # SSO Admin DeleteApplicationAssignment.
@@ -781,9 +777,9 @@ class Additions:
 
     def _domain(self, request: Request) -> Json:
         domain_id = request.json()["DomainId"]
-        if domain_id not in self.domains:
-            raise AwsError(400, "ResourceNotFound", f"Domain {domain_id} not found")
-        return self.domains[domain_id]["domain"]
+        return _found(self.domains, domain_id, AwsError(400, "ResourceNotFound", f"Domain {domain_id} not found"))[
+            "domain"
+        ]
 
     def sagemaker_describe_domain(self, request: Request) -> Json:
         # SageMaker DescribeDomain.
@@ -879,9 +875,8 @@ class Additions:
         # Budgets DescribeSubscribersForNotification.
         body = request.json()
         key = (body["BudgetName"], self._notification_key(body["Notification"]))
-        if key not in self.budget_subscribers:
-            raise AwsError(400, "NotFoundException", "Notification not found")
-        return {"Subscribers": self.budget_subscribers[key]}
+        not_found = AwsError(400, "NotFoundException", "Notification not found")
+        return {"Subscribers": _found(self.budget_subscribers, key, not_found)}
 
     def budgets_delete_budget(self, request: Request) -> Json:
         # Budgets DeleteBudget: its notifications and subscribers go with it.
