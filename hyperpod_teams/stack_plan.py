@@ -119,16 +119,16 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
 def waves_of(names: list[str], needs: Mapping[str, Collection[str]]) -> list[list[str]]:
     """`names` in waves, each after the waves holding what it needs, in the order given within a
     wave; what `names` does not hold counts as in place already."""
-    done: set[str] = set()
     remaining = list(names)
     waves = []
     while remaining:
-        wave = [name for name in remaining if not (set(needs.get(name, ())) & set(remaining))]
+        waiting = set(remaining)
+        wave = [name for name in remaining if waiting.isdisjoint(needs.get(name, ()))]
         if not wave:
             raise ValueError(f"dependency cycle among {remaining}")
         waves.append(wave)
-        done |= set(wave)
-        remaining = [name for name in remaining if name not in done]
+        placed = set(wave)
+        remaining = [name for name in remaining if name not in placed]
     return waves
 
 
