@@ -10,7 +10,13 @@ from constructs import Construct
 
 from hyperpod_teams import bindings, cloudformation, naming, policies
 from hyperpod_teams.adoption import add_tags_command, cluster_arn_command
-from hyperpod_teams.constructs.lookups import cloud_control_lookup, equals_check, property_check, tags_check
+from hyperpod_teams.constructs.lookups import (
+    cloud_control_lookup,
+    equals_check,
+    property_check,
+    same_cluster_check,
+    tags_check,
+)
 from hyperpod_teams.constructs.storage import add_private_bucket
 from hyperpod_teams.spec.models import PlatformSpec
 
@@ -259,7 +265,7 @@ class ExistingSchedulerConfig(Construct):
             type_name=cloudformation.SCHEDULER_CONFIG_TYPE,
             identifier=arn,
             checks=[
-                equals_check(("ClusterArn",), cluster_arn, f"{where} belongs to another HyperPod cluster: {fix}."),
+                same_cluster_check(cluster_arn, where, fix),
                 property_check(
                     "SchedulerConfig.FairShare",
                     governance.fair_share,

@@ -35,6 +35,12 @@ def equals_check(keys: tuple[str, ...], expected: str, message: str) -> cdktf.Po
     )
 
 
+def same_cluster_check(cluster_arn: str, where: str, fix: str) -> cdktf.Postcondition:
+    """The looked-up task governance resource (scheduler config, compute quota) is the adopted
+    HyperPod cluster's: its `ClusterArn` is `cluster_arn`."""
+    return equals_check(("ClusterArn",), cluster_arn, f"{where} belongs to another HyperPod cluster: {fix}.")
+
+
 def hcl_literal(value: object) -> str:
     """A Terraform expression for a plain value (a string, number or map of them)."""
     if isinstance(value, dict):

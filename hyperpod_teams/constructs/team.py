@@ -10,7 +10,7 @@ from hyperpod_teams import bindings, cloudformation, naming, policies
 from hyperpod_teams.adoption import add_tags_command
 from hyperpod_teams.constructs.cost import TeamBudget
 from hyperpod_teams.constructs.kms import EncryptionKey
-from hyperpod_teams.constructs.lookups import cloud_control_lookup, equals_check, property_check, tags_check
+from hyperpod_teams.constructs.lookups import cloud_control_lookup, property_check, same_cluster_check, tags_check
 from hyperpod_teams.spec.models import PlatformSpec, Team
 
 #: CloudFormation type of a SageMaker AI domain, read through Cloud Control when taken over.
@@ -192,7 +192,7 @@ class ExistingComputeQuota(Construct):
             type_name=cloudformation.COMPUTE_QUOTA_TYPE,
             identifier=arn,
             checks=[
-                equals_check(("ClusterArn",), cluster_arn, f"{where} belongs to another HyperPod cluster: {fix}."),
+                same_cluster_check(cluster_arn, where, fix),
                 property_check(
                     "ComputeQuotaTarget.TeamName",
                     team.name,
