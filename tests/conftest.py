@@ -16,6 +16,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 _SESSION_STARTED = time.time()
+#: Where the emulator tier (tests/test_emulator_tier.py) leaves its summary lines for the terminal
+#: summary, written by whichever test process ran it.
+EMULATOR_SUMMARY = ROOT / "test-artifacts" / "emulator-summary.txt"
 EXAMPLES = ROOT / "examples"
 QUICKSTART = EXAMPLES / "quickstart" / "teams.yaml"
 #: Every example spec; offline Terraform checks and synth tests run over all of them.
@@ -40,10 +43,8 @@ def pytest_terminal_summary(terminalreporter) -> None:
     terminalreporter.write_line(
         f"AWS provider: stacks pin {PINNED_AWS_PROVIDER}; offline terraform checks ran {checked}"
     )
-    # The emulator tier's line (tests/test_emulator_tier.py), written by whichever process ran it.
-    summary = ROOT / "test-artifacts" / "emulator-summary.txt"
-    if summary.exists() and summary.stat().st_mtime >= _SESSION_STARTED:
-        for line in summary.read_text().splitlines():
+    if EMULATOR_SUMMARY.exists() and EMULATOR_SUMMARY.stat().st_mtime >= _SESSION_STARTED:
+        for line in EMULATOR_SUMMARY.read_text().splitlines():
             terminalreporter.write_line(line)
     module = sys.modules.get("tests.test_untrusted_input")
     for name, count in (getattr(module, "FUZZ_COUNTS", None) or {}).items():

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import EXAMPLES, ROOT, require_module, synthesize_stacks
+from tests.conftest import EMULATOR_SUMMARY, EXAMPLES, require_module, synthesize_stacks
 from tests.offline_terraform import Terraform, terraform_or_skip
 
 pytestmark = [pytest.mark.emulator, pytest.mark.terraform, pytest.mark.xdist_group("emulator")]
@@ -31,8 +31,6 @@ TIER_EXAMPLES = ["quickstart", "existing-cluster"]
 #: The example whose round also shows that a drifting attribute is caught (once is enough; the
 #: round that is otherwise the shorter, since both run side by side).
 DRIFT_EXAMPLE = "existing-cluster"
-#: Where the tier leaves its summary line for the terminal summary (tests/conftest.py).
-SUMMARY_FILE = ROOT / "test-artifacts" / "emulator-summary.txt"
 
 
 @dataclass
@@ -132,8 +130,8 @@ def rounds(tmp_path_factory) -> dict[str, Round]:
             synthesize_stacks(load_spec(EXAMPLES / example / "teams.yaml"), synth_dir)
             futures[example] = pool.submit(_a_round, example, synth_dir, terraform)
         results = {example: future.result() for example, future in futures.items()}
-    SUMMARY_FILE.parent.mkdir(exist_ok=True)
-    SUMMARY_FILE.write_text("".join(r.summary() + "\n" for r in results.values()))
+    EMULATOR_SUMMARY.parent.mkdir(exist_ok=True)
+    EMULATOR_SUMMARY.write_text("".join(r.summary() + "\n" for r in results.values()))
     return results
 
 
@@ -191,6 +189,6 @@ def test_destroy_in_reverse_order_leaves_nothing_that_blocks_a_second_deploy(rou
 
 
 def test_the_summary_line_counts_every_phase(rounds):
-    lines = SUMMARY_FILE.read_text().splitlines()
+    lines = EMULATOR_SUMMARY.read_text().splitlines()
     assert len(lines) == len(TIER_EXAMPLES)
     assert all(re.search(r"stacks applied, \d+ resources created, (\d+)/\1 re-plans clean", line) for line in lines)
