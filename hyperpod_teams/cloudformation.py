@@ -147,8 +147,12 @@ def hyperpod_cluster(
         ],
         node_recovery=cluster.node_recovery,
         orchestrator=Orchestrator(eks=ClusterOrchestratorEksConfig(cluster_arn=eks_cluster_arn)),
+        # Both lists are `insertionOrder: false` in the registry schema of AWS::SageMaker::Cluster
+        # (cfn-lint's bundled copy): their order is no change to AWS, so it is none to the stacks
+        # either. Sorted, a reordered spec keeps the desired state and the VpcConfig guard as they
+        # are, where the spec's own order would trip the create-only guard.
         vpc_config=VpcConfig(
-            security_group_ids=list(cluster.network.security_group_ids), subnets=list(cluster.network.subnet_ids)
+            security_group_ids=sorted(cluster.network.security_group_ids), subnets=sorted(cluster.network.subnet_ids)
         ),
         tags=tag_list(naming.shared_platform_tags(spec.organization)),
     )

@@ -9,6 +9,7 @@ from constructs import Construct
 
 from hyperpod_teams import bindings, dependencies_chart
 from hyperpod_teams.constructs.eks import EksCluster
+from hyperpod_teams.constructs.helm import chart_is_cloned
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -28,10 +29,10 @@ class HyperPodDependenciesStack(PlatformStack):
                 cdktf.Token.as_string(cdktf.Fn.conditional(cdktf.Fn.fileexists(regional), cdktf.Fn.file(regional), ""))
             )
             preconditions.append(
-                cdktf.Precondition(
-                    condition=cdktf.Fn.fileexists(f"{chart.chart.rstrip('/')}/Chart.yaml"),
-                    error_message=f"HyperPod's dependency chart is not at {chart.chart} (relative to this "
-                    f"stack's folder). Next to the output folder, run: {dependencies_chart.clone_command(chart)}",
+                chart_is_cloned(
+                    chart.chart,
+                    f"HyperPod's dependency chart is not at {chart.chart} (relative to this stack's folder). "
+                    f"Next to the output folder, run: {dependencies_chart.clone_command(chart)}",
                 )
             )
         self.release = release.Release(

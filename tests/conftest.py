@@ -19,6 +19,9 @@ _SESSION_STARTED = time.time()
 #: Where the emulator tier (tests/test_emulator_tier.py) leaves its summary lines for the terminal
 #: summary, written by whichever test process ran it.
 EMULATOR_SUMMARY = ROOT / "test-artifacts" / "emulator-summary.txt"
+#: Where the every-stack Terraform checks (tests/test_terraform_every_stack.py) leave their counts,
+#: one file per check and example, for the terminal summary's `terraform:` line.
+TERRAFORM_SUMMARY = ROOT / "test-artifacts" / "terraform-summary"
 EXAMPLES = ROOT / "examples"
 QUICKSTART = EXAMPLES / "quickstart" / "teams.yaml"
 #: Every example spec; offline Terraform checks and synth tests run over all of them.
@@ -43,12 +46,46 @@ def pytest_terminal_summary(terminalreporter) -> None:
     terminalreporter.write_line(
         f"AWS provider: stacks pin {PINNED_AWS_PROVIDER}; offline terraform checks ran {checked}"
     )
+    terraform_line = _terraform_summary_line()
+    if terraform_line:
+        terminalreporter.write_line(terraform_line)
     if EMULATOR_SUMMARY.exists() and EMULATOR_SUMMARY.stat().st_mtime >= _SESSION_STARTED:
         for line in EMULATOR_SUMMARY.read_text().splitlines():
             terminalreporter.write_line(line)
     module = sys.modules.get("tests.test_untrusted_input")
     for name, count in (getattr(module, "FUZZ_COUNTS", None) or {}).items():
         terminalreporter.write_line(f"fuzz: {count} inputs tried ({name}), each exit 0 or 2")
+
+
+def _terraform_summary_line() -> str | None:
+    """`terraform: N/N stacks validated, M/N planned with pinned providers: ...`, from the counts
+    this session's every-stack checks left (any test process)."""
+    from tests.offline_terraform import checked_provider_version
+    from tests.schema_provider.mirror import available
+
+    figures: dict[str, dict[str, dict]] = {"validated": {}, "planned": {}}
+    for path in TERRAFORM_SUMMARY.glob("*.json") if TERRAFORM_SUMMARY.is_dir() else []:
+        if path.stat().st_mtime >= _SESSION_STARTED:
+            kind, _, example = path.stem.partition("-")
+            figures[kind][example] = json.loads(path.read_text())
+    if not figures["validated"] and not figures["planned"]:
+        return None
+
+    def count(kind: str) -> str:
+        done = sum(f["count"] for f in figures[kind].values())
+        return f"{done}/{sum(f['total'] for f in figures[kind].values())}"
+
+    binary = checked_provider_version()
+    providers = ", ".join(
+        f"{s.name} {s.version} ({'schema from its binding' if s.name == 'okta' else 'schema'}"
+        + (f") + {binary} (binary)" if s.name == "aws" and binary else ")")
+        for s in available()
+    )
+    examples = sorted(set(figures["validated"]) | set(figures["planned"]))
+    return (
+        f"terraform: {count('validated')} stacks validated, {count('planned')} planned with pinned providers: "
+        f"{providers}; examples: {', '.join(examples)}"
+    )
 
 
 #: The AWS provider version the stacks pin (the bindings' own, cdktf-cdktf-provider-aws).
@@ -95,6 +132,17 @@ def synthesize_stacks(spec, out_dir: Path) -> dict[str, dict]:
 
 #: Where a synthesized stack's assets folder is, in the stack's "//" comment property.
 ASSETS_KEY = "hyperpod_teams_test_assets"
+
+
+@pytest.fixture(scope="session")
+def example_stacks(tmp_path_factory) -> dict[str, dict[str, dict]]:
+    """Every example's synthesized stacks, by example folder name, then stack name."""
+    from hyperpod_teams.spec import load_spec
+
+    return {
+        path.parent.name: synthesize_stacks(load_spec(path), tmp_path_factory.mktemp(f"example-{path.parent.name}"))
+        for path in EXAMPLE_SPECS
+    }
 
 
 @pytest.fixture(scope="session")

@@ -231,3 +231,90 @@ def write_stack(out_dir: Path, name: str, stack: dict) -> Path:
 def in_parallel(function, items) -> list:
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
         return list(pool.map(function, items))
+
+
+# --- every stack, through the schema stand-ins of the providers it pins (tests/schema_provider) ---
+
+#: What the runbook has the user pass to an identity stack (its `variable`s), in the form Identity
+#: Center's console shows them (ACS and issuer URLs of the region's sign-in endpoint).
+IDENTITY_VARIABLES = {
+    "TF_VAR_identity_center_acs_url": "https://us-west-2.signin.aws.amazon.com/platform/saml/acs/0a1b2c3d-offline",
+    "TF_VAR_identity_center_issuer_url": "https://us-west-2.signin.aws.amazon.com/platform/saml/0a1b2c3d-offline",
+}
+
+#: The local chart clones the Helm stacks read, relative to the folder that holds the output folder.
+CHART_CLONES = (
+    "sagemaker-hyperpod-cli/helm_chart/HyperPodHelmChart",
+    "sagemaker-hyperpod-usage-report/helm_chart/SageMakerHyperPodUsageReportChart",
+)
+
+
+def stand_in_terraform(tmp_dir: Path) -> Terraform:
+    """Terraform with every provider the stacks pin served by its schema stand-in, from a
+    filesystem mirror: `init` installs exactly the pinned version, or fails."""
+    from tests.schema_provider import mirror
+
+    if shutil.which("terraform") is None:
+        if os.environ.get("CI"):
+            pytest.fail("terraform must be on the PATH under CI")
+        pytest.skip("terraform is not on the PATH")
+    config = mirror.lay_out(tmp_dir, mirror.available())
+    cache = tmp_dir / "schema-cache"
+    cache.mkdir(exist_ok=True)
+    env = {
+        **os.environ,
+        **IDENTITY_VARIABLES,
+        "TF_CLI_CONFIG_FILE": str(config),
+        "SCHEMA_PROVIDER_CACHE": str(cache),
+        "TF_IN_AUTOMATION": "1",
+        "CHECKPOINT_DISABLE": "1",
+    }
+    return Terraform(env)
+
+
+def local_remote_states(stack: dict) -> dict:
+    """The stack with every `terraform_remote_state` read from a local file: an s3 backend's key
+    becomes a file beside the stacks (stub_remote_states writes it)."""
+    stack = copy.deepcopy(stack)
+    for source in stack.get("data", {}).get("terraform_remote_state", {}).values():
+        if source["backend"] != "local":
+            key = re.sub(r"[^\w.-]", "_", source["config"]["key"])
+            source.update(backend="local", config={"path": f"../remote-state-{key}"})
+    return stack
+
+
+def cloud_control_answers(stack: dict, world: dict[tuple[str, str], dict]) -> dict:
+    """The stack with each Cloud Control lookup's `properties` given as the world describes the
+    object (by type and identifier), or as DATA_STAND_INS describes a HyperPod cluster."""
+    lookups = stack.get("data", {}).get("aws_cloudcontrolapi_resource", {})
+    text = json.dumps(stack)
+    for name, lookup in lookups.items():
+        described = world.get((lookup["type_name"], lookup["identifier"]))
+        # An HCL string literal of the description's JSON, as DATA_STAND_INS holds the cluster's.
+        value = (
+            json.dumps(json.dumps(described))
+            if described
+            else DATA_STAND_INS[("aws_cloudcontrolapi_resource", "properties")]
+        )
+        text = text.replace(f"data.aws_cloudcontrolapi_resource.{name}.properties", json.dumps(value)[1:-1])
+    stack = json.loads(text)
+    if lookups:
+        stack["data"].pop("aws_cloudcontrolapi_resource")
+        stack["data"] or stack.pop("data")
+    return stack
+
+
+def stand_in_plan_config(stack: dict, world: dict[tuple[str, str], dict]) -> dict:
+    """The stack as it plans against the stand-ins: no backend (state stays in the folder), remote
+    states on local stub files, Cloud Control lookups answered from `world`. Every other data
+    source is read by its stand-in, which answers placeholder values of the published types."""
+    stack = cloud_control_answers(local_remote_states(stack), world)
+    stack["terraform"].pop("backend", None)
+    return stack
+
+
+def clone_charts(out_parent: Path) -> None:
+    """Stand-ins for the chart clones the runbook has the user make next to the output folder."""
+    for chart in CHART_CLONES:
+        (out_parent / chart).mkdir(parents=True, exist_ok=True)
+        (out_parent / chart / "Chart.yaml").write_text("apiVersion: v2\nname: stand-in\nversion: 0.0.0\n")

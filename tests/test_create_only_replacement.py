@@ -210,3 +210,66 @@ def test_a_new_instance_group_or_a_new_count_is_an_update_not_a_replacement(unch
     plan = plan_change(before, after, tmp_path)
     assert not isinstance(plan, str), plan
     assert cluster_actions(plan) == ["update"]
+
+
+def _order_insensitive_arrays() -> set[str]:
+    """The VpcConfig arrays whose order AWS ignores: `insertionOrder: false` in the registry
+    schema of AWS::SageMaker::Cluster as cfn-lint ships it (the outside reference)."""
+    from tests.conftest import require_module
+
+    require_module("cfnlint")
+    from cfnlint.schema.manager import PROVIDER_SCHEMA_MANAGER
+
+    schema = PROVIDER_SCHEMA_MANAGER.get_resource_schema("us-east-1", "AWS::SageMaker::Cluster").schema
+    properties = schema["definitions"]["VpcConfig"]["properties"]
+    return {name for name, spec in properties.items() if spec.get("insertionOrder") is False}
+
+
+def test_reordering_subnets_and_security_groups_plans_no_change(unchanged, tmp_path):
+    """AWS keeps no order in VpcConfig's Subnets and SecurityGroupIds, so a spec that lists them in
+    another order changes nothing: no update, no replacement, no create-only guard tripped."""
+    assert _order_insensitive_arrays() == {"Subnets", "SecurityGroupIds"}
+
+    def two_of_each(reverse: bool):
+        def change(data):
+            network = data["cluster"]["network"]
+            network["subnet_ids"] = ["subnet-0a1b2c3d4e5f60718", "subnet-0f1e2d3c4b5a60718"]
+            network["security_group_ids"] = ["sg-0123456789abcdef0", "sg-0fedcba9876543210"]
+            if reverse:
+                network["subnet_ids"].reverse()
+                network["security_group_ids"].reverse()
+
+        return change
+
+    before = cluster_and_guards(with_change(unchanged, two_of_each(False)), tmp_path, "before")
+    after = cluster_and_guards(with_change(unchanged, two_of_each(True)), tmp_path, "after")
+    plan = plan_change(before, after, tmp_path)
+    assert not isinstance(plan, str), plan
+    # The same plan as for the very same spec (the state stand-in leaves the provider an in-place
+    # refresh of its own to plan): no guard replaced, the cluster's desired state unchanged.
+    (tmp_path / "same").mkdir()
+    same = plan_change(before, before, tmp_path / "same")
+    actions = {c["address"]: c["change"]["actions"] for c in plan["resource_changes"]}
+    assert actions == {c["address"]: c["change"]["actions"] for c in same["resource_changes"]}
+    assert all(a == ["no-op"] for address, a in actions.items() if address.startswith("terraform_data."))
+    (cluster,) = [c for c in plan["resource_changes"] if c["type"] == "aws_cloudcontrolapi_resource"]
+    assert cluster["change"]["before"]["desired_state"] == cluster["change"]["after"]["desired_state"]
+
+
+def test_a_guard_removed_from_state_is_created_again_without_replacing_the_cluster(unchanged, tmp_path):
+    """The CHANGELOG's way through for a cluster deployed from unsorted lists: with the VpcConfig
+    guard gone from the state (`terraform state rm`), the plan creates the guard and leaves the
+    cluster alone (replace_triggered_by reacts to an update or replacement, not a create)."""
+    config = cluster_and_guards(unchanged, tmp_path, "config")
+    state = applied_state(config)
+    state["resources"] = [r for r in state["resources"] if r["name"] != "create_only_VpcConfig"]
+    terraform = terraform_or_skip(tmp_path)
+    directory = write_stack(tmp_path, "acme-cluster", config)
+    (directory / "terraform.tfstate").write_text(json.dumps(state))
+    plan = terraform.plan(directory, "-refresh=false")
+    assert not isinstance(plan, str), plan
+    actions = {c["address"]: c["change"]["actions"] for c in plan["resource_changes"]}
+    assert actions.pop("terraform_data.create_only_VpcConfig") == ["create"]
+    (cluster,) = [address for address in actions if address.startswith("aws_cloudcontrolapi_resource.")]
+    assert "delete" not in actions.pop(cluster), "the cluster would be replaced"
+    assert set(map(tuple, actions.values())) == {("no-op",)}, actions

@@ -68,14 +68,6 @@ def describe_failures(report: dict) -> str:
     )
 
 
-@pytest.fixture(scope="module")
-def example_stacks(tmp_path_factory) -> dict[str, dict[str, dict]]:
-    return {
-        path.parent.name: synthesize_stacks(load_spec(path), tmp_path_factory.mktemp(f"sec-{path.parent.name}"))
-        for path in EXAMPLE_SPECS
-    }
-
-
 # --- checkov ---------------------------------------------------------------------------------
 
 

@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from hyperpod_teams.spec import load_spec
-from tests.conftest import EXAMPLE_SPECS, synthesize_stacks
+from tests.conftest import EXAMPLE_SPECS
 from tests.offline_terraform import (
     in_parallel,
     is_aws_only,
@@ -20,14 +19,6 @@ from tests.offline_terraform import (
 )
 
 pytestmark = pytest.mark.terraform
-
-
-@pytest.fixture(scope="module")
-def example_stacks(tmp_path_factory) -> dict[str, dict[str, dict]]:
-    return {
-        path.parent.name: synthesize_stacks(load_spec(path), tmp_path_factory.mktemp(path.parent.name))
-        for path in EXAMPLE_SPECS
-    }
 
 
 @pytest.mark.parametrize("example", [p.parent.name for p in EXAMPLE_SPECS])

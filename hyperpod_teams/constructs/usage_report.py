@@ -14,6 +14,7 @@ import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings, policies, usage_report
+from hyperpod_teams.constructs.helm import chart_is_cloned
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.constructs.storage import add_private_bucket
 from hyperpod_teams.spec.models import PlatformSpec
@@ -306,10 +307,10 @@ class UsageReportOperator(Construct):
             wait=True,
             lifecycle=cdktf.TerraformResourceLifecycle(
                 precondition=[
-                    cdktf.Precondition(
-                        condition=cdktf.Fn.fileexists(f"{chart}/Chart.yaml"),
-                        error_message=f"HyperPod's usage-report chart is not at {chart} (relative to this stack's "
-                        f"folder). Next to the output folder, run: {usage_report.clone_command(settings.git_ref)}",
+                    chart_is_cloned(
+                        chart,
+                        f"HyperPod's usage-report chart is not at {chart} (relative to this stack's folder). "
+                        f"Next to the output folder, run: {usage_report.clone_command(settings.git_ref)}",
                     )
                 ]
             ),

@@ -37,8 +37,8 @@ class OktaIdentityCenterApplication(Construct):
                     "entityID": urls["identity_center_issuer_url"].string_value,
                 }
             ),
-            # Users reach the app only through the assigned groups; Okta manages these two itself.
-            lifecycle=cdktf.TerraformResourceLifecycle(ignore_changes=["features", "users"]),
+            # Users reach the app only through the assigned groups. No ignore_changes: okta 4.x has no
+            # `users` argument (removed in 4.0.0) and `features` is computed only (resource_okta_app_saml.go).
         )
         self.group_ids: dict[tuple[str, str], str] = {}
         for key, group_name in groups.all().items():

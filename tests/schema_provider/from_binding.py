@@ -1,0 +1,155 @@
+"""A provider's resource schemas read back from its cdktf prebuilt binding, where no published
+`terraform providers schema -json` of that version exists (okta: see schemas/SOURCES.md). Run by
+hand; the tests read only the kept result.
+
+cdktf's provider generator writes, from the provider's published schema, one JavaScript class per
+resource and per nested block in the binding's jsii bundle (`_jsii/*.jsii.tgz`): above every
+attribute a comment `// <name> - computed: <bool>, optional: <bool>, required: <bool>`, and in
+`synthesizeHclAttributes` each configurable attribute's kind (`isBlock`, `type`,
+`storageClassType`). That is the schema, less what the generator drops: min/max items of blocks,
+sensitivity, deprecation, and whether a nested object is a block or a nested attribute (plugin
+SDKv2 providers such as okta have blocks only). tests/test_schema_stand_in.py reads the AWS and
+Kubernetes bindings back the same way and compares them with their published schemas.
+
+    python -m tests.schema_provider.from_binding BINDING.jsii.tgz TYPE [TYPE ...] > resources.json
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tarfile
+
+GETTERS = {
+    "getStringAttribute": "string",
+    "getNumberAttribute": "number",
+    "getBooleanAttribute": "bool",
+    "getListAttribute": ["list", "string"],
+    "getNumberListAttribute": ["list", "number"],
+    "getStringMapAttribute": ["map", "string"],
+    "getNumberMapAttribute": ["map", "number"],
+    "getBooleanMapAttribute": ["map", "bool"],
+}
+STORAGE = {"string": "string", "number": "number", "boolean": "bool"}
+COLLECTIONS = {"List": "list", "Map": "map"}
+
+
+def _classes(js: str) -> dict[str, str]:
+    starts = [(m.group(1), m.start()) for m in re.finditer(r"^class (\w+) extends", js, re.M)]
+    ends = [start for _, start in starts[1:]] + [len(js)]
+    return {name: js[start:end] for (name, start), end in zip(starts, ends, strict=True)}
+
+
+def _hcl_attributes(text: str) -> dict[str, dict]:
+    """The `attrs` of a synthesizeHclAttributes method or a `...ToHclTerraform` function."""
+    body = re.search(r"const attrs = \{(.*?)\n\s{4,8}\};", text, re.S)
+    found = {}
+    for name, kind in re.findall(r"^\s+([\w-]+): \{(.*?)\},?$", body.group(1) if body else "", re.M | re.S):
+        found[name] = {
+            "isBlock": "isBlock: true" in kind,
+            "type": re.search(r'type: "(\w+)"', kind).group(1),
+            "storage": re.search(r'storageClassType: "(\w+)"', kind).group(1),
+        }
+    return found
+
+
+def _struct_name(storage: str) -> str:
+    return re.sub(r"(List|Map|OutputReference)$", "", storage)
+
+
+def _cty(kind: dict) -> object:
+    storage, collection = kind["storage"], kind["type"]
+    for suffix, default_collection in COLLECTIONS.items():
+        if storage.endswith(suffix) and storage[: -len(suffix)] in STORAGE:
+            element = STORAGE[storage[: -len(suffix)]]
+            return [collection if collection in ("list", "set", "map") else default_collection, element]
+    return STORAGE[storage]
+
+
+def _snake(camel: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", camel).lower()
+
+
+class Binding:
+    def __init__(self, js: str, assembly: dict, module: str) -> None:
+        self.js = js
+        self.classes = _classes(js)
+        self.assembly = assembly
+        self.module = module
+
+    def _required(self, interface: str) -> set[str]:
+        """The snake names of a config struct's properties that are not optional."""
+        for fqn, spec in self.assembly["types"].items():
+            if fqn.endswith(f".{self.module}.{interface}"):
+                return {_snake(p["name"]) for p in spec.get("properties", []) if not p.get("optional")}
+        return set()
+
+    def _struct_block(self, struct: str) -> dict:
+        function = re.search(
+            rf"function {struct[0].lower()}{struct[1:]}ToHclTerraform\(struct\) \{{(.*?)\n}}", self.js, re.S
+        )
+        return self.block(
+            self.classes.get(f"{struct}OutputReference", ""), function.group(1) if function else "", struct
+        )
+
+    def block(self, class_text: str, hcl_text: str, interface: str) -> dict:
+        kinds = _hcl_attributes(hcl_text)
+        required = self._required(interface)
+        block: dict = {"attributes": {}, "block_types": {}}
+        for name, kind in kinds.items():
+            if kind["isBlock"]:
+                nesting = {"list": "list", "set": "set", "map": "map"}.get(kind["type"], "list")
+                block["block_types"][name] = {
+                    "nesting_mode": nesting,
+                    "block": self._struct_block(_struct_name(kind["storage"])),
+                }
+            else:
+                flag = "required" if name in required else "optional"
+                block["attributes"][name] = {"type": _cty(kind), flag: True}
+        # Attributes only read (computed), not set: a getter with no config property behind it.
+        for getter, name in re.findall(
+            r"get \w+\(\) \{\s*return (?:cdktf\.Fn\.\w+\()?this\.(get\w+Attribute)\('([\w-]+)'\)", class_text
+        ):
+            if name not in kinds and getter in GETTERS:
+                attribute_type = GETTERS[getter]
+                block["attributes"][name] = {"type": attribute_type, "computed": True}
+        for struct, collection, name in re.findall(
+            r"new (\w+?)(List|OutputReference|Map)\(this, \"([\w-]+)\"", class_text
+        ):
+            if name not in kinds:
+                nested = self._struct_block(struct)
+                element = ["object", {n: a["type"] for n, a in nested["attributes"].items()}]
+                attribute_type = {"List": ["list", element], "Map": ["map", element]}.get(collection, element)
+                block["attributes"][name] = {"type": attribute_type, "computed": True}
+        if not block["block_types"]:
+            del block["block_types"]
+        return block
+
+    def resource(self, type_name: str) -> dict:
+        for name, text in self.classes.items():
+            if re.search(rf'^{name}\.tfResourceType = "{re.escape(type_name)}";', self.js, re.M):
+                return {"version": 0, "block": self.block(text, text, f"{name}Config")}
+        raise KeyError(type_name)
+
+
+def read_binding(tgz: str, folder: str) -> Binding:
+    with tarfile.open(tgz) as archive:
+        js = archive.extractfile(f"package/lib/{folder}/index.js").read().decode()
+        assembly = json.load(archive.extractfile("package/.jsii"))
+    module = re.sub(r"-(\w)", lambda m: m.group(1).upper(), folder)
+    return Binding(js, assembly, module)
+
+
+def main(argv: list[str]) -> None:
+    tgz, *types = argv
+    schemas = {}
+    for type_name in types:
+        kind, _, name = type_name.partition(":")
+        folder = name.split("_", 1)[1].replace("_", "-") if kind == "resource" else "data-" + name.replace("_", "-")
+        schemas[name] = read_binding(tgz, folder).resource(name)
+    json.dump(schemas, sys.stdout, indent=1, sort_keys=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,275 @@
+"""Every stack of every example meets Terraform with the exact provider versions it pins.
+
+No binary of the helm, kubernetes, azuread or okta provider can be installed here, and the AWS
+binary here is 5.100.0 while the stacks pin 6.25.0. So each pinned provider is served by its schema
+stand-in (tests/schema_provider): Terraform 1.11 installs it from a filesystem mirror at exactly the
+pinned version (`init` fails on any other), checks every attribute, type, block, reference,
+expression and lifecycle rule against the provider's published schema (`validate`), and evaluates
+the whole configuration (`plan`). The real AWS binary still validates and plans the AWS stacks
+(tests/test_terraform_offline.py). What the stand-in does not check: docs/testing.md.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLE_SPECS, TERRAFORM_SUMMARY
+from tests.offline_terraform import (
+    clone_charts,
+    in_parallel,
+    stand_in_plan_config,
+    stand_in_terraform,
+    stub_remote_states,
+    write_stack,
+)
+from tests.schema_provider import mirror
+
+pytestmark = pytest.mark.terraform
+
+EXAMPLES = [path.parent.name for path in EXAMPLE_SPECS]
+
+
+def pinned_providers(stack: dict) -> set[tuple[str, str]]:
+    return {(name, spec["version"]) for name, spec in stack["terraform"].get("required_providers", {}).items()}
+
+
+def record(kind: str, example: str, count: int, total: int) -> None:
+    """A figure for the terminal summary's `terraform:` line (conftest), from any test process."""
+    TERRAFORM_SUMMARY.mkdir(parents=True, exist_ok=True)
+    (TERRAFORM_SUMMARY / f"{kind}-{example}.json").write_text(json.dumps({"count": count, "total": total}))
+
+
+def adoption_world(example: str) -> dict:
+    """What exists already in an example that adopts it, as Cloud Control describes it."""
+    if example != "existing-hyperpod":
+        return {}
+    from tests.test_adopt_existing import adopted_world
+
+    return adopted_world().cloud_control
+
+
+def init(terraform, directory: Path) -> str | None:
+    result = terraform.run(directory, "init", "-input=false", "-backend=false")
+    return None if result.returncode == 0 else result.stderr
+
+
+def test_every_pinned_provider_has_a_schema_stand_in(example_stacks):
+    served = {(s.name, s.version) for s in mirror.available()}
+    pinned = {pin for stacks in example_stacks.values() for stack in stacks.values() for pin in pinned_providers(stack)}
+    assert pinned <= served, f"no schema stand-in for {sorted(pinned - served)}: add it (schemas/SOURCES.md)"
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_every_stack_validates_against_the_providers_it_pins(example, example_stacks, tmp_path):
+    terraform = stand_in_terraform(tmp_path)
+    stacks = example_stacks[example]
+
+    def validate(name: str) -> tuple[str, str | None]:
+        directory = write_stack(tmp_path, name, stacks[name])
+        failed = init(terraform, directory)
+        if failed:
+            return name, failed
+        result = terraform.run(directory, "validate", "-json")
+        report = json.loads(result.stdout)
+        problems = [d for d in report["diagnostics"] if d["severity"] == "error" or "ignore_changes" in d["detail"]]
+        return name, json.dumps(problems, indent=2) if problems or not report["valid"] else None
+
+    failures = {name: error for name, error in in_parallel(validate, stacks) if error}
+    record("validated", example, len(stacks) - len(failures), len(stacks))
+    assert not failures, "\n".join(f"{name}:\n{error}" for name, error in failures.items())
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_every_stack_plans_against_the_providers_it_pins(example, example_stacks, tmp_path):
+    """A first plan of every stack, as after the stacks it reads were applied (stub remote
+    states), with the Helm charts cloned where the runbook says: it only creates, reads and
+    imports."""
+    terraform = stand_in_terraform(tmp_path)
+    world = adoption_world(example)
+    stacks = {name: stand_in_plan_config(stack, world) for name, stack in example_stacks[example].items()}
+    directories = {name: write_stack(tmp_path, name, stack) for name, stack in stacks.items()}
+    for name, directory in directories.items():
+        stub_remote_states(directory, stacks[name])
+    clone_charts(tmp_path)
+
+    def plan(name: str) -> tuple[str, dict | str]:
+        failed = init(terraform, directories[name])
+        return name, failed or terraform.plan(directories[name])
+
+    results = dict(in_parallel(plan, stacks))
+    failures = {name: result for name, result in results.items() if isinstance(result, str)}
+    record("planned", example, len(stacks) - len(failures), len(stacks))
+    assert not failures, "\n".join(f"{name}:\n{error}" for name, error in failures.items())
+    for name, plan_json in results.items():
+        actions = {tuple(change["change"]["actions"]) for change in plan_json.get("resource_changes", [])}
+        assert actions <= {("create",), ("read",), ("no-op",), ("update",)}, f"{name}: {actions}"
+        if not plan_json.get("resource_changes"):
+            assert plan_json.get("output_changes"), f"{name} plans nothing at all"
+
+
+# --- the chart precondition --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("example", "stack", "clone"),
+    [
+        (
+            "quickstart",
+            "acme-hyperpod-deps",
+            "git clone --depth 1 --branch v3.9.0 https://github.com/aws/sagemaker-hyperpod-cli",
+        ),
+        (
+            "existing-cluster",
+            "globex-usage-operator",
+            "git clone https://github.com/awslabs/sagemaker-hyperpod-usage-report",
+        ),
+    ],
+)
+def test_a_chart_stack_stops_the_plan_with_the_clone_command_until_the_chart_is_cloned(
+    example, stack, clone, example_stacks, tmp_path
+):
+    """`init` accepts the chart precondition (it refers to `path.module`), the plan stops with the
+    clone command while the chart is missing, and passes once it is there."""
+    terraform = stand_in_terraform(tmp_path)
+    config = stand_in_plan_config(example_stacks[example][stack], {})
+    directory = write_stack(tmp_path, stack, config)
+    stub_remote_states(directory, config)
+    assert init(terraform, directory) is None
+    validated = terraform.run(directory, "validate")
+    assert validated.returncode == 0, validated.stderr
+
+    missing = terraform.plan(directory)
+    assert isinstance(missing, str), "the plan must stop while the chart is not cloned"
+    assert "Resource precondition failed" in missing
+    assert clone in re.sub(r"\s+", " ", missing)
+
+    clone_charts(tmp_path)
+    planned = terraform.plan(directory)
+    assert isinstance(planned, dict), planned
+    assert {c["type"] for c in planned["resource_changes"]} >= {"helm_release"}
+
+
+# --- the stand-in refuses what the real provider refuses -----------------------------------------------
+
+#: A small configuration of the kind the stacks hold, valid against the published schemas.
+VALID = {
+    "terraform": {
+        "required_providers": {
+            "kubernetes": {"source": "hashicorp/kubernetes", "version": "2.38.0"},
+            "helm": {"source": "hashicorp/helm", "version": "3.1.1"},
+        }
+    },
+    "provider": {"kubernetes": [{"host": "https://example.eks.amazonaws.com"}]},
+    "resource": {
+        "kubernetes_namespace_v1": {"team": {"metadata": [{"name": "hyperpod-ns-nlp", "labels": {"a": "b"}}]}},
+        "helm_release": {
+            "chart": {
+                "name": "usage",
+                "chart": "./chart",
+                "namespace": "${kubernetes_namespace_v1.team.metadata[0].name}",
+                "set": [{"name": "region", "value": "us-west-2"}],
+                "lifecycle": {
+                    "precondition": [{"condition": '${fileexists("${path.module}/x")}', "error_message": "x"}]
+                },
+            }
+        },
+    },
+}
+
+
+def _broken(change) -> dict:
+    config = json.loads(json.dumps(VALID))
+    change(config)
+    return config
+
+
+REFUSALS = {
+    "misspelt attribute": (
+        lambda c: c["resource"]["kubernetes_namespace_v1"]["team"]["metadata"][0].update(lables={"a": "b"}),
+        # In JSON syntax (what cdktf writes) Terraform names the property but suggests no spelling.
+        'No argument or block type is named "lables".',
+    ),
+    "missing required argument": (
+        lambda c: c["resource"]["helm_release"]["chart"].pop("name"),
+        'The argument "name" is required, but no definition was found.',
+    ),
+    "wrong type": (
+        lambda c: c["resource"]["helm_release"]["chart"].update(set="region=us-west-2"),
+        'Inappropriate value for attribute "set": list of object required.',
+    ),
+    "unknown nested block": (
+        lambda c: c["resource"]["kubernetes_namespace_v1"]["team"].update(spec=[{"finalizers": []}]),
+        'No argument or block type is named "spec".',
+    ),
+    "condition that references nothing": (
+        lambda c: c["resource"]["helm_release"]["chart"]["lifecycle"]["precondition"][0].update(
+            condition='${fileexists("./chart/Chart.yaml")}'
+        ),
+        "The condition expression must refer to at least one object from elsewhere in the configuration",
+    ),
+    "attribute of another provider version": (
+        lambda c: c["provider"]["kubernetes"][0].update(kubernetes={"host": "x"}),
+        'No argument or block type is named "kubernetes".',
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def small_terraform(tmp_path_factory):
+    return stand_in_terraform(tmp_path_factory.mktemp("stand-in-refusals"))
+
+
+def _validate(terraform, directory: Path, config: dict) -> str:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "main.tf.json").write_text(json.dumps(config))
+    failed = init(terraform, directory)
+    if failed:
+        return re.sub(r"\s+", " ", failed)
+    result = terraform.run(directory, "validate")
+    return "" if result.returncode == 0 else re.sub(r"\s+", " ", result.stderr)
+
+
+def test_the_small_configuration_is_valid_as_it_is(small_terraform, tmp_path):
+    assert _validate(small_terraform, tmp_path, VALID) == ""
+
+
+@pytest.mark.parametrize("fault", REFUSALS)
+def test_the_stand_in_refuses_what_the_provider_refuses(fault, small_terraform, tmp_path):
+    change, message = REFUSALS[fault]
+    error = _validate(small_terraform, tmp_path, _broken(change))
+    assert message in error, error
+
+
+def test_init_refuses_a_version_other_than_the_one_kept(small_terraform, tmp_path):
+    config = _broken(lambda c: c["terraform"]["required_providers"]["helm"].update(version="3.1.2"))
+    error = _validate(small_terraform, tmp_path, config)
+    assert "no available releases match the given constraints 3.1.2" in error, error
+
+
+def test_the_stand_in_cannot_apply(small_terraform, tmp_path):
+    """A stand-in plans; asked to apply it says so instead of pretending."""
+    config = {
+        "terraform": VALID["terraform"],
+        "resource": {"kubernetes_namespace_v1": {"team": {"metadata": [{"name": "x"}]}}},
+    }
+    (tmp_path / "main.tf.json").write_text(json.dumps(config))
+    assert init(small_terraform, tmp_path) is None
+    result = small_terraform.run(tmp_path, "apply", "-auto-approve", "-input=false")
+    assert result.returncode != 0
+    assert "kubernetes 2.38.0 is a schema stand-in" in result.stderr
+
+
+def test_the_schema_files_are_the_ones_sources_md_names():
+    """Every kept schema is listed with its source, and nothing else is kept."""
+    sources = (mirror.SCHEMAS / "SOURCES.md").read_text()
+    for stand_in in mirror.available():
+        assert stand_in.schema_file.exists(), stand_in
+        assert f"`{stand_in.schema_file.name}`" in sources, f"{stand_in.schema_file.name} has no source in SOURCES.md"
+    kept = {path.name for path in mirror.SCHEMAS.glob("*.json.gz")}
+    assert kept == {s.schema_file.name for s in mirror.available()}
+    assert shutil.which("git")  # the build script reads the published schemas' git tags
