@@ -99,7 +99,7 @@ class Binding:
         block: dict = {"attributes": {}, "block_types": {}}
         for name, kind in kinds.items():
             if kind["isBlock"]:
-                nesting = {"list": "list", "set": "set", "map": "map"}.get(kind["type"], "list")
+                nesting = {"list": "list", "set": "set", "map": "map", "struct": "single"}[kind["type"]]
                 block["block_types"][name] = {
                     "nesting_mode": nesting,
                     "block": self._struct_block(_struct_name(kind["storage"])),
@@ -114,6 +114,10 @@ class Binding:
             if name not in kinds and getter in GETTERS:
                 attribute_type = GETTERS[getter]
                 block["attributes"][name] = {"type": attribute_type, "computed": True}
+        for kind, name in re.findall(r"new cdktf\.(String|Number|Boolean|BooleanList)Map\(this, \"([\w-]+)\"", class_text):
+            if name not in kinds:
+                element = {"String": "string", "Number": "number", "Boolean": "bool"}.get(kind, ["list", "bool"])
+                block["attributes"][name] = {"type": ["map", element], "computed": True}
         for struct, collection, name in re.findall(
             r"new (\w+?)(List|OutputReference|Map)\(this, \"([\w-]+)\"", class_text
         ):
