@@ -114,7 +114,8 @@ class Binding:
             if name not in kinds and getter in GETTERS:
                 attribute_type = GETTERS[getter]
                 block["attributes"][name] = {"type": attribute_type, "computed": True}
-        for kind, name in re.findall(r"new cdktf\.(String|Number|Boolean|BooleanList)Map\(this, \"([\w-]+)\"", class_text):
+        computed_maps = re.findall(r"new cdktf\.(String|Number|Boolean|BooleanList)Map\(this, \"([\w-]+)\"", class_text)
+        for kind, name in computed_maps:
             if name not in kinds:
                 element = {"String": "string", "Number": "number", "Boolean": "bool"}.get(kind, ["list", "bool"])
                 block["attributes"][name] = {"type": ["map", element], "computed": True}
