@@ -38,7 +38,7 @@ tune_node_process()
 
 def pytest_terminal_summary(terminalreporter) -> None:
     """Which AWS provider the offline Terraform checks ran, beside the one the stacks pin: they
-    differ (docs/deploy.md, "Which AWS provider the checks run"); and how many inputs each fuzz
+    differ (docs/deploy.md, "Which providers the checks run"); and how many inputs each fuzz
     test tried (tests/test_untrusted_input.py)."""
     from tests.offline_terraform import checked_provider_version
 
