@@ -9,7 +9,7 @@ from hyperpod_teams.spec.models import LocalBackend, PlatformSpec, RemoteBackend
 
 
 def local_state_path(stack_name: str) -> str:
-    """State beside the output folder, never inside it: a fresh synth replaces the folder whole.
+    """State beside the output folder, never inside it: generated files and state do not mix.
 
     Relative to the stack's working directory `<out>/stacks/<stack>`, so the synthesized JSON is
     the same on every machine.

@@ -1,13 +1,16 @@
-"""Write the synthesized stacks to a folder, all or nothing.
+"""Write the synthesized stacks to a folder without losing anything of the user's.
 
-The App synthesizes into a staging folder beside the target; only a complete result replaces the
-target, so a failure at any point leaves the previous contents untouched. Terraform's working
-files in each stack folder (`.terraform/`, `.terraform.lock.hcl`) move over to the new result, so
-a re-synth does not force `terraform init` again.
+The App synthesizes into a staging folder beside the target, so a failure while building or
+writing leaves the previous output untouched. Only then does the result go into the target, file
+by file (each an atomic rename): the files the previous synth wrote and this one does not are
+removed, and nothing else in the folder is touched: the user's own files (a `plan.json`, an
+`override.tf`, a README, `.git`), Terraform's working files (`.terraform/`, `.terraform.lock.hcl`).
+The marker file OUTPUT_MARKER lists what synth wrote; a file of the user's where synth must now
+write is refused (exit 2) before anything moves.
 
-Only a folder this tool wrote (it holds OUTPUT_MARKER) or an empty one is ever replaced: anything
+Only a folder this tool wrote (it holds OUTPUT_MARKER) or an empty one is written into: anything
 else is refused before any work, with nothing touched. Staging folders of a run that was killed
-are removed by the next run; an output folder moved aside by a run killed mid-swap is put back.
+are removed by the next run.
 """
 
 from __future__ import annotations
@@ -71,12 +74,9 @@ def synthesize(spec: PlatformSpec, out_dir: str | Path, *, phase: Phase | None =
         with phase("Writing Terraform JSON"):
             app.synth()
             summaries = _summarize(staging, {s.stack_name: s.credentials for s in stacks.all()})
-            (staging / OUTPUT_MARKER).write_text(
-                "This folder was written by `hyperpod-teams synth`, which replaces it whole on the next synth.\n"
-            )
             # mkdtemp makes the folder private (0700); the output follows the umask like any folder.
             staging.chmod(0o777 & ~_umask())
-            _replace_folder(staging, out_dir)
+            _update_folder(staging, out_dir)
     except KeyboardInterrupt:
         _stop_node()
         raise
@@ -124,8 +124,9 @@ def prepare_output_folder(out_dir: str | Path) -> Path:
         if entries and not _written_by_synth(out_dir, entries):
             shown = ", ".join(entries[:6]) + (f" and {len(entries) - 6} more" if len(entries) > 6 else "")
             raise OutputFolderError(
-                f"refusing to replace {out_dir}: synth replaces its output folder whole, and this folder holds "
-                f"files synth did not write ({shown}). Choose a new or empty folder, e.g. --out cdktf.out"
+                f"refusing to write into {out_dir}: synth writes only into a folder it wrote itself (it holds "
+                f"{OUTPUT_MARKER}) or an empty one, and this folder holds files synth did not write ({shown}). "
+                "Choose a new or empty folder, e.g. --out cdktf.out"
             )
     return out_dir
 
@@ -216,31 +217,107 @@ def _summarize(out_dir: Path, credentials: dict[str, str]) -> list[StackSummary]
     return summaries
 
 
-def _replace_folder(new: Path, target: Path) -> None:
-    """Swap `new` into `target` by renames; on failure the old target is put back."""
-    if not target.exists():
-        os.rename(new, target)
-        return
-    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.previous-", dir=target.parent))
-    os.rmdir(old)
-    os.rename(target, old)
-    try:
-        os.rename(new, target)
-    except BaseException:
-        os.rename(old, target)
-        raise
-    _carry_over_terraform_files(old, target)
-    shutil.rmtree(old, ignore_errors=True)
+MARKER_HEADER = (
+    "This folder was written by `hyperpod-teams synth`. The next synth replaces the files listed below\n"
+    "and removes those it no longer writes; everything else here is left as it is.\n"
+)
 
 
-def _carry_over_terraform_files(old: Path, new: Path) -> None:
-    old_stacks = old / "stacks"
-    if not old_stacks.is_dir():
-        return
-    for stack_dir in old_stacks.iterdir():
-        target = new / "stacks" / stack_dir.name
-        if not target.is_dir():
-            continue  # a removed stack: its working files go with it
-        for name in TERRAFORM_WORKING_FILES:
-            if (stack_dir / name).exists() and not (target / name).exists():
-                os.rename(stack_dir / name, target / name)
+def _recorded_files(folder: Path) -> set[str]:
+    """The files (relative paths) the previous synth wrote into `folder`: those its marker lists;
+    for a marker of a version that listed none, or the layout of 0.1, cdktf's own layout."""
+    marker = folder / OUTPUT_MARKER
+    if marker.is_file():
+        lines = marker.read_text(errors="replace").splitlines()
+        if lines and lines[0].startswith("This folder was written by") and "listed below" in lines[0]:
+            return {line for line in lines[2:] if _inside(folder, line)}
+    recorded = {"manifest.json"}
+    stacks = folder / "stacks"
+    for stack in stacks.iterdir() if stacks.is_dir() else []:
+        recorded.add(f"stacks/{stack.name}/cdk.tf.json")
+        assets = stack / "assets"
+        if assets.is_dir() and not assets.is_symlink():
+            recorded.update(str(path.relative_to(folder)) for path in assets.rglob("*") if not path.is_dir())
+    return {name for name in recorded if _inside(folder, name)}
+
+
+def _inside(folder: Path, name: str) -> bool:
+    """Whether `name` (a line of the marker, which anyone could edit) is a file path inside
+    `folder`, reached without a symbolic link: nothing outside it is ever removed."""
+    parts = Path(name).parts
+    if not name or name.startswith("#") or Path(name).is_absolute() or ".." in parts or name == OUTPUT_MARKER:
+        return False
+    return not any((folder / part).is_symlink() for part in _parents_and_self(name)[:-1])
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(str(path.relative_to(folder)) for path in folder.rglob("*") if not path.is_dir())
+
+
+def _update_folder(new: Path, target: Path) -> None:
+    """Move the new output's files into `target`, remove the files the previous synth wrote that
+    the new one does not, and leave everything else in `target` as it is. Refuses, before moving
+    anything, to write over a file synth did not write."""
+    written = [name for name in _files(new) if name != OUTPUT_MARKER]
+    recorded = _recorded_files(target) if target.exists() else set()
+    in_the_way = [
+        name
+        for name in written
+        if name not in recorded
+        and any((target / part).exists() and not (target / part).is_dir() for part in _parents_and_self(name))
+    ]
+    in_the_way += [name for name in written if (target / name).is_dir() or not _inside(target, name)]
+    if in_the_way:
+        raise OutputFolderError(
+            f"refusing to write {target}: synth would write over files it did not write "
+            f"({', '.join(sorted(in_the_way)[:6])}). Move them, or choose another folder with --out"
+        )
+    target.mkdir(exist_ok=True)
+    target.chmod(new.stat().st_mode & 0o777)
+    marker = target / OUTPUT_MARKER
+    # Listed first, all of it: a run killed while moving files leaves nothing of synth's unlisted.
+    _write_marker(marker, sorted(recorded | set(written)))
+    for name in written:
+        destination = target / name
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(new / name, destination)
+    removed = sorted(recorded - set(written))
+    for name in removed:
+        with contextlib.suppress(FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            (target / name).unlink()
+    _remove_working_files_of_removed_stacks(
+        target, {name.split("/")[1] for name in written if name.startswith("stacks/")}
+    )
+    # The folders synth made for files it no longer writes, once empty (a file of the user's keeps one).
+    for name in removed:
+        for folder in list((target / name).parents)[: len(Path(name).parts) - 1]:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when empty
+    _write_marker(marker, written)
+
+
+def _parents_and_self(name: str) -> list[str]:
+    parts = name.split("/")
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def _write_marker(marker: Path, files: list[str]) -> None:
+    partial = marker.with_name(f"{marker.name}.{os.getpid()}.partial")
+    partial.write_text(MARKER_HEADER + "".join(f"{name}\n" for name in files))
+    os.replace(partial, marker)
+
+
+def _remove_working_files_of_removed_stacks(target: Path, stacks: set[str]) -> None:
+    """A stack no longer synthesized takes its Terraform working files with it, unless its folder
+    holds a file of the user's (then the folder stays as it is)."""
+    stacks_dir = target / "stacks"
+    for stack_dir in stacks_dir.iterdir() if stacks_dir.is_dir() else []:
+        if stack_dir.name in stacks or not stack_dir.is_dir() or stack_dir.is_symlink():
+            continue
+        if {entry.name for entry in stack_dir.iterdir()} <= {*TERRAFORM_WORKING_FILES, "assets"}:
+            for name in TERRAFORM_WORKING_FILES:
+                working = stack_dir / name
+                if working.is_dir() and not working.is_symlink():
+                    shutil.rmtree(working, ignore_errors=True)
+                elif working.exists() or working.is_symlink():
+                    working.unlink()

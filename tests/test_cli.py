@@ -217,12 +217,14 @@ def test_resynth_keeps_terraform_working_files_and_drops_removed_stacks(tmp_path
     from hyperpod_teams.synth import synthesize
 
     out = tmp_path / "cdktf.out"
-    synthesize(load_spec(QUICKSTART), out)
+    spec = load_spec(QUICKSTART)
+    synthesize(spec, out)
     lock = out / "stacks" / "acme-cluster" / ".terraform.lock.hcl"
     lock.write_text("# provider locks\n")
     (out / "stacks" / "acme-cluster" / ".terraform").mkdir()
-    (out / "stacks" / "gone-stack").mkdir()
-    synthesize(load_spec(QUICKSTART), out)
+    gone = out / "stacks" / "acme-team-research"
+    (gone / ".terraform" / "providers").mkdir(parents=True)
+    synthesize(spec.model_copy(update={"teams": spec.teams[:2]}), out)
     assert lock.read_text() == "# provider locks\n"
     assert (out / "stacks" / "acme-cluster" / ".terraform").is_dir()
-    assert not (out / "stacks" / "gone-stack").exists()
+    assert not gone.exists(), "a removed stack's folder and working files stay behind"

@@ -33,7 +33,7 @@ BILLION_LAUGHS = "\n".join(
 
 
 def run(
-    *args: str, env: dict | None = None, limit_memory: bool = False, timeout: float = 60
+    *args: str, env: dict | None = None, limit_memory: bool = False, timeout: float = 60, cwd: Path | None = None
 ) -> subprocess.CompletedProcess:
     """The command in a fresh process; with `limit_memory`, it may use 1 GiB of address space at
     most (a loaded interpreter with pydantic takes about 300 MiB)."""
@@ -48,6 +48,7 @@ def run(
         env=env,
         timeout=timeout,
         preexec_fn=limit if limit_memory else None,
+        cwd=cwd,
     )
 
 
@@ -220,7 +221,7 @@ def test_synth_refuses_a_folder_it_did_not_write_and_touches_nothing(project, ou
     before = _snapshot(project)
     result = run("synth", str(project / "teams.yaml"), "--out", str(project / out))
     assert result.returncode == 2
-    assert "refusing to replace" in result.stderr and str((project / out).resolve()) in result.stderr
+    assert "refusing to write into" in result.stderr and str((project / out).resolve()) in result.stderr
     assert "Traceback" not in result.stderr
     assert _snapshot(project) == before
     assert sorted(p.name for p in project.iterdir()) == ["NOTES.md", "src", "teams.yaml"]
@@ -229,7 +230,7 @@ def test_synth_refuses_a_folder_it_did_not_write_and_touches_nothing(project, ou
 def test_synth_refuses_cdktf_outdir_naming_a_folder_it_did_not_write(project):
     before = _snapshot(project)
     result = run("synth", str(project / "teams.yaml"), env={**os.environ, "CDKTF_OUTDIR": str(project)})
-    assert result.returncode == 2 and "refusing to replace" in result.stderr
+    assert result.returncode == 2 and "refusing to write into" in result.stderr
     assert _snapshot(project) == before
 
 
@@ -239,6 +240,77 @@ def test_synth_writes_into_an_empty_folder_and_replaces_its_own_output(project):
     assert run("synth", str(project / "teams.yaml"), "--out", str(out)).returncode == 0
     assert (out / OUTPUT_MARKER).is_file() and (out / "manifest.json").is_file()
     assert run("synth", str(project / "teams.yaml"), "--out", str(out)).returncode == 0
+
+
+def test_synth_keeps_everything_of_the_users_in_its_own_output_folder(project):
+    """The reproduction of #34: `synth --out .` in an empty folder, `git init` and a commit
+    there, a plan saved where `report --help` suggests, an override file; synth again. Only the
+    files synth wrote are rewritten; everything else stays byte for byte."""
+    out = project / "deploy"
+    out.mkdir()
+    assert run("synth", str(project / "teams.yaml"), "--out", ".", cwd=out).returncode == 0
+    (out / "teams.yaml").write_text(QUICKSTART.read_text())  # the spec moves in with the output
+    subprocess.run(["git", "init", "-q"], cwd=out, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=out, check=True)
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    subprocess.run(["git", "commit", "-qm", "first synth"], cwd=out, check=True, env=env)
+    (out / "README.md").write_text("# our deployment\n")
+    stack = out / "stacks" / "acme-cluster"
+    (stack / "plan.json").write_text('{"format_version": "1.2"}')
+    (stack / "override.tf").write_text('terraform { required_version = ">= 1.11" }\n')
+    (stack / ".terraform").mkdir()
+    (stack / ".terraform" / "terraform.tfstate").write_text("{}")
+    mine = {name: data for name, data in _snapshot(out).items() if not _written_by_synth_here(out, name)}
+    assert {"teams.yaml", "README.md", "stacks/acme-cluster/plan.json", "stacks/acme-cluster/override.tf"} <= set(mine)
+    assert any(name.startswith(".git/") for name in mine)
+
+    data = yaml.safe_load(QUICKSTART.read_text())
+    data["teams"] = data["teams"][:2]  # a team removed: its stacks go, and only its stacks
+    (out / "teams.yaml").write_text(yaml.safe_dump(data))
+    mine["teams.yaml"] = (out / "teams.yaml").read_bytes()
+    result = run("synth", "teams.yaml", "--out", ".", cwd=out)
+    assert result.returncode == 0, result.stderr
+    after = _snapshot(out)
+    assert {name: after.get(name) for name in mine} == mine, "synth changed or removed a file it did not write"
+    assert not (out / "stacks" / "acme-team-research").exists()
+    assert json.loads((out / "manifest.json").read_text())["stacks"].keys() >= {"acme-team-nlp", "acme-cluster"}
+    git = subprocess.run(["git", "status", "--porcelain"], cwd=out, capture_output=True, text=True, check=True)
+    assert " D teams.yaml" not in git.stdout and "fatal" not in git.stderr
+
+
+def _written_by_synth_here(out: Path, name: str) -> bool:
+    return name == OUTPUT_MARKER or name in (out / OUTPUT_MARKER).read_text().splitlines()
+
+
+def test_synth_refuses_to_write_over_a_file_it_did_not_write_and_moves_nothing(project):
+    out = project / "out"
+    data = yaml.safe_load(QUICKSTART.read_text())
+    two_teams = project / "two-teams.yaml"
+    two_teams.write_text(yaml.safe_dump({**data, "teams": data["teams"][:2]}))
+    assert run("synth", str(two_teams), "--out", str(out)).returncode == 0
+    theirs = out / "stacks" / "acme-team-research" / "cdk.tf.json"  # a file of the user's where synth will write
+    theirs.parent.mkdir(parents=True)
+    theirs.write_text("mine")
+    before = _snapshot(project)
+    result = run("synth", str(project / "teams.yaml"), "--out", str(out))
+    assert result.returncode == 2, result.stderr
+    assert "stacks/acme-team-research/cdk.tf.json" in result.stderr and "Traceback" not in result.stderr
+    assert _snapshot(project) == before
+
+
+def test_a_marker_naming_files_outside_the_folder_removes_nothing_there(project):
+    out = project / "out"
+    assert run("synth", str(project / "teams.yaml"), "--out", str(out)).returncode == 0
+    marker = out / OUTPUT_MARKER
+    marker.write_text(marker.read_text() + "../NOTES.md\n" + f"{project / 'src' / 'app.py'}\n")
+    assert run("synth", str(project / "teams.yaml"), "--out", str(out)).returncode == 0
+    assert (project / "NOTES.md").read_text() == "notes\n" and (project / "src" / "app.py").exists()
 
 
 def test_synth_replaces_the_output_of_a_version_before_the_marker(project):
