@@ -170,6 +170,11 @@ def stacks(spec_path: Path, old_out_dir: Path | None, git_ref: str | None, out_d
 
     if old_out_dir is not None and git_ref is not None:
         raise click.UsageError("give --changed-since or --changed-since-ref, not both")
+    if old_out_dir is not None and _overlap(out_dir, old_out_dir):
+        _user_error(
+            f"--out {out_dir} would write into the output --changed-since compares against ({old_out_dir}); "
+            "give --out another folder, e.g. --out cdktf.new"
+        )
     spec = _load(spec_path)
     if old_out_dir is None and git_ref is None:
         from hyperpod_teams.stack_plan import deploy_waves, stack_plan
@@ -188,7 +193,6 @@ def stacks(spec_path: Path, old_out_dir: Path | None, git_ref: str | None, out_d
                         old_out_dir = Path(scratch) / "old.out"
                         _synthesize(old_spec, old_out_dir, f"{spec_path} as of {git_ref}")
                 if old_out_dir is not None:
-                    # Read before the synth below, which may replace that very folder.
                     old, _ = stack_changes.read_output(old_out_dir)
                 _synthesize(spec, out_dir, str(spec_path))
                 selection = stack_changes.changed_stacks(old, out_dir)
@@ -318,6 +322,7 @@ def report(spec_path: Path, output_format: str, out_file: Path | None, plans: tu
       terraform -chdir=cdktf.out/stacks/acme-team-nlp show -json plan.tfplan > cdktf.out/stacks/acme-team-nlp/plan.json
       hyperpod-teams report teams.yaml --plan cdktf.out/stacks/acme-team-nlp/plan.json > report.md
     """
+    _refuse_to_overwrite_an_input(out_file, spec_path, *(Path(p.rpartition("=")[2]) for p in plans))
     spec = _load(spec_path)
     from hyperpod_teams.review.plan_summary import read_plan
     from hyperpod_teams.review.report import render_report
@@ -343,6 +348,7 @@ def runbook(spec_path: Path, out_file: Path | None) -> None:
     """Write the procedure that deploys SPEC (Markdown): the stacks in deploy order and which run
     in parallel, the manual steps in IAM Identity Center, the IdP and Billing with their exact
     values, how to add a team and how to remove one without losing its data."""
+    _refuse_to_overwrite_an_input(out_file, spec_path)
     spec = _load(spec_path)
     from hyperpod_teams.review.runbook import render_runbook
 
@@ -408,6 +414,7 @@ def chargeback(
     from hyperpod_teams.review.chargeback import ChargebackError, compute_statement, read_cost_export, render_statement
     from hyperpod_teams.usage_report import UsageReportError, read_summary_report
 
+    _refuse_to_overwrite_an_input(out_file, spec_path, *usage_files, *([cost_file] if cost_file else []))
     spec = _load(spec_path)
     if (cost_usd is None) == (cost_file is None):
         _user_error("give the cluster's cost with exactly one of --cost USD and --cost-from EXPORT.csv")
@@ -439,6 +446,29 @@ def _read_text(path: Path) -> str:
         _user_error(f"{path} is not UTF-8 text")
     except OSError as error:
         _user_error(f"cannot read {path}: {error.strerror or error}")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file: the same path once links are followed, or one inode."""
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False
+
+
+def _overlap(a: Path, b: Path) -> bool:
+    """Whether two folders are one, or one holds the other (links followed)."""
+    a, b = a.resolve(), b.resolve()
+    return a == b or a in b.parents or b in a.parents or _same_file(a, b)
+
+
+def _refuse_to_overwrite_an_input(out_file: Path | None, *inputs: Path) -> None:
+    """Exit 2, with nothing read or written, when --out names one of the command's own inputs."""
+    if out_file is None:
+        return
+    for path in inputs:
+        if _same_file(out_file, path):
+            _user_error(f"--out {out_file} is {path}, an input of this command: give --out another file")
 
 
 def _user_error(message: str) -> NoReturn:

@@ -469,3 +469,65 @@ def test_the_test_command_leaves_the_users_environment_alone():
     assert installs, dry_run.stdout
     assert all(".venv/" not in line and ".venv " not in line for line in installs), installs
     assert any("third_party_plugin" in line for line in installs)
+
+
+# --- --out never overwrites an input -------------------------------------------------------------
+
+
+def _usage_report(folder: Path) -> Path:
+    """A summary report for the quickstart's teams (written like HyperPod's generator writes one)."""
+    path = folder / "summary-report.csv"
+    path.write_text(
+        "Amazon SageMaker HyperPod\nCluster Name: ml-shared\nReport Type: Summary Utilization Report\n"
+        "Report Date Generated: 2026-11-03\nReport Date Range (UTC): 2026-11-01 to 2026-11-01\n"
+        ",,,Instance,NeuronCore,,,GPU,,,vCPU,,\n"
+        "Date,Namespace,Team,Type,Total utilization (hours),Allocated utilization (hours),"
+        "Borrowed utilization (hours),Total utilization (hours),Allocated utilization (hours),"
+        "Borrowed utilization (hours),Total utilization (hours),Allocated utilization (hours),"
+        "Borrowed utilization (hours)\n"
+        "2026-11-01,hyperpod-ns-nlp,nlp,ml.p5.48xlarge,0.00,0.00,0.00,96.00,96.00,0.00,10.00,10.00,0.00\n"
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    "command, out_is",
+    [
+        ("report", "spec"),
+        ("runbook", "spec"),
+        ("runbook", "link to the spec"),
+        ("chargeback", "spec"),
+        ("chargeback", "usage report"),
+        ("chargeback", "link to the usage report"),
+    ],
+)
+def test_out_naming_an_input_of_the_command_is_refused_and_nothing_is_touched(project, command, out_is):
+    usage = _usage_report(project)
+    target = usage if "usage" in out_is else project / "teams.yaml"
+    out = target
+    if out_is.startswith("link"):
+        out = project / "out.md"
+        out.symlink_to(target)
+    extra = ["--usage", str(usage), "--cost", "1000"] if command == "chargeback" else []
+    before = _snapshot(project)
+    result = run(command, str(project / "teams.yaml"), *extra, "--out", str(out))
+    assert result.returncode == 2, result.stderr
+    assert "an input of this command" in result.stderr and "Traceback" not in result.stderr
+    assert _snapshot(project) == before
+
+
+def test_stacks_never_writes_into_the_output_it_compares_against(project):
+    out = project / "cdktf.out"
+    assert run("synth", str(project / "teams.yaml"), "--out", str(out)).returncode == 0
+    before = _snapshot(out)
+    # --out defaults to cdktf.out, the very folder given as the baseline.
+    result = subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams", "stacks", "teams.yaml", "--changed-since", "cdktf.out"],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        timeout=120,
+    )
+    assert result.returncode == 2, result.stderr
+    assert "--changed-since compares against" in result.stderr and "--out cdktf.new" in result.stderr
+    assert _snapshot(out) == before
