@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from hyperpod_teams import naming
+from hyperpod_teams.review.document import md_code
 from hyperpod_teams.spec.models import PlatformSpec
 
 How = Literal["looked up", "imported", "kept as it is", "left alone"]
@@ -66,7 +67,7 @@ def cluster_arn_command(name: str, region: str) -> str:
 def _tag_it(resource_arn: str, tags: dict[str, str], region: str) -> str:
     return (
         "tag it (the stacks do not manage it; team members see it and its spend is allocated by these tags, and "
-        f"the plan stops until they are on it): `{add_tags_command(resource_arn, tags, region)}`"
+        f"the plan stops until they are on it): {md_code(add_tags_command(resource_arn, tags, region))}"
     )
 
 

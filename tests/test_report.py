@@ -66,7 +66,7 @@ def test_the_cost_table_shows_each_teams_tags_category_and_budget(quickstart):
     assert (
         "`hyperpod-teams:cost-center=CC-1001`" in nlp
         and "25000 USD" in nlp
-        and "80 %, 100 % → nlp-leads@example.com" in nlp
+        and "80 %, 100 % → `nlp-leads@example.com`" in nlp
     )
     vision = next(
         line for line in text.splitlines() if line.startswith("| vision | `hyperpod-teams:organization=acme`")

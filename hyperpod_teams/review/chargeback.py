@@ -30,7 +30,7 @@ from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation, localc
 from functools import cached_property
 
 from hyperpod_teams import cost, naming
-from hyperpod_teams.review.document import spreadsheet_text
+from hyperpod_teams.review.document import md_code, md_text, spreadsheet_text
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.usage_report import SummaryReport, UsageReportError, UsageRow
 
@@ -479,24 +479,26 @@ def build_statement_document(statement: Statement, *, chart: bool = False):
     from hyperpod_teams.review.document import Alert, Document, Heading, Image, Items, Paragraph, Table
 
     s = statement
-    document = Document(f"Chargeback of {s.cluster} ({s.organization}), {s.first_day} to {s.last_day}")
+    document = Document(
+        f"Chargeback of {md_text(s.cluster)} ({md_text(s.organization)}), {s.first_day} to {s.last_day}"
+    )
     document.add(
         Paragraph(
-            f"The shared cluster cost **{_usd(s.cost_usd)} USD** ({s.cost_source}) over {s.days} day"
+            f"The shared cluster cost **{_usd(s.cost_usd)} USD** ({md_text(s.cost_source)}) over {s.days} day"
             f"{'s' if s.days != 1 else ''}. Each team pays for the hours HyperPod's usage reports measured it "
             f"using; the {_usd(s.unused_usd)} USD of capacity no team used is charged {s.split_method}."
         )
     )
     if s.notes:
         document.add(Alert(f"{len(s.notes)} thing{'s' if len(s.notes) != 1 else ''} to check before sending"))
-        document.add(Items(list(s.notes)))
+        document.add(Items([md_text(note) for note in s.notes]))
     document.add(Heading("Per team"))
     document.add(
         Table(
             ["team", "share", "amount (USD)", "for its use (USD)", "idle share (USD)"],
             [
                 [
-                    f"{c.title} (`{c.team}`)" if c.title != c.team else f"`{c.team}`",
+                    f"{md_text(c.title)} ({md_code(c.team)})" if c.title != c.team else md_code(c.team),
                     f"{s.share_percent(c)}%",
                     _usd(c.amount_usd),
                     _usd(c.usage_usd),
@@ -515,9 +517,9 @@ def build_statement_document(statement: Statement, *, chart: bool = False):
         for c in s.teams:
             if t.instance_type in c.hours:
                 allocated, borrowed = c.hours[t.instance_type]
-                rows.append([t.instance_type, f"`{c.team}`", _hours(allocated), _hours(borrowed)])
+                rows.append([md_text(t.instance_type), md_code(c.team), _hours(allocated), _hours(borrowed)])
         if t.other_hours:
-            rows.append([t.instance_type, "namespaces of no team", _hours(t.other_hours), "-"])
+            rows.append([md_text(t.instance_type), "namespaces of no team", _hours(t.other_hours), "-"])
     document.add(
         Paragraph(
             "Allocated hours fall within the team's guaranteed quota, borrowed hours are idle capacity of other "
@@ -539,7 +541,7 @@ def build_statement_document(statement: Statement, *, chart: bool = False):
             ],
             [
                 [
-                    t.instance_type,
+                    md_text(t.instance_type),
                     str(t.nodes),
                     _usd(t.cost_usd),
                     f"{_hours(t.capacity_hours)} {t.resource}",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import html
 import re
+import string
 from dataclasses import dataclass, field
 
 
@@ -86,8 +87,44 @@ def spreadsheet_text(text: str) -> str:
     return f"'{text}" if text.startswith(FORMULA_TRIGGERS) else text
 
 
+#: Markdown's own syntax among ASCII punctuation: a backslash before any of these makes it plain.
+_MARKDOWN_SYNTAX = frozenset("\\`*_[]<>#|~&")
+#: A zero-width space breaks what GitHub would turn into a mention (`@team`) or a link.
+_ZERO_WIDTH_SPACE = "\u200b"
+
+
+def md_text(text: object) -> str:
+    """Text from a spec or a usage file, for a Markdown document: shown as the characters it is.
+    Markdown and HTML syntax escaped with backslashes (so `<img onerror=...>` stays text), no line
+    breaks (nothing can start a block), and mentions and links broken with a zero-width space."""
+    plain = " ".join(str(text).split())
+    escaped = "".join(f"\\{c}" if c in _MARKDOWN_SYNTAX else c for c in plain)
+    escaped = re.sub(r"^(\d+)([.)])", r"\1\\\2", escaped)  # "1." or "1)" would start a list,
+    escaped = re.sub(r"^([-+=])", r"\\\1", escaped)  # and "-" or "+" a bullet, "=" a heading's underline
+    for trigger in ("@", "://", "www."):
+        escaped = escaped.replace(trigger, trigger[:1] + _ZERO_WIDTH_SPACE + trigger[1:])
+    return escaped
+
+
+def md_code(text: object) -> str:
+    """Text from a spec or a usage file as an inline code span: literal whatever it holds (a
+    backtick inside gets a longer fence, as CommonMark allows), on one line."""
+    plain = " ".join(str(text).split())
+    longest = max((len(run) for run in re.findall(r"`+", plain)), default=0)
+    fence = "`" * (longest + 1)
+    padded = f" {plain} " if plain.startswith("`") or plain.endswith("`") else plain
+    return f"{fence}{padded}{fence}"
+
+
+def _fence(text: str) -> str:
+    """A code block's fence, longer than any run of backticks in it."""
+    return "`" * max([3, *(len(run) + 1 for run in re.findall(r"`{3,}", text))])
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", "<br>")
+    """A table cell: every pipe not escaped yet escaped (GFM splits cells on them, in code spans
+    too), line breaks as <br>."""
+    return re.sub(r"(?<!\\)((?:\\\\)*)\|", r"\1\\|", text).replace("\n", "<br>")
 
 
 def to_markdown(document: Document) -> str:
@@ -100,7 +137,8 @@ def to_markdown(document: Document) -> str:
         elif isinstance(block, Items):
             out += [f"{f'{i}.' if block.ordered else '-'} {item}" for i, item in enumerate(block.items, 1)] + [""]
         elif isinstance(block, Code):
-            out += [f"```{block.language}", block.text.rstrip("\n"), "```", ""]
+            fence = _fence(block.text)
+            out += [f"{fence}{block.language}", block.text.rstrip("\n"), fence, ""]
         elif isinstance(block, Table):
             out.append("| " + " | ".join(_cell(h) for h in block.headers) + " |")
             out.append("|" + "|".join(" --- " for _ in block.headers) + "|")
@@ -134,9 +172,34 @@ h2,h3{break-after:avoid}tr,img,.warning{break-inside:avoid}}
 
 
 def _inline_html(text: str) -> str:
-    """Escape, then turn `code` spans into <code>: the only inline markup the documents use."""
-    parts = html.escape(text).split("`")
-    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts)).replace("**", "")
+    """The documents' inline Markdown as HTML: backslash escapes, code spans (of any fence length)
+    and `**` (dropped); everything else escaped as text."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\" and i + 1 < len(text) and text[i + 1] in string.punctuation:
+            out.append(html.escape(text[i + 1]))
+            i += 2
+        elif char == "`":
+            fence = re.match(r"`+", text[i:]).group()  # type: ignore[union-attr]
+            closing = re.compile(rf"(?<!`){fence}(?!`)")
+            end = closing.search(text, i + len(fence))
+            if end is None:
+                out.append(html.escape(fence))
+                i += len(fence)
+                continue
+            content = text[i + len(fence) : end.start()]
+            if len(content) > 2 and content.startswith(" ") and content.endswith(" ") and content.strip():
+                content = content[1:-1]
+            out.append(f"<code>{html.escape(content)}</code>")
+            i = end.end()
+        elif text.startswith("**", i):
+            i += 2
+        else:
+            out.append(html.escape(char))
+            i += 1
+    return "".join(out)
 
 
 def to_html(document: Document) -> str:
@@ -144,8 +207,9 @@ def to_html(document: Document) -> str:
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{html.escape(document.title)}</title><style>{_STYLE}</style></head><body>",
-        f"<h1>{html.escape(document.title)}</h1>",
+        f"<title>{_inline_html(document.title).replace('<code>', '').replace('</code>', '')}</title>"
+        f"<style>{_STYLE}</style></head><body>",
+        f"<h1>{_inline_html(document.title)}</h1>",
     ]
     for block in document.blocks:
         if isinstance(block, Heading):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hyperpod_teams import cloudformation, naming
-from hyperpod_teams.review.document import Alert, Block, Heading, Paragraph, Table
+from hyperpod_teams.review.document import Alert, Block, Heading, Paragraph, Table, md_code, md_text
 from hyperpod_teams.spec.models import PlatformSpec
 
 
@@ -151,7 +151,12 @@ def plan_section(plans: list[StackPlan], spec: PlatformSpec, *, max_rows: int | 
         if change.protected:
             verb = "DESTROYED" if change.action == "delete" else "REPLACED (destroyed, then created anew)"
             forced = f" because of {', '.join(change.forced_by)}" if change.forced_by else ""
-            blocks.append(Alert(f"{change.stack}: the {change.protected} `{change.address}` would be {verb}{forced}."))
+            blocks.append(
+                Alert(
+                    f"{md_text(change.stack)}: the {change.protected} {md_code(change.address)} would "
+                    f"be {verb}{forced}."
+                )
+            )
     counts: dict[tuple[str, str], dict[str, int]] = {}
     for change in found:
         per = counts.setdefault((change.team or "platform (shared)", change.stack), {})
@@ -160,7 +165,7 @@ def plan_section(plans: list[StackPlan], spec: PlatformSpec, *, max_rows: int | 
         Table(
             ["team", "stack", "delete", "replace", "import", "update", "create"],
             [
-                [team, stack, *(str(per.get(a, 0)) for a in ACTION_ORDER)]
+                [md_text(team), md_text(stack), *(str(per.get(a, 0)) for a in ACTION_ORDER)]
                 for (team, stack), per in sorted(counts.items())
             ],
         )
@@ -171,7 +176,10 @@ def plan_section(plans: list[StackPlan], spec: PlatformSpec, *, max_rows: int | 
         blocks.append(
             Table(
                 ["stack", "resource", "action", "forced by"],
-                [[c.stack, f"`{c.address}`", c.action, ", ".join(f"`{p}`" for p in c.forced_by) or "–"] for c in risky],
+                [
+                    [md_text(c.stack), md_code(c.address), c.action, ", ".join(md_code(p) for p in c.forced_by) or "–"]
+                    for c in risky
+                ],
             )
         )
     else:
@@ -190,10 +198,10 @@ def plan_section(plans: list[StackPlan], spec: PlatformSpec, *, max_rows: int | 
                 ["stack", "resource", "existing object", "taking over changes"],
                 [
                     [
-                        c.stack,
-                        f"`{c.address}`",
-                        f"`{c.import_id}`" if c.import_id else "–",
-                        ", ".join(f"`{name}`" for name in c.updates) or "nothing",
+                        md_text(c.stack),
+                        f"{md_code(c.address)}",
+                        f"{md_code(c.import_id)}" if c.import_id else "–",
+                        ", ".join(f"{md_code(name)}" for name in c.updates) or "nothing",
                     ]
                     for c in imports
                 ],
@@ -203,7 +211,9 @@ def plan_section(plans: list[StackPlan], spec: PlatformSpec, *, max_rows: int | 
     if others:
         blocks.append(Heading("Updates and creations", level=3))
         listed = others if max_rows is None else others[:max_rows]
-        blocks.append(Table(["stack", "resource", "action"], [[c.stack, f"`{c.address}`", c.action] for c in listed]))
+        blocks.append(
+            Table(["stack", "resource", "action"], [[md_text(c.stack), md_code(c.address), c.action] for c in listed])
+        )
         if len(listed) < len(others):
             blocks.append(Paragraph(f"… and {len(others) - len(listed)} more, counted above (all in the HTML report)."))
     return blocks

@@ -11,7 +11,17 @@ from dataclasses import dataclass
 from hyperpod_teams import cost, naming, policies, rbac
 from hyperpod_teams.adoption import existing_resources, ways_explained
 from hyperpod_teams.plugins import IdentityGroups
-from hyperpod_teams.review.document import Document, Heading, Image, Items, Paragraph, Table, standalone_svg
+from hyperpod_teams.review.document import (
+    Document,
+    Heading,
+    Image,
+    Items,
+    Paragraph,
+    Table,
+    md_code,
+    md_text,
+    standalone_svg,
+)
 from hyperpod_teams.review.plan_summary import StackPlan, plan_section
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stack_plan import identity_plugin
@@ -236,8 +246,9 @@ def build_report(
     document = Document(f"hyperpod-teams: {org.name} on {spec.cluster.name}")
     document.add(
         Paragraph(
-            f"Account `{org.account_id}`, region `{org.region}`, identity provider `{plugin.name}` federated into "
-            f"IAM Identity Center `{spec.identity.identity_center.instance_arn}`; {len(spec.teams)} teams."
+            f"Account {md_code(org.account_id)}, region {md_code(org.region)}, identity provider "
+            f"{md_code(plugin.name)} federated into "
+            f"IAM Identity Center {md_code(spec.identity.identity_center.instance_arn)}; {len(spec.teams)} teams."
         )
     )
     existing = existing_resources(spec)
@@ -247,7 +258,7 @@ def build_report(
         document.add(
             Table(
                 ["what", "existing", "the stacks", "spec field", "stack"],
-                [[e.what, f"`{e.identifier}`", e.how, f"`{e.field}`", e.stack] for e in existing],
+                [[e.what, f"{md_code(e.identifier)}", e.how, f"{md_code(e.field)}", e.stack] for e in existing],
             )
         )
     if plans:
@@ -267,18 +278,18 @@ def build_report(
     shown, hidden = _teams_shown(spec.teams, max_teams)
     for team in shown:
         roles = by_team[team.name]
-        title = f"{team.title} (`{team.name}`)" if team.display_name else f"`{team.name}`"
+        title = f"{md_text(team.title)} ({md_code(team.name)})" if team.display_name else md_code(team.name)
         document.add(Heading(f"Team {title}", level=3))
         document.add(
             Table(
                 ["", *roles_header(roles)],
                 [
-                    ["IdP group", *[f"`{r.idp_group}`" for r in roles]],
-                    ["permission set", *[f"`{r.permission_set}`" for r in roles]],
-                    ["EKS principal", *[f"`{r.eks_principal}`" for r in roles]],
-                    ["Kubernetes group", *[f"`{r.kubernetes_group}`" for r in roles]],
-                    ["namespace", *[f"`{r.namespace}`" for r in roles]],
-                    ["SageMaker domain", *[f"`{r.domain}`" if r.domain else "none (studio off)" for r in roles]],
+                    ["IdP group", *[f"{md_code(r.idp_group)}" for r in roles]],
+                    ["permission set", *[f"{md_code(r.permission_set)}" for r in roles]],
+                    ["EKS principal", *[f"{md_code(r.eks_principal)}" for r in roles]],
+                    ["Kubernetes group", *[f"{md_code(r.kubernetes_group)}" for r in roles]],
+                    ["namespace", *[f"{md_code(r.namespace)}" for r in roles]],
+                    ["SageMaker domain", *[f"{md_code(r.domain)}" if r.domain else "none (studio off)" for r in roles]],
                     ["may, in AWS", *["; ".join(r.aws_may) for r in roles]],
                     ["may, in Kubernetes", *[r.kubernetes_may for r in roles]],
                 ],
@@ -289,15 +300,15 @@ def build_report(
     platform_set = naming.platform_admins_permission_set_name(org.name)
     document.add(
         Paragraph(
-            f"Platform admins: IdP group `{IdentityGroups.for_spec(spec).platform_admins}` → permission set "
-            f"`{platform_set}` → EKS access entry with `AmazonEKSClusterAdminPolicy` on the whole cluster."
+            f"Platform admins: IdP group {md_code(IdentityGroups.for_spec(spec).platform_admins)} → permission set "
+            f"{md_code(platform_set)} → EKS access entry with `AmazonEKSClusterAdminPolicy` on the whole cluster."
         )
     )
 
     document.add(Heading("Compute"))
     shares = compute_shares(spec)
     teams_with_quota = [t.name for t in spec.teams if t.compute.quota]
-    types = [f"`{s.instance_type}`" for s in shares]
+    types = [f"{md_code(s.instance_type)}" for s in shares]
     quota_shown, quota_hidden = _teams_shown([t for t in spec.teams if t.compute.quota], max_teams)
     rows = [[t.name, *[str(s.guaranteed.get(t.name, 0)) for s in shares]] for t in quota_shown]
     if quota_hidden:
@@ -339,7 +350,9 @@ def build_report(
         document.add(Paragraph(_hidden_note(hidden, "sharing settings")))
     if governance.enabled:
         classes = (
-            ", ".join(f"`{naming.workload_priority_class(p.name)}` ({p.weight})" for p in governance.priority_classes)
+            ", ".join(
+                f"{md_code(naming.workload_priority_class(p.name))} ({p.weight})" for p in governance.priority_classes
+            )
             or "none"
         )
         document.add(
@@ -369,7 +382,7 @@ def build_report(
             [
                 "team",
                 "tags on every resource",
-                f"cost category `{category}`",
+                f"cost category {md_code(category)}",
                 "share of the shared cluster",
                 "monthly budget",
                 "alerts at",
@@ -377,14 +390,16 @@ def build_report(
             [
                 [
                     t.name,
-                    ", ".join(f"`{k}={v}`" for k, v in naming.team_tags(org.name, t.name, t.cost_center).items()),
-                    f"`{values[t.name]}`",
+                    ", ".join(
+                        md_code(f"{k}={v}") for k, v in naming.team_tags(org.name, t.name, t.cost_center).items()
+                    ),
+                    f"{md_code(values[t.name])}",
                     shared_share(t.name),
                     f"{cost.budget_limit_amount(t.budget.monthly_limit_usd)} USD" if t.budget else "none",
                     (
                         ", ".join(f"{p} %" for p in t.budget.thresholds_percent)
                         + " → "
-                        + ", ".join(t.budget.notify_emails)
+                        + ", ".join(md_code(email) for email in t.budget.notify_emails)
                     )
                     if t.budget
                     else "–",
@@ -399,12 +414,13 @@ def build_report(
         Paragraph(
             f"The shared platform's resources (HyperPod and EKS clusters, lifecycle scripts, their roles and "
             f"keys) carry `{naming.TAG_PLATFORM}={naming.PLATFORM_SHARED}`: their spend is the category's value "
-            f"`{cost.SHARED_PLATFORM}`, which a split charge rule divides across the teams "
+            f"{md_code(cost.SHARED_PLATFORM)}, which a split charge rule divides across the teams "
             f"(`cost.shared_split: {spec.cost.shared_split}`"
             + (f"; proportional to each team's own spend, since {split.fallback}" if split.fallback else "")
             + "). The split shows on the cost category's details "
             "page in the Billing console (and its CSV download); elsewhere the shared spend stays under "
-            f"`{cost.SHARED_PLATFORM}`. Spend without this organization's tags goes to `{cost.UNATTRIBUTED}`."
+            f"{md_code(cost.SHARED_PLATFORM)}. Spend without this organization's tags goes to "
+            f"{md_code(cost.UNATTRIBUTED)}."
         )
     )
     document.add(
@@ -420,8 +436,8 @@ def build_report(
         document.add(
             Paragraph(
                 "Measured usage: HyperPod's usage reports record each team's allocated and borrowed GPU, NeuronCore "
-                f"and vCPU hours per day (`{naming.usage_report_stack_name(org.name)}`, "
-                f"`{naming.usage_operator_stack_name(org.name)}`; kept {usage.retention_days} days). "
+                f"and vCPU hours per day ({md_code(naming.usage_report_stack_name(org.name))}, "
+                f"{md_code(naming.usage_operator_stack_name(org.name))}; kept {usage.retention_days} days). "
                 "`hyperpod-teams chargeback` turns a month's summary report and the cluster's cost into each team's "
                 "amount, the idle part charged as above; the runbook says when the first data appears."
             )

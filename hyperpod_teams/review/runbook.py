@@ -9,7 +9,7 @@ import shlex
 from hyperpod_teams import cost, dependencies_chart, naming, usage_report
 from hyperpod_teams.adoption import Existing, existing_resources, ways_explained
 from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, IdentityGroups
-from hyperpod_teams.review.document import Code, Document, Heading, Items, Paragraph, Table
+from hyperpod_teams.review.document import Code, Document, Heading, Items, Paragraph, Table, md_code
 from hyperpod_teams.spec.loading import SPEC_CONTEXT_KEY, SPEC_ENV
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stack_plan import deploy_waves, identity_plugin, stack_plan
@@ -48,10 +48,12 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
     document = Document(f"Runbook: {org} on {spec.cluster.name}")
     document.add(
         Paragraph(
-            f"From `{spec_path}`: {len(stacks)} stacks, identity provider `{plugin.name}`. Run the commands from the "
+            f"From {md_code(spec_path)}: {len(stacks)} stacks, identity provider "
+            f"{md_code(plugin.name)}. Run the commands from the "
             "folder of `cdktf.json`, with the credentials each step names, in this order: each step deploys only "
             "its own stacks, those of earlier steps being in place already. Each `cdktf` command names the spec "
-            f"with `{SPEC_ENV}` (or set the context key `{SPEC_CONTEXT_KEY}` in `cdktf.json` to it once): cdktf "
+            f"with {md_code(SPEC_ENV)} (or set the context key {md_code(SPEC_CONTEXT_KEY)} in "
+            "`cdktf.json` to it once): cdktf "
             "runs the app, which reads the spec from there."
         )
     )
@@ -62,7 +64,13 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
         Table(
             ["wave", "stack", "credentials", "holds", "after"],
             [
-                [str(i), f"`{s.name}`", s.credentials, s.holds, ", ".join(f"`{d}`" for d in s.depends_on) or "–"]
+                [
+                    str(i),
+                    f"{md_code(s.name)}",
+                    s.credentials,
+                    s.holds,
+                    ", ".join(f"{md_code(d)}" for d in s.depends_on) or "–",
+                ]
                 for i, wave in enumerate(deploy_waves(stacks), 1)
                 for s in wave
             ],
@@ -71,19 +79,20 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
 
     document.add(Heading("First deployment"))
     steps: list[str] = [
-        f"Synthesize and review: `hyperpod-teams validate {spec_path}`, `hyperpod-teams synth {spec_path}`, "
-        f"`hyperpod-teams report {spec_path}`; `{_cdktf(spec_path, 'diff')}` shows each stack's plan.",
+        f"Synthesize and review: {md_code(f'hyperpod-teams validate {spec_path}')}, "
+        f"{md_code(f'hyperpod-teams synth {spec_path}')}, {md_code(f'hyperpod-teams report {spec_path}')}; "
+        f"{md_code(_cdktf(spec_path, 'diff'))} shows each stack's plan.",
     ]
     if identity:
         variables = ", ".join(
             f"`TF_VAR_{name}` ← *{description}*" for name, description in IDENTITY_CENTER_VARIABLES.items()
         )
-        outputs = "; ".join(f"`{name}`: {description}" for name, description in SAML_OUTPUTS.items())
+        outputs = "; ".join(f"{md_code(name)}: {description}" for name, description in SAML_OUTPUTS.items())
         steps += [
             "**Identity source, part 1 (IAM Identity Center console, manual).** *Settings* → *Identity source* → "
             "*Actions* → *Change identity source* → *External identity provider*. Under *Service provider "
             f"metadata* copy the two values into the pipeline's variables: {variables}.",
-            f"Deploy the identity provider's side with the IdP's credentials: `{_deploy(spec_path, identity)}`.",
+            f"Deploy the identity provider's side with the IdP's credentials: {md_code(_deploy(spec_path, identity))}.",
             "**Identity source, part 2 (manual).** Read the outputs: `" + _cdktf(spec_path, f"output {identity}") + "` "
             f"(or `terraform output` in `cdktf.out/stacks/{identity}`): {outputs}. In the same dialog, under "
             "*Identity provider metadata*, upload the metadata downloaded from `saml_metadata_url` (or enter the "
@@ -100,9 +109,9 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
         "endpoint* and the *Access token* (shown once; Identity Center's tokens expire after a year)."
     )
     steps += [_naming_the_spec(step, spec_path) for step in plugin.provisioning_steps(identity)]
-    wait = " ".join(f"`{name}`" for name in sorted(groups.values()))
+    wait = " ".join(f"{md_code(name)}" for name in sorted(groups.values()))
     steps.append(
-        f"**Wait for provisioning** before deploying `{access}`: its group lookups fail until every group is in "
+        f"**Wait for provisioning** before deploying {md_code(access)}: its group lookups fail until every group is in "
         "Identity Center ("
         + (
             "they are created by the access stack itself"
@@ -114,48 +123,53 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
     )
     steps.append(
         "Deploy the permission sets and assignments with Identity Center account credentials: "
-        f"`{_deploy(spec_path, access)}`."
+        f"{md_code(_deploy(spec_path, access))}."
     )
     cluster_side = [s.name for s in stacks if s.name not in (identity, access, cost_stack) and s.team is None]
     chart = spec.cluster.dependencies_chart
     if spec.cluster.installs_dependencies_chart and dependencies_chart.uses_local_clone(chart):
         steps.append(
-            f"HyperPod's dependency chart is installed from a clone of release `{chart.git_ref}` beside the output "
+            "HyperPod's dependency chart is installed from a clone of release "
+            f"{md_code(chart.git_ref)} beside the output "
             f"folder (the stack stops its plan with this command when the chart is missing); next to `cdktf.out/`, "
-            f"run `{dependencies_chart.clone_command(chart)}`. Helm fetches the chart's remote dependencies "
+            f"run {md_code(dependencies_chart.clone_command(chart))}. Helm fetches the chart's remote dependencies "
             "(cert-manager, device plugins) at deploy, so the pipeline needs `helm` registry access."
         )
     usage = spec.cost.usage_reports
     if usage.enabled:
         steps.append(
-            f"HyperPod's usage-report operator chart is installed from a clone of commit `{usage.git_ref}` beside "
-            f"the output folder (`{naming.usage_operator_stack_name(org)}` stops its plan with this command when it "
-            f"is missing); next to `cdktf.out/`, run `{usage_report.clone_command(usage.git_ref)}`."
+            "HyperPod's usage-report operator chart is installed from a clone of commit "
+            f"{md_code(usage.git_ref)} beside "
+            f"the output folder ({md_code(naming.usage_operator_stack_name(org))} stops its plan with "
+            "this command when it "
+            f"is missing); next to `cdktf.out/`, run {md_code(usage_report.clone_command(usage.git_ref))}."
         )
     adopted = spec.cluster.existing_hyperpod_cluster_name
     if adopted is not None:
         steps.append(
             f"**Check the adopted cluster's groups (manual).** `validate` does not call AWS: the spec's "
-            f"instance_groups must match what HyperPod cluster `{adopted}` has, or the capacity checks and the "
+            f"instance_groups must match what HyperPod cluster {md_code(adopted)} has, or the capacity checks and the "
             "report are wrong. List them with `aws sagemaker describe-cluster --cluster-name "
             f"{adopted} --region {spec.organization.region} --query "
             "'InstanceGroups[].[InstanceGroupName,InstanceType,CurrentCount]' --output table`; the cluster "
-            f"stack's plan stops if `{adopted}` runs on another EKS cluster than the spec's."
+            f"stack's plan stops if {md_code(adopted)} runs on another EKS cluster than the spec's."
         )
     if existing:
         steps.append(
             "**What exists already:** before each deploy below, check that its first plan takes over and replaces "
             "nothing (see *Adopting what runs already*)."
         )
-    steps.append(f"Deploy the cluster side (AWS and EKS credentials): `{_deploy(spec_path, *cluster_side)}`.")
+    steps.append(f"Deploy the cluster side (AWS and EKS credentials): {md_code(_deploy(spec_path, *cluster_side))}.")
     team_stacks = [s.name for s in stacks if s.team]
-    steps.append(f"Deploy every team's stacks, in parallel: `{_deploy(spec_path, *team_stacks)}`.")
-    keys = ", ".join(f"`{k}`" for k in cost.COST_ALLOCATION_TAG_KEYS)
+    steps.append(f"Deploy every team's stacks, in parallel: {md_code(_deploy(spec_path, *team_stacks))}.")
+    keys = ", ".join(f"{md_code(k)}" for k in cost.COST_ALLOCATION_TAG_KEYS)
     steps.append(
         f"**Billing (payer account, manual wait).** Tag keys {keys} appear in *Billing and Cost Management* → "
         "*Cost allocation tags* up to 24 hours after the first tagged resources exist; only then can they be "
-        f"activated. Then deploy with payer-account credentials: `{_deploy(spec_path, cost_stack)}` (activates the "
-        f"tags and creates the cost category `{naming.cost_category_name(org)}`). Cost Explorer shows costs by the "
+        "activated. Then deploy with payer-account credentials: "
+        f"{md_code(_deploy(spec_path, cost_stack))} (activates the "
+        f"tags and creates the cost category {md_code(naming.cost_category_name(org))}). Cost "
+        "Explorer shows costs by the "
         "category from the day of activation on; earlier spend is not attributed."
     )
     document.add(Items(steps, ordered=True))
@@ -184,10 +198,10 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
                 "Task governance names each team's namespace and queue; the priority classes are Kueue "
                 "WorkloadPriorityClasses named `<name>-priority`: "
                 + (
-                    ", ".join(f"`{naming.workload_priority_class(p.name)}`" for p in governance.priority_classes)
+                    ", ".join(f"{md_code(naming.workload_priority_class(p.name))}" for p in governance.priority_classes)
                     or "none"
                 )
-                + f". For team `{team}`, from the command line or a Studio space of the team's domain:"
+                + f". For team {md_code(team)}, from the command line or a Studio space of the team's domain:"
             )
         )
         document.add(
@@ -203,16 +217,18 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
     document.add(
         Items(
             [
-                f"Add it to `teams` in `{spec_path}`; `hyperpod-teams validate {spec_path}` checks that the "
+                f"Add it to `teams` in {md_code(spec_path)}; "
+                f"{md_code(f'hyperpod-teams validate {spec_path}')} checks that the "
                 "quotas still fit.",
-                f"`hyperpod-teams synth {spec_path}`: two new stacks, `{naming.team_stack_name(org, example)}` and "
-                f"`{naming.team_kubernetes_stack_name(org, example)}`; no other team's stack changes.",
+                f"{md_code(f'hyperpod-teams synth {spec_path}')}: two new stacks, "
+                f"{md_code(naming.team_stack_name(org, example))} and "
+                f"{md_code(naming.team_kubernetes_stack_name(org, example))}; no other team's stack changes.",
                 (
-                    f"Deploy `{identity}` (the team's groups) and wait until they are provisioned; then "
+                    f"Deploy {md_code(identity)} (the team's groups) and wait until they are provisioned; then "
                     if identity
                     else "Provision the team's groups into Identity Center; then "
                 )
-                + f"deploy `{access}`, the two new stacks and `{cost_stack}` (a new cost category rule).",
+                + f"deploy {md_code(access)}, the two new stacks and {md_code(cost_stack)} (a new cost category rule).",
             ],
             ordered=True,
         )
@@ -228,8 +244,9 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
                 "Keep what the team made: its SageMaker domain keeps home directories on EFS when deleted "
                 "(`retention_policy = Retain`); copy anything else (S3 outputs, model artefacts) first.",
                 "When the data is safe, run "
-                f"`{_cdktf(spec_path, 'destroy ' + naming.team_kubernetes_stack_name(org, example))}` and then "
-                f"`{_cdktf(spec_path, 'destroy ' + naming.team_stack_name(org, example))}` with a spec that still "
+                f"{md_code(_cdktf(spec_path, 'destroy ' + naming.team_kubernetes_stack_name(org, example)))} and then "
+                f"{md_code(_cdktf(spec_path, 'destroy ' + naming.team_stack_name(org, example)))} "
+                "with a spec that still "
                 "has the team. "
                 "The domain has `prevent_destroy`: delete its spaces and apps, then remove the domain from state "
                 "(`terraform state rm`) and delete it in the console, or lift the lifecycle rule in a local copy.",
@@ -255,7 +272,8 @@ def _usage_report_section(spec: PlatformSpec) -> list:
         Heading("Usage reports and chargeback"),
         Paragraph(
             f"The operator writes raw usage to `s3://{bucket}/raw/` from the moment its pods run on the HyperPod "
-            f"nodes. The daily aggregation (`{usage_report.aggregation_function_name(org.name)}`, 00:00 UTC) turns "
+            "nodes. The daily aggregation "
+            f"({md_code(usage_report.aggregation_function_name(org.name))}, 00:00 UTC) turns "
             "the day before into `summary_report` rows: the first summary appears the first midnight (UTC) after "
             "a whole day of data, so a report of the deployment day itself is incomplete. A failed run stays in "
             f"the queue `{usage_report.aggregation_function_name(org.name)}-failures` for 14 days; run a day "
@@ -286,11 +304,11 @@ def _adoption_section(spec: PlatformSpec, existing: list[Existing], spec_path: s
     kept = [e for e in existing if e.how == "kept as it is"]
     blocks: list = [
         Heading("Adopting what runs already"),
-        Paragraph(f"`{spec_path}` says these exist in the account already. " + ways_explained(existing)),
+        Paragraph(f"{md_code(spec_path)} says these exist in the account already. " + ways_explained(existing)),
         Table(
             ["what", "spec field", "the stacks", "print the identifier with"],
             [
-                [e.what, f"`{e.field}`", e.how, f"`{e.lookup}`" + (f"; then {e.then}" if e.then else "")]
+                [e.what, f"{md_code(e.field)}", e.how, f"{md_code(e.lookup)}" + (f"; then {e.then}" if e.then else "")]
                 for e in existing
             ],
         ),
@@ -298,12 +316,13 @@ def _adoption_section(spec: PlatformSpec, existing: list[Existing], spec_path: s
         Items(
             [
                 "Deploy in the order above; the stacks that take something over are "
-                + ", ".join(f"`{name}`" for name in importing or ["none"])
-                + ". For each, before its deploy: `hyperpod-teams synth "
-                + spec_path
-                + "`, then in `cdktf.out/stacks/<stack>`: `terraform init`, `terraform plan -out plan.tfplan` and "
+                + ", ".join(f"{md_code(name)}" for name in importing or ["none"])
+                + ". For each, before its deploy: "
+                + md_code(f"hyperpod-teams synth {spec_path}")
+                + ", then in `cdktf.out/stacks/<stack>`: `terraform init`, `terraform plan -out plan.tfplan` and "
                 "`terraform show -json plan.tfplan > plan.json`.",
-                f"`hyperpod-teams report {spec_path} --plan cdktf.out/stacks/<stack>/plan.json`: its *Imports* table "
+                md_code(f"hyperpod-teams report {spec_path} --plan cdktf.out/stacks/<stack>/plan.json")
+                + ": its *Imports* table "
                 "lists what the stack takes over (and what taking over changes: the description, tags, settings the "
                 "spec decides); *Nothing is deleted or replaced* must follow. In Terraform's own output the same "
                 "objects read `will be imported`, never `must be replaced`.",
@@ -324,9 +343,10 @@ def _adoption_section(spec: PlatformSpec, existing: list[Existing], spec_path: s
                 "a second quota for the same team would conflict with what runs. So the stacks read them at every "
                 "plan and stop the plan when they say other than the spec; the report's compute numbers are then "
                 "what runs. To change one, change it in AWS (`aws sagemaker update-cluster-scheduler-config` / "
-                f"`update-compute-quota`) and in `{spec_path}` together. To hand one to the stacks for good, "
+                f"`update-compute-quota`) and in {md_code(spec_path)} together. To hand one to the stacks for good, "
                 "delete it in a quiet hour and remove "
-                f"its field from the spec: the next deploy of `{naming.cluster_stack_name(org)}` or the team's stack "
+                "its field from the spec: the next deploy of "
+                f"{md_code(naming.cluster_stack_name(org))} or the team's stack "
                 "creates it from the spec."
             ),
         ]
