@@ -7,13 +7,18 @@ and `runbook` never import cdktf.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
+import re
 import signal
+import stat
 import sys
 import time
 import traceback
+from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -409,39 +414,100 @@ def chargeback(
       hyperpod-teams chargeback teams.yaml --usage summary-report-2026-11-01-2026-11-30.csv \\
           --cost 182450.17 --format csv --out chargeback-2026-11.csv
     """
-    from decimal import Decimal, InvalidOperation
-
     from hyperpod_teams.review.chargeback import ChargebackError, compute_statement, read_cost_export, render_statement
-    from hyperpod_teams.usage_report import UsageReportError, read_summary_report
+    from hyperpod_teams.usage_report import MAX_REPORT_BYTES, UsageReportError, read_summary_report
 
     _refuse_to_overwrite_an_input(out_file, spec_path, *usage_files, *([cost_file] if cost_file else []))
     spec = _load(spec_path)
     if (cost_usd is None) == (cost_file is None):
         _user_error("give the cluster's cost with exactly one of --cost USD and --cost-from EXPORT.csv")
     try:
-        reports = [read_summary_report(_read_text(path), str(path)) for path in usage_files]
+        reports = [
+            read_summary_report(_read_bounded_text(path, "usage report", MAX_REPORT_BYTES), str(path))
+            for path in usage_files
+        ]
         if cost_file is not None:
             first = min(r.first_day for r in reports)
             last = max(r.last_day for r in reports)
-            exported = read_cost_export(_read_text(cost_file), str(cost_file), first, last)
+            exported = read_cost_export(_bounded_lines(cost_file, "cost export"), str(cost_file), first, last)
             amount = exported.amount
             source = f"from {cost_file}: {exported.lines_used} of {exported.lines_read} lines, {exported.how}"
         else:
             assert cost_usd is not None
-            try:
-                amount = Decimal(cost_usd.replace(",", "").strip())
-            except InvalidOperation:
-                _user_error(f"--cost {cost_usd!r} is not an amount of USD, such as 182450.17")
+            amount = _amount_of_usd(cost_usd)
             source = "given"
+        if amount >= MAX_COST_USD:
+            _user_error(f"the cost {amount} USD is not a cluster's cost for a period (at most {MAX_COST_USD:,} USD)")
         statement = compute_statement(spec, reports, amount, cost_source=source)
     except (UsageReportError, ChargebackError) as error:
         _user_error(str(error))
+    except csv.Error as error:  # e.g. a NUL byte, or a quoted cell that never ends
+        _user_error(f"{cost_file} is not a CSV file as AWS writes them: {error}")
     _write(render_statement(statement, format=output_format), out_file)
 
 
-def _read_text(path: Path) -> str:
+#: What `chargeback` reads, bounded (docs/architecture.md, "Any input"): a cost export streams line
+#: by line, so its size bounds only the time; no line of a CSV of AWS's is anywhere near the limit.
+MAX_COST_EXPORT_BYTES = 8 * 1024**3
+MAX_LINE_CHARS = 64 * 1024
+#: A cost at or above this is no cluster's cost for a period (and past 28 digits Decimal rounds).
+MAX_COST_USD = Decimal(10) ** 15
+
+
+def _amount_of_usd(text: str) -> Decimal:
+    """`--cost`: digits, optionally grouped by thousands with commas, and cents."""
+    plain = text.strip()
+    if not re.fullmatch(r"(\d+|\d{1,3}(,\d{3})+)(\.\d+)?", plain):
+        _user_error(
+            f"--cost {text!r} is not an amount of USD such as 182450.17 or 182,450.17 (commas only between "
+            "thousands, a point before the cents)"
+        )
+    return Decimal(plain.replace(",", ""))
+
+
+def _regular_file(path: Path, what: str) -> int:
+    """The size of `path`, a regular file; anything else (a folder, a FIFO, a device) is refused
+    before it is opened, since reading it could block or never end."""
     try:
-        return path.read_text(encoding="utf-8-sig")
+        status = path.stat()
+    except OSError as error:
+        _user_error(f"cannot read {path}: {error.strerror or error}")
+    if not stat.S_ISREG(status.st_mode):
+        kind = "a folder" if stat.S_ISDIR(status.st_mode) else "not a regular file (a pipe or a device)"
+        _user_error(f"{path} is {kind}: give the {what} as a file")
+    return status.st_size
+
+
+def _read_bounded_text(path: Path, what: str, max_bytes: int) -> str:
+    size = _regular_file(path, what)
+    if size > max_bytes:
+        _user_error(f"{path} has {size:,} bytes, more than a {what} can have (at most {max_bytes:,})")
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(max_bytes + 1)
+    except OSError as error:
+        _user_error(f"cannot read {path}: {error.strerror or error}")
+    if len(raw) > max_bytes:  # it grew while read
+        _user_error(f"{path} has more than {max_bytes:,} bytes, more than a {what} can have")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        _user_error(f"{path} is not UTF-8 text (byte 0x{raw[error.start]:02x} at offset {error.start:,})")
+
+
+def _bounded_lines(path: Path, what: str) -> Iterator[str]:
+    """The lines of a text file, read as they are needed: memory stays flat whatever its size."""
+    size = _regular_file(path, what)
+    if size > MAX_COST_EXPORT_BYTES:
+        _user_error(f"{path} has {size:,} bytes, more than a {what} can have (at most {MAX_COST_EXPORT_BYTES:,})")
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            number = 0
+            while line := handle.readline(MAX_LINE_CHARS + 1):
+                number += 1
+                if len(line) > MAX_LINE_CHARS:
+                    _user_error(f"{path}, line {number}: more than {MAX_LINE_CHARS:,} characters on one line")
+                yield line
     except UnicodeDecodeError:
         _user_error(f"{path} is not UTF-8 text")
     except OSError as error:

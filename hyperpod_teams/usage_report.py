@@ -242,6 +242,12 @@ class SummaryReport:
         return [self.first_day + timedelta(days=n) for n in range((self.last_day - self.first_day).days + 1)]
 
 
+#: Bounds of a summary usage report `chargeback` reads: a month of 100 namespaces on 40 instance
+#: types is about 124,000 rows, 12 MiB (docs/architecture.md, "Any input").
+MAX_REPORT_BYTES = 32 * 1024 * 1024
+MAX_LINE_CHARS = 64 * 1024
+
+
 def read_summary_report(text: str, path: str) -> SummaryReport:
     """Parse a summary usage report as the official generator writes it; UsageReportError names
     the first line that does not fit."""
@@ -249,6 +255,13 @@ def read_summary_report(text: str, path: str) -> SummaryReport:
 
     def fail(number: int, problem: str) -> UsageReportError:
         return UsageReportError(f"{path}, line {number}: {problem}")
+
+    for number, content in enumerate(lines, start=1):
+        if len(content) > MAX_LINE_CHARS:
+            raise fail(
+                number,
+                f"{len(content):,} characters on one line; a usage report's lines have at most {MAX_LINE_CHARS:,}",
+            )
 
     def line(number: int) -> str:
         return lines[number - 1].strip() if number <= len(lines) else ""
@@ -285,11 +298,16 @@ def read_summary_report(text: str, path: str) -> SummaryReport:
     number += 2
     if line(number) == "No Results":
         return report
-    for offset, cells in enumerate(csv.reader(io.StringIO("\n".join(lines[number - 1 :])))):
-        at = number + offset
-        if not cells or not "".join(cells).strip():
-            continue
-        report.rows.append(_usage_row(cells, f"{path}, line {at}", first_day, last_day))
+    rows = csv.reader(io.StringIO("\n".join(lines[number - 1 :])))
+    at = number
+    try:
+        for cells in rows:
+            at = number + rows.line_num - 1
+            if not cells or not "".join(cells).strip():
+                continue
+            report.rows.append(_usage_row(cells, f"{path}, line {at}", first_day, last_day))
+    except csv.Error as error:
+        raise fail(at, f"not CSV as a usage report writes it ({error})") from None
     return report
 
 

@@ -5,13 +5,18 @@ The pipeline examples validate pull requests: one crafted spec must not take a r
 
 from __future__ import annotations
 
+import copy
+import csv
+import io
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
 import sys
 import time
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -612,3 +617,260 @@ def test_a_spreadsheet_cell_is_neutralised_only_when_it_would_start_a_formula():
     assert [spreadsheet_text(n)[0] for n in HOSTILE_NAMES] == ["'"] * len(HOSTILE_NAMES)
     assert spreadsheet_text("Natural language") == "Natural language"
     assert spreadsheet_text("nlp = team") == "nlp = team"
+
+
+# --- bounded inputs of chargeback ------------------------------------------------------------------
+
+
+def _chargeback(project: Path, *args: str, timeout: float = 60, limit_memory: bool = False):
+    return run("chargeback", str(project / "teams.yaml"), *args, timeout=timeout, limit_memory=limit_memory)
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+def test_a_device_or_a_fifo_as_usage_report_is_refused_before_reading(project, special):
+    """`--usage /dev/zero` grew to 24 GB and was killed by the OOM killer; a FIFO with no writer
+    would block forever."""
+    path = special
+    if special == "fifo":
+        path = str(project / "usage.csv")
+        os.mkfifo(path)
+    started = time.monotonic()
+    result = _chargeback(project, "--usage", path, "--cost", "1000", timeout=20, limit_memory=True)
+    assert result.returncode == 2, result.stderr
+    assert "not a regular file" in result.stderr and time.monotonic() - started < 15
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+def test_a_device_or_a_fifo_as_spec_is_refused_before_reading(tmp_path, special):
+    path = special
+    if special == "fifo":
+        path = str(tmp_path / "teams.yaml")
+        os.mkfifo(path)
+    result = run("validate", path, timeout=20)
+    assert result.returncode == 2, result.stderr
+    assert "not a regular file" in result.stderr
+
+
+def test_a_usage_report_larger_than_any_is_refused_up_front(project):
+    from hyperpod_teams.usage_report import MAX_REPORT_BYTES
+
+    big = project / "usage.csv"
+    with big.open("wb") as handle:
+        handle.truncate(MAX_REPORT_BYTES + 1)  # sparse: no time spent writing it
+    result = _chargeback(project, "--usage", str(big), "--cost", "1000", limit_memory=True)
+    assert result.returncode == 2
+    assert f"at most {MAX_REPORT_BYTES:,}" in result.stderr
+
+
+def test_a_usage_cell_over_128_kib_is_a_user_error_naming_the_line(project):
+    usage = _usage_report(project)
+    usage.write_text(usage.read_text() + "2026-11-01,hyperpod-ns-nlp," + "x" * (130 * 1024) + "\n")
+    result = _chargeback(project, "--usage", str(usage), "--cost", "1000")
+    assert result.returncode == 2, result.stderr
+    assert "line 9" in result.stderr and "characters on one line" in result.stderr
+
+
+@pytest.mark.parametrize("cost", ["1e30", "1e15", "1000000000000000", "1,2,3", "182.450,17", "Infinity", "NaN", "-5"])
+def test_a_cost_that_is_no_amount_of_usd_is_a_user_error(project, cost):
+    usage = _usage_report(project)
+    result = _chargeback(project, "--usage", str(usage), "--cost", cost)
+    assert result.returncode == 2, result.stderr
+    assert "bug" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_cost_with_thousands_separators_is_read_as_written(project):
+    usage = _usage_report(project)
+    result = _chargeback(project, "--usage", str(usage), "--cost", "182,450.17", "--format", "csv")
+    assert result.returncode == 0, result.stderr
+    assert sum(Decimal(row["amount_usd"]) for row in csv.DictReader(io.StringIO(result.stdout))) == Decimal("182450.17")
+
+
+def _large_cost_export(path: Path, megabytes: int) -> None:
+    """A legacy CUR export of `megabytes` MB: lines of other days, and one of the period."""
+    header = "lineItem/UsageStartDate,lineItem/UnblendedCost,resourceTags/user:hyperpod-teams:platform\n"
+    line = "2026-10-15T00:00:00Z,1.0000000000,shared\n"
+    with path.open("w") as handle:
+        handle.write(header)
+        handle.write("2026-11-01T00:00:00Z,1000.00,shared\n")
+        block = line * 20_000
+        for _ in range(megabytes * 1024 * 1024 // len(block)):
+            handle.write(block)
+
+
+def test_a_200_mb_cost_export_streams_in_bounded_memory(project, tmp_path):
+    """Read line by line: under 1 GiB of address space (the interpreter with pydantic takes about
+    300 MiB) a 200 MB export is read to the end (docs/architecture.md gives the time measured)."""
+    export = tmp_path / "cur.csv"
+    _large_cost_export(export, 200)
+    usage = _usage_report(project)
+    result = _chargeback(project, "--usage", str(usage), "--cost-from", str(export), limit_memory=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "1,000.00" in result.stdout or "1000.00" in result.stdout
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_interrupting_chargeback_on_a_large_export_exits_130_at_once(project, tmp_path, sig):
+    export = tmp_path / "cur.csv"
+    _large_cost_export(export, 200)
+    usage = _usage_report(project)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hyperpod_teams", "chargeback", str(project / "teams.yaml"), "--usage", str(usage),
+         "--cost-from", str(export)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    time.sleep(2.5)  # loaded and reading
+    assert process.poll() is None, process.communicate()
+    process.send_signal(sig)
+    sent = time.monotonic()
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert time.monotonic() - sent < 5
+    assert err.strip().splitlines()[-1] == "interrupted"
+
+
+# --- numbers that are no amounts, and other input that is the user's, not a bug -------------------
+
+
+@pytest.mark.parametrize("amount", [".inf", "1e400", "-.inf", ".nan", "1e15"])
+def test_a_budget_that_is_no_amount_is_refused_naming_the_field(tmp_path, amount):
+    text = QUICKSTART.read_text().replace("monthly_limit_usd: 25000", f"monthly_limit_usd: {amount}", 1)
+    assert text != QUICKSTART.read_text()
+    (tmp_path / "teams.yaml").write_text(text)
+    result = run("validate", str(tmp_path / "teams.yaml"))
+    assert result.returncode == 2, result.stderr
+    assert "monthly_limit_usd" in result.stderr and "bug" not in result.stderr
+
+
+def test_a_json_budget_of_infinity_is_refused(tmp_path):
+    data = yaml.safe_load(QUICKSTART.read_text())
+    data["teams"][0]["budget"]["monthly_limit_usd"] = float("inf")
+    (tmp_path / "teams.json").write_text(json.dumps(data))  # json writes Infinity, which json reads back
+    assert "Infinity" in (tmp_path / "teams.json").read_text()
+    result = run("validate", str(tmp_path / "teams.json"))
+    assert result.returncode == 2 and "monthly_limit_usd" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_a_number_of_thousands_of_digits_is_a_user_error(tmp_path, suffix):
+    data = yaml.safe_load(QUICKSTART.read_text())
+    text = json.dumps(data).replace('"account_id": "111122223333"', '"account_id": ' + "9" * 5000)
+    assert "9" * 5000 in text
+    (tmp_path / f"teams{suffix}").write_text(text)
+    result = run("validate", str(tmp_path / f"teams{suffix}"))
+    assert result.returncode == 2, result.stderr
+    assert "4,300 digits" in result.stderr and "bug" not in result.stderr
+
+
+def test_yaml_merge_keys_are_refused_saying_so(tmp_path):
+    text = "x-defaults: &defaults {sharing: LendAndBorrow}\n" + QUICKSTART.read_text().replace(
+        "      sharing: LendAndBorrow", "      <<: *defaults", 1
+    )
+    (tmp_path / "teams.yaml").write_text(text)
+    result = run("validate", str(tmp_path / "teams.yaml"))
+    assert result.returncode == 2
+    assert "merge keys (`<<:`) are not supported" in result.stderr
+
+
+def test_usage_rows_whose_hours_do_not_add_up_are_named_in_the_things_to_check(project):
+    usage = _usage_report(project)
+    usage.write_text(
+        usage.read_text()
+        + "2026-11-01,hyperpod-ns-vision,vision,ml.p5.48xlarge,0.00,0.00,0.00,50.00,10.00,0.00,1.00,1.00,0.00\n"
+    )
+    result = _chargeback(project, "--usage", str(usage), "--cost", "1000")
+    assert result.returncode == 0, result.stderr
+    assert "1 row of the reports give a total that is not allocated + borrowed hours" in result.stdout
+    assert "summary-report.csv, line 9" in result.stdout
+
+
+# --- fuzzing chargeback and the writers ------------------------------------------------------------
+
+
+def _report_with_rows(folder: Path, rows: list[str]) -> Path:
+    path = _usage_report(folder)
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:7]) + "".join(rows))
+    return path
+
+
+def test_arbitrary_usage_reports_give_exit_0_or_2(project, capsys):
+    from hypothesis import strategies as st
+
+    number = st.one_of(st.decimals(allow_nan=True, allow_infinity=True).map(str), st.text(max_size=6), st.just("1e400"))
+    cell = st.one_of(st.text(max_size=30), st.sampled_from(["hyperpod-ns-nlp", "nlp", "ml.p5.48xlarge", ""]))
+    row = st.tuples(st.sampled_from(["2026-11-01", "2026-11-02", "2026-13-01", "x"]), cell, cell, cell, *([number] * 9))
+
+    def check(rows) -> None:
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows(rows)
+        usage = _report_with_rows(project, buffer.getvalue().splitlines(keepends=True))
+        code, err = in_process("chargeback", str(project / "teams.yaml"), "--usage", str(usage), "--cost", "1000",
+                               capsys=capsys)  # fmt: skip
+        assert code in (0, 2), err
+        assert "Traceback" not in err and "internal error" not in err, err
+
+    _fuzz("chargeback: usage reports of arbitrary rows", st.lists(row, max_size=6), check)
+
+
+def test_arbitrary_cost_exports_give_exit_0_or_2(project, capsys):
+    from hypothesis import strategies as st
+
+    usage = _usage_report(project)
+    export = project / "cur.csv"
+    headers = st.sampled_from(
+        [
+            "lineItem/UsageStartDate,lineItem/UnblendedCost,resourceTags/user:hyperpod-teams:platform",
+            "line_item_usage_start_date,line_item_unblended_cost,resource_tags",
+            "Service,Total costs($)",
+        ]
+    )
+
+    def check(value) -> None:
+        header, body = value
+        export.write_bytes(header.encode() + b"\n" + body)
+        code, err = in_process("chargeback", str(project / "teams.yaml"), "--usage", str(usage), "--cost-from",
+                               str(export), capsys=capsys)  # fmt: skip
+        assert code in (0, 2), err
+        assert "Traceback" not in err and "internal error" not in err, err
+
+    _fuzz("chargeback: arbitrary cost exports", st.tuples(headers, st.binary(max_size=300)), check)
+
+
+def test_arbitrary_display_names_reach_markdown_and_csv_as_text(capsys):
+    """Any display name: no element, attribute or mention in the Markdown as GitHub renders it,
+    and a CSV cell that a spreadsheet reads as the name (a leading ' when it would be a formula)."""
+    from hypothesis import strategies as st
+
+    require_module("cmarkgfm")
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    from hyperpod_teams.review.chargeback import compute_statement, render_statement
+    from hyperpod_teams.review.report import render_report
+    from hyperpod_teams.spec import validate_spec
+    from hyperpod_teams.usage_report import read_summary_report
+    from tests.test_markdown_untrusted import OWN_ELEMENTS, _Elements
+
+    data = yaml.safe_load(QUICKSTART.read_text())
+    report = read_summary_report(_usage_report(Path(os.environ.get("TMPDIR", "/tmp"))).read_text(), "r.csv")
+
+    def check(name: str) -> None:
+        data["teams"][0]["display_name"] = name
+        spec = validate_spec(copy.deepcopy(data))
+        statement = compute_statement(spec, [report], Decimal(1000))
+        for markdown in (render_report(spec), render_statement(statement)):
+            parser = _Elements()
+            parser.feed(cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE))
+            assert {tag for tag, _ in parser.elements} <= OWN_ELEMENTS, name
+            assert not [a for _, a in parser.elements if a], name
+            assert not [t for t in parser.text_outside_code if re.search(r"(?:^|[^\w`])@[A-Za-z0-9]", t)], name
+        rows = list(csv.DictReader(io.StringIO(render_statement(statement, format="csv"), newline="")))
+        cell = next(row["display_name"] for row in rows if row["team"] == "nlp")
+        expected = spec.teams[0].title
+        quoted = f"'{expected}" if expected.startswith(("=", "+", "-", "@", "\t", "\r")) else expected
+        assert cell == quoted.replace("\r", "\n")
+
+    _fuzz("markdown and CSV writers: arbitrary display names", st.text(min_size=1, max_size=60), check)

@@ -24,6 +24,7 @@ import io
 import json
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
@@ -106,12 +107,12 @@ class ExportedCost:
     how: str
 
 
-def read_cost_export(text: str, path: str, first_day: date, last_day: date) -> ExportedCost:
+def read_cost_export(text: str | Iterable[str], path: str, first_day: date, last_day: date) -> ExportedCost:
     """The shared platform's cost in the period from a Cost and Usage Report CSV (legacy or 2.0):
     the unblended cost of the lines tagged hyperpod-teams:platform=shared whose usage starts in
     the period. Without a tag column, every line in the period counts (an export filtered to the
     cluster), and the statement says so."""
-    reader = csv.reader(io.StringIO(text.lstrip("\ufeff")))
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff")) if isinstance(text, str) else text)
     header = next(reader, None)
     if not header:
         raise ChargebackError(f"{path}, line 1: empty file; expected a Cost and Usage Report CSV")
@@ -307,6 +308,18 @@ def merge_reports(reports: list[SummaryReport]) -> tuple[date, date, list[UsageR
     return ordered[0].first_day, ordered[-1].last_day, rows, notes
 
 
+#: Each hours cell of a report is rounded to two decimals: the three of one resource may miss by this.
+_ROUNDING = Decimal("0.02")
+
+
+def _unbalanced(row: UsageRow) -> bool:
+    """Whether a row's total hours of some resource are not its allocated plus borrowed hours."""
+    return any(
+        abs(row.hours[(r, "total")] - row.hours[(r, "allocated")] - row.hours[(r, "borrowed")]) > _ROUNDING
+        for r in ("NeuronCore", "GPU", "vCPU")
+    )
+
+
 def compute_statement(
     spec: PlatformSpec, reports: list[SummaryReport], cost_usd: Decimal, *, cost_source: str = "given"
 ) -> Statement:
@@ -332,6 +345,12 @@ def compute_statement(
         total_worth = sum(worth.values(), Decimal(0))
         notes.append("no instance type has accelerators or a price: the cost is divided by node count")
 
+    unbalanced = [row.where for row in rows if _unbalanced(row)]
+    if unbalanced:
+        notes.append(
+            f"{len(unbalanced)} row{'s' if len(unbalanced) != 1 else ''} of the reports give a total that is not "
+            f"allocated + borrowed hours (first: {unbalanced[0]}): the total is charged; ask who made the report"
+        )
     by_namespace = {naming.team_namespace(t.name): t.name for t in spec.teams}
     team_names = {t.name for t in spec.teams}
     used: dict[str, dict[str, Decimal]] = defaultdict(lambda: defaultdict(Decimal))

@@ -83,8 +83,9 @@ FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 def spreadsheet_text(text: str) -> str:
     """A text cell of a CSV for a spreadsheet: a leading `'` when it begins with a character that
     would start a formula, as OWASP's CSV-injection guidance says. Only for text: numbers stay
-    numbers (a negative amount is no formula)."""
-    return f"'{text}" if text.startswith(FORMULA_TRIGGERS) else text
+    numbers (a negative amount is no formula). A carriage return inside becomes a line feed, which
+    the CSV writer quotes (it would otherwise end the row for a reader)."""
+    return (f"'{text}" if text.startswith(FORMULA_TRIGGERS) else text).replace("\r", "\n")
 
 
 #: Markdown's own syntax among ASCII punctuation: a backslash before any of these makes it plain.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
@@ -54,9 +55,12 @@ def read_spec_text(path: FilePath) -> str:
         return SpecError([Problem((), message, hint)], source)
 
     try:
-        size = path.stat().st_size
-        if path.is_dir():
+        status = path.stat()
+        size = status.st_size
+        if stat.S_ISDIR(status.st_mode):
             raise refuse("the spec path is a folder, not a file")
+        if not stat.S_ISREG(status.st_mode):  # a FIFO with no writer would block, a device never end
+            raise refuse("the spec path is not a regular file (a pipe or a device): give the spec as a file")
         if size > MAX_SPEC_BYTES:
             raise refuse(
                 f"the spec file has {size:,} bytes, more than any spec can need (at most {MAX_SPEC_BYTES:,})",
@@ -154,6 +158,8 @@ def parse_document(text: str, source: str, *, as_json: bool = False) -> Document
             raise SpecError([Problem((), str(exc))], source) from None
         except RecursionError:
             raise SpecError([Problem((), _too_deep())], source) from None
+        except ValueError as exc:  # an integer past Python's 4,300-digit conversion limit
+            raise SpecError([Problem((), _too_long_a_number(exc))], source) from None
         if _depth(data) > MAX_DEPTH:
             raise SpecError([Problem((), _too_deep())], source)
     loader = _UniqueKeyLoader(text)
@@ -164,12 +170,16 @@ def parse_document(text: str, source: str, *, as_json: bool = False) -> Document
         yaml_data = loader.construct_document(node) if node is not None else None
     except RecursionError:
         raise SpecError([Problem((), _too_deep())], source) from None
+    except ValueError as exc:  # an integer past Python's 4,300-digit conversion limit
+        raise SpecError([Problem((), _too_long_a_number(exc))], source) from None
     except yaml.YAMLError as exc:
         if as_json:  # valid JSON that PyYAML reads differently (tabs): keep the data, lose lines
             return Document(data)
         if isinstance(exc, yaml.MarkedYAMLError):
             mark = exc.problem_mark or exc.context_mark
             message = " ".join(part for part in (exc.context, exc.problem) if part)
+            if "tag:yaml.org,2002:merge" in message:
+                message = "YAML merge keys (`<<:`) are not supported in a spec: write the keys out where they are used"
             line = mark.line + 1 if mark else None
         else:  # yaml.reader.ReaderError: a character YAML does not allow
             message = str(exc).splitlines()[0]
@@ -186,6 +196,12 @@ def parse_document(text: str, source: str, *, as_json: bool = False) -> Document
 
 class _DuplicateKeyError(ValueError):
     pass
+
+
+def _too_long_a_number(error: ValueError) -> str:
+    if "digits" not in str(error):
+        raise error
+    return "the document holds a number of more than 4,300 digits; no spec field takes one"
 
 
 def _too_deep() -> str:
