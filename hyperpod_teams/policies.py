@@ -83,9 +83,12 @@ NODE_NETWORK_INTERFACE_ACTIONS = (
 NODE_UNSCOPED_ACTIONS = (
     "ec2:DeleteNetworkInterfacePermission",
     "ec2:DescribeDhcpOptions",
+    "ec2:DescribeInstanceTypes",
+    "ec2:DescribeInstances",
     "ec2:DescribeNetworkInterfaces",
     "ec2:DescribeSecurityGroups",
     "ec2:DescribeSubnets",
+    "ec2:DescribeTags",
     "ec2:DescribeVpcs",
     "ecr:GetAuthorizationToken",
 )
@@ -125,9 +128,9 @@ def hyperpod_eks_node_policy(
                 "Resource": [f"{ec2}:network-interface/*"],
             },
             {
-                "Sid": "DetachNodeNetworkInterfaces",
+                "Sid": "AttachAndDetachNodeNetworkInterfaces",
                 "Effect": "Allow",
-                "Action": ["ec2:DetachNetworkInterface"],
+                "Action": ["ec2:AttachNetworkInterface", "ec2:DetachNetworkInterface"],
                 "Resource": [f"{ec2}:network-interface/*", f"{ec2}:instance/*"],
             },
             {

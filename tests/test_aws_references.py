@@ -51,8 +51,30 @@ REFERENCE_NODE_ACTIONS = {
     "eks-auth:AssumeRoleForPodIdentity",
     "ec2:CreateTags",
 }
-#: The references grant these on `*`; only these have no resource-level permissions.
+#: AmazonEKS_CNI_Policy, version v5 (the default since 2024-03-04), as the AWS Managed Policy
+#: Reference publishes it: what the VPC CNI on a node calls, and HyperPod nodes run the VPC CNI.
+#: awsome-distributed-training's "Custom EKS CNI IAM Policy" grants the same.
+AMAZON_EKS_CNI_POLICY_V5_ACTIONS = {
+    "ec2:AssignPrivateIpAddresses",
+    "ec2:AttachNetworkInterface",
+    "ec2:CreateNetworkInterface",
+    "ec2:DeleteNetworkInterface",
+    "ec2:DescribeInstances",
+    "ec2:DescribeTags",
+    "ec2:DescribeNetworkInterfaces",
+    "ec2:DescribeInstanceTypes",
+    "ec2:DescribeSubnets",
+    "ec2:DetachNetworkInterface",
+    "ec2:ModifyNetworkInterfaceAttribute",
+    "ec2:UnassignPrivateIpAddresses",
+    "ec2:CreateTags",
+}
+#: The references grant these on `*`; only these have no resource-level permissions (Service
+#: Authorization Reference, Amazon EC2: the Describe* actions and ECR's GetAuthorizationToken).
 UNSCOPABLE = {
+    "ec2:DescribeInstances",
+    "ec2:DescribeInstanceTypes",
+    "ec2:DescribeTags",
     "ec2:DeleteNetworkInterfacePermission",
     "ec2:DescribeNetworkInterfaces",
     "ec2:DescribeVpcs",
@@ -72,7 +94,12 @@ def node_policy(quickstart_stacks) -> dict:
 
 def test_execution_role_grants_every_action_eks_nodes_need(node_policy):
     granted = {action for statement in node_policy["Statement"] for action in statement["Action"]}
-    assert granted == REFERENCE_NODE_ACTIONS
+    assert granted == REFERENCE_NODE_ACTIONS | AMAZON_EKS_CNI_POLICY_V5_ACTIONS
+
+
+def test_execution_role_grants_everything_the_vpc_cni_calls(node_policy):
+    granted = {action for statement in node_policy["Statement"] for action in statement["Action"]}
+    assert AMAZON_EKS_CNI_POLICY_V5_ACTIONS - granted == set()
 
 
 def test_execution_role_scopes_each_node_action_as_tightly_as_it_allows(node_policy):
