@@ -370,6 +370,48 @@ _TEAM_TAG = "hyperpod-teams:team"
 _ORGANIZATION_TAG = "hyperpod-teams:organization"
 
 
+#: What `hyp set-cluster-context` and `hyp list-cluster` (aws/sagemaker-hyperpod-cli v3.9.0) call
+#: before any Kubernetes request: `ListClusters` (commands/cluster.py, `_get_hyperpod_clusters`),
+#: which has no resource type (Service Authorization Reference) and so takes `*`, held to the region;
+#: `iam:GetRole` on the caller's own Identity Center role, to turn the assumed-role ARN into the
+#: role's ARN with its `/aws-reserved/sso.amazonaws.com/` path (cli/cluster_utils.py,
+#: `_get_current_aws_identity`); `eks:DescribeAccessEntry` on the caller's own access entry
+#: (`validate_eks_access_before_kubeconfig_update`), which stops the command when refused.
+HYP_LIST_ACTIONS = ("sagemaker:ListClusters",)
+
+
+def hyp_connect_statements(
+    *, partition: str, account_id: str, region: str, eks_cluster_name: str, permission_set: str
+) -> list[dict]:
+    """The grants `hyp set-cluster-context` needs for the role of `permission_set` (see
+    HYP_LIST_ACTIONS): its own role and its own access entry only."""
+    role = naming.sso_role_name_prefix(permission_set)
+    return [
+        {
+            "Sid": "ListHyperPodClusters",
+            "Effect": "Allow",
+            "Action": list(HYP_LIST_ACTIONS),
+            "Resource": "*",
+            "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
+        },
+        {
+            "Sid": "ResolveTheOwnIdentityCenterRole",
+            "Effect": "Allow",
+            "Action": ["iam:GetRole"],
+            "Resource": [f"arn:{partition}:iam::{account_id}:role{naming.SSO_ROLE_PATH}*{role}*"],
+        },
+        {
+            "Sid": "CheckTheOwnEksAccessEntry",
+            "Effect": "Allow",
+            "Action": ["eks:DescribeAccessEntry"],
+            # access-entry/${ClusterName}/${IamIdentityType}/${IamIdentityAccountID}/${IamIdentityName}/${UUID}
+            "Resource": [
+                f"arn:{partition}:eks:{region}:{account_id}:access-entry/{eks_cluster_name}/role/{account_id}/{role}*/*"
+            ],
+        },
+    ]
+
+
 def _studio_resources(sagemaker: str) -> list[str]:
     return [f"{sagemaker}:{kind}/*" for kind in ("app", "domain", "space", "user-profile")]
 
@@ -392,6 +434,7 @@ def team_permission_set_policy(
     account_id: str,
     region: str,
     eks_cluster_name: str,
+    permission_set: str,
     budget_name: str | None = None,
 ) -> dict:
     """The inline policy of a team role's permission set.
@@ -431,6 +474,13 @@ def team_permission_set_policy(
             "Action": list(EKS_MEMBER_ACTIONS),
             "Resource": [f"arn:{partition}:eks:{region}:{account_id}:cluster/{eks_cluster_name}"],
         },
+        *hyp_connect_statements(
+            partition=partition,
+            account_id=account_id,
+            region=region,
+            eks_cluster_name=eks_cluster_name,
+            permission_set=permission_set,
+        ),
     ]
     if budget_name:
         statements.append(
@@ -483,6 +533,7 @@ def permission_set_policy_of(spec: PlatformSpec, team: Team, role: str) -> dict:
         account_id=org.account_id,
         region=org.region,
         eks_cluster_name=naming.shared_eks_cluster_name(spec.cluster),
+        permission_set=naming.team_permission_set_name(org.name, team, role),
         budget_name=naming.team_budget_name(org.name, team.name) if team.budget else None,
     )
 
@@ -528,6 +579,13 @@ def platform_admins_permission_set_policy(*, org: str, account_id: str, region: 
                     f"{eks}:addon/{eks_cluster_name}/*",
                 ],
             },
+            *hyp_connect_statements(
+                partition=partition,
+                account_id=account_id,
+                region=region,
+                eks_cluster_name=eks_cluster_name,
+                permission_set=naming.platform_admins_permission_set_name(org),
+            ),
             {
                 "Sid": "ViewEveryTeamsBudget",
                 "Effect": "Allow",

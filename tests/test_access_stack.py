@@ -52,6 +52,7 @@ def test_each_permission_set_has_the_inline_policy_of_its_role(quickstart_stacks
         account_id="111122223333",
         region="us-west-2",
         eks_cluster_name="ml-shared-eks",
+        permission_set="acme-vision-scientists",
         budget_name="acme-vision-monthly",
     )
     arn, _ = sets["acme-platform-admins"]

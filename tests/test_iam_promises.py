@@ -45,7 +45,11 @@ def test_no_iam_statement_allows_every_action(path, tmp_path):
                 resources = [resources] if isinstance(resources, str) else resources
                 if f": {KEY_POLICY}." in where:
                     continue
-                if set(actions) <= {*policies.NODE_UNSCOPED_ACTIONS, *policies.XRAY_WRITE_ACTIONS}:
+                if set(actions) <= {
+                    *policies.NODE_UNSCOPED_ACTIONS,
+                    *policies.XRAY_WRITE_ACTIONS,
+                    *policies.HYP_LIST_ACTIONS,
+                }:
                     # Actions without resource-level permissions (Service Authorization Reference):
                     # "*" is their only resource, so they are held to the spec's region instead.
                     assert statement["Condition"]["StringEquals"]["aws:RequestedRegion"], where

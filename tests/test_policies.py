@@ -13,7 +13,9 @@ COMMON = dict(org="acme", account_id="111122223333", region="us-west-2", eks_clu
 
 
 def team_policy(team: str, role: str, budget: str | None = "acme-x-monthly") -> dict:
-    return policies.team_permission_set_policy(team=team, role=role, budget_name=budget, **COMMON)
+    return policies.team_permission_set_policy(
+        team=team, role=role, budget_name=budget, permission_set=f"acme-{team}-{role}", **COMMON
+    )
 
 
 def is_write(action: str) -> bool:
@@ -62,7 +64,9 @@ def test_no_allow_pairs_a_write_action_or_a_wildcard_action_with_every_resource(
     for statement in document["Statement"]:
         assert statement["Effect"] == "Allow"
         assert not [a for a in statement["Action"] if a == "*" or a.endswith(":*")]
-        assert "*" not in statement["Resource"], statement["Sid"]
+        if "*" in statement["Resource"]:  # only actions without a resource type, held to the region
+            assert set(statement["Action"]) <= set(policies.HYP_LIST_ACTIONS), statement["Sid"]
+            assert statement["Condition"] == {"StringEquals": {"aws:RequestedRegion": "us-west-2"}}
 
 
 def test_scientists_may_not_manage_profiles_or_spaces_and_admins_may():
@@ -94,8 +98,13 @@ def test_a_team_sees_only_its_own_budget():
 def test_platform_admins_reach_only_the_organizations_resources():
     document = policies.platform_admins_permission_set_policy(**COMMON)
     for statement in document["Statement"]:
-        scoped = "acme" in json.dumps(statement.get("Condition", {})) or all(
-            "ml-shared-eks" in r or "budget/acme-" in r for r in statement["Resource"]
+        scoped = (
+            "acme" in json.dumps(statement.get("Condition", {}))
+            or all(
+                "ml-shared-eks" in r or "budget/acme-" in r or "AWSReservedSSO_acme-platform-admins_" in r
+                for r in statement["Resource"]
+            )
+            or set(statement["Action"]) <= set(policies.HYP_LIST_ACTIONS)
         )
         assert scoped, statement["Sid"]
     actions = {a for s in document["Statement"] for a in s["Action"]}
@@ -110,5 +119,7 @@ def test_partition_follows_the_region():
         account_id="111122223333",
         region="us-gov-west-1",
         eks_cluster_name="e",
+        permission_set="acme-nlp-scientists",
     )
-    assert all(r.startswith("arn:aws-us-gov:") for s in document["Statement"] for r in s["Resource"])
+    resources = [r for s in document["Statement"] for r in ([s["Resource"]] if s["Resource"] == "*" else s["Resource"])]
+    assert all(r.startswith("arn:aws-us-gov:") for r in resources if r != "*")

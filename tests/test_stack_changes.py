@@ -105,12 +105,16 @@ def test_changed_since_a_git_ref_prints_a_ci_matrix(tmp_path):
     assert matrix["waves"] == [["acme-team-vision"], ["acme-k8s-vision"]]
     assert (tmp_path / "cdktf.out" / "stacks" / "acme-team-vision" / "cdk.tf.json").is_file()
 
-    # The pipeline's next run compares with the output it kept, in the same folder it writes.
+    # The pipeline's next run compares with the output it kept, writing the new one elsewhere: the
+    # baseline stays as it was, so a retry of the same run sees the same change.
     data["teams"][1]["compute"]["fair_share_weight"] = 8
     spec.write_text(yaml.safe_dump(data, sort_keys=False))
-    result = run_stacks("teams.yaml", "--changed-since", "cdktf.out", "--format", "json", cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["changed"] == ["acme-team-vision"]
+    for _ in range(2):
+        result = run_stacks(
+            "teams.yaml", "--changed-since", "cdktf.out", "--out", "cdktf.new", "--format", "json", cwd=tmp_path
+        )
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["changed"] == ["acme-team-vision"]
 
 
 def test_usage_errors_exit_2_naming_the_problem(tmp_path):
@@ -120,7 +124,7 @@ def test_usage_errors_exit_2_naming_the_problem(tmp_path):
     assert both.returncode == 2 and "not both" in both.stderr
     not_git = run_stacks("teams.yaml", "--changed-since-ref", "HEAD", cwd=tmp_path)
     assert not_git.returncode == 2 and "cannot read teams.yaml as of 'HEAD'" in not_git.stderr
-    no_output = run_stacks("teams.yaml", "--changed-since", str(tmp_path), cwd=tmp_path)
+    no_output = run_stacks("teams.yaml", "--changed-since", str(tmp_path / "kept"), cwd=tmp_path)
     assert no_output.returncode == 2 and "is not a synth output" in no_output.stderr
     listed = run_stacks("teams.yaml", "--format", "json", cwd=tmp_path)
     assert listed.returncode == 0 and json.loads(listed.stdout)["waves"][0][0] == "acme-identity"

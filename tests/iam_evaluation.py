@@ -1,0 +1,71 @@
+"""A small evaluator of IAM identity policies, for the grants the stacks write: does a policy
+allow an action on a resource, in a request context?
+
+It follows IAM's policy evaluation logic as the IAM User Guide states it for identity-based
+policies: an explicit Deny wins, else an Allow whose Action, Resource and every Condition match,
+else the implicit deny. Action and Resource patterns use `*` (any run of characters, `/` and `:`
+included) and `?` (one character); actions match case-insensitively. Condition operators: the
+ones the stacks use (StringEquals, StringLike, ArnLike, and their ForAnyValue: forms); a key the
+request context does not have fails its condition, as IAM's does (no `...IfExists` here). Any other
+operator fails, so nothing is allowed by an operator this evaluator does not know.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+
+def _pattern(text: str, *, ignore_case: bool = False) -> re.Pattern:
+    regex = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in text)
+    return re.compile(f"^{regex}$", (re.IGNORECASE if ignore_case else 0) | re.DOTALL)
+
+
+def _listed(value) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def _matches_any(patterns: Iterable[str], value: str, *, ignore_case: bool = False) -> bool:
+    return any(_pattern(p, ignore_case=ignore_case).match(value) for p in patterns)
+
+
+def _condition_holds(operator: str, key: str, expected, context: dict[str, object]) -> bool:
+    set_operator, _, base = operator.rpartition(":")
+    if key not in context:
+        return False
+    given = _listed(context[key])
+    expected = [str(e) for e in _listed(expected)]
+    if base == "StringEquals":
+        test = lambda value: str(value) in expected  # noqa: E731
+    elif base in ("StringLike", "ArnLike"):
+        test = lambda value: _matches_any(expected, str(value))  # noqa: E731
+    else:
+        return False
+    if set_operator == "ForAnyValue":
+        return any(test(value) for value in given)
+    if set_operator == "ForAllValues":
+        return all(test(value) for value in given)
+    return len(given) == 1 and test(given[0])
+
+
+def _statement_matches(statement: dict, action: str, resource: str, context: dict[str, object]) -> bool:
+    if "NotAction" in statement or "NotResource" in statement:
+        return False  # not written by the stacks; never read as an allow
+    if not _matches_any(_listed(statement["Action"]), action, ignore_case=True):
+        return False
+    if not _matches_any(_listed(statement["Resource"]), resource):
+        return False
+    return all(
+        _condition_holds(operator, key, expected, context)
+        for operator, keys in statement.get("Condition", {}).items()
+        for key, expected in keys.items()
+    )
+
+
+def allows(policies: Iterable[dict], action: str, resource: str, context: dict[str, object] | None = None) -> bool:
+    """Whether the policies, together, allow `action` on `resource` in `context`."""
+    context = context or {}
+    statements = [s for policy in policies for s in policy["Statement"]]
+    if any(s["Effect"] == "Deny" and _statement_matches(s, action, resource, context) for s in statements):
+        return False
+    return any(s["Effect"] == "Allow" and _statement_matches(s, action, resource, context) for s in statements)

@@ -1,0 +1,126 @@
+"""The AWS calls a team member's journey makes, as the HyperPod CLI (aws/sagemaker-hyperpod-cli,
+v3.9.0, the release the dependency chart is pinned to) makes them, allowed by the team role's
+permission set for the own team and refused for another team's (tests/iam_evaluation.py).
+
+`hyp set-cluster-context --cluster-name <hyperpod cluster>` (commands/cluster.py, set_cluster_context):
+  1. sts:GetCallerIdentity (cli/cluster_utils.py, _get_current_aws_identity) - needs no grant
+  2. sagemaker:DescribeCluster on the HyperPod cluster (commands/cluster.py)
+  3. iam:GetRole on the caller's own role, for its ARN with the Identity Center path
+     (cluster_utils.py, _get_current_aws_identity; on a refusal it guesses the ARN without the path)
+  4. eks:DescribeAccessEntry on the caller's own access entry (cluster_utils.py,
+     validate_eks_access_before_kubeconfig_update: a refusal exits 1)
+  5. eks:DescribeCluster (`aws eks update-kubeconfig`, commands/cluster.py _update_kube_config)
+`hyp list-cluster` adds sagemaker:ListClusters (commands/cluster.py, _get_hyperpod_clusters).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hyperpod_teams import policies
+from tests.iam_evaluation import allows
+
+ACCOUNT = "111122223333"
+REGION = "us-west-2"
+EKS = "ml-shared-eks"
+CLUSTER = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:cluster/abcdefghijkl"
+PLATFORM_TAGS = {"aws:ResourceTag/hyperpod-teams:organization": "acme", "aws:RequestedRegion": REGION}
+
+
+def sso_role(permission_set: str) -> str:
+    """The role Identity Center creates for a permission set (IAM Identity Center User Guide,
+    "Referencing permission sets in resource policies...")."""
+    path = f"aws-reserved/sso.amazonaws.com/{REGION}"
+    return f"arn:aws:iam::{ACCOUNT}:role/{path}/AWSReservedSSO_{permission_set}_0123456789abcdef"
+
+
+def access_entry(permission_set: str, eks: str = EKS) -> str:
+    """An access entry's ARN (Service Authorization Reference, Amazon EKS, resource type access-entry)."""
+    return (
+        f"arn:aws:eks:{REGION}:{ACCOUNT}:access-entry/{eks}/role/{ACCOUNT}/"
+        f"AWSReservedSSO_{permission_set}_0123456789abcdef/4ec6a8f2-0000-4000-8000-000000000000"
+    )
+
+
+def team_policy(team: str, role: str) -> dict:
+    return policies.team_permission_set_policy(
+        org="acme",
+        team=team,
+        role=role,
+        account_id=ACCOUNT,
+        region=REGION,
+        eks_cluster_name=EKS,
+        permission_set=f"acme-{team}-{role}",
+    )
+
+
+def hyp_connect_calls(permission_set: str, eks: str = EKS) -> list[tuple[str, str, dict]]:
+    return [
+        ("sagemaker:ListClusters", "*", {"aws:RequestedRegion": REGION}),
+        ("sagemaker:DescribeCluster", CLUSTER, PLATFORM_TAGS),
+        ("iam:GetRole", sso_role(permission_set), {}),
+        ("eks:DescribeAccessEntry", access_entry(permission_set, eks), {}),
+        ("eks:DescribeCluster", f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/{eks}", {}),
+    ]
+
+
+@pytest.mark.parametrize("role", ["scientists", "admins"])
+def test_a_team_member_connects_with_hyp(role):
+    policy = team_policy("nlp", role)
+    refused = [c[:2] for c in hyp_connect_calls(f"acme-nlp-{role}") if not allows([policy], *c)]
+    assert refused == []
+
+
+def test_platform_admins_connect_with_hyp():
+    policy = policies.platform_admins_permission_set_policy(
+        org="acme", account_id=ACCOUNT, region=REGION, eks_cluster_name=EKS
+    )
+    refused = [c[:2] for c in hyp_connect_calls("acme-platform-admins") if not allows([policy], *c)]
+    assert refused == []
+
+
+def test_a_team_member_reads_no_other_roles_identity_or_access_entry():
+    policy = team_policy("nlp", "scientists")
+    assert not allows([policy], "iam:GetRole", sso_role("acme-vision-scientists"))
+    assert not allows([policy], "iam:GetRole", sso_role("acme-nlp-admins"))
+    assert not allows([policy], "iam:GetRole", f"arn:aws:iam::{ACCOUNT}:role/acme-nlp-scientists")
+    assert not allows([policy], "eks:DescribeAccessEntry", access_entry("acme-vision-scientists"))
+    assert not allows([policy], "eks:DescribeAccessEntry", access_entry("acme-nlp-scientists", eks="other-eks"))
+    assert not allows([policy], "sagemaker:ListClusters", "*", {"aws:RequestedRegion": "eu-west-1"})
+
+
+def test_without_the_grant_the_journey_step_is_refused():
+    """A removed grant turns the step red: the check can fail."""
+    policy = team_policy("nlp", "scientists")
+    policy["Statement"] = [s for s in policy["Statement"] if s["Sid"] != "CheckTheOwnEksAccessEntry"]
+    refused = [c[0] for c in hyp_connect_calls("acme-nlp-scientists") if not allows([policy], *c)]
+    assert refused == ["eks:DescribeAccessEntry"]
+
+
+# --- the evaluator refuses what IAM refuses (IAM User Guide, "Policy evaluation logic") ----------
+
+
+def test_the_evaluator_denies_by_default_and_lets_an_explicit_deny_win():
+    allow = {"Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/*"}]}
+    deny = {"Statement": [{"Effect": "Deny", "Action": "s3:*", "Resource": "*"}]}
+    assert allows([allow], "s3:GetObject", "arn:aws:s3:::b/k")
+    assert allows([allow], "S3:getobject", "arn:aws:s3:::b/k")  # actions are case-insensitive
+    assert not allows([allow], "s3:PutObject", "arn:aws:s3:::b/k")
+    assert not allows([allow], "s3:GetObject", "arn:aws:s3:::other/k")
+    assert not allows([allow, deny], "s3:GetObject", "arn:aws:s3:::b/k")
+
+
+def test_a_condition_on_a_key_the_request_lacks_does_not_hold():
+    tagged = {
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Action": "sagemaker:DescribeSpace",
+                "Resource": "*",
+                "Condition": {"StringEquals": {"aws:ResourceTag/team": "nlp"}},
+            }
+        ]
+    }
+    assert allows([tagged], "sagemaker:DescribeSpace", "x", {"aws:ResourceTag/team": "nlp"})
+    assert not allows([tagged], "sagemaker:DescribeSpace", "x", {"aws:ResourceTag/team": "vision"})
+    assert not allows([tagged], "sagemaker:DescribeSpace", "x", {})
