@@ -240,6 +240,26 @@ CLUSTER_READ_ACTIONS = (
 )
 
 
+#: What Studio lists for a user of a private space (SageMaker developer guide, "Give your users
+#: access to spaces": SMStudioAppPermissionsListAndDescribe) and its HyperPod page lists (the
+#: clusters); list calls have no resource type, so `*`, held to the region.
+STUDIO_LIST_ACTIONS = (
+    "sagemaker:ListApps",
+    "sagemaker:ListClusters",
+    "sagemaker:ListDomains",
+    "sagemaker:ListSpaces",
+    "sagemaker:ListUserProfiles",
+)
+#: The describe calls of that page, on the team's own domain and user profiles (spaces and apps
+#: are in TEAM_MANAGE_ACTIONS).
+STUDIO_DESCRIBE_ACTIONS = ("sagemaker:DescribeDomain", "sagemaker:DescribeUserProfile")
+#: What Studio's HyperPod page reads of the EKS cluster besides its description: the Kubernetes API
+#: (what the role may do there is the team's RBAC, through its access entry) and its add-ons.
+STUDIO_EKS_ACTIONS = ("eks:AccessKubernetesApi", "eks:DescribeAddon", "eks:DescribeCluster")
+#: Studio's cluster metrics (CloudWatch's GetMetricData has no resource type: `*`, held to the region).
+STUDIO_METRICS_ACTIONS = ("cloudwatch:GetMetricData",)
+
+
 def team_execution_policy(*, org: str, team: str, account_id: str, region: str, eks_cluster_name: str) -> dict:
     """What a team's domain apps and jobs may do: create and manage SageMaker resources tagged
     with their own team, read the shared HyperPod and EKS clusters, and nothing of other teams."""
@@ -295,8 +315,25 @@ def team_execution_policy(*, org: str, team: str, account_id: str, region: str, 
             {
                 "Sid": "ReadTheSharedEksCluster",
                 "Effect": "Allow",
-                "Action": ["eks:DescribeCluster"],
-                "Resource": [f"arn:{partition}:eks:{region}:{account_id}:cluster/{eks_cluster_name}"],
+                "Action": list(STUDIO_EKS_ACTIONS),
+                "Resource": [
+                    f"arn:{partition}:eks:{region}:{account_id}:cluster/{eks_cluster_name}",
+                    f"arn:{partition}:eks:{region}:{account_id}:addon/{eks_cluster_name}/*",
+                ],
+            },
+            {
+                "Sid": "ListWhatStudioShows",
+                "Effect": "Allow",
+                "Action": list(STUDIO_LIST_ACTIONS + STUDIO_METRICS_ACTIONS),
+                "Resource": "*",
+                "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
+            },
+            {
+                "Sid": "DescribeTheTeamsDomainAndProfiles",
+                "Effect": "Allow",
+                "Action": list(STUDIO_DESCRIBE_ACTIONS),
+                "Resource": [f"{sagemaker}:domain/*", f"{sagemaker}:user-profile/*"],
+                "Condition": {"StringEquals": {f"aws:ResourceTag/{team_tag}": team}},
             },
             {
                 # The team's Studio volumes are encrypted with the team's own key.

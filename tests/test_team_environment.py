@@ -90,9 +90,17 @@ def test_execution_role_policy_names_only_the_teams_own_resources():
                 a.startswith("sagemaker:Describe") or a.startswith("sagemaker:List") for a in statement["Action"]
             )
             assert '"aws:ResourceTag/hyperpod-teams:organization": "acme"' in conditions
+        elif statement["Sid"] == "DescribeTheTeamsDomainAndProfiles":
+            assert '"aws:ResourceTag/hyperpod-teams:team": "nlp"' in conditions
+        elif statement["Sid"] == "ListWhatStudioShows":  # list calls have no resource type
+            assert all(a.split(":")[1].startswith(("List", "Get")) for a in statement["Action"])
+            assert statement["Condition"] == {"StringEquals": {"aws:RequestedRegion": "us-west-2"}}
         else:
-            assert statement["Action"] == ["eks:DescribeCluster"]
-            assert statement["Resource"] == ["arn:aws:eks:us-west-2:111122223333:cluster/ml-shared-eks"]
+            assert statement["Sid"] == "ReadTheSharedEksCluster"
+            assert statement["Resource"] == [
+                "arn:aws:eks:us-west-2:111122223333:cluster/ml-shared-eks",
+                "arn:aws:eks:us-west-2:111122223333:addon/ml-shared-eks/*",
+            ]
 
 
 @pytest.mark.parametrize("region", ["us-gov-west-1", "cn-north-1"])

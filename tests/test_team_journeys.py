@@ -124,3 +124,53 @@ def test_a_condition_on_a_key_the_request_lacks_does_not_hold():
     assert allows([tagged], "sagemaker:DescribeSpace", "x", {"aws:ResourceTag/team": "nlp"})
     assert not allows([tagged], "sagemaker:DescribeSpace", "x", {"aws:ResourceTag/team": "vision"})
     assert not allows([tagged], "sagemaker:DescribeSpace", "x", {})
+
+
+# --- Studio, as the team's execution role -----------------------------------------------------------
+#
+# Opening a private space (SageMaker developer guide, "Give your users access to spaces": the list
+# and describe calls of SMStudioAppPermissionsListAndDescribe; creating a space and its app, tagged
+# by the domain's tag propagation) and Studio's HyperPod page (the cluster, its EKS cluster and
+# add-ons, its metrics).
+
+SAGEMAKER = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}"
+
+
+def execution_policy(team: str) -> dict:
+    return policies.team_execution_policy(
+        org="acme", team=team, account_id=ACCOUNT, region=REGION, eks_cluster_name=EKS
+    )
+
+
+def studio_calls(team: str) -> list[tuple[str, str, dict]]:
+    in_region = {"aws:RequestedRegion": REGION}
+    own = {"aws:ResourceTag/hyperpod-teams:team": team, **in_region}
+    creating = {"aws:RequestTag/hyperpod-teams:team": team, **in_region}
+    return [
+        *((action, "*", in_region) for action in ("sagemaker:ListDomains", "sagemaker:ListUserProfiles",
+                                                  "sagemaker:ListSpaces", "sagemaker:ListApps")),
+        ("sagemaker:DescribeDomain", f"{SAGEMAKER}:domain/d-{team}", own),
+        ("sagemaker:DescribeUserProfile", f"{SAGEMAKER}:user-profile/d-{team}/someone", own),
+        ("sagemaker:CreateSpace", f"{SAGEMAKER}:space/d-{team}/mine", creating),
+        ("sagemaker:DescribeSpace", f"{SAGEMAKER}:space/d-{team}/mine", own),
+        ("sagemaker:CreateApp", f"{SAGEMAKER}:app/d-{team}/mine/jupyterlab/default", creating),
+        ("sagemaker:ListClusters", "*", in_region),
+        ("sagemaker:DescribeCluster", CLUSTER, PLATFORM_TAGS),
+        ("eks:DescribeCluster", f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/{EKS}", {}),
+        ("eks:DescribeAddon", f"arn:aws:eks:{REGION}:{ACCOUNT}:addon/{EKS}/amazon-cloudwatch-observability/x", {}),
+        ("eks:AccessKubernetesApi", f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/{EKS}", {}),
+        ("cloudwatch:GetMetricData", "*", in_region),
+    ]  # fmt: skip
+
+
+def test_a_team_opens_its_private_space_and_sees_the_cluster_in_studio():
+    refused = [c[:2] for c in studio_calls("nlp") if not allows([execution_policy("nlp")], *c)]
+    assert refused == []
+
+
+def test_studio_refuses_another_teams_domain_spaces_and_apps():
+    policy = execution_policy("nlp")
+    vision = [c for c in studio_calls("vision") if c[1] != "*" and "vision" in str(c)]
+    assert vision, "no call names the other team"
+    allowed = [c[:2] for c in vision if allows([policy], *c)]
+    assert allowed == []
