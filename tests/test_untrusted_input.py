@@ -302,11 +302,18 @@ def test_synth_refuses_to_write_over_a_file_it_did_not_write_and_moves_nothing(p
     theirs = out / "stacks" / "acme-team-research" / "cdk.tf.json"  # a file of the user's where synth will write
     theirs.parent.mkdir(parents=True)
     theirs.write_text("mine")
-    before = _snapshot(project)
-    result = run("synth", str(project / "teams.yaml"), "--out", str(out))
+    _refused_touching_nothing(
+        project, "synth", str(project / "teams.yaml"), "--out", str(out), names="stacks/acme-team-research/cdk.tf.json"
+    )
+
+
+def _refused_touching_nothing(folder: Path, *command: str, names: str) -> None:
+    """The command exits 2 with a message that names `names`, and no file under `folder` changed."""
+    before = _snapshot(folder)
+    result = run(*command)
     assert result.returncode == 2, result.stderr
-    assert "stacks/acme-team-research/cdk.tf.json" in result.stderr and "Traceback" not in result.stderr
-    assert _snapshot(project) == before
+    assert names in result.stderr and "Traceback" not in result.stderr
+    assert _snapshot(folder) == before
 
 
 def test_a_marker_naming_files_outside_the_folder_removes_nothing_there(project):
@@ -514,11 +521,9 @@ def test_out_naming_an_input_of_the_command_is_refused_and_nothing_is_touched(pr
         out = project / "out.md"
         out.symlink_to(target)
     extra = ["--usage", str(usage), "--cost", "1000"] if command == "chargeback" else []
-    before = _snapshot(project)
-    result = run(command, str(project / "teams.yaml"), *extra, "--out", str(out))
-    assert result.returncode == 2, result.stderr
-    assert "an input of this command" in result.stderr and "Traceback" not in result.stderr
-    assert _snapshot(project) == before
+    _refused_touching_nothing(
+        project, command, str(project / "teams.yaml"), *extra, "--out", str(out), names="an input of this command"
+    )
 
 
 def test_stacks_never_writes_into_the_output_it_compares_against(project):
