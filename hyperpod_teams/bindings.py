@@ -43,6 +43,7 @@ MODULES = {
     "aws_ce_cost_allocation_tag": "cdktf_cdktf_provider_aws.ce_cost_allocation_tag",
     "aws_ce_cost_category": "cdktf_cdktf_provider_aws.ce_cost_category",
     "aws_data_cloudcontrolapi_resource": "cdktf_cdktf_provider_aws.data_aws_cloudcontrolapi_resource",
+    "aws_data_eks_addon": "cdktf_cdktf_provider_aws.data_aws_eks_addon",
     "aws_data_eks_cluster": "cdktf_cdktf_provider_aws.data_aws_eks_cluster",
     "aws_data_iam_roles": "cdktf_cdktf_provider_aws.data_aws_iam_roles",
     "aws_data_identitystore_group": "cdktf_cdktf_provider_aws.data_aws_identitystore_group",
@@ -93,6 +94,7 @@ if TYPE_CHECKING:  # what editors and mypy see: the modules themselves (a test p
     from cdktf_cdktf_provider_aws import cloudwatch_event_target as aws_cloudwatch_event_target  # noqa: F401
     from cdktf_cdktf_provider_aws import cloudwatch_log_group as aws_cloudwatch_log_group  # noqa: F401
     from cdktf_cdktf_provider_aws import data_aws_cloudcontrolapi_resource as aws_data_cloudcontrolapi_resource  # noqa: F401
+    from cdktf_cdktf_provider_aws import data_aws_eks_addon as aws_data_eks_addon  # noqa: F401
     from cdktf_cdktf_provider_aws import data_aws_eks_cluster as aws_data_eks_cluster  # noqa: F401
     from cdktf_cdktf_provider_aws import data_aws_iam_roles as aws_data_iam_roles  # noqa: F401
     from cdktf_cdktf_provider_aws import data_aws_identitystore_group as aws_data_identitystore_group  # noqa: F401

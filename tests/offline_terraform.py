@@ -249,7 +249,12 @@ CHART_CLONES = (
 )
 
 
-def stand_in_terraform(tmp_dir: Path) -> Terraform:
+#: What the schema stand-ins' data sources read where a stack checks the value: an existing EKS
+#: cluster's VPC CNI at a version HyperPod takes (hyperpod_teams.addons).
+STAND_IN_DATA = {"aws_eks_addon": {"addon_version": "v1.19.2-eksbuild.1"}}
+
+
+def stand_in_terraform(tmp_dir: Path, data: dict | None = None) -> Terraform:
     """Terraform with every provider the stacks pin served by its schema stand-in, from a
     filesystem mirror: `init` installs exactly the pinned version, or fails."""
     from tests.schema_provider import mirror
@@ -266,6 +271,7 @@ def stand_in_terraform(tmp_dir: Path) -> Terraform:
         **IDENTITY_VARIABLES,
         "TF_CLI_CONFIG_FILE": str(config),
         "SCHEMA_PROVIDER_CACHE": str(cache),
+        "SCHEMA_PROVIDER_DATA": json.dumps(STAND_IN_DATA if data is None else data),
         "TF_IN_AUTOMATION": "1",
         "CHECKPOINT_DISABLE": "1",
     }

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -312,3 +313,51 @@ def test_a_schema_read_back_from_a_binding_matches_the_published_one(provider, e
         folder = type_name.split("_", 1)[1].replace("_", "-")
         read_back = read_binding(bundle, folder).resource(type_name)["block"]
         assert _shape(read_back) == _shape(published[type_name]["block"]), type_name
+
+
+# --- the VPC CNI floor -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("version", "plans"), [("v1.18.2-eksbuild.1", False), ("v1.18.3-eksbuild.1", True)])
+def test_an_existing_eks_clusters_vpc_cni_below_1_18_3_stops_the_plan_with_the_fix(
+    version, plans, example_stacks, tmp_path
+):
+    """HyperPod needs the VPC CNI at 1.18.3 or later: the plan of an existing cluster's EKS stack
+    stops below it, naming the version found and the update command."""
+    terraform = stand_in_terraform(tmp_path, data={"aws_eks_addon": {"addon_version": version}})
+    config = stand_in_plan_config(example_stacks["existing-cluster"]["globex-eks"], {})
+    directory = write_stack(tmp_path, "globex-eks", config)
+    assert init(terraform, directory) is None
+    result = terraform.plan(directory)
+    if plans:
+        assert isinstance(result, dict), result
+    else:
+        assert isinstance(result, str), "the plan went through"
+        flat = re.sub(r"\s+", " ", result)
+        assert "Resource postcondition failed" in flat
+        assert f"has {version}" in flat and "aws eks update-addon --cluster-name globex-shared-eks" in flat
+
+
+def test_the_version_floor_is_the_one_terraform_evaluates(tmp_path):
+    """The floor's expression, run by `terraform console` itself."""
+    from hyperpod_teams.addons import version_at_least
+
+    terraform = stand_in_terraform(tmp_path)
+    cases = {
+        "v1.18.2-eksbuild.1": False,
+        "v1.18.3-eksbuild.1": True,
+        "v1.19.0-eksbuild.2": True,
+        "v2.0.0-eksbuild.1": True,
+        "v1.9.9-eksbuild.1": False,
+        "no version": False,
+    }
+    for version, expected in cases.items():
+        result = subprocess.run(
+            ["terraform", "console"],
+            input=version_at_least(json.dumps(version), (1, 18, 3)),
+            cwd=tmp_path,
+            env=terraform.env,
+            capture_output=True,
+            text=True,
+        )
+        assert result.stdout.strip() == str(expected).lower(), (version, result.stdout, result.stderr)

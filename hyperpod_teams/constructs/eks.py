@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import cdktf
 from constructs import Construct
 
-from hyperpod_teams import bindings, naming, policies
+from hyperpod_teams import addons, bindings, naming, policies
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.spec.models import PlatformSpec
 
@@ -18,12 +19,21 @@ class EksCluster(Construct):
     def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec) -> None:
         super().__init__(scope, id_)
         eks = spec.cluster.eks
+        region = spec.organization.region
         if eks.existing_cluster_name is not None:
             found = bindings.aws_data_eks_cluster.DataAwsEksCluster(self, "existing", name=eks.existing_cluster_name)
             self.name: str = found.name
             self.arn: str = found.arn
             self.endpoint: str = found.endpoint
             self.certificate_authority_data: str = found.certificate_authority.get(0).data
+            # The VPC CNI the cluster runs: read at every plan, which stops below HyperPod's floor.
+            bindings.aws_data_eks_addon.DataAwsEksAddon(
+                self,
+                "vpc-cni",
+                cluster_name=found.name,
+                addon_name=addons.VPC_CNI_ADDON,
+                lifecycle=_vpc_cni_floor(eks.existing_cluster_name, region, existing=True),
+            )
             return
 
         org, cluster = spec.organization.name, spec.cluster.name
@@ -88,6 +98,28 @@ class EksCluster(Construct):
         self.arn = created.arn
         self.endpoint = created.endpoint
         self.certificate_authority_data = created.certificate_authority.get(0).data
+        # EKS bootstraps the VPC CNI self-managed; as a managed add-on it is at AWS's default for the
+        # cluster's Kubernetes version (OVERWRITE takes the bootstrapped one over), held to HyperPod's floor.
+        bindings.aws_eks_addon.EksAddon(
+            self,
+            "vpc-cni",
+            cluster_name=created.name,
+            addon_name=addons.VPC_CNI_ADDON,
+            resolve_conflicts_on_create="OVERWRITE",
+            resolve_conflicts_on_update="PRESERVE",
+            lifecycle=_vpc_cni_floor(naming.eks_cluster_name(cluster), region, existing=False),
+        )
+
+
+def _vpc_cni_floor(cluster_name: str, region: str, *, existing: bool) -> cdktf.TerraformResourceLifecycle:
+    return cdktf.TerraformResourceLifecycle(
+        postcondition=[
+            cdktf.Postcondition(
+                condition=addons.vpc_cni_floor_condition(),
+                error_message=addons.vpc_cni_floor_message(cluster_name, region, existing=existing),
+            )
+        ]
+    )
 
 
 def get_token_command(eks_cluster_name: str, region: str) -> list[str]:

@@ -31,6 +31,11 @@ from tests.emulator.resource_schemas import SCHEMAS
 Json = dict[str, Any]
 
 
+#: The version an add-on gets when CreateAddon names none: AWS's default for the cluster's
+#: Kubernetes version (`describe-addon-versions`, `defaultVersion`); here one plausible release each.
+DEFAULT_ADDON_VERSIONS = {"vpc-cni": "v1.19.2-eksbuild.1"}
+
+
 class AwsError(Exception):
     """An error answer: the HTTP status, the error type (`__type` / `X-Amzn-ErrorType`), a message."""
 
@@ -296,6 +301,21 @@ class Additions:
                     "authenticationMode": "API_AND_CONFIG_MAP",
                     "bootstrapClusterCreatorAdminPermissions": False,
                 }
+                # A cluster that runs HyperPod has the VPC CNI as a managed add-on (the stacks check its version).
+                self.eks.addons[(cluster["name"], "vpc-cni")] = {
+                    "addonName": "vpc-cni",
+                    "clusterName": cluster["name"],
+                    "status": "ACTIVE",
+                    "addonVersion": cluster.get("vpc_cni_version", DEFAULT_ADDON_VERSIONS["vpc-cni"]),
+                    "health": {"issues": []},
+                    "addonArn": (
+                        f"arn:aws:eks:{cluster['region']}:{self.account_id}:addon/{cluster['name']}/vpc-cni/seeded"
+                    ),
+                    "createdAt": _now(),
+                    "modifiedAt": _now(),
+                    "tags": {},
+                    "podIdentityAssociations": [],
+                }
             return {"groups": group_ids}
 
     def domain_default(self, change: Json) -> Json:
@@ -477,7 +497,7 @@ class Additions:
             "addonName": name,
             "clusterName": cluster_name,
             "status": "ACTIVE",
-            "addonVersion": body.get("addonVersion") or "v1.0.0-eksbuild.1",
+            "addonVersion": body.get("addonVersion") or DEFAULT_ADDON_VERSIONS.get(name, "v1.0.0-eksbuild.1"),
             "health": {"issues": []},
             "addonArn": f"arn:aws:eks:{request.region}:{self.account_id}:addon/{cluster_name}/{name}/{uuid.uuid4()}",
             "createdAt": _now(),

@@ -1,0 +1,61 @@
+"""The EKS add-ons HyperPod needs on its EKS cluster, and how the stacks check their versions.
+Pure layer: names, versions and Terraform expressions only.
+
+The VPC CNI: HyperPod on EKS requires the Amazon VPC CNI add-on at 1.18.3 or later (SageMaker
+developer guide, "Getting started with Amazon EKS support in SageMaker HyperPod", Networking). A
+created EKS cluster gets it as a managed add-on at the version AWS makes the default for the
+cluster's Kubernetes version (a version pinned here could be one AWS does not offer for that
+Kubernetes version); on an EKS cluster that exists already the stacks read the managed add-on's
+version. Both stop at the floor with the version found and the command that lifts it.
+"""
+
+from __future__ import annotations
+
+VPC_CNI_ADDON = "vpc-cni"
+VPC_CNI_MINIMUM = (1, 18, 3)
+
+
+def version_text(version: tuple[int, int, int]) -> str:
+    return ".".join(map(str, version))
+
+
+def version_at_least(expression: str, minimum: tuple[int, int, int]) -> str:
+    """A Terraform expression (without `${}`) that is true when `expression`, an add-on version
+    such as `v1.19.2-eksbuild.1`, is `minimum` or later; false for anything else (`try`: Terraform
+    evaluates both sides of `&&`, so a version that does not parse must not reach `tonumber`)."""
+    major, minor, patch = minimum
+    parts = f'regex("^v?([0-9]+)\\\\.([0-9]+)\\\\.([0-9]+)", {expression})'
+    return (
+        f"try([for v in [[for p in {parts} : tonumber(p)]] : "
+        f"v[0] > {major} || (v[0] == {major} && (v[1] > {minor} || (v[1] == {minor} && v[2] >= {patch})))][0], false)"
+    )
+
+
+def vpc_cni_fix(cluster_name: str, region: str) -> str:
+    """What to run when the VPC CNI is older than HyperPod needs (EKS user guide, "Update the
+    Amazon VPC CNI (Amazon EKS add-on)"): list the versions for the cluster's Kubernetes version,
+    then update to one at the floor or later."""
+    floor = version_text(VPC_CNI_MINIMUM)
+    return (
+        f"aws eks describe-addon-versions --addon-name {VPC_CNI_ADDON} --region {region} "
+        f"--kubernetes-version $(aws eks describe-cluster --name {cluster_name} --region {region} "
+        f"--query cluster.version --output text) --query 'addons[].addonVersions[].addonVersion', then "
+        f"aws eks update-addon --cluster-name {cluster_name} --addon-name {VPC_CNI_ADDON} --region {region} "
+        f"--addon-version <a version of {floor} or later> --resolve-conflicts PRESERVE"
+    )
+
+
+def vpc_cni_floor_condition() -> str:
+    """The postcondition on the VPC CNI add-on (resource or data source): `self.addon_version`."""
+    return "${" + version_at_least("self.addon_version", VPC_CNI_MINIMUM) + "}"
+
+
+def vpc_cni_floor_message(cluster_name: str, region: str, *, existing: bool) -> str:
+    """Terraform prints the message as it is: the version found is in the plan's error context
+    (`self.addon_version`), the fix here."""
+    floor = version_text(VPC_CNI_MINIMUM)
+    where = f"the EKS cluster {cluster_name}" if existing else f"the new EKS cluster {cluster_name}"
+    return (
+        f"HyperPod needs the VPC CNI add-on ({VPC_CNI_ADDON}) at {floor} or later; {where} has "
+        f"${{self.addon_version}}. Update it: {vpc_cni_fix(cluster_name, region)}"
+    )
