@@ -174,3 +174,109 @@ def test_studio_refuses_another_teams_domain_spaces_and_apps():
     assert vision, "no call names the other team"
     allowed = [c[:2] for c in vision if allows([policy], *c)]
     assert allowed == []
+
+
+# --- the Kubernetes steps of `hyp`, against the team's RBAC -------------------------------------------
+#
+# What the HyperPod CLI v3.9.0 asks the Kubernetes API for a PyTorch job in the own namespace:
+#   create:   get namespaces/<ns> (cli/clients/kubernetes_client.py, check_if_namespace_exists),
+#             get customresourcedefinitions/hyperpodpytorchjobs.sagemaker.amazonaws.com
+#             (common/cli_decorators.py, _check_training_operator_exists),
+#             create hyperpodpytorchjobs (training/hyperpod_pytorch_job.py, create)
+#   list:     list hyperpodpytorchjobs (hyperpod_pytorch_job.py, list)
+#   describe: get hyperpodpytorchjobs (hyperpod_pytorch_job.py, get); list pods (list_pods)
+#   delete:   delete hyperpodpytorchjobs, delete configmaps/training-config-<job> (delete)
+# The job names its priority class with the label kueue.x-k8s.io/priority-class; Kueue, not the
+# user, resolves it.
+
+JOB_GROUP = "sagemaker.amazonaws.com"
+
+
+def k8s_steps(namespace: str) -> list[tuple[str, str, str, str | None, str | None]]:
+    """(verb, api group, resource, namespace, name) of each request, in the order the CLI makes them."""
+    return [
+        ("get", "", "namespaces", None, namespace),
+        ("get", "apiextensions.k8s.io", "customresourcedefinitions", None, f"hyperpodpytorchjobs.{JOB_GROUP}"),
+        ("create", JOB_GROUP, "hyperpodpytorchjobs", namespace, None),
+        ("list", JOB_GROUP, "hyperpodpytorchjobs", namespace, None),
+        ("get", JOB_GROUP, "hyperpodpytorchjobs", namespace, "bert-pretrain"),
+        ("list", "", "pods", namespace, None),
+        ("delete", JOB_GROUP, "hyperpodpytorchjobs", namespace, "bert-pretrain"),
+    ]  # fmt: skip
+
+
+#: `hyp delete` then removes the ConfigMap a recipe job was submitted with, ignoring any error
+#: (hyperpod_pytorch_job.py, delete: `except Exception: pass`): scientists, who manage no ConfigMaps
+#: (rbac.CHART_DIFFERENCES), are refused it without the command failing; admins may.
+CLEANUP = ("delete", "", "configmaps", "hyperpod-ns-nlp", "training-config-bert-pretrain")
+
+
+def rbac_allows(manifests: list[dict], group: str, request: tuple) -> bool:
+    """Kubernetes RBAC as the API server authorizes (Kubernetes docs, "Using RBAC Authorization"):
+    a RoleBinding grants its role's rules in its own namespace, a ClusterRoleBinding everywhere;
+    a rule matches on API group, resource, verb and, when it lists resourceNames, the name
+    (never for list, watch or create, which name nothing)."""
+    verb, api_group, resource, namespace, name = request
+    roles = {(m["kind"], m["metadata"].get("namespace"), m["metadata"]["name"]): m for m in manifests}
+    for binding in manifests:
+        if not binding["kind"].endswith("Binding") or not any(s["name"] == group for s in binding["subjects"]):
+            continue
+        scope = binding["metadata"].get("namespace") if binding["kind"] == "RoleBinding" else None
+        if scope is not None and scope != namespace:
+            continue
+        ref = binding["roleRef"]
+        role = roles.get((ref["kind"], scope if ref["kind"] == "Role" else None, ref["name"]))
+        for rule in (role or {}).get("rules", []):
+            names = rule.get("resourceNames")
+            if (
+                api_group in rule["apiGroups"]
+                and resource in rule["resources"]
+                and verb in rule["verbs"]
+                and (not names or (name is not None and name in names))
+            ):
+                return True
+    return False
+
+
+@pytest.fixture(scope="module")
+def quickstart_rbac(quickstart_stacks) -> list[dict]:
+    from tests.test_kubernetes_rbac import rbac_manifests
+
+    return rbac_manifests(quickstart_stacks)
+
+
+@pytest.mark.parametrize("role", ["scientists", "admins"])
+def test_a_team_runs_a_pytorch_job_with_hyp_in_its_own_namespace(quickstart_rbac, role):
+    from hyperpod_teams import naming
+
+    group = naming.team_kubernetes_group("nlp", role)
+    refused = [
+        step for step in k8s_steps(naming.team_namespace("nlp")) if not rbac_allows(quickstart_rbac, group, step)
+    ]
+    assert refused == []
+    assert rbac_allows(quickstart_rbac, group, CLEANUP) == (role == "admins")
+
+
+def test_hyp_in_another_teams_namespace_is_refused_at_every_step(quickstart_rbac):
+    from hyperpod_teams import naming
+
+    group = naming.team_kubernetes_group("nlp", "admins")
+    steps = k8s_steps(naming.team_namespace("vision"))
+    allowed = [step for step in steps if step[3] is not None or step[2] == "namespaces"]
+    allowed = [step for step in allowed if rbac_allows(quickstart_rbac, group, step)]
+    assert allowed == []
+
+
+def test_a_removed_rbac_rule_turns_its_hyp_step_red(quickstart_rbac):
+    import copy
+
+    from hyperpod_teams import naming
+
+    manifests = copy.deepcopy(quickstart_rbac)
+    for m in manifests:
+        for rule in m.get("rules", []):
+            if "hyperpodpytorchjobs" in rule["resources"]:
+                rule["verbs"] = [v for v in rule["verbs"] if v != "create"]
+    group = naming.team_kubernetes_group("nlp", "scientists")
+    refused = [s[:3] for s in k8s_steps(naming.team_namespace("nlp")) if not rbac_allows(manifests, group, s)]
+    assert refused == [("create", JOB_GROUP, "hyperpodpytorchjobs")]
