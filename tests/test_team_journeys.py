@@ -280,3 +280,55 @@ def test_a_removed_rbac_rule_turns_its_hyp_step_red(quickstart_rbac):
     group = naming.team_kubernetes_group("nlp", "scientists")
     refused = [s[:3] for s in k8s_steps(naming.team_namespace("nlp")) if not rbac_allows(manifests, group, s)]
     assert refused == [("create", JOB_GROUP, "hyperpodpytorchjobs")]
+
+
+def portal_calls(team: str) -> list[tuple[str, str, dict]]:
+    """Opening the team's domain from the access portal, as the team role (its user profile is
+    tagged by the domain's tag propagation)."""
+    own = {"aws:ResourceTag/hyperpod-teams:organization": "acme", "aws:ResourceTag/hyperpod-teams:team": team}
+    return [
+        ("sagemaker:DescribeDomain", f"{SAGEMAKER}:domain/d-{team}", own),
+        ("sagemaker:CreatePresignedDomainUrl", f"{SAGEMAKER}:user-profile/d-{team}/someone", own),
+    ]
+
+
+@pytest.mark.parametrize("role", ["scientists", "admins"])
+def test_a_team_member_opens_the_teams_domain_from_the_portal_and_no_other(role):
+    policy = team_policy("nlp", role)
+    assert [c[:2] for c in portal_calls("nlp") if not allows([policy], *c)] == []
+    assert [c[:2] for c in portal_calls("vision") if allows([policy], *c)] == []
+
+
+# --- one list of steps: the report shows it, the tests above evaluate it, the docs explain it ---------
+
+
+def test_every_step_the_report_lists_is_evaluated_here_and_explained_in_the_docs():
+    from pathlib import Path
+
+    from hyperpod_teams import journeys
+
+    evaluated = {
+        call for calls in (hyp_connect_calls("acme-nlp-scientists"), studio_calls("nlp"), portal_calls("nlp"))
+        for call, _, _ in calls
+    }  # fmt: skip
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "team-journeys.md").read_text()
+    for step in journeys.STEPS:
+        for call in step.calls:
+            action = call.split(" ")[0]
+            if ":" in action:  # an AWS call; the Kubernetes ones are the k8s_steps above
+                assert action in evaluated, (step.step, action)
+            assert action in docs or call.split(" ", 1)[-1].split("/")[0] in docs, (step.step, call)
+        for sid in step.allowed_by.replace(" (execution role)", "").split(", "):
+            if sid[0].isupper():
+                assert f"`{sid}`" in docs, (step.step, sid)
+
+
+def test_the_report_shows_how_each_role_gets_in(tmp_path):
+    from hyperpod_teams.review.report import render_report
+    from hyperpod_teams.spec import load_spec
+    from tests.conftest import QUICKSTART
+
+    text = render_report(load_spec(QUICKSTART))
+    assert "\n## How a team member gets in\n" in text
+    assert "`hyp set-cluster-context --cluster-name <cluster>`" in text
+    assert "CheckTheOwnEksAccessEntry" in text

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from hyperpod_teams import cost, naming, policies, rbac
+from hyperpod_teams import cost, journeys, naming, policies, rbac
 from hyperpod_teams.adoption import existing_resources, ways_explained
 from hyperpod_teams.plugins import IdentityGroups
 from hyperpod_teams.review.document import (
@@ -297,6 +297,28 @@ def build_report(
         )
     if hidden:
         document.add(Paragraph(_hidden_note(hidden, "chains")))
+    document.add(Heading("How a team member gets in"))
+    document.add(
+        Paragraph(
+            f"The steps of each role's journeys (HyperPod CLI {journeys.HYP_RELEASE} and Studio), the calls "
+            "they make and what allows them; every step is refused against another team's resources "
+            "(docs/team-journeys.md)."
+        )
+    )
+    document.add(
+        Table(
+            ["journey", "step", "calls", "allowed by"],
+            [
+                [
+                    s.journey,
+                    md_code(s.step) if s.journey == "hyp" else md_text(s.step),
+                    ", ".join(md_code(c) for c in s.calls),
+                    s.allowed_by,
+                ]
+                for s in journeys.STEPS
+            ],
+        )
+    )
     platform_set = naming.platform_admins_permission_set_name(org.name)
     document.add(
         Paragraph(

@@ -1,0 +1,63 @@
+"""How a team member gets in: each step of their journeys, the calls it makes, where those calls are
+made (the HyperPod CLI's own code, aws/sagemaker-hyperpod-cli v3.9.0, or AWS's Studio pages) and the
+statement of the stacks' policies or the team RBAC that allows it. Pure layer: the report shows
+these steps, docs/team-journeys.md explains them, tests/test_team_journeys.py evaluates every call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The HyperPod CLI release the steps are read from (the dependency chart's pinned tag).
+HYP_RELEASE = "v3.9.0"
+
+
+@dataclass(frozen=True)
+class Step:
+    journey: str
+    step: str
+    calls: tuple[str, ...]
+    allowed_by: str
+
+
+STEPS: tuple[Step, ...] = (
+    Step("hyp", "hyp list-cluster", ("sagemaker:ListClusters",), "ListHyperPodClusters"),
+    Step(
+        "hyp",
+        "hyp set-cluster-context --cluster-name <cluster>",
+        (
+            "sagemaker:DescribeCluster",
+            "iam:GetRole (own role)",
+            "eks:DescribeAccessEntry (own entry)",
+            "eks:DescribeCluster",
+        ),
+        "DescribeTheSharedHyperPodCluster, ResolveTheOwnIdentityCenterRole, CheckTheOwnEksAccessEntry, "
+        "ReachTheSharedEksCluster",
+    ),
+    Step(
+        "hyp",
+        "hyp create hyp-pytorch-job --namespace <team namespace>",
+        ("get namespaces/<team namespace>", "get customresourcedefinitions/<job CRD>", "create hyperpodpytorchjobs"),
+        "the team's cluster-read ClusterRole and its Role",
+    ),
+    Step("hyp", "hyp list / describe hyp-pytorch-job", ("list, get hyperpodpytorchjobs", "list pods"), "the team Role"),
+    Step("hyp", "hyp delete hyp-pytorch-job", ("delete hyperpodpytorchjobs",), "the team Role"),
+    Step(
+        "Studio",
+        "open the team's domain from the access portal",
+        ("sagemaker:CreatePresignedDomainUrl", "sagemaker:DescribeDomain"),
+        "OpenStudioInTheTeamsDomain",
+    ),
+    Step(
+        "Studio",
+        "create and open a private space",
+        ("sagemaker:ListSpaces", "sagemaker:CreateSpace", "sagemaker:CreateApp", "sagemaker:DescribeSpace"),
+        "ListWhatStudioShows, CreateOnlyTaggedWithTheTeam, ManageOnlyTheTeamsOwn (execution role)",
+    ),
+    Step(
+        "Studio",
+        "see the HyperPod cluster and its tasks",
+        ("sagemaker:ListClusters", "sagemaker:DescribeCluster", "eks:DescribeAddon", "eks:AccessKubernetesApi"),
+        "ListWhatStudioShows, ReadTheSharedHyperPodCluster, ReadTheSharedEksCluster (execution role)",
+    ),
+)
