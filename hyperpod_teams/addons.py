@@ -12,6 +12,11 @@ version. Both stop at the floor with the version found and the command that lift
 from __future__ import annotations
 
 VPC_CNI_ADDON = "vpc-cni"
+#: The Amazon CloudWatch Observability add-on (Container Insights) and the managed policy its agent
+#: needs on the nodes it runs on (CloudWatch user guide, "Install the CloudWatch agent with the
+#: Amazon CloudWatch Observability EKS add-on": attach CloudWatchAgentServerPolicy to the nodes' role).
+CLOUDWATCH_OBSERVABILITY_ADDON = "amazon-cloudwatch-observability"
+CLOUDWATCH_AGENT_MANAGED_POLICY = "CloudWatchAgentServerPolicy"
 VPC_CNI_MINIMUM = (1, 18, 3)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import cdktf
 from constructs import Construct
 
-from hyperpod_teams import naming, policies
+from hyperpod_teams import addons, bindings, naming, policies
 from hyperpod_teams.constructs.eks import EksCluster
 from hyperpod_teams.constructs.hyperpod import (
     ExistingHyperPodCluster,
@@ -50,6 +50,23 @@ class ClusterStack(PlatformStack):
                 execution_role=self.execution_role,
                 lifecycle_s3_uri=lifecycle_s3_uri,
                 depends_on=[self.lifecycle_bucket.default_script] if self.lifecycle_bucket else [],
+            )
+        if cluster.cloudwatch_observability and self.execution_role is not None:
+            # The agent runs on the HyperPod nodes: their role may publish metrics and logs first.
+            agent_policy = bindings.aws_iam_role_policy_attachment.IamRolePolicyAttachment(
+                self,
+                "cloudwatch-agent-policy",
+                role=self.execution_role.role.name,
+                policy_arn=policies.managed_policy_arn(
+                    addons.CLOUDWATCH_AGENT_MANAGED_POLICY, policies.aws_partition(spec.organization.region)
+                ),
+            )
+            bindings.aws_eks_addon.EksAddon(
+                self,
+                "cloudwatch-observability",
+                cluster_name=eks.name,
+                addon_name=addons.CLOUDWATCH_OBSERVABILITY_ADDON,
+                depends_on=[agent_policy, self.hyperpod.resource],
             )
         self.task_governance = None
         if cluster.task_governance.enabled:

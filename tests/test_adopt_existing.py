@@ -64,11 +64,17 @@ def test_settings_only_a_created_cluster_uses_are_refused_by_name():
     data["cluster"]["node_recovery"] = "None"
     data["cluster"]["lifecycle_scripts_s3_uri"] = "s3://initech-lifecycle/scripts/"
     data["cluster"]["instance_groups"][0]["deep_health_checks"] = ["InstanceStress"]
+    data["cluster"]["cloudwatch_observability"] = True  # needs the node role, which only a created cluster has
     with pytest.raises(SpecError) as raised:
         validate_spec(data)
     (problem,) = raised.value.problems
     assert problem.location == "cluster.existing_hyperpod_cluster_name"
-    for name in ("lifecycle_scripts_s3_uri", "node_recovery", "instance_groups[0].deep_health_checks"):
+    for name in (
+        "lifecycle_scripts_s3_uri",
+        "node_recovery",
+        "instance_groups[0].deep_health_checks",
+        "cloudwatch_observability",
+    ):
         assert name in problem.message
 
 

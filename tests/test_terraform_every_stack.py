@@ -361,3 +361,38 @@ def test_the_version_floor_is_the_one_terraform_evaluates(tmp_path):
             text=True,
         )
         assert result.stdout.strip() == str(expected).lower(), (version, result.stdout, result.stderr)
+
+
+# --- the CloudWatch Observability option ----------------------------------------------------------
+
+
+def test_the_cloudwatch_observability_option_plans_the_addon_after_the_nodes_may_publish(tmp_path):
+    """Off in every example (its resources appear nowhere above); on, the cluster stack plans the
+    add-on and the agent's policy on the instance groups' role, through Terraform."""
+    import copy
+
+    import yaml
+
+    from hyperpod_teams.spec.models import PlatformSpec
+    from tests.conftest import QUICKSTART, synthesize_stacks
+
+    data = copy.deepcopy(yaml.safe_load(QUICKSTART.read_text()))
+    data["cluster"]["cloudwatch_observability"] = True
+    stacks = synthesize_stacks(PlatformSpec.model_validate(data), tmp_path / "out")
+    cluster = stacks["acme-cluster"]
+    (addon,) = [
+        a for a in cluster["resource"]["aws_eks_addon"].values() if a["addon_name"] == "amazon-cloudwatch-observability"
+    ]
+    policies = [p["policy_arn"] for p in cluster["resource"]["aws_iam_role_policy_attachment"].values()]
+    assert "arn:aws:iam::aws:policy/CloudWatchAgentServerPolicy" in policies
+    assert any("cloudwatch-agent-policy" in d for d in addon["depends_on"])
+
+    terraform = stand_in_terraform(tmp_path)
+    config = stand_in_plan_config(cluster, {})
+    directory = write_stack(tmp_path, "acme-cluster", config)
+    stub_remote_states(directory, config)
+    assert init(terraform, directory) is None
+    plan = terraform.plan(directory)
+    assert isinstance(plan, dict), plan
+    created = {c["address"] for c in plan["resource_changes"] if c["change"]["actions"] == ["create"]}
+    assert any(a.startswith("aws_eks_addon.cloudwatch-observability") for a in created), created

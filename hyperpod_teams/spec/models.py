@@ -502,7 +502,14 @@ class ClusterTimeouts(SpecModel):
 
 
 #: Settings only a HyperPod cluster the stacks create uses: refused when the spec adopts one.
-CREATED_CLUSTER_ONLY = ("lifecycle_scripts_s3_uri", "lifecycle_on_create", "node_recovery", "timeouts", "allow_destroy")
+CREATED_CLUSTER_ONLY = (
+    "lifecycle_scripts_s3_uri",
+    "lifecycle_on_create",
+    "node_recovery",
+    "timeouts",
+    "allow_destroy",
+    "cloudwatch_observability",
+)
 CREATED_INSTANCE_GROUP_ONLY = ("ebs_volume_gb", "threads_per_core", "deep_health_checks")
 
 
@@ -537,6 +544,13 @@ class Cluster(SpecModel):
         default=False,
         description="Lift lifecycle.prevent_destroy from the HyperPod cluster (optional field): "
         "only to delete the cluster on purpose.",
+    )
+    cloudwatch_observability: bool = Field(
+        default=False,
+        description="(optional addition) Install the Amazon CloudWatch Observability EKS add-on (Container "
+        "Insights: the cluster metrics Studio's HyperPod page shows) and give the instance groups' role "
+        "CloudWatchAgentServerPolicy. Off by default: it sends metrics and container logs to CloudWatch, "
+        "charged per node and per GB.",
     )
 
     @model_validator(mode="after")
