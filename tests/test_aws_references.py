@@ -341,3 +341,32 @@ def test_an_unknown_chart_component_is_refused_naming_the_known_ones(quickstart_
     quickstart_data["cluster"]["dependencies_chart"] = {"components": {"mlfow": True}}
     problems = problems_of(quickstart_data)
     assert any("mlflow" in p for p in problems), problems
+
+
+# --- names the registry schema of AWS::SageMaker::Cluster bounds --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "definition"),
+    [("cluster.name", ("properties", "ClusterName")), ("instance group name", ("definitions", "InstanceGroupName"))],
+)
+def test_a_name_longer_than_the_registry_schema_allows_is_refused(quickstart_data, field, definition):
+    """The pattern alone accepts runs of hyphens past 63 characters; AWS::SageMaker::Cluster's
+    registry schema (cfn-lint's bundled copy) bounds ClusterName and InstanceGroupName at 63."""
+    require_module("cfnlint")
+    from cfnlint.schema.manager import PROVIDER_SCHEMA_MANAGER
+
+    schema = PROVIDER_SCHEMA_MANAGER.get_resource_schema("us-east-1", "AWS::SageMaker::Cluster").schema
+    longest = schema[definition[0]][definition[1]]["maxLength"]
+    assert longest == 63
+    name = "a" + "-" * (longest - 1) + "b"  # 64 characters the pattern accepts
+    if field == "cluster.name":
+        quickstart_data["cluster"]["name"] = name
+    else:
+        quickstart_data["cluster"]["instance_groups"][0]["name"] = name
+    assert any("63" in p for p in problems_of(quickstart_data)), problems_of(quickstart_data)
+    if field == "cluster.name":
+        quickstart_data["cluster"]["name"] = name[:62] + "b"
+    else:
+        quickstart_data["cluster"]["instance_groups"][0]["name"] = name[:62] + "b"
+    assert not [p for p in problems_of(quickstart_data) if "63" in p]

@@ -84,6 +84,8 @@ ResourceName = Annotated[
     _pattern(
         r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$",
         "1 to 63 letters, digits and hyphens, starting and ending with a letter or digit",
+        # The pattern alone lets runs of hyphens through: the registry schema also says maxLength 63.
+        max_length=63,
     ),
 ]
 KubernetesVersion = Annotated[
