@@ -113,3 +113,33 @@ def test_a_quota_needs_an_existing_cluster_and_a_cluster_one_scheduler_config():
     assert create(api, "AWS::SageMaker::ClusterSchedulerConfig", scheduler)["OperationStatus"] == "SUCCESS"
     second = create(api, "AWS::SageMaker::ClusterSchedulerConfig", dict(scheduler, Name="another"))
     assert "ConflictException" in second["StatusMessage"]
+
+
+def test_an_sdk_retry_of_an_answered_call_gets_the_same_answer_and_runs_once():
+    """The emulator under load may lose an answer on its way to the client; the SDK then retries
+    with the same `amz-sdk-invocation-id`. The retry must not run the create a second time."""
+    import io
+
+    from tests.emulator.additions import Additions
+
+    app = Additions(lambda environ, start: [], account_id="111122223333")
+    runs = []
+    app.json_operations["Test.Create"] = lambda request: runs.append(1) or {"Id": f"id-{len(runs)}"}
+
+    def call(invocation: str, attempt: int) -> dict:
+        environ = {
+            "REQUEST_METHOD": "POST",
+            "PATH_INFO": "/",
+            "wsgi.input": io.BytesIO(b"{}"),
+            "CONTENT_LENGTH": "2",
+            "HTTP_X_AMZ_TARGET": "Test.Create",
+            "HTTP_AUTHORIZATION": "AWS4-HMAC-SHA256 Credential=AKID/20260101/us-west-2/test/aws4_request",
+            "HTTP_AMZ_SDK_INVOCATION_ID": invocation,
+            "HTTP_AMZ_SDK_REQUEST": f"attempt={attempt}; max=4",
+        }
+        return json.loads(b"".join(app(environ, lambda status, headers: None)))
+
+    assert call("first", 1) == {"Id": "id-1"}
+    assert call("first", 2) == {"Id": "id-1"}  # the same answer, not a second create
+    assert call("second", 1) == {"Id": "id-2"}  # another call runs
+    assert len(runs) == 2

@@ -127,6 +127,9 @@ class Additions:
         self.tags: dict[str, dict[str, str]] = {}
         self.cloud_control = CloudControl(account_id=account_id)
         self.calls: list[str] = []
+        #: The answer each SDK invocation got (`amz-sdk-invocation-id`, the same on every attempt of
+        #: one call): see `__call__`.
+        self.answered: dict[str, tuple[int, Json]] = {}
         self.json_operations: dict[str, Callable[[Request], Json]] = {
             # Cloud Control API: cloud_control.py.
             **{f"CloudApiService.{name}": handler for name, handler in self.cloud_control.operations().items()},
@@ -228,13 +231,24 @@ class Additions:
         if handler is None:
             return self.moto_app(environ, start_response)
         self.calls.append(request.target or f"{request.service} {request.method} {request.path}")
-        try:
-            with self.lock:
+        # A retry of a call this server already answered means the answer was lost between this
+        # server and the client (on this loaded machine, not in AWS): the SDK sends every attempt of
+        # one call with the same invocation ID, and gets the first attempt's answer again, instead of
+        # a create running twice ("ResourceInUse: Domain ... exists").
+        invocation = environ.get("HTTP_AMZ_SDK_INVOCATION_ID")
+        with self.lock:
+            if invocation and invocation in self.answered:
+                self.calls.append(f"(the answer to {invocation} again: {environ.get('HTTP_AMZ_SDK_REQUEST', '')})")
+                status, answer = self.answered[invocation]
+                return self._answer(start_response, status, answer, error_type=answer.get("__type"))
+            try:
                 status, answer = handler()
-        except AwsError as error:
-            status, answer = error.status, {"__type": error.error_type, "message": str(error)}
-        except CloudControlError as error:
-            status, answer = 400, {"__type": error.error_type, "message": str(error)}
+            except AwsError as error:
+                status, answer = error.status, {"__type": error.error_type, "message": str(error)}
+            except CloudControlError as error:
+                status, answer = 400, {"__type": error.error_type, "message": str(error)}
+            if invocation and status < 300:
+                self.answered[invocation] = (status, answer)
         return self._answer(start_response, status, answer, error_type=answer.get("__type"))
 
     def _handler_for(self, request: Request) -> Callable[[], tuple[int, Json]] | None:
