@@ -12,7 +12,6 @@ import json
 import os
 import re
 import signal
-import stat
 import sys
 import time
 import traceback
@@ -26,7 +25,9 @@ import click
 from rich.console import Console
 
 from hyperpod_teams.bindings import MissingBindingsError
+from hyperpod_teams.input_files import MAX_LINE_CHARS, NotAFile, TooLarge, read_at_most, regular_file_size
 from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec
+from hyperpod_teams.spec.models import MAX_AMOUNT_USD
 
 if TYPE_CHECKING:
     from hyperpod_teams.synth import StackSummary
@@ -447,11 +448,10 @@ def chargeback(
 
 
 #: What `chargeback` reads, bounded (docs/architecture.md, "Any input"): a cost export streams line
-#: by line, so its size bounds only the time; no line of a CSV of AWS's is anywhere near the limit.
+#: by line (input_files.MAX_LINE_CHARS), so its size bounds only the time.
 MAX_COST_EXPORT_BYTES = 8 * 1024**3
-MAX_LINE_CHARS = 64 * 1024
-#: A cost at or above this is no cluster's cost for a period (and past 28 digits Decimal rounds).
-MAX_COST_USD = Decimal(10) ** 15
+#: A cost at or above this is no cluster's cost for a period: the spec's own bound on money.
+MAX_COST_USD = Decimal(MAX_AMOUNT_USD)
 
 
 def _amount_of_usd(text: str) -> Decimal:
@@ -465,30 +465,26 @@ def _amount_of_usd(text: str) -> Decimal:
     return Decimal(plain.replace(",", ""))
 
 
-def _regular_file(path: Path, what: str) -> int:
-    """The size of `path`, a regular file; anything else (a folder, a FIFO, a device) is refused
-    before it is opened, since reading it could block or never end."""
+def _regular_file_size(path: Path, what: str) -> int:
     try:
-        status = path.stat()
+        return regular_file_size(path)
+    except NotAFile as refused:
+        _user_error(f"{path} is {refused}: give the {what} as a file")
     except OSError as error:
         _user_error(f"cannot read {path}: {error.strerror or error}")
-    if not stat.S_ISREG(status.st_mode):
-        kind = "a folder" if stat.S_ISDIR(status.st_mode) else "not a regular file (a pipe or a device)"
-        _user_error(f"{path} is {kind}: give the {what} as a file")
-    return status.st_size
 
 
 def _read_bounded_text(path: Path, what: str, max_bytes: int) -> str:
-    size = _regular_file(path, what)
-    if size > max_bytes:
-        _user_error(f"{path} has {size:,} bytes, more than a {what} can have (at most {max_bytes:,})")
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(max_bytes + 1)
+        raw = read_at_most(path, max_bytes)
+    except NotAFile as refused:
+        _user_error(f"{path} is {refused}: give the {what} as a file")
+    except TooLarge as refused:
+        if refused.size is None:  # it grew while read
+            _user_error(f"{path} has more than {max_bytes:,} bytes, more than a {what} can have")
+        _user_error(f"{path} has {refused.size:,} bytes, more than a {what} can have (at most {max_bytes:,})")
     except OSError as error:
         _user_error(f"cannot read {path}: {error.strerror or error}")
-    if len(raw) > max_bytes:  # it grew while read
-        _user_error(f"{path} has more than {max_bytes:,} bytes, more than a {what} can have")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -497,7 +493,7 @@ def _read_bounded_text(path: Path, what: str, max_bytes: int) -> str:
 
 def _bounded_lines(path: Path, what: str) -> Iterator[str]:
     """The lines of a text file, read as they are needed: memory stays flat whatever its size."""
-    size = _regular_file(path, what)
+    size = _regular_file_size(path, what)
     if size > MAX_COST_EXPORT_BYTES:
         _user_error(f"{path} has {size:,} bytes, more than a {what} can have (at most {MAX_COST_EXPORT_BYTES:,})")
     try:

@@ -26,6 +26,7 @@ from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 
 from hyperpod_teams import naming
+from hyperpod_teams.input_files import MAX_LINE_CHARS
 from hyperpod_teams.spec.models import (
     USAGE_REPORT_CLONE_DIR,
     USAGE_REPORT_REPOSITORY,
@@ -245,7 +246,6 @@ class SummaryReport:
 #: Bounds of a summary usage report `chargeback` reads: a month of 100 namespaces on 40 instance
 #: types is about 124,000 rows, 12 MiB (docs/architecture.md, "Any input").
 MAX_REPORT_BYTES = 32 * 1024 * 1024
-MAX_LINE_CHARS = 64 * 1024
 
 
 def read_summary_report(text: str, path: str) -> SummaryReport:

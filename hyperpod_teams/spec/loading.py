@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from hyperpod_teams.input_files import NotAFile, TooLarge, read_at_most
 from hyperpod_teams.spec.models import PATTERN_RULES, PlatformSpec
 from hyperpod_teams.spec.problems import Path, Problem, SpecError
 from hyperpod_teams.spec.rules import Sections, problems_across_fields
@@ -55,23 +55,20 @@ def read_spec_text(path: FilePath) -> str:
         return SpecError([Problem((), message, hint)], source)
 
     try:
-        status = path.stat()
-        size = status.st_size
-        if stat.S_ISDIR(status.st_mode):
-            raise refuse("the spec path is a folder, not a file")
-        if not stat.S_ISREG(status.st_mode):  # a FIFO with no writer would block, a device never end
-            raise refuse("the spec path is not a regular file (a pipe or a device): give the spec as a file")
-        if size > MAX_SPEC_BYTES:
-            raise refuse(
-                f"the spec file has {size:,} bytes, more than any spec can need (at most {MAX_SPEC_BYTES:,})",
-                "a spec of 500 teams, the most allowed, is a few hundred KB",
-            )
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_SPEC_BYTES + 1)
+        raw = read_at_most(path, MAX_SPEC_BYTES)
+    except NotAFile as exc:
+        if exc.folder:
+            raise refuse("the spec path is a folder, not a file") from None
+        raise refuse("the spec path is not a regular file (a pipe or a device): give the spec as a file") from None
+    except TooLarge as exc:
+        if exc.size is None:  # grew while read
+            raise refuse(f"the spec file has more than {MAX_SPEC_BYTES:,} bytes, more than any spec can need") from None
+        raise refuse(
+            f"the spec file has {exc.size:,} bytes, more than any spec can need (at most {MAX_SPEC_BYTES:,})",
+            "a spec of 500 teams, the most allowed, is a few hundred KB",
+        ) from None
     except OSError as exc:
         raise refuse(f"cannot read the spec file: {exc.strerror or exc}") from None
-    if len(raw) > MAX_SPEC_BYTES:  # grew while we looked, or a special file
-        raise refuse(f"the spec file has more than {MAX_SPEC_BYTES:,} bytes, more than any spec can need")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

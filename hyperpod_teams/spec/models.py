@@ -142,6 +142,7 @@ MAX_ORGANIZATION_TAGS = 47
 #: Money in a spec is less than this many USD: finite, and far past any budget or price (a cost of
 #: 10^15 USD is no amount, and beyond 28 significant digits amounts would round).
 MAX_AMOUNT_USD = 1e15
+AmountUsd = Annotated[float, Field(gt=0, lt=MAX_AMOUNT_USD, allow_inf_nan=False)]
 
 
 def tag_text_problem(text: str) -> str | None:
@@ -666,11 +667,8 @@ class Studio(SpecModel):
 
 
 class Budget(SpecModel):
-    monthly_limit_usd: float = Field(
-        gt=0,
-        lt=MAX_AMOUNT_USD,
-        allow_inf_nan=False,
-        description="USD a month; AWS Budgets takes a plain decimal number (BudgetLimit Amount).",
+    monthly_limit_usd: AmountUsd = Field(
+        description="USD a month; AWS Budgets takes a plain decimal number (BudgetLimit Amount)."
     )
     notify_emails: list[EmailAddress] = Field(min_length=1, max_length=10)
     thresholds_percent: list[int] = Field(default_factory=lambda: [80, 100], min_length=1)
@@ -776,13 +774,11 @@ class Cost(SpecModel):
         "what an instance of each type is worth (fixed percentages; a team without quota gets nothing); "
         "proportional, to each team's own spend; even.",
     )
-    instance_prices_usd: dict[InstanceType, Annotated[float, Field(gt=0, lt=MAX_AMOUNT_USD, allow_inf_nan=False)]] = (
-        Field(
-            default_factory=dict,
-            description="What an instance of a type is worth per hour, for the quota split; default: its "
-            "accelerators (GPUs, Trainium or Inferentia chips), which every type of a quota must have or be "
-            "priced here.",
-        )
+    instance_prices_usd: dict[InstanceType, AmountUsd] = Field(
+        default_factory=dict,
+        description="What an instance of a type is worth per hour, for the quota split; default: its "
+        "accelerators (GPUs, Trainium or Inferentia chips), which every type of a quota must have or be "
+        "priced here.",
     )
     usage_reports: UsageReports = Field(
         default_factory=UsageReports,
