@@ -31,9 +31,23 @@ from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation, localc
 from functools import cached_property
 
 from hyperpod_teams import cost, naming
-from hyperpod_teams.review.document import md_code, md_text, spreadsheet_text
+from hyperpod_teams.review.document import (
+    Alert,
+    Document,
+    Heading,
+    Image,
+    Items,
+    Paragraph,
+    Table,
+    md_code,
+    md_text,
+    spreadsheet_text,
+    standalone_svg,
+    to_html,
+    to_markdown,
+)
 from hyperpod_teams.spec.models import PlatformSpec
-from hyperpod_teams.usage_report import SummaryReport, UsageReportError, UsageRow
+from hyperpod_teams.usage_report import RESOURCES, SummaryReport, UsageReportError, UsageRow
 
 CENT = Decimal("0.01")
 HOURS_PER_DAY = 24
@@ -316,7 +330,7 @@ def _unbalanced(row: UsageRow) -> bool:
     """Whether a row's total hours of some resource are not its allocated plus borrowed hours."""
     return any(
         abs(row.hours[(r, "total")] - row.hours[(r, "allocated")] - row.hours[(r, "borrowed")]) > _ROUNDING
-        for r in ("NeuronCore", "GPU", "vCPU")
+        for r in RESOURCES
     )
 
 
@@ -362,9 +376,7 @@ def compute_statement(
         team = by_namespace.get(row.namespace) or (row.team if row.team in team_names else None)
         resource = measured_resource(row.instance_type)
         if row.instance_type not in nodes or resource is None:
-            outside[row.instance_type] += sum(
-                (row.hours[(r, "total")] for r in ("NeuronCore", "GPU", "vCPU")), Decimal(0)
-            )
+            outside[row.instance_type] += sum((row.hours[(r, "total")] for r in RESOURCES), Decimal(0))
             continue
         total = row.hours[(resource, "total")]
         if team is None:
@@ -495,8 +507,6 @@ def _hours(value: Decimal) -> str:
 
 
 def build_statement_document(statement: Statement, *, chart: bool = False):
-    from hyperpod_teams.review.document import Alert, Document, Heading, Image, Items, Paragraph, Table
-
     s = statement
     document = Document(
         f"Chargeback of {md_text(s.cluster)} ({md_text(s.organization)}), {s.first_day} to {s.last_day}"
@@ -578,7 +588,6 @@ def _statement_chart(statement: Statement) -> str:
     import pygal
     from pygal.style import Style
 
-    from hyperpod_teams.review.document import standalone_svg
     from hyperpod_teams.review.report import TEAM_COLOURS, UNALLOCATED_COLOUR
 
     chart = pygal.HorizontalStackedBar(
@@ -627,8 +636,6 @@ def statement_csv(statement: Statement) -> str:
 
 
 def render_statement(statement: Statement, *, format: str = "markdown") -> str:
-    from hyperpod_teams.review.document import to_html, to_markdown
-
     if format == "csv":
         return statement_csv(statement)
     if format == "html":

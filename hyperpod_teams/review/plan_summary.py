@@ -199,9 +199,9 @@ def plan_section(plans: list[StackPlan], spec: PlatformSpec, *, max_rows: int | 
                 [
                     [
                         md_text(c.stack),
-                        f"{md_code(c.address)}",
-                        f"{md_code(c.import_id)}" if c.import_id else "–",
-                        ", ".join(f"{md_code(name)}" for name in c.updates) or "nothing",
+                        md_code(c.address),
+                        md_code(c.import_id) if c.import_id else "–",
+                        ", ".join(md_code(name) for name in c.updates) or "nothing",
                     ]
                     for c in imports
                 ],

@@ -258,7 +258,7 @@ def build_report(
         document.add(
             Table(
                 ["what", "existing", "the stacks", "spec field", "stack"],
-                [[e.what, f"{md_code(e.identifier)}", e.how, f"{md_code(e.field)}", e.stack] for e in existing],
+                [[e.what, md_code(e.identifier), e.how, md_code(e.field), e.stack] for e in existing],
             )
         )
     if plans:
@@ -284,12 +284,12 @@ def build_report(
             Table(
                 ["", *roles_header(roles)],
                 [
-                    ["IdP group", *[f"{md_code(r.idp_group)}" for r in roles]],
-                    ["permission set", *[f"{md_code(r.permission_set)}" for r in roles]],
-                    ["EKS principal", *[f"{md_code(r.eks_principal)}" for r in roles]],
-                    ["Kubernetes group", *[f"{md_code(r.kubernetes_group)}" for r in roles]],
-                    ["namespace", *[f"{md_code(r.namespace)}" for r in roles]],
-                    ["SageMaker domain", *[f"{md_code(r.domain)}" if r.domain else "none (studio off)" for r in roles]],
+                    ["IdP group", *[md_code(r.idp_group) for r in roles]],
+                    ["permission set", *[md_code(r.permission_set) for r in roles]],
+                    ["EKS principal", *[md_code(r.eks_principal) for r in roles]],
+                    ["Kubernetes group", *[md_code(r.kubernetes_group) for r in roles]],
+                    ["namespace", *[md_code(r.namespace) for r in roles]],
+                    ["SageMaker domain", *[md_code(r.domain) if r.domain else "none (studio off)" for r in roles]],
                     ["may, in AWS", *["; ".join(r.aws_may) for r in roles]],
                     ["may, in Kubernetes", *[r.kubernetes_may for r in roles]],
                 ],
@@ -330,7 +330,7 @@ def build_report(
     document.add(Heading("Compute"))
     shares = compute_shares(spec)
     teams_with_quota = [t.name for t in spec.teams if t.compute.quota]
-    types = [f"{md_code(s.instance_type)}" for s in shares]
+    types = [md_code(s.instance_type) for s in shares]
     quota_shown, quota_hidden = _teams_shown([t for t in spec.teams if t.compute.quota], max_teams)
     rows = [[t.name, *[str(s.guaranteed.get(t.name, 0)) for s in shares]] for t in quota_shown]
     if quota_hidden:
@@ -415,7 +415,7 @@ def build_report(
                     ", ".join(
                         md_code(f"{k}={v}") for k, v in naming.team_tags(org.name, t.name, t.cost_center).items()
                     ),
-                    f"{md_code(values[t.name])}",
+                    md_code(values[t.name]),
                     shared_share(t.name),
                     f"{cost.budget_limit_amount(t.budget.monthly_limit_usd)} USD" if t.budget else "none",
                     (

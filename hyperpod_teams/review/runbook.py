@@ -66,10 +66,10 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
             [
                 [
                     str(i),
-                    f"{md_code(s.name)}",
+                    md_code(s.name),
                     s.credentials,
                     s.holds,
-                    ", ".join(f"{md_code(d)}" for d in s.depends_on) or "–",
+                    ", ".join(md_code(d) for d in s.depends_on) or "–",
                 ]
                 for i, wave in enumerate(deploy_waves(stacks), 1)
                 for s in wave
@@ -109,7 +109,7 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
         "endpoint* and the *Access token* (shown once; Identity Center's tokens expire after a year)."
     )
     steps += [_naming_the_spec(step, spec_path) for step in plugin.provisioning_steps(identity)]
-    wait = " ".join(f"{md_code(name)}" for name in sorted(groups.values()))
+    wait = " ".join(md_code(name) for name in sorted(groups.values()))
     steps.append(
         f"**Wait for provisioning** before deploying {md_code(access)}: its group lookups fail until every group is in "
         "Identity Center ("
@@ -162,7 +162,7 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
     steps.append(f"Deploy the cluster side (AWS and EKS credentials): {md_code(_deploy(spec_path, *cluster_side))}.")
     team_stacks = [s.name for s in stacks if s.team]
     steps.append(f"Deploy every team's stacks, in parallel: {md_code(_deploy(spec_path, *team_stacks))}.")
-    keys = ", ".join(f"{md_code(k)}" for k in cost.COST_ALLOCATION_TAG_KEYS)
+    keys = ", ".join(md_code(k) for k in cost.COST_ALLOCATION_TAG_KEYS)
     steps.append(
         f"**Billing (payer account, manual wait).** Tag keys {keys} appear in *Billing and Cost Management* → "
         "*Cost allocation tags* up to 24 hours after the first tagged resources exist; only then can they be "
@@ -198,7 +198,7 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
                 "Task governance names each team's namespace and queue; the priority classes are Kueue "
                 "WorkloadPriorityClasses named `<name>-priority`: "
                 + (
-                    ", ".join(f"{md_code(naming.workload_priority_class(p.name))}" for p in governance.priority_classes)
+                    ", ".join(md_code(naming.workload_priority_class(p.name)) for p in governance.priority_classes)
                     or "none"
                 )
                 + f". For team {md_code(team)}, from the command line or a Studio space of the team's domain:"
@@ -308,7 +308,7 @@ def _adoption_section(spec: PlatformSpec, existing: list[Existing], spec_path: s
         Table(
             ["what", "spec field", "the stacks", "print the identifier with"],
             [
-                [e.what, f"{md_code(e.field)}", e.how, f"{md_code(e.lookup)}" + (f"; then {e.then}" if e.then else "")]
+                [e.what, md_code(e.field), e.how, md_code(e.lookup) + (f"; then {e.then}" if e.then else "")]
                 for e in existing
             ],
         ),
@@ -316,7 +316,7 @@ def _adoption_section(spec: PlatformSpec, existing: list[Existing], spec_path: s
         Items(
             [
                 "Deploy in the order above; the stacks that take something over are "
-                + ", ".join(f"{md_code(name)}" for name in importing or ["none"])
+                + ", ".join(md_code(name) for name in importing or ["none"])
                 + ". For each, before its deploy: "
                 + md_code(f"hyperpod-teams synth {spec_path}")
                 + ", then in `cdktf.out/stacks/<stack>`: `terraform init`, `terraform plan -out plan.tfplan` and "
