@@ -258,7 +258,7 @@ def _update_folder(new: Path, target: Path) -> None:
     """Move the new output's files into `target`, remove the files the previous synth wrote that
     the new one does not, and leave everything else in `target` as it is. Refuses, before moving
     anything, to write over a file synth did not write."""
-    written = [name for name in _files(new) if name != OUTPUT_MARKER]
+    written = _files(new)
     recorded = _recorded_files(target) if target.exists() else set()
     in_the_way = [
         name

@@ -357,8 +357,9 @@ def _server_certificate() -> tuple[bytes, bytes, str]:
 
 
 def _cached_response(schema_path: Path, schema: dict) -> pb.GetProviderSchema.Response:
-    """The schema as protobuf, built once per schema file and kept beside Terraform's plugin cache
-    (building it from the JSON takes seconds for the AWS provider; parsing it back, milliseconds)."""
+    """The schema as protobuf, built once per schema file and kept in SCHEMA_PROVIDER_CACHE:
+    building it from the JSON takes about 0.14 s for the AWS provider, parsing it back under 0.01 s,
+    and Terraform starts a provider several times per command."""
     cache_dir = os.environ.get("SCHEMA_PROVIDER_CACHE")
     cache = Path(cache_dir) / f"{schema_path.name}.{schema_path.stat().st_mtime_ns}.pb" if cache_dir else None
     if cache and cache.exists():
