@@ -323,12 +323,48 @@ def test_every_step_the_report_lists_is_evaluated_here_and_explained_in_the_docs
                 assert f"`{sid}`" in docs, (step.step, sid)
 
 
-def test_the_report_shows_how_each_role_gets_in(tmp_path):
+def test_the_report_shows_how_each_role_gets_in():
+    """As a pull-request comment shows it (GitHub's cmark-gfm): a table under its heading with a row
+    per step of journeys.STEPS."""
+    from html.parser import HTMLParser
+
+    from hyperpod_teams import journeys
     from hyperpod_teams.review.report import render_report
     from hyperpod_teams.spec import load_spec
-    from tests.conftest import QUICKSTART
+    from tests.conftest import QUICKSTART, require_module
 
-    text = render_report(load_spec(QUICKSTART))
-    assert "\n## How a team member gets in\n" in text
-    assert "`hyp set-cluster-context --cluster-name <cluster>`" in text
-    assert "CheckTheOwnEksAccessEntry" in text
+    require_module("cmarkgfm")
+    import cmarkgfm
+
+    page = cmarkgfm.github_flavored_markdown_to_html(render_report(load_spec(QUICKSTART)))
+    section = page[page.index("<h2>How a team member gets in</h2>") :]
+    table = section[section.index("<table>") : section.index("</table>")]
+
+    class Rows(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.rows: list[list[str]] = []
+            self.cell: list[str] | None = None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "tr":
+                self.rows.append([])
+            elif tag in ("td", "th"):
+                self.cell = []
+
+        def handle_endtag(self, tag):
+            if tag in ("td", "th") and self.cell is not None:
+                self.rows[-1].append("".join(self.cell))
+                self.cell = None
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell.append(data)
+
+    parser = Rows()
+    parser.feed(table)
+    header, *rows = parser.rows
+    assert header == ["journey", "step", "calls", "allowed by"]
+    assert [(r[0], r[1]) for r in rows] == [(s.journey, s.step) for s in journeys.STEPS]
+    (connect,) = [r for r in rows if r[1].startswith("hyp set-cluster-context")]
+    assert "eks:DescribeAccessEntry (own entry)" in connect[2] and "CheckTheOwnEksAccessEntry" in connect[3]
