@@ -19,6 +19,36 @@ CLOUDWATCH_OBSERVABILITY_ADDON = "amazon-cloudwatch-observability"
 CLOUDWATCH_AGENT_MANAGED_POLICY = "CloudWatchAgentServerPolicy"
 VPC_CNI_MINIMUM = (1, 18, 3)
 
+#: The SageMaker HyperPod training operator and what it needs (SageMaker developer guide, "Installing
+#: the training operator": cert-manager and the EKS Pod Identity agent first; the operator's controller
+#: gets AWS credentials through a Pod Identity association of its service account with a role that
+#: has AmazonSageMakerHyperPodTrainingOperatorAccess). Names and the standalone association as in
+#: awslabs/awsome-distributed-training, terraform-modules/hyperpod-eks-tf/modules/
+#: hyperpod_training_operator/main.tf (an inline association in the add-on is refused for
+#: v1.2.1-eksbuild.1: "Pod Identity feature is not supported for addon version").
+TRAINING_OPERATOR_ADDON = "amazon-sagemaker-hyperpod-training-operator"
+#: The version AWS made the default for Kubernetes 1.28 to 1.35 (the same module's note, 2026-06).
+TRAINING_OPERATOR_VERSION = "v1.2.1-eksbuild.1"
+TRAINING_OPERATOR_NAMESPACE = "aws-hyperpod"
+TRAINING_OPERATOR_SERVICE_ACCOUNT = "hp-training-operator-controller-manager"
+TRAINING_OPERATOR_MANAGED_POLICY = "AmazonSageMakerHyperPodTrainingOperatorAccess"
+#: The custom resource `hyp create hyp-pytorch-job` creates (aws/sagemaker-hyperpod-cli v3.9.0,
+#: common/cli_decorators.py checks the CRD is there first).
+TRAINING_JOB_CRD = "hyperpodpytorchjobs.sagemaker.amazonaws.com"
+CERT_MANAGER_ADDON = "cert-manager"
+#: awsome-distributed-training's modules/hyperpod_cluster/variables.tf, cert_manager_version.
+CERT_MANAGER_VERSION = "v1.18.2-eksbuild.2"
+POD_IDENTITY_AGENT_ADDON = "eks-pod-identity-agent"
+
+
+def tolerate_every_taint() -> dict:
+    """cert-manager's add-on configuration, as awsome-distributed-training's cert_manager.tf writes it:
+    one replica of each component, tolerating every taint, so it schedules on HyperPod nodes (which
+    carry taints while their health checks run)."""
+    tolerations = [{"operator": "Exists", "effect": e} for e in ("NoSchedule", "NoExecute", "PreferNoSchedule")]
+    component = {"replicaCount": 1, "tolerations": tolerations}
+    return {**component, "webhook": dict(component), "cainjector": dict(component)}
+
 
 def version_text(version: tuple[int, int, int]) -> str:
     return ".".join(map(str, version))

@@ -57,7 +57,13 @@ STEPS: tuple[Step, ...] = (
     Step(
         "Studio",
         "see the HyperPod cluster and its tasks",
-        ("sagemaker:ListClusters", "sagemaker:DescribeCluster", "eks:DescribeAddon", "eks:AccessKubernetesApi"),
+        (
+            "sagemaker:ListClusters",
+            "sagemaker:DescribeCluster",
+            "eks:DescribeAddon",
+            "eks:AccessKubernetesApi",
+            "ec2:DescribeSubnets",
+        ),
         "ListWhatStudioShows, ReadTheSharedHyperPodCluster, ReadTheSharedEksCluster (execution role)",
     ),
 )

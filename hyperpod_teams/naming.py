@@ -183,6 +183,11 @@ def hyperpod_execution_role_name(org: str, cluster: str) -> str:
     return shorten(f"{org}-{cluster}-hyperpod-nodes", IAM_ROLE_MAX)
 
 
+def training_operator_role_name(org: str, cluster: str) -> str:
+    """The role the HyperPod training operator's controller gets through EKS Pod Identity."""
+    return shorten(f"{org}-{cluster}-training-operator", IAM_ROLE_MAX)
+
+
 def lifecycle_bucket_name(org: str, cluster: str, account_id: str, region: str) -> str:
     """S3 bucket names are global: account and region make the name ours."""
     raw = f"{org}-{cluster.lower()}-lifecycle-{account_id}-{region}"

@@ -258,6 +258,22 @@ STUDIO_DESCRIBE_ACTIONS = ("sagemaker:DescribeDomain", "sagemaker:DescribeUserPr
 STUDIO_EKS_ACTIONS = ("eks:AccessKubernetesApi", "eks:DescribeAddon", "eks:DescribeCluster")
 #: Studio's cluster metrics (CloudWatch's GetMetricData has no resource type: `*`, held to the region).
 STUDIO_METRICS_ACTIONS = ("cloudwatch:GetMetricData",)
+#: What Studio's HyperPod page reads of the cluster's network and instances. SageMaker developer
+#: guide, "Set up an Amazon EKS cluster in Studio" (sagemaker-hyperpod-studio-setup-eks), grants
+#: `ec2:Describe*` on `*`; 17 of those describes have resource types (parliament's RESOURCE_STAR), among
+#: them DescribeInstanceAttribute, which reads instances' user data. Granted instead: the describes of
+#: the cluster's network and instance types, none of which has a resource type (`*`, held to the
+#: region). The page's other grants are left out on purpose (docs/team-journeys.md): `ssm:StartSession`
+#: opens a shell on a node every team's pods share; ECR pushes and `cloudwatch:PutMetricData` are no
+#: step of a journey.
+STUDIO_EC2_ACTIONS = (
+    "ec2:DescribeAvailabilityZones",
+    "ec2:DescribeInstanceTypes",
+    "ec2:DescribeNetworkInterfaces",
+    "ec2:DescribeSecurityGroups",
+    "ec2:DescribeSubnets",
+    "ec2:DescribeVpcs",
+)
 
 
 def team_execution_policy(*, org: str, team: str, account_id: str, region: str, eks_cluster_name: str) -> dict:
@@ -324,7 +340,7 @@ def team_execution_policy(*, org: str, team: str, account_id: str, region: str, 
             {
                 "Sid": "ListWhatStudioShows",
                 "Effect": "Allow",
-                "Action": list(STUDIO_LIST_ACTIONS + STUDIO_METRICS_ACTIONS),
+                "Action": list(STUDIO_LIST_ACTIONS + STUDIO_METRICS_ACTIONS + STUDIO_EC2_ACTIONS),
                 "Resource": "*",
                 "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
             },

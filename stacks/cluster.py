@@ -16,6 +16,7 @@ from hyperpod_teams.constructs.hyperpod import (
     TaskGovernance,
 )
 from hyperpod_teams.constructs.team import SsoRoleAccessEntry
+from hyperpod_teams.constructs.training_operator import TrainingOperator
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -67,6 +68,16 @@ class ClusterStack(PlatformStack):
                 cluster_name=eks.name,
                 addon_name=addons.CLOUDWATCH_OBSERVABILITY_ADDON,
                 depends_on=[agent_policy, self.hyperpod.resource],
+            )
+        self.training_operator = None
+        if cluster.installs_training_operator:
+            self.training_operator = TrainingOperator(
+                self,
+                "training-operator",
+                spec=spec,
+                eks_cluster_name=eks.name,
+                eks_cluster_arn=eks.arn,
+                after=[self.hyperpod.resource] if self.hyperpod.resource is not None else [],
             )
         self.task_governance = None
         if cluster.task_governance.enabled:

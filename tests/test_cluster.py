@@ -8,10 +8,12 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 from pydantic import ValidationError
 
 from hyperpod_teams import cloudformation
 from hyperpod_teams.spec import load_spec, validate_spec
+from hyperpod_teams.spec.problems import SpecError
 from tests.conftest import QUICKSTART, ROOT, synthesize_stacks
 
 EXISTING = ROOT / "examples" / "existing-cluster" / "teams.yaml"
@@ -44,7 +46,7 @@ def test_hyperpod_cluster_desired_state_follows_the_spec(quickstart_stacks):
         "Subnets": spec.cluster.network.subnet_ids,
     }
     assert "cross-stack-reference-input-acme-eks" in state["Orchestrator"]["Eks"]["ClusterArn"]
-    role = only(stack["resource"]["aws_iam_role"])
+    (role,) = [r for r in stack["resource"]["aws_iam_role"].values() if r["name"].endswith("-hyperpod-nodes")]
     bucket = only(stack["resource"]["aws_s3_bucket"])["bucket"]
     assert len(state["InstanceGroups"]) == len(spec.cluster.instance_groups)
     for group, rendered in zip(spec.cluster.instance_groups, state["InstanceGroups"], strict=True):
@@ -80,8 +82,11 @@ def test_hyperpod_cluster_is_protected_from_destroy_unless_the_spec_allows_it(
 def test_scheduler_config_carries_priorities_and_fair_share_after_the_add_on(quickstart_stacks):
     spec = load_spec(QUICKSTART)
     stack = quickstart_stacks["acme-cluster"]
-    addon = only(stack["resource"]["aws_eks_addon"])
-    assert addon["addon_name"] == "amazon-sagemaker-hyperpod-taskgovernance"
+    (addon,) = [
+        a
+        for a in stack["resource"]["aws_eks_addon"].values()
+        if a["addon_name"] == "amazon-sagemaker-hyperpod-taskgovernance"
+    ]
     assert "cross-stack-reference-input-acme-eks" in addon["cluster_name"]
     (resource,) = cloud_control(stack, "AWS::SageMaker::ClusterSchedulerConfig")
     state = desired_state(resource)
@@ -144,9 +149,10 @@ def test_lifecycle_bucket_is_private_versioned_encrypted_and_tls_only(quickstart
 def test_execution_role_gets_the_managed_policy_and_reads_only_its_scripts(quickstart_stacks):
     """Its reading of the scripts; what EKS nodes need is pinned in test_aws_references."""
     resources = quickstart_stacks["acme-cluster"]["resource"]
-    role = only(resources["aws_iam_role"])
+    (role_key,) = [k for k, r in resources["aws_iam_role"].items() if r["name"].endswith("-hyperpod-nodes")]
+    role = resources["aws_iam_role"][role_key]
     assert json.loads(role["assume_role_policy"])["Statement"][0]["Principal"] == {"Service": "sagemaker.amazonaws.com"}
-    attached = {a["policy_arn"] for a in resources["aws_iam_role_policy_attachment"].values()}
+    attached = {a["policy_arn"] for a in resources["aws_iam_role_policy_attachment"].values() if role_key in a["role"]}
     assert attached == {"arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy"}
     (reading,) = [p for p in resources["aws_iam_role_policy"].values() if p["name"] == "read-lifecycle-scripts"]
     inline = json.loads(reading["policy"])
@@ -190,7 +196,8 @@ def test_without_task_governance_the_project_owns_the_namespaces(quickstart_data
     assert "kubernetes_namespace_v1" not in quickstart_stacks["acme-k8s-nlp"].get("resource", {})
     quickstart_data["cluster"]["task_governance"] = {"enabled": False}
     stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path)
-    assert "aws_eks_addon" not in stacks["acme-cluster"]["resource"]
+    addon_names = {a["addon_name"] for a in stacks["acme-cluster"]["resource"]["aws_eks_addon"].values()}
+    assert "amazon-sagemaker-hyperpod-taskgovernance" not in addon_names
     assert not cloud_control(stacks["acme-cluster"], "AWS::SageMaker::ClusterSchedulerConfig")
     assert not stacks["acme-team-nlp"]["resource"].get("aws_cloudcontrolapi_resource")
     namespace = only(stacks["acme-k8s-nlp"]["resource"]["kubernetes_namespace_v1"])
@@ -270,3 +277,106 @@ def test_lifecycle_bucket_keeps_old_script_versions_for_90_days(quickstart_stack
     (rule,) = _only(quickstart_stacks["acme-cluster"], "aws_s3_bucket_lifecycle_configuration")["rule"]
     assert rule["status"] == "Enabled" and rule["noncurrent_version_expiration"] == [{"noncurrent_days": 90}]
     assert rule["abort_incomplete_multipart_upload"] == [{"days_after_initiation": 7}]
+
+
+# --- the training operator (what `hyp create hyp-pytorch-job` needs) ---------------------------
+
+#: awslabs/awsome-distributed-training, 1.architectures/7.sagemaker-hyperpod-eks/terraform-modules/
+#: hyperpod-eks-tf/modules/hyperpod_training_operator/main.tf and modules/hyperpod_cluster/
+#: cert_manager.tf (commit 0edaf15, 2026-06-01): the names AWS's own module installs it with.
+REFERENCE_TRAINING_OPERATOR = {
+    "addon_name": "amazon-sagemaker-hyperpod-training-operator",
+    "namespace": "aws-hyperpod",
+    "service_account": "hp-training-operator-controller-manager",
+    "policy_arn": "arn:aws:iam::aws:policy/AmazonSageMakerHyperPodTrainingOperatorAccess",
+    "trust_actions": ["sts:AssumeRole", "sts:TagSession"],
+    "trust_service": "pods.eks.amazonaws.com",
+    "cert_manager_version": "v1.18.2-eksbuild.2",
+}
+
+
+def addons_by_name(stack: dict) -> dict[str, tuple[str, dict]]:
+    return {a["addon_name"]: (key, a) for key, a in stack.get("resource", {}).get("aws_eks_addon", {}).items()}
+
+
+def test_the_training_operator_installs_as_awss_module_does_after_what_it_needs(quickstart_stacks):
+    """SageMaker developer guide, "Installing the training operator": cert-manager and the EKS Pod
+    Identity agent first; the association before the add-on, so the controller starts with credentials."""
+    stack = quickstart_stacks["acme-cluster"]
+    resources = stack["resource"]
+    addons = addons_by_name(stack)
+    key, operator = addons[REFERENCE_TRAINING_OPERATOR["addon_name"]]
+    (association_key, association) = only_item(resources["aws_eks_pod_identity_association"])
+    assert association["namespace"] == REFERENCE_TRAINING_OPERATOR["namespace"]
+    assert association["service_account"] == REFERENCE_TRAINING_OPERATOR["service_account"]
+    (role_key,) = [k for k, r in resources["aws_iam_role"].items() if r["name"].endswith("-training-operator")]
+    assert association["role_arn"] == f"${{aws_iam_role.{role_key}.arn}}"
+    trust = json.loads(resources["aws_iam_role"][role_key]["assume_role_policy"])["Statement"]
+    assert [(s["Principal"]["Service"], sorted(s["Action"])) for s in trust] == [
+        (REFERENCE_TRAINING_OPERATOR["trust_service"], REFERENCE_TRAINING_OPERATOR["trust_actions"])
+    ]
+    attachments = [a for a in resources["aws_iam_role_policy_attachment"].values() if role_key in a["role"]]
+    assert [a["policy_arn"] for a in attachments] == [REFERENCE_TRAINING_OPERATOR["policy_arn"]]
+    cert_manager_key, cert_manager = addons["cert-manager"]
+    assert cert_manager["addon_version"] == REFERENCE_TRAINING_OPERATOR["cert_manager_version"]
+    tolerations = json.loads(cert_manager["configuration_values"])["webhook"]["tolerations"]
+    assert {t["effect"] for t in tolerations} == {"NoSchedule", "NoExecute", "PreferNoSchedule"}
+    agent_key, _ = addons["eks-pod-identity-agent"]
+    (cluster,) = [
+        k for k, r in resources["aws_cloudcontrolapi_resource"].items() if r["type_name"] == "AWS::SageMaker::Cluster"
+    ]
+    assert set(operator["depends_on"]) >= {
+        f"aws_eks_pod_identity_association.{association_key}",
+        f"aws_eks_addon.{cert_manager_key}",
+        f"aws_eks_addon.{agent_key}",
+        f"aws_cloudcontrolapi_resource.{cluster}",
+    }
+    # Their pods need the HyperPod cluster's nodes.
+    assert f"aws_cloudcontrolapi_resource.{cluster}" in cert_manager["depends_on"]
+
+
+def only_item(mapping: dict) -> tuple[str, dict]:
+    (item,) = mapping.items()
+    return item
+
+
+def test_the_pod_identity_agent_has_one_owner(quickstart_data, tmp_path):
+    """The usage-report stack installed the agent first and keeps it; the cluster stack then leaves it."""
+    quickstart_data["cost"] = {**quickstart_data.get("cost", {}), "usage_reports": {"enabled": True}}
+    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path / "reports")
+    owners = [name for name, stack in stacks.items() if "eks-pod-identity-agent" in addons_by_name(stack)]
+    assert owners == ["acme-usage-report"]
+    quickstart_data["cost"]["usage_reports"]["install_pod_identity_agent"] = False
+    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path / "cluster")
+    owners = [name for name, stack in stacks.items() if "eks-pod-identity-agent" in addons_by_name(stack)]
+    assert owners == ["acme-cluster"]
+
+
+def test_what_the_cluster_has_already_is_not_installed_again(quickstart_data, tmp_path):
+    quickstart_data["cluster"]["training_operator"] = {
+        "install_cert_manager": False,
+        "install_pod_identity_agent": False,
+    }
+    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path)
+    assert set(addons_by_name(stacks["acme-cluster"])) == {
+        "amazon-sagemaker-hyperpod-taskgovernance",
+        "amazon-sagemaker-hyperpod-training-operator",
+    }
+
+
+def test_an_adopted_cluster_gets_the_operator_only_when_asked(tmp_path):
+    data = yaml.safe_load((ROOT / "examples" / "existing-hyperpod" / "teams.yaml").read_text())
+    stacks = synthesize_stacks(validate_spec(data), tmp_path / "default")
+    assert not any("amazon-sagemaker-hyperpod-training-operator" in addons_by_name(s) for s in stacks.values())
+    data["cluster"]["training_operator"] = {"install": True}
+    stacks = synthesize_stacks(validate_spec(data), tmp_path / "asked")
+    assert any("amazon-sagemaker-hyperpod-training-operator" in addons_by_name(s) for s in stacks.values())
+
+
+def test_an_add_on_version_that_is_not_one_is_refused_naming_the_field(quickstart_data):
+    quickstart_data["cluster"]["training_operator"] = {"version": "1.2.1"}
+    with pytest.raises(SpecError) as error:
+        validate_spec(quickstart_data)
+    (problem,) = error.value.problems
+    assert problem.path[-2:] == ("training_operator", "version")
+    assert "v1.2.1-eksbuild.1" in problem.message + (problem.hint or "")

@@ -51,6 +51,7 @@ def test_no_iam_statement_allows_every_action(path, tmp_path):
                     *policies.HYP_LIST_ACTIONS,
                     *policies.STUDIO_LIST_ACTIONS,
                     *policies.STUDIO_METRICS_ACTIONS,
+                    *policies.STUDIO_EC2_ACTIONS,
                 }:
                     # Actions without resource-level permissions (Service Authorization Reference):
                     # "*" is their only resource, so they are held to the spec's region instead.

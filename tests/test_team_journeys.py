@@ -160,6 +160,8 @@ def studio_calls(team: str) -> list[tuple[str, str, dict]]:
         ("eks:DescribeAddon", f"arn:aws:eks:{REGION}:{ACCOUNT}:addon/{EKS}/amazon-cloudwatch-observability/x", {}),
         ("eks:AccessKubernetesApi", f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/{EKS}", {}),
         ("cloudwatch:GetMetricData", "*", in_region),
+        *((action, "*", in_region) for action in ("ec2:DescribeSubnets", "ec2:DescribeSecurityGroups",
+                                                  "ec2:DescribeVpcs", "ec2:DescribeInstanceTypes")),
     ]  # fmt: skip
 
 
@@ -280,6 +282,37 @@ def test_a_removed_rbac_rule_turns_its_hyp_step_red(quickstart_rbac):
     group = naming.team_kubernetes_group("nlp", "scientists")
     refused = [s[:3] for s in k8s_steps(naming.team_namespace("nlp")) if not rbac_allows(manifests, group, s)]
     assert refused == [("create", JOB_GROUP, "hyperpodpytorchjobs")]
+
+
+def studio_k8s_reads(team: str) -> list[tuple[str, str, str, str | None, str | None]]:
+    """What Studio's HyperPod page reads of the cluster through the execution role's access entry
+    (SageMaker developer guide, "Set up an Amazon EKS cluster in Studio"): its nodes, the team's
+    namespace and ClusterQueue, Kueue's flavors and priority classes."""
+    from hyperpod_teams import naming
+
+    return [
+        ("list", "", "nodes", None, None),
+        ("get", "", "namespaces", None, naming.team_namespace(team)),
+        ("get", "kueue.x-k8s.io", "clusterqueues", None, naming.team_cluster_queue(team)),
+        ("list", "kueue.x-k8s.io", "resourceflavors", None, None),
+        ("list", "kueue.x-k8s.io", "workloadpriorityclasses", None, None),
+    ]
+
+
+def test_studio_reads_the_nodes_and_the_teams_own_namespace_and_queue_and_no_other(quickstart_stacks, quickstart_rbac):
+    from hyperpod_teams import naming
+
+    # The execution role's access entry, as the team stack writes it: which Kubernetes group it maps to.
+    entries = quickstart_stacks["acme-team-nlp"]["resource"]["aws_eks_access_entry"].values()
+    (group,) = [g for e in entries if "execution-role" in e["principal_arn"] for g in e["kubernetes_groups"]]
+    assert [s for s in studio_k8s_reads("nlp") if not rbac_allows(quickstart_rbac, group, s)] == []
+    others = [
+        ("list", "", "namespaces", None, None),
+        ("list", "kueue.x-k8s.io", "clusterqueues", None, None),
+        ("get", "", "namespaces", None, naming.team_namespace("vision")),
+        ("get", "kueue.x-k8s.io", "clusterqueues", None, naming.team_cluster_queue("vision")),
+    ]
+    assert [s for s in others if rbac_allows(quickstart_rbac, group, s)] == []
 
 
 def portal_calls(team: str) -> list[tuple[str, str, dict]]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import cdktf
 from constructs import Construct
 
-from hyperpod_teams import bindings, policies, usage_report
+from hyperpod_teams import addons, bindings, policies, usage_report
 from hyperpod_teams.constructs.helm import chart_is_cloned
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.constructs.storage import add_private_bucket
@@ -33,7 +33,6 @@ PARQUET = {
     "output_format": "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat",
     "serialization_library": "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
 }
-POD_IDENTITY_AGENT_ADDON = "eks-pod-identity-agent"
 
 
 def aggregation_package() -> Path:
@@ -107,7 +106,10 @@ class UsageReportInfrastructure(Construct):
         if settings.install_pod_identity_agent:
             agent = [
                 bindings.aws_eks_addon.EksAddon(
-                    self, "pod-identity-agent", cluster_name=eks_cluster_name, addon_name=POD_IDENTITY_AGENT_ADDON
+                    self,
+                    "pod-identity-agent",
+                    cluster_name=eks_cluster_name,
+                    addon_name=addons.POD_IDENTITY_AGENT_ADDON,
                 )
             ]
         self.association = bindings.aws_eks_pod_identity_association.EksPodIdentityAssociation(

@@ -23,6 +23,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from hyperpod_teams import addons
+
 # Human wording for every pattern, so an error says what is allowed instead of quoting a regex.
 PATTERN_RULES: dict[str, str] = {}
 
@@ -504,6 +506,46 @@ class ClusterTimeouts(SpecModel):
     delete: Duration = "720m"
 
 
+AddonVersion = Annotated[
+    str,
+    _pattern(
+        r"^v[0-9]+\.[0-9]+\.[0-9]+-eksbuild\.[0-9]+$",
+        "an EKS add-on version as `aws eks describe-addon-versions` lists it, such as v1.2.1-eksbuild.1",
+    ),
+]
+
+
+class TrainingOperator(SpecModel):
+    """The SageMaker HyperPod training operator (EKS add-on amazon-sagemaker-hyperpod-training-operator):
+    what `hyp create hyp-pytorch-job` needs (its CRD hyperpodpytorchjobs.sagemaker.amazonaws.com),
+    with what AWS's "Installing the training operator" lists before it: cert-manager and the EKS Pod
+    Identity agent. Optional addition within spec v1."""
+
+    install: bool | None = Field(
+        default=None,
+        description="Install the training operator add-on, its IAM role "
+        "(AmazonSageMakerHyperPodTrainingOperatorAccess) and Pod Identity association, in <org>-cluster. "
+        "Default: true for a HyperPod cluster the stacks create, false for an adopted one (install it there "
+        "only when the cluster does not have it yet).",
+    )
+    version: AddonVersion = Field(
+        default=addons.TRAINING_OPERATOR_VERSION, description="Version of the training operator add-on."
+    )
+    install_cert_manager: bool = Field(
+        default=True,
+        description="Install the cert-manager EKS add-on the operator needs; set false when the cluster has "
+        "cert-manager already (creating it twice fails).",
+    )
+    cert_manager_version: AddonVersion = Field(
+        default=addons.CERT_MANAGER_VERSION, description="Version of the cert-manager add-on."
+    )
+    install_pod_identity_agent: bool = Field(
+        default=True,
+        description="Install the EKS Pod Identity agent add-on the operator's credentials come through; set false "
+        "when the cluster has it already. When cost.usage_reports installs the agent, that stack keeps it.",
+    )
+
+
 #: Settings only a HyperPod cluster the stacks create uses: refused when the spec adopts one.
 CREATED_CLUSTER_ONLY = (
     "lifecycle_scripts_s3_uri",
@@ -547,6 +589,10 @@ class Cluster(SpecModel):
         default=False,
         description="Lift lifecycle.prevent_destroy from the HyperPod cluster (optional field): "
         "only to delete the cluster on purpose.",
+    )
+    training_operator: TrainingOperator = Field(
+        default_factory=TrainingOperator,
+        description="(optional addition) The HyperPod training operator add-on and what it needs.",
     )
     cloudwatch_observability: bool = Field(
         default=False,
@@ -592,6 +638,12 @@ class Cluster(SpecModel):
     def installs_dependencies_chart(self) -> bool:
         """An adopted cluster runs its dependency chart already."""
         return self.dependencies_chart.install and not self.adopted
+
+    @property
+    def installs_training_operator(self) -> bool:
+        """Installed by default on a cluster the stacks create; on an adopted one only when asked."""
+        install = self.training_operator.install
+        return (not self.adopted) if install is None else install
 
     @property
     def adopted(self) -> bool:
@@ -808,6 +860,16 @@ class PlatformSpec(SpecModel):
 
         check_rules_across_fields(self)
         return self
+
+    @property
+    def cluster_stack_installs_pod_identity_agent(self) -> bool:
+        """The Pod Identity agent add-on has one owner. The usage-report stack had it first and keeps
+        it whenever it installs it (moving it would destroy it there and fail to create it here); the
+        cluster stack installs it for the training operator otherwise."""
+        reports = self.cost.usage_reports
+        if reports.enabled and reports.install_pod_identity_agent:
+            return False
+        return self.cluster.installs_training_operator and self.cluster.training_operator.install_pod_identity_agent
 
     def team(self, name: str) -> Team:
         for team in self.teams:

@@ -1,0 +1,90 @@
+"""The SageMaker HyperPod training operator on the shared EKS cluster, with what it needs first:
+cert-manager, the EKS Pod Identity agent, and the role its controller's service account gets through
+a Pod Identity association (hyperpod_teams/addons.py names the references)."""
+
+from __future__ import annotations
+
+import json
+
+from constructs import Construct
+
+from hyperpod_teams import addons, bindings, naming, policies
+from hyperpod_teams.spec.models import PlatformSpec
+
+
+class TrainingOperator(Construct):
+    """What `hyp create hyp-pytorch-job` needs in the cluster: the operator add-on (its CRD), after
+    the HyperPod cluster's nodes exist (add-on pods have nowhere to run before; EKS would leave the
+    add-on degraded and Terraform wait out its timeout)."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        spec: PlatformSpec,
+        eks_cluster_name: str,
+        eks_cluster_arn: str,
+        after: list,
+    ) -> None:
+        super().__init__(scope, id_)
+        org = spec.organization
+        settings = spec.cluster.training_operator
+        prerequisites = list(after)
+        if settings.install_cert_manager:
+            prerequisites.append(
+                bindings.aws_eks_addon.EksAddon(
+                    self,
+                    "cert-manager",
+                    cluster_name=eks_cluster_name,
+                    addon_name=addons.CERT_MANAGER_ADDON,
+                    addon_version=settings.cert_manager_version,
+                    configuration_values=json.dumps(addons.tolerate_every_taint(), sort_keys=True),
+                    depends_on=after or None,
+                )
+            )
+        if spec.cluster_stack_installs_pod_identity_agent:
+            prerequisites.append(
+                bindings.aws_eks_addon.EksAddon(
+                    self,
+                    "pod-identity-agent",
+                    cluster_name=eks_cluster_name,
+                    addon_name=addons.POD_IDENTITY_AGENT_ADDON,
+                    depends_on=after or None,
+                )
+            )
+        self.role = bindings.aws_iam_role.IamRole(
+            self,
+            "role",
+            name=naming.training_operator_role_name(org.name, spec.cluster.name),
+            assume_role_policy=policies.policy_json(
+                policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn)
+            ),
+        )
+        access = bindings.aws_iam_role_policy_attachment.IamRolePolicyAttachment(
+            self,
+            "access",
+            role=self.role.name,
+            policy_arn=policies.managed_policy_arn(
+                addons.TRAINING_OPERATOR_MANAGED_POLICY, policies.aws_partition(org.region)
+            ),
+        )
+        # A standalone association, created before the add-on so its controller has credentials on
+        # its first start.
+        self.association = bindings.aws_eks_pod_identity_association.EksPodIdentityAssociation(
+            self,
+            "pod-identity",
+            cluster_name=eks_cluster_name,
+            namespace=addons.TRAINING_OPERATOR_NAMESPACE,
+            service_account=addons.TRAINING_OPERATOR_SERVICE_ACCOUNT,
+            role_arn=self.role.arn,
+            depends_on=[access],
+        )
+        self.addon = bindings.aws_eks_addon.EksAddon(
+            self,
+            "addon",
+            cluster_name=eks_cluster_name,
+            addon_name=addons.TRAINING_OPERATOR_ADDON,
+            addon_version=settings.version,
+            depends_on=[self.association, *prerequisites],
+        )
