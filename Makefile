@@ -8,6 +8,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 TEST_VENV := .venv-test
 TEST_BIN := $(TEST_VENV)/bin
+# The journey tier's CLIs (tests/emulator/journeys.py): the HyperPod CLI and the AWS CLI, in an
+# environment of their own (sagemaker-hyperpod pins pytest, ruff and click versions of its own).
+JOURNEY_VENV := .venv-journey
 CDKTF_CLI_VERSION := 0.21.0
 # Test processes (pytest-xdist): each imports the provider bindings once. Three on two cores: the
 # emulator tier (tests/test_emulator_tier.py) keeps one busy for minutes, mostly waiting.
@@ -24,7 +27,7 @@ quickstart: $(VENV)/.installed
 	$(BIN)/hyperpod-teams synth examples/quickstart/teams.yaml --out cdktf.out
 
 ## Install everything the tests need and run them (offline terraform and cdktf CLI included).
-test: $(TEST_VENV)/.installed .tools/node_modules/.bin/cdktf
+test: $(TEST_VENV)/.installed .tools/node_modules/.bin/cdktf $(JOURNEY_VENV)/.installed
 	HYPERPOD_TEAMS_AWS_PROVIDER_DIR="$${HYPERPOD_TEAMS_AWS_PROVIDER_DIR:-$$(.ci/find-aws-provider)}" \
 	HYPERPOD_TEAMS_CDKTF_CLI="$(CURDIR)/.tools/node_modules/.bin/cdktf" \
 	$(TEST_BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
@@ -42,11 +45,16 @@ $(TEST_VENV)/.installed: pyproject.toml tests/third_party_plugin/pyproject.toml
 	$(TEST_BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]' -e tests/third_party_plugin
 	touch $@
 
+$(JOURNEY_VENV)/.installed: tests/journey-requirements.txt
+	test -x $(JOURNEY_VENV)/bin/python || $(PYTHON) -m venv $(JOURNEY_VENV)
+	$(JOURNEY_VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/journey-requirements.txt
+	touch $@
+
 .tools/node_modules/.bin/cdktf:
 	npm install --prefix .tools --no-audit --no-fund --silent cdktf-cli@$(CDKTF_CLI_VERSION)
 
 clean:
-	rm -rf $(VENV) $(TEST_VENV) .tools cdktf.out build *.egg-info
+	rm -rf $(VENV) $(TEST_VENV) $(JOURNEY_VENV) .tools cdktf.out build *.egg-info
 
 ## The gates the tests run behind: ruff (lint and format) and mypy (with pydantic's plugin).
 lint: $(TEST_VENV)/.installed

@@ -21,7 +21,13 @@ class Step:
 
 
 STEPS: tuple[Step, ...] = (
-    Step("hyp", "hyp list-cluster", ("sagemaker:ListClusters",), "ListHyperPodClusters"),
+    Step(
+        "hyp",
+        "hyp list-cluster",
+        ("sagemaker:ListClusters", "sagemaker:DescribeCluster", "eks:DescribeCluster", "list nodes"),
+        "ListHyperPodClusters, DescribeTheSharedHyperPodCluster, ReachTheSharedEksCluster; "
+        "the team's cluster-read ClusterRole",
+    ),
     Step(
         "hyp",
         "hyp set-cluster-context --cluster-name <cluster>",

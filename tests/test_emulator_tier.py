@@ -13,6 +13,7 @@ emulator process); the tests read its outcomes. `pytest -m emulator` runs this t
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +29,9 @@ from tests.offline_terraform import Terraform, terraform_or_skip
 pytestmark = [pytest.mark.emulator, pytest.mark.terraform, pytest.mark.xdist_group("emulator")]
 
 TIER_EXAMPLES = ["quickstart", "existing-cluster"]
+#: The example whose deployed stacks the journey tier walks as team members (tests/emulator/journeys.py),
+#: and the two teams: the own and the other.
+JOURNEY_EXAMPLE, JOURNEY_TEAMS = "quickstart", ("nlp", "vision")
 #: The example whose round also shows that a drifting attribute is caught (once is enough; the
 #: round that is otherwise the shorter, since both run side by side).
 DRIFT_EXAMPLE = "existing-cluster"
@@ -47,6 +51,9 @@ class Round:
     drift: object = None  # the re-plan after a setting fell back to AWS's default
     destroyed: list = field(default_factory=list)
     reapplied: list = field(default_factory=list)
+    journeys: list = field(default_factory=list)  # tests/emulator/journeys.py Step
+    decisions: list = field(default_factory=list)  # what IAM decided for each of their requests
+    removed_grant: object = None  # a journey step after its grant was removed from the deployed role
     seconds: float = 0.0
 
     def summary(self) -> str:
@@ -75,6 +82,25 @@ def _drift(result: Round, deployment, emulator) -> None:
     (domain,) = deployment.stacks[team_stack]["resource"]["aws_sagemaker_domain"].values()
     emulator.domain_default(domain["domain_name"], "AppNetworkAccessType", "PublicInternetOnly")
     result.drift = deployment.replan(team_stack)
+
+
+def _journeys(result: Round, emulator, work: Path) -> None:
+    """The team journeys against the deployed stacks (skipped here when the CLIs are not installed:
+    the journey tests then skip, or fail under CI)."""
+    from hyperpod_teams.spec import load_spec
+    from tests.emulator import journeys
+
+    cli_bin = journeys.hyp_cli_bin()
+    if cli_bin is None:
+        return
+    spec = load_spec(EXAMPLES / JOURNEY_EXAMPLE / "teams.yaml")
+    result.journeys = journeys.run_journeys(
+        spec, endpoint=emulator.url, work=work, cli_bin=cli_bin, teams=JOURNEY_TEAMS
+    )
+    result.decisions = journeys.decisions(emulator.url)
+    result.removed_grant = journeys.without_grant(
+        spec, endpoint=emulator.url, work=work / "removed-grant", cli_bin=cli_bin, team=JOURNEY_TEAMS[0]
+    )
 
 
 def _a_round(example: str, synth_dir: Path, terraform: Terraform) -> Round:
@@ -111,6 +137,8 @@ def _a_round(example: str, synth_dir: Path, terraform: Terraform) -> Round:
         result.destroyed = deployment.destroy_everything()
         if all(o.ok for o in result.destroyed):
             result.reapplied = deployment.each_wave(deployment.apply)
+        if example == JOURNEY_EXAMPLE and result.reapplied and all(o.ok for o in result.reapplied):
+            _journeys(result, emulator, synth_dir.parent / "journeys")
     result.seconds = time.monotonic() - started
     return result
 
@@ -131,7 +159,14 @@ def rounds(tmp_path_factory) -> dict[str, Round]:
             futures[example] = pool.submit(_a_round, example, synth_dir, terraform)
         results = {example: future.result() for example, future in futures.items()}
     EMULATOR_SUMMARY.parent.mkdir(exist_ok=True)
-    EMULATOR_SUMMARY.write_text("".join(r.summary() + "\n" for r in results.values()))
+    from tests.emulator.journeys import summary
+
+    lines = [r.summary() for r in results.values()]
+    lines += [summary(r.journeys) for r in results.values() if r.journeys]
+    EMULATOR_SUMMARY.write_text("".join(line + "\n" for line in lines))
+    walked = [vars(s) for r in results.values() for s in r.journeys]
+    if walked:  # what each member's step ran, answered and called: for whoever reads a failure
+        (EMULATOR_SUMMARY.parent / "journeys.json").write_text(json.dumps(walked, indent=1))
     return results
 
 
@@ -192,3 +227,81 @@ def test_the_summary_line_counts_every_phase(rounds):
     lines = EMULATOR_SUMMARY.read_text().splitlines()
     assert len(lines) == len(TIER_EXAMPLES)
     assert all(re.search(r"stacks applied, \d+ resources created, (\d+)/\1 re-plans clean", line) for line in lines)
+
+
+# --- the journey tier: team members' steps against the deployed stacks, IAM enforced ---------------
+
+
+def _walked(rounds) -> Round:
+    from tests.emulator.journeys import hyp_cli_bin
+
+    if hyp_cli_bin() is None:
+        message = "the journey tier needs the HyperPod and AWS CLIs in .venv-journey (make test installs them)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    result = rounds[JOURNEY_EXAMPLE]
+    assert result.journeys, "no journey ran: the deploy before it failed"
+    return result
+
+
+def _report(steps) -> str:
+    return "\n\n".join(f"--- {s.who}: {s.step}: expected {s.expected}, got {s.got}\n{s.output}" for s in steps)
+
+
+@pytest.mark.journey
+def test_every_journey_step_of_the_own_team_is_allowed_and_the_other_teams_refused(rounds):
+    result = _walked(rounds)
+    wrong = [s for s in result.journeys if not s.as_expected]
+    assert wrong == [], _report(wrong)
+    assert {s.expected for s in result.journeys} == {"allowed", "denied"}
+
+
+@pytest.mark.journey
+def test_iam_decided_every_call_the_journeys_made(rounds):
+    """Each request of a member's session went through the IAM evaluation; none reached an operation
+    the emulator's IAM does not model (it would have been refused as such)."""
+    result = _walked(rounds)
+    unmodelled = sorted({d["action"] for d in result.decisions if not d["modelled"]})
+    assert unmodelled == []
+    actions = {d["action"] for d in result.decisions}
+    assert {"sagemaker:ListClusters", "sagemaker:DescribeCluster", "iam:GetRole", "eks:DescribeAccessEntry"} <= actions
+    assert any(not d["allowed"] for d in result.decisions)
+
+
+@pytest.mark.journey
+def test_a_grant_removed_from_the_deployed_role_turns_its_step_red(rounds):
+    """The permission set loses CheckTheOwnEksAccessEntry, is provisioned again, and the member's
+    `hyp set-cluster-context` exits 1 with the CLI's own message: the enforcement can fail a step."""
+    result = _walked(rounds)
+    step = result.removed_grant
+    assert step is not None and step.got != "allowed", step and step.output
+    assert "eks:DescribeAccessEntry" in step.output, step.output
+
+
+@pytest.mark.journey
+def test_the_real_hyp_makes_the_aws_calls_the_report_lists(rounds):
+    """What the report and docs/team-journeys.md say each `hyp` step calls (hyperpod_teams/journeys.py,
+    read from the CLI's code) is what the CLI called, neither more nor less (sts:GetCallerIdentity
+    needs no grant and is not listed)."""
+    from hyperpod_teams import journeys
+
+    result = _walked(rounds)
+    documented = {
+        step.step.split(" --")[0]: {call.split(" ")[0] for call in step.calls if ":" in call.split(" ")[0]}
+        for step in journeys.STEPS
+        if step.journey == "hyp"
+    }
+    walked = [s for s in result.journeys if s.step.startswith("hyp ")]
+    assert walked
+    for step in walked:
+        made = {action for action, _ in step.calls} - {"sts:GetCallerIdentity"}
+        assert made == documented[step.step.split(" --")[0]], (step.who, step.step)
+
+
+@pytest.mark.journey
+def test_the_summary_line_counts_the_journey_steps(rounds):
+    result = _walked(rounds)
+    line = next(line for line in EMULATOR_SUMMARY.read_text().splitlines() if line.startswith("journeys:"))
+    total = len(result.journeys)
+    assert re.fullmatch(rf"journeys: {total}/{total} steps as expected \(\d+ allowed, \d+ denied\)", line), line

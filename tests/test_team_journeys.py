@@ -15,6 +15,8 @@ permission set for the own team and refused for another team's (tests/iam_evalua
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from hyperpod_teams import policies
@@ -351,7 +353,7 @@ def test_every_step_the_report_lists_is_evaluated_here_and_explained_in_the_docs
             if ":" in action:  # an AWS call; the Kubernetes ones are the k8s_steps above
                 assert action in evaluated, (step.step, action)
             assert action in docs or call.split(" ", 1)[-1].split("/")[0] in docs, (step.step, call)
-        for sid in step.allowed_by.replace(" (execution role)", "").split(", "):
+        for sid in re.split(r"[,;] ", step.allowed_by.replace(" (execution role)", "")):
             if sid[0].isupper():
                 assert f"`{sid}`" in docs, (step.step, sid)
 
@@ -401,3 +403,16 @@ def test_the_report_shows_how_each_role_gets_in():
     assert [(r[0], r[1]) for r in rows] == [(s.journey, s.step) for s in journeys.STEPS]
     (connect,) = [r for r in rows if r[1].startswith("hyp set-cluster-context")]
     assert "eks:DescribeAccessEntry (own entry)" in connect[2] and "CheckTheOwnEksAccessEntry" in connect[3]
+
+
+def test_the_journey_tier_runs_the_cli_release_the_chart_and_the_steps_are_read_from():
+    """The HyperPod CLI the journey tier installs (tests/journey-requirements.txt), the dependency
+    chart's tag and the release journeys.py reads the calls from are one release."""
+    from pathlib import Path
+
+    from hyperpod_teams import journeys
+    from hyperpod_teams.spec.models import DEPENDENCIES_CHART_REF
+
+    requirements = (Path(__file__).parent / "journey-requirements.txt").read_text()
+    (pin,) = [line for line in requirements.splitlines() if line.startswith("sagemaker-hyperpod==")]
+    assert f"v{pin.split('==')[1]}" == DEPENDENCIES_CHART_REF == journeys.HYP_RELEASE

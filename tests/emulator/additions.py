@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
+from tests.emulator.authorization import Authorization, denial
 from tests.emulator.cloud_control import CloudControl, CloudControlError
 from tests.emulator.resource_schemas import SCHEMAS
 
@@ -126,6 +127,8 @@ class Additions:
         #: Tags of the resources whose tagging the additions answer (domains, budgets): ARN -> tags.
         self.tags: dict[str, dict[str, str]] = {}
         self.cloud_control = CloudControl(account_id=account_id)
+        #: IAM for the team members' sessions (assumed roles): authorization.py.
+        self.authorization = Authorization(self)
         self.calls: list[str] = []
         #: The answer each SDK invocation got (`amz-sdk-invocation-id`, the same on every attempt of
         #: one call): see `__call__`.
@@ -144,9 +147,13 @@ class Additions:
             "SWBExternalService.CreateApplicationAssignment": self.sso_create_application_assignment,
             "SWBExternalService.DescribeApplicationAssignment": self.sso_describe_application_assignment,
             "SWBExternalService.DeleteApplicationAssignment": self.sso_delete_application_assignment,
+            # SageMaker HyperPod clusters, as Cloud Control created them.
+            "SageMaker.DescribeCluster": self.sagemaker_describe_cluster,
+            "SageMaker.ListClusters": self.sagemaker_list_clusters,
             # SageMaker domains.
             "SageMaker.CreateDomain": self.sagemaker_create_domain,
             "SageMaker.DescribeDomain": self.sagemaker_describe_domain,
+            "SageMaker.ListDomains": self.sagemaker_list_domains,
             "SageMaker.DeleteDomain": self.sagemaker_delete_domain,
             "SageMaker.UpdateDomain": self.sagemaker_update_domain,
             "SageMaker.ListTags": self.sagemaker_list_tags,
@@ -220,6 +227,8 @@ class Additions:
             return self._answer(start_response, 200, self.seed(json.loads(body)))
         if request.path == "/_emulator/calls":
             return self._answer(start_response, 200, {"calls": self.calls})
+        if request.path == "/_emulator/decisions":
+            return self._answer(start_response, 200, {"decisions": [vars(d) for d in self.authorization.decisions]})
         if request.path == "/_emulator/domain-default":
             return self._answer(start_response, 200, self.domain_default(json.loads(body)))
         form = parse_qs(request.body.decode()) if request.service == "cloudformation" else {}
@@ -227,6 +236,13 @@ class Additions:
             xml = self.cloud_control.describe_type_xml(form["TypeName"][0]).encode()
             start_response("200 OK", [("Content-Type", "text/xml"), ("Content-Length", str(len(xml)))])
             return [xml]
+        access_key = re.search(r"Credential=([^/]+)/", environ.get("HTTP_AUTHORIZATION", ""))
+        with self.lock:
+            decision = self.authorization.check(request, access_key[1] if access_key else None)
+        if decision is not None and not decision.allowed:
+            status, headers, data = denial(request, decision)
+            start_response(f"{status} Forbidden" if status == 403 else f"{status} Bad Request", list(headers.items()))
+            return [data]
         handler = self._handler_for(request)
         if handler is None:
             return self.moto_app(environ, start_response)
@@ -664,7 +680,24 @@ class Additions:
             "CreatedDate": _now(),
         }
         self.sso.provisioning[request_id] = status
+        self._provision_reserved_role(body["InstanceArn"], body["PermissionSetArn"], request.region)
         return {"PermissionSetProvisioningStatus": dict(status, Status="IN_PROGRESS")}
+
+    def _provision_reserved_role(self, instance_arn: str, permission_set_arn: str, region: str) -> None:
+        """What provisioning does to the role of a permission set in an account it is assigned to
+        (IAM Identity Center user guide, "Permission sets": the role carries the set's inline policy
+        as AwsSSOInlinePolicy and its managed policies): written from the set as it is now."""
+        sso = self._moto("sso-admin", region)
+        permission_set = sso._find_permission_set(instance_arn, permission_set_arn)
+        iam = self._moto("iam", "global")
+        prefix = f"AWSReservedSSO_{permission_set.name}_"
+        for role in list(iam.roles.values()):
+            if not role.name.startswith(prefix):
+                continue
+            role.policies.pop("AwsSSOInlinePolicy", None)
+            if permission_set.inline_policy:
+                inline = permission_set.inline_policy
+                role.policies["AwsSSOInlinePolicy"] = inline if isinstance(inline, str) else json.dumps(inline)
 
     def sso_provisioning_status(self, request: Request) -> Json:
         # SSO Admin DescribePermissionSetProvisioningStatus.
@@ -700,6 +733,7 @@ class Additions:
             )
         )["PermissionSet"]
         self._reserved_sso_role(permission_set["Name"], body["PermissionSetArn"], request.region)
+        self._provision_reserved_role(body["InstanceArn"], body["PermissionSetArn"], request.region)
         return answer
 
     def _reserved_sso_role(self, permission_set_name: str, permission_set_arn: str, region: str) -> None:
@@ -762,6 +796,49 @@ class Additions:
 
     # --- SageMaker domains (JSON 1.1) -------------------------------------------------------
 
+    def _hyperpod_clusters(self) -> list[tuple[str, Json]]:
+        return [
+            (arn, model)
+            for (type_name, arn), model in self.cloud_control.resources.items()
+            if type_name == "AWS::SageMaker::Cluster"
+        ]
+
+    def sagemaker_describe_cluster(self, request: Request) -> Json:
+        # SageMaker DescribeCluster, of a cluster Cloud Control created: by name or ARN.
+        wanted = request.json()["ClusterName"]
+        for arn, model in self._hyperpod_clusters():
+            if wanted in (arn, model["ClusterName"]):
+                groups = [
+                    {k: v for k, v in g.items() if k in ("InstanceGroupName", "InstanceType", "CurrentCount")}
+                    | {"TargetCount": g.get("InstanceCount", 0)}
+                    for g in model.get("InstanceGroups", [])
+                ]
+                return {
+                    "ClusterArn": arn,
+                    "ClusterName": model["ClusterName"],
+                    "ClusterStatus": model["ClusterStatus"],
+                    "CreationTime": _now(),
+                    "InstanceGroups": groups,
+                    "Orchestrator": model.get("Orchestrator", {}),
+                    "VpcConfig": model.get("VpcConfig", {}),
+                    "NodeRecovery": model.get("NodeRecovery", "Automatic"),
+                }
+        raise AwsError(400, "ResourceNotFound", f"Cluster {wanted} not found")
+
+    def sagemaker_list_clusters(self, request: Request) -> Json:
+        # SageMaker ListClusters (one page).
+        return {
+            "ClusterSummaries": [
+                {
+                    "ClusterArn": arn,
+                    "ClusterName": model["ClusterName"],
+                    "ClusterStatus": model["ClusterStatus"],
+                    "CreationTime": _now(),
+                }
+                for arn, model in self._hyperpod_clusters()
+            ]
+        }
+
     def sagemaker_create_domain(self, request: Request) -> Json:
         # SageMaker CreateDomain: answers DomainArn, DomainId and Url (moto leaves DomainId out,
         # and the provider takes the ID from it); DescribeDomain then reports it InService. With
@@ -808,6 +885,11 @@ class Additions:
         self.domains[domain_id] = {"domain": domain}
         self.tags[arn] = {t["Key"]: t["Value"] for t in body.get("Tags", [])}
         return {"DomainArn": arn, "DomainId": domain_id, "Url": domain["Url"]}
+
+    def sagemaker_list_domains(self, request: Request) -> Json:
+        # SageMaker ListDomains (one page).
+        keys = ("DomainArn", "DomainId", "DomainName", "Status", "CreationTime", "LastModifiedTime", "Url")
+        return {"Domains": [{k: d["domain"][k] for k in keys} for d in self.domains.values()]}
 
     def _domain(self, request: Request) -> Json:
         domain_id = request.json()["DomainId"]

@@ -1,0 +1,206 @@
+"""IAM enforced in the emulator for the team members' sessions: a request signed with the keys of an
+assumed role is allowed only when the role's identity policies allow it, as IAM evaluates them
+(tests/iam_evaluation.py). moto's own access control is off: it would refuse the deploy's
+credentials, which belong to no IAM user; requests signed with them (the stacks' apply) are not
+evaluated, as an administrator's would pass.
+
+Which action, resource and context a request stands for is written out per operation, for the
+operations the team journeys make (tests/emulator/journeys.py), from the Service Authorization
+Reference (the resource type each action takes, its ARN format, the condition keys). A request of
+an assumed role for any other operation is refused as not modelled and recorded, so a journey that
+reaches an unmodelled call shows it instead of passing unchecked.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, unquote
+
+from tests.iam_evaluation import allows
+
+Json = dict[str, Any]
+
+#: Operations whose IAM action has no resource type: `*` is their resource (Service Authorization
+#: Reference, each service's "Actions defined by ...": no resource type listed).
+UNSCOPED = {
+    "sagemaker:ListClusters",
+    "sagemaker:ListDomains",
+    "sagemaker:ListSpaces",
+    "sagemaker:ListApps",
+    "sagemaker:ListUserProfiles",
+    "eks:ListClusters",
+    "ec2:DescribeSubnets",
+    "ec2:DescribeSecurityGroups",
+    "ec2:DescribeVpcs",
+    "ec2:DescribeNetworkInterfaces",
+    "ec2:DescribeAvailabilityZones",
+    "ec2:DescribeInstanceTypes",
+}
+#: What needs no permission at all (STS user guide: "No permissions are required to perform this operation").
+NO_PERMISSION_NEEDED = {"sts:GetCallerIdentity"}
+
+
+@dataclass
+class Decision:
+    principal: str  # the assumed-role ARN
+    action: str
+    resource: str
+    allowed: bool
+    modelled: bool = True
+
+    def message(self) -> str:
+        if not self.modelled:
+            return f"the emulator does not model IAM for {self.action} (tests/emulator/authorization.py)"
+        return (
+            f"User: {self.principal} is not authorized to perform: {self.action} on resource: {self.resource} "
+            f"because no identity-based policy allows the {self.action} action"
+        )
+
+
+class Authorization:
+    """IAM for assumed-role sessions, over the emulator's state (moto's IAM and STS, the additions)."""
+
+    def __init__(self, additions: Any) -> None:
+        self.additions = additions
+        self.account_id = additions.account_id
+        #: Every evaluated request of an assumed role, in order: what the journey tier reads.
+        self.decisions: list[Decision] = []
+
+    # --- who is asking ------------------------------------------------------------------------
+
+    def assumed_role(self, access_key_id: str) -> Any:
+        from moto.sts.models import sts_backends
+
+        for partition in sts_backends[self.account_id].values():
+            role = partition.get_assumed_role_from_access_key(access_key_id)
+            if role is not None:
+                return role
+        return None
+
+    def role_policies(self, role_arn: str) -> list[Json]:
+        """The role's identity policies: its inline policies and the managed ones attached."""
+        iam = self.additions._moto("iam", "global")
+        role = iam.get_role_by_arn(role_arn)
+        documents = [json.loads(unquote(d)) if isinstance(d, str) else d for d in role.policies.values()]
+        for policy in role.managed_policies.values():
+            documents.append(json.loads(policy.document) if isinstance(policy.document, str) else policy.document)
+        return documents
+
+    # --- what is asked ------------------------------------------------------------------------
+
+    def requested(self, request: Any) -> tuple[str, str, Json] | None:
+        """(IAM action, resource ARN, request context) of a request, or None when not modelled."""
+        region = request.region
+        context: Json = {"aws:RequestedRegion": region}
+        account = self.account_id
+        if request.target.startswith("SageMaker."):
+            operation = request.target.split(".", 1)[1]
+            action = f"sagemaker:{operation}"
+            body = request.json() if request.body else {}
+            if action in UNSCOPED:
+                return action, "*", context
+            sagemaker = f"arn:aws:sagemaker:{region}:{account}"
+            if operation in ("DescribeCluster", "ListClusterNodes", "DescribeClusterNode"):
+                arn, tags = self._cluster(body["ClusterName"])
+                return action, arn, {**context, **_resource_tags(tags)}
+            if operation == "DescribeDomain":
+                arn = f"{sagemaker}:domain/{body['DomainId']}"
+                return action, arn, {**context, **_resource_tags(self.additions.tags.get(arn, {}))}
+            return None
+        form = parse_qs(request.body.decode()) if request.method == "POST" and not request.target else {}
+        query_action = (form.get("Action") or request.query.get("Action") or [""])[0]
+        if request.service == "sts" and query_action:
+            return f"sts:{query_action}", "*", context
+        if request.service == "iam" and query_action == "GetRole":
+            iam = self.additions._moto("iam", "global")
+            name = form["RoleName"][0]
+            found = [r for r in iam.roles.values() if r.name == name]
+            arn = found[0].arn if found else f"arn:aws:iam::{account}:role/{name}"
+            return "iam:GetRole", arn, {}
+        if request.service == "ec2" and query_action:
+            action = f"ec2:{query_action}"
+            return (action, "*", context) if action in UNSCOPED else None
+        if request.service == "eks" and request.method == "GET":
+            parts = [unquote(p) for p in request.path.strip("/").split("/")]
+            eks = f"arn:aws:eks:{region}:{account}"
+            if parts == ["clusters"]:
+                return "eks:ListClusters", "*", context
+            if len(parts) == 2 and parts[0] == "clusters":
+                return "eks:DescribeCluster", f"{eks}:cluster/{parts[1]}", context
+            if len(parts) == 4 and parts[2] == "access-entries":
+                entry = self.additions.eks.access_entries.get((parts[1], parts[3]))
+                arn = entry["accessEntryArn"] if entry else _access_entry_arn(eks, parts[1], parts[3])
+                return "eks:DescribeAccessEntry", arn, context
+            if len(parts) == 4 and parts[2] == "addons":
+                addon = self.additions.eks.addons.get((parts[1], parts[3]))
+                arn = addon["addonArn"] if addon else f"{eks}:addon/{parts[1]}/{parts[3]}/{uuid.uuid4()}"
+                return "eks:DescribeAddon", arn, context
+        return None
+
+    def _cluster(self, name_or_arn: str) -> tuple[str, list[Json]]:
+        for (type_name, identifier), model in self.additions.cloud_control.resources.items():
+            if type_name == "AWS::SageMaker::Cluster" and name_or_arn in (identifier, model.get("ClusterName")):
+                return identifier, model.get("Tags", [])
+        return f"arn:aws:sagemaker:::cluster/{name_or_arn}", []
+
+    # --- the decision -------------------------------------------------------------------------
+
+    def check(self, request: Any, access_key_id: str | None) -> Decision | None:
+        """None when the request is not an assumed role's (not evaluated); else the decision."""
+        session = self.assumed_role(access_key_id) if access_key_id else None
+        if session is None:
+            return None
+        asked = self.requested(request)
+        if asked is None:
+            name = request.target or f"{request.service} {request.method} {request.path}"
+            decision = Decision(session.arn, name, "", allowed=False, modelled=False)
+        elif asked[0] in NO_PERMISSION_NEEDED:
+            decision = Decision(session.arn, asked[0], asked[1], allowed=True)
+        else:
+            action, resource, context = asked
+            allowed = allows(self.role_policies(session.role_arn), action, resource, context)
+            decision = Decision(session.arn, action, resource, allowed=allowed)
+        self.decisions.append(decision)
+        return decision
+
+
+def _resource_tags(tags: Any) -> Json:
+    pairs = tags.items() if isinstance(tags, dict) else ((t["Key"], t["Value"]) for t in tags)
+    return {f"aws:ResourceTag/{key}": value for key, value in pairs}
+
+
+def _access_entry_arn(eks: str, cluster: str, principal: str) -> str:
+    """The ARN IAM evaluates DescribeAccessEntry on for a principal without an entry (Service
+    Authorization Reference, Amazon EKS, resource type access-entry; any ID)."""
+    account, rest = principal.split(":")[4], principal.split(":", 5)[5]
+    kind, name = rest.split("/")[0], rest.split("/")[-1]
+    return f"{eks}:access-entry/{cluster}/{kind}/{account}/{name}/{uuid.uuid4().hex[:24]}"
+
+
+def denial(request: Any, decision: Decision) -> tuple[int, dict[str, str], bytes]:
+    """The refusal in the protocol of the service asked (status, headers, body), as AWS answers it."""
+    message = decision.message()
+    request_id = str(uuid.uuid4())
+    if request.service in ("iam", "sts", "ec2"):
+        code = "UnauthorizedOperation" if request.service == "ec2" else "AccessDenied"
+        if request.service == "ec2":
+            xml = (
+                f"<Response><Errors><Error><Code>{code}</Code><Message>{_xml(message)}</Message></Error></Errors>"
+                f"<RequestID>{request_id}</RequestID></Response>"
+            )
+        else:
+            xml = (
+                f"<ErrorResponse><Error><Type>Sender</Type><Code>{code}</Code><Message>{_xml(message)}</Message>"
+                f"</Error><RequestId>{request_id}</RequestId></ErrorResponse>"
+            )
+        return 403, {"Content-Type": "text/xml"}, xml.encode()
+    body = json.dumps({"__type": "AccessDeniedException", "message": message}).encode()
+    headers = {"Content-Type": "application/x-amz-json-1.1", "X-Amzn-ErrorType": "AccessDeniedException"}
+    return (403 if request.service == "eks" else 400), headers, body
+
+
+def _xml(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

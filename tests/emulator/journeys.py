@@ -1,0 +1,229 @@
+"""The team journeys run as the team members run them, against the emulator tier's deployed stacks
+with IAM enforced (authorization.py): the real HyperPod CLI (`hyp`, PyPI `sagemaker-hyperpod`, the
+release the dependency chart pins) and the real AWS CLI for the Studio steps AWS's pages name, each
+as a session of the role the member gets: the Identity Center role of the team's permission set
+(scientists, admins) or the team's Studio execution role.
+
+A session is had with sts:AssumeRole on that role (in AWS, Identity Center's sign-in makes it with
+AssumeRoleWithSAML; what the session may do is the same: the role's policies). Every step runs for
+the own team, expecting it allowed, and, where a step names a team's resource, for another team's,
+expecting it refused. Steps that need the Kubernetes API are checked against the team RBAC in
+tests/test_team_journeys.py: the emulator has no Kubernetes API server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hyperpod_teams import naming
+
+#: The exit status of a step, read as the member reads it.
+ALLOWED, DENIED = "allowed", "denied"
+
+
+@dataclass
+class Step:
+    who: str  # "nlp scientists", "vision execution role"
+    step: str
+    expected: str
+    got: str
+    output: str
+    #: The AWS calls the step made, as IAM decided them: (action, allowed).
+    calls: list[tuple[str, bool]] = field(default_factory=list)
+
+    @property
+    def as_expected(self) -> bool:
+        return self.expected == self.got
+
+
+class Member:
+    """A session of one role, and the commands a member runs with it."""
+
+    def __init__(self, who: str, credentials: dict, *, endpoint: str, region: str, home: Path, cli_bin: Path) -> None:
+        self.who = who
+        home.mkdir(parents=True, exist_ok=True)
+        self.env = {
+            "PATH": f"{cli_bin}:/usr/bin:/bin",
+            "HOME": str(home),
+            "KUBECONFIG": str(home / ".kube" / "config"),
+            "AWS_ACCESS_KEY_ID": credentials["AccessKeyId"],
+            "AWS_SECRET_ACCESS_KEY": credentials["SecretAccessKey"],
+            "AWS_SESSION_TOKEN": credentials["SessionToken"],
+            "AWS_DEFAULT_REGION": region,
+            "AWS_REGION": region,
+            "AWS_ENDPOINT_URL": endpoint,
+            "AWS_CONFIG_FILE": str(home / "no-aws-config"),
+            "AWS_SHARED_CREDENTIALS_FILE": str(home / "no-aws-credentials"),
+            "AWS_MAX_ATTEMPTS": "1",
+            # Nothing of a test run leaves the machine: the HyperPod CLI sends telemetry to an S3 URL
+            # on every command (sagemaker/hyperpod/common/telemetry/telemetry_logging.py, no opt-out).
+            "HTTP_PROXY": "http://127.0.0.1:9",
+            "HTTPS_PROXY": "http://127.0.0.1:9",
+            "NO_PROXY": "127.0.0.1,localhost",
+            "PYTHONWARNINGS": "ignore",
+        }
+        self.cli_bin = cli_bin
+        self.endpoint = endpoint
+
+    def run(self, *command: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [str(self.cli_bin / command[0]), *command[1:]],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            cwd=self.env["HOME"],
+        )
+
+    def step(self, step: str, expected: str, *command: str) -> Step:
+        """Run one step. It is allowed when the command succeeds and IAM allowed every AWS call it
+        made; denied when IAM refused one (the CLI may go on: `hyp` falls back when iam:GetRole is
+        refused, and fails later)."""
+        before = len(decisions(self.endpoint))
+        result = self.run(*command)
+        calls = [(d["action"], d["allowed"]) for d in decisions(self.endpoint)[before:]]
+        output = (result.stdout + result.stderr)[-3000:]
+        refused = [action for action, allowed in calls if not allowed]
+        if refused:
+            got = DENIED
+        elif result.returncode == 0 and calls:
+            got = ALLOWED
+        else:
+            got = f"failed (exit {result.returncode}, {len(calls)} AWS calls)"
+        return Step(self.who, step, expected, got, f"$ {' '.join(command)}\n{output}", calls)
+
+
+def _session(admin, role_arn: str, name: str) -> dict:
+    return admin.assume_role(RoleArn=role_arn, RoleSessionName=name)["Credentials"]
+
+
+def _sso_role_arn(iam, permission_set: str) -> str:
+    roles = iam.list_roles(PathPrefix=naming.SSO_ROLE_PATH)["Roles"]
+    (arn,) = [r["Arn"] for r in roles if r["RoleName"].startswith(f"AWSReservedSSO_{permission_set}_")]
+    return arn
+
+
+def run_journeys(spec, *, endpoint: str, work: Path, cli_bin: Path, teams: tuple[str, str]) -> list[Step]:
+    """Every step, as scientists and admins of `teams[0]` (each against `teams[1]` where a step names
+    a team's resource) and as `teams[0]`'s Studio execution role."""
+    import boto3
+
+    org, region = spec.organization.name, spec.organization.region
+    admin_session = boto3.Session(aws_access_key_id="testing", aws_secret_access_key="testing", region_name=region)
+    iam = admin_session.client("iam", endpoint_url=endpoint)
+    admin = admin_session.client("sts", endpoint_url=endpoint)
+    sagemaker = admin_session.client("sagemaker", endpoint_url=endpoint)
+    domains = {d["DomainName"]: d["DomainId"] for d in sagemaker.list_domains()["Domains"]}
+    own, other = teams
+    own_domain, other_domain = (domains[naming.team_domain_name(org, t)] for t in teams)
+    cluster = spec.cluster.existing_hyperpod_cluster_name or spec.cluster.name
+    eks = naming.shared_eks_cluster_name(spec.cluster)
+    steps: list[Step] = []
+
+    def member(who: str, role_arn: str) -> Member:
+        home = work / who.replace(" ", "-")
+        return Member(
+            who, _session(admin, role_arn, "member"), endpoint=endpoint, region=region, home=home, cli_bin=cli_bin
+        )
+
+    for role in ("scientists", "admins"):
+        permission_set = naming.team_permission_set_name(org, spec.team(own), role)
+        m = member(f"{own} {role}", _sso_role_arn(iam, permission_set))
+        connected = m.step(f"hyp set-cluster-context --cluster-name {cluster}", ALLOWED,
+                           "hyp", "set-cluster-context", "--cluster-name", cluster, "--region", region)  # fmt: skip
+        kubeconfig = Path(m.env["KUBECONFIG"])
+        if connected.got == ALLOWED and f"cluster/{eks}" not in (kubeconfig.read_text() if kubeconfig.exists() else ""):
+            connected.got = "failed (no kubeconfig context for the EKS cluster)"
+        steps += [
+            connected,
+            m.step("hyp list-cluster", ALLOWED, "hyp", "list-cluster", "--output", "json"),
+            m.step("open the team's domain (describe-domain)", ALLOWED,
+                   "aws", "sagemaker", "describe-domain", "--domain-id", own_domain),
+            m.step(f"open {other}'s domain (describe-domain)", DENIED,
+                   "aws", "sagemaker", "describe-domain", "--domain-id", other_domain),
+        ]  # fmt: skip
+
+    execution_role = iam.get_role(RoleName=naming.team_execution_role_name(org, own))["Role"]["Arn"]
+    studio = member(f"{own} execution role", execution_role)
+    steps += [
+        studio.step("Studio lists the domains", ALLOWED, "aws", "sagemaker", "list-domains"),
+        studio.step("Studio describes the team's domain", ALLOWED,
+                    "aws", "sagemaker", "describe-domain", "--domain-id", own_domain),
+        studio.step(f"Studio describes {other}'s domain", DENIED,
+                    "aws", "sagemaker", "describe-domain", "--domain-id", other_domain),
+        studio.step("Studio lists the HyperPod clusters", ALLOWED, "aws", "sagemaker", "list-clusters"),
+        studio.step("Studio describes the HyperPod cluster", ALLOWED,
+                    "aws", "sagemaker", "describe-cluster", "--cluster-name", cluster),
+        studio.step("Studio describes the EKS cluster", ALLOWED, "aws", "eks", "describe-cluster", "--name", eks),
+        studio.step("Studio reads the VPC CNI add-on", ALLOWED,
+                    "aws", "eks", "describe-addon", "--cluster-name", eks, "--addon-name", "vpc-cni"),
+        studio.step("Studio reads the cluster's subnets", ALLOWED, "aws", "ec2", "describe-subnets"),
+    ]  # fmt: skip
+    return steps
+
+
+def without_grant(spec, *, endpoint: str, work: Path, cli_bin: Path, team: str, sid: str = "CheckTheOwnEksAccessEntry"):
+    """`hyp set-cluster-context` as the team's scientists after `sid` is taken out of their permission
+    set's inline policy and the set provisioned again (what an administrator's edit would do); the
+    policy is put back afterwards."""
+    import boto3
+
+    org, region = spec.organization.name, spec.organization.region
+    session = boto3.Session(aws_access_key_id="testing", aws_secret_access_key="testing", region_name=region)
+    sso = session.client("sso-admin", endpoint_url=endpoint)
+    instance = spec.identity.identity_center.instance_arn
+    name = naming.team_permission_set_name(org, spec.team(team), "scientists")
+    (permission_set,) = [
+        arn
+        for arn in sso.list_permission_sets(InstanceArn=instance)["PermissionSets"]
+        if sso.describe_permission_set(InstanceArn=instance, PermissionSetArn=arn)["PermissionSet"]["Name"] == name
+    ]
+    kept = sso.get_inline_policy_for_permission_set(InstanceArn=instance, PermissionSetArn=permission_set)
+    policy = json.loads(kept["InlinePolicy"])
+    policy["Statement"] = [s for s in policy["Statement"] if s.get("Sid") != sid]
+
+    def provision(document: str) -> None:
+        sso.put_inline_policy_to_permission_set(
+            InstanceArn=instance, PermissionSetArn=permission_set, InlinePolicy=document
+        )
+        sso.provision_permission_set(
+            InstanceArn=instance, PermissionSetArn=permission_set, TargetType="ALL_PROVISIONED_ACCOUNTS"
+        )
+
+    provision(json.dumps(policy))
+    try:
+        iam = session.client("iam", endpoint_url=endpoint)
+        admin = session.client("sts", endpoint_url=endpoint)
+        credentials = _session(admin, _sso_role_arn(iam, name), "member")
+        member = Member(f"{team} scientists", credentials, endpoint=endpoint, region=region, home=work, cli_bin=cli_bin)
+        cluster = spec.cluster.existing_hyperpod_cluster_name or spec.cluster.name
+        return member.step(
+            f"hyp set-cluster-context without {sid}", DENIED,
+            "hyp", "set-cluster-context", "--cluster-name", cluster, "--region", region,
+        )  # fmt: skip
+    finally:
+        provision(kept["InlinePolicy"])
+
+
+def summary(steps: list[Step]) -> str:
+    good = [s for s in steps if s.as_expected]
+    allowed = sum(s.expected == ALLOWED for s in good)
+    return f"journeys: {len(good)}/{len(steps)} steps as expected ({allowed} allowed, {len(good) - allowed} denied)"
+
+
+def decisions(endpoint: str) -> list[dict]:
+    import urllib.request
+
+    with urllib.request.urlopen(f"{endpoint}/_emulator/decisions", timeout=30) as answer:
+        return json.loads(answer.read())["decisions"]
+
+
+def hyp_cli_bin() -> Path | None:
+    """The folder of the journey tier's `hyp` and `aws` (`make test` installs them in .venv-journey)."""
+    configured = os.environ.get("HYPERPOD_TEAMS_JOURNEY_BIN")
+    folder = Path(configured) if configured else Path(__file__).resolve().parents[2] / ".venv-journey" / "bin"
+    return folder if (folder / "hyp").exists() and (folder / "aws").exists() else None
