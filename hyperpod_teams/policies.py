@@ -220,6 +220,7 @@ TEAM_CREATE_ACTIONS = (
     "sagemaker:CreateSpace",
     "sagemaker:CreateTrainingJob",
 )
+TEAM_JOB_CREATE_ACTIONS = ("sagemaker:CreateProcessingJob", "sagemaker:CreateTrainingJob")
 TEAM_MANAGE_ACTIONS = (
     "sagemaker:DeleteApp",
     "sagemaker:DeleteSpace",
@@ -276,23 +277,29 @@ STUDIO_EC2_ACTIONS = (
 )
 
 
-def team_execution_policy(*, org: str, team: str, account_id: str, region: str, eks_cluster_name: str) -> dict:
+def team_execution_policy(
+    *, org: str, team: str, account_id: str, region: str, eks_cluster_name: str, domain_id: str | None = None
+) -> dict:
     """What a team's domain apps and jobs may do: create and manage SageMaker resources tagged
-    with their own team, read the shared HyperPod and EKS clusters, and nothing of other teams."""
+    with their own team, read the shared HyperPod and EKS clusters, and nothing of other teams.
+
+    Spaces and apps are created in the team's own domain only (`domain_id`; without a domain, none):
+    the team tag is the requester's to write, so alone it let the role plant a space, tagged as its
+    own, in another team's domain."""
     partition = aws_partition(region)
     sagemaker = f"arn:{partition}:sagemaker:{region}:{account_id}"
     team_tag = "hyperpod-teams:team"
+    in_the_domain = [f"{sagemaker}:app/{domain_id}/*", f"{sagemaker}:space/{domain_id}/*"] if domain_id else []
     return {
         "Version": "2012-10-17",
         "Statement": [
             {
                 "Sid": "CreateOnlyTaggedWithTheTeam",
                 "Effect": "Allow",
-                "Action": list(TEAM_CREATE_ACTIONS),
+                "Action": list(TEAM_CREATE_ACTIONS if domain_id else TEAM_JOB_CREATE_ACTIONS),
                 "Resource": [
-                    f"{sagemaker}:app/*",
+                    *in_the_domain,
                     f"{sagemaker}:processing-job/*",
-                    f"{sagemaker}:space/*",
                     f"{sagemaker}:training-job/*",
                 ],
                 "Condition": {"StringEquals": {f"aws:RequestTag/{team_tag}": team}},

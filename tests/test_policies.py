@@ -29,7 +29,12 @@ def all_team_documents() -> list[tuple[str, dict]]:
         (
             f"{t}/execution",
             policies.team_execution_policy(
-                org="acme", team=t, account_id="111122223333", region="us-west-2", eks_cluster_name="ml-shared-eks"
+                org="acme",
+                team=t,
+                account_id="111122223333",
+                region="us-west-2",
+                eks_cluster_name="ml-shared-eks",
+                domain_id=f"d-{t}",
             ),
         )
         for t in TEAMS

@@ -169,6 +169,8 @@ def test_checkov_skips_are_few_and_each_has_a_reason():
 TOKEN_STAND_INS = {
     r"\$\{aws_kms_key\.[\w-]+\.arn\}": "arn:aws:kms:us-west-2:111122223333:key/00000000-0000-0000-0000-000000000000",
     r"\$\{aws_sqs_queue\.[\w-]+\.arn\}": "arn:aws:sqs:us-west-2:111122223333:acme-hyperpod-usage-aggregation-failures",
+    # A team's domain ID (the execution role creates spaces and apps in its own domain only).
+    r"\$\{aws_sagemaker_domain\.[\w-]+\.id\}": "d-abcdef123456",
     # The shared EKS cluster's name, from the EKS stack (the node policy's Pod Identity resource).
     r"\$\{data\.terraform_remote_state\.[\w-]+\.outputs\.[\w-]+\}": "ml-shared-eks",
 }

@@ -70,7 +70,12 @@ def test_a_team_without_studio_gets_no_domain(quickstart_data, tmp_path):
 
 def test_execution_role_policy_names_only_the_teams_own_resources():
     policy = policies.team_execution_policy(
-        org="acme", team="nlp", account_id="111122223333", region="us-west-2", eks_cluster_name="ml-shared-eks"
+        org="acme",
+        team="nlp",
+        account_id="111122223333",
+        region="us-west-2",
+        eks_cluster_name="ml-shared-eks",
+        domain_id="d-nlp",
     )
     for statement in policy["Statement"]:
         assert statement["Effect"] == "Allow"
@@ -93,7 +98,9 @@ def test_execution_role_policy_names_only_the_teams_own_resources():
         elif statement["Sid"] == "DescribeTheTeamsDomainAndProfiles":
             assert '"aws:ResourceTag/hyperpod-teams:team": "nlp"' in conditions
         elif statement["Sid"] == "ListWhatStudioShows":  # list calls have no resource type
-            assert all(a.split(":")[1].startswith(("List", "Get")) for a in statement["Action"])
+            assert all(
+                a.split(":")[1].startswith(("List", "Get")) or a.startswith("ec2:Describe") for a in statement["Action"]
+            )
             assert statement["Condition"] == {"StringEquals": {"aws:RequestedRegion": "us-west-2"}}
         else:
             assert statement["Sid"] == "ReadTheSharedEksCluster"

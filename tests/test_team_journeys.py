@@ -140,7 +140,7 @@ SAGEMAKER = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}"
 
 def execution_policy(team: str) -> dict:
     return policies.team_execution_policy(
-        org="acme", team=team, account_id=ACCOUNT, region=REGION, eks_cluster_name=EKS
+        org="acme", team=team, account_id=ACCOUNT, region=REGION, eks_cluster_name=EKS, domain_id=f"d-{team}"
     )
 
 
@@ -178,6 +178,22 @@ def test_studio_refuses_another_teams_domain_spaces_and_apps():
     assert vision, "no call names the other team"
     allowed = [c[:2] for c in vision if allows([policy], *c)]
     assert allowed == []
+
+
+def test_studio_plants_no_space_or_app_in_another_teams_domain_even_tagged_as_its_own():
+    """The team tag is the requester's to write: only the domain in the ARN holds a space to the
+    team's own domain (before, the role could create one in another team's domain)."""
+    policy = execution_policy("nlp")
+    tagged_nlp = {"aws:RequestTag/hyperpod-teams:team": "nlp", "aws:RequestedRegion": REGION}
+    assert allows([policy], "sagemaker:CreateSpace", f"{SAGEMAKER}:space/d-nlp/mine", tagged_nlp)
+    assert not allows([policy], "sagemaker:CreateSpace", f"{SAGEMAKER}:space/d-vision/planted", tagged_nlp)
+    app = f"{SAGEMAKER}:app/d-vision/theirs/jupyterlab/default"
+    assert not allows([policy], "sagemaker:CreateApp", app, tagged_nlp)
+    without_domain = policies.team_execution_policy(
+        org="acme", team="nlp", account_id=ACCOUNT, region=REGION, eks_cluster_name=EKS
+    )
+    assert not allows([without_domain], "sagemaker:CreateSpace", f"{SAGEMAKER}:space/d-nlp/mine", tagged_nlp)
+    assert allows([without_domain], "sagemaker:CreateTrainingJob", f"{SAGEMAKER}:training-job/x", tagged_nlp)
 
 
 # --- the Kubernetes steps of `hyp`, against the team's RBAC -------------------------------------------

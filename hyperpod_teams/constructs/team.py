@@ -18,10 +18,12 @@ DOMAIN_TYPE = "AWS::SageMaker::Domain"
 
 
 class TeamExecutionRole(Construct):
-    """The role of the team's domain apps and jobs: its own resources only (policies.py)."""
+    """The role of the team's domain apps and jobs: its own resources only (policies.py). Its policy
+    comes with `grant`, once the team's domain (whose ID it names) exists."""
 
     def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec, team: Team) -> None:
         super().__init__(scope, id_)
+        self.spec, self.team = spec, team
         org = spec.organization
         self.role = bindings.aws_iam_role.IamRole(
             self,
@@ -29,6 +31,12 @@ class TeamExecutionRole(Construct):
             name=naming.team_execution_role_name(org.name, team.name),
             assume_role_policy=policies.policy_json(policies.sagemaker_trust_policy()),
         )
+        self.arn = self.role.arn
+        self.policy = None
+
+    def grant(self, *, domain_id: str | None) -> None:
+        """The role's policy: spaces and apps in the domain `domain_id` (None: no domain, none)."""
+        org = self.spec.organization
         self.policy = bindings.aws_iam_role_policy.IamRolePolicy(
             self,
             "team-access",
@@ -37,14 +45,14 @@ class TeamExecutionRole(Construct):
             policy=policies.policy_json(
                 policies.team_execution_policy(
                     org=org.name,
-                    team=team.name,
+                    team=self.team.name,
                     account_id=org.account_id,
                     region=org.region,
-                    eks_cluster_name=naming.shared_eks_cluster_name(spec.cluster),
+                    eks_cluster_name=naming.shared_eks_cluster_name(self.spec.cluster),
+                    domain_id=domain_id,
                 )
             ),
         )
-        self.arn = self.role.arn
 
 
 class TeamDomain(Construct):
@@ -345,6 +353,7 @@ class TeamEnvironment(Construct):
             self.domain = TeamDomain(
                 self, "studio", spec=spec, team=team, execution_role=self.execution_role, group_ids=group_ids
             )
+            self.execution_role.grant(domain_id=self.domain.domain.id)
             self.studio_access = StudioAccessEntry(
                 self,
                 "studio-access",
@@ -353,6 +362,8 @@ class TeamEnvironment(Construct):
                 eks_cluster_name=eks_cluster_name,
                 partition=policies.aws_partition(org.region),
             )
+        else:
+            self.execution_role.grant(domain_id=None)
         self.compute_quota = None
         self.existing_compute_quota = None
         if spec.cluster.task_governance.enabled and team.compute.existing_quota_arn is not None:

@@ -122,6 +122,8 @@ class Additions:
         self.eks = EksState()
         self.sso = SsoState()
         self.domains: dict[str, Json] = {}
+        self.spaces: dict[tuple[str, str], Json] = {}  # (domain ID, space name)
+        self.apps: dict[tuple[str, str, str, str], Json] = {}  # (domain, space or profile, type, name)
         self.budget_subscribers: dict[tuple[str, str], list[Json]] = {}  # (budget, notification key)
         self.cost_allocation_tags: dict[str, Json] = {}
         #: Tags of the resources whose tagging the additions answer (domains, budgets): ARN -> tags.
@@ -154,6 +156,11 @@ class Additions:
             "SageMaker.CreateDomain": self.sagemaker_create_domain,
             "SageMaker.DescribeDomain": self.sagemaker_describe_domain,
             "SageMaker.ListDomains": self.sagemaker_list_domains,
+            "SageMaker.CreateSpace": self.sagemaker_create_space,
+            "SageMaker.DescribeSpace": self.sagemaker_describe_space,
+            "SageMaker.ListSpaces": self.sagemaker_list_spaces,
+            "SageMaker.CreateApp": self.sagemaker_create_app,
+            "SageMaker.DescribeApp": self.sagemaker_describe_app,
             "SageMaker.DeleteDomain": self.sagemaker_delete_domain,
             "SageMaker.UpdateDomain": self.sagemaker_update_domain,
             "SageMaker.ListTags": self.sagemaker_list_tags,
@@ -890,6 +897,80 @@ class Additions:
         # SageMaker ListDomains (one page).
         keys = ("DomainArn", "DomainId", "DomainName", "Status", "CreationTime", "LastModifiedTime", "Url")
         return {"Domains": [{k: d["domain"][k] for k in keys} for d in self.domains.values()]}
+
+    # Spaces and apps, as Studio creates them in a domain (SageMaker API Reference: CreateSpace,
+    # DescribeSpace, ListSpaces, CreateApp, DescribeApp): the domain (and an app's space) must exist,
+    # names are unique in their domain (ResourceInUse), tags are kept as the resource's.
+
+    def sagemaker_create_space(self, request: Request) -> Json:
+        body = request.json()
+        self._domain(request)
+        key = (body["DomainId"], body["SpaceName"])
+        if key in self.spaces:
+            raise AwsError(400, "ResourceInUse", f"Space {body['SpaceName']} already exists")
+        arn = f"arn:aws:sagemaker:{request.region}:{self.account_id}:space/{key[0]}/{key[1]}"
+        self.spaces[key] = {
+            "DomainId": key[0],
+            "SpaceName": key[1],
+            "SpaceArn": arn,
+            "Status": "InService",
+            "CreationTime": _now(),
+            "LastModifiedTime": _now(),
+            "SpaceSettings": body.get("SpaceSettings", {}),
+            "OwnershipSettings": body.get("OwnershipSettings", {}),
+            "SpaceSharingSettings": body.get("SpaceSharingSettings", {}),
+        }
+        self.tags[arn] = {t["Key"]: t["Value"] for t in body.get("Tags", [])}
+        return {"SpaceArn": arn}
+
+    def _space(self, domain_id: str, name: str) -> Json:
+        return _found(self.spaces, (domain_id, name), AwsError(400, "ResourceNotFound", f"Space {name} not found"))
+
+    def sagemaker_describe_space(self, request: Request) -> Json:
+        body = request.json()
+        return self._space(body["DomainId"], body["SpaceName"])
+
+    def sagemaker_list_spaces(self, request: Request) -> Json:
+        wanted = request.json().get("DomainIdEquals")
+        keys = ("DomainId", "SpaceName", "Status", "CreationTime", "LastModifiedTime")
+        return {
+            "Spaces": [
+                {k: space[k] for k in keys} for space in self.spaces.values() if wanted in (None, space["DomainId"])
+            ]
+        }
+
+    def sagemaker_create_app(self, request: Request) -> Json:
+        body = request.json()
+        self._domain(request)
+        owner = body.get("SpaceName") or body.get("UserProfileName")
+        if body.get("SpaceName"):
+            self._space(body["DomainId"], body["SpaceName"])
+        key = (body["DomainId"], owner, body["AppType"], body["AppName"])
+        if key in self.apps:
+            raise AwsError(400, "ResourceInUse", f"App {body['AppName']} already exists")
+        arn = (
+            f"arn:aws:sagemaker:{request.region}:{self.account_id}:app/{key[0]}/{owner}/"
+            f"{body['AppType'].lower()}/{body['AppName']}"
+        )
+        self.apps[key] = {
+            "AppArn": arn,
+            "AppName": body["AppName"],
+            "AppType": body["AppType"],
+            "DomainId": body["DomainId"],
+            "SpaceName": body.get("SpaceName"),
+            "UserProfileName": body.get("UserProfileName"),
+            "Status": "InService",
+            "CreationTime": _now(),
+        }
+        self.tags[arn] = {t["Key"]: t["Value"] for t in body.get("Tags", [])}
+        return {"AppArn": arn}
+
+    def sagemaker_describe_app(self, request: Request) -> Json:
+        body = request.json()
+        owner = body.get("SpaceName") or body.get("UserProfileName")
+        key = (body["DomainId"], owner, body["AppType"], body["AppName"])
+        app = _found(self.apps, key, AwsError(400, "ResourceNotFound", f"App {body['AppName']} not found"))
+        return {k: v for k, v in app.items() if v is not None}
 
     def _domain(self, request: Request) -> Json:
         domain_id = request.json()["DomainId"]

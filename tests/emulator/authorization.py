@@ -91,8 +91,9 @@ class Authorization:
 
     # --- what is asked ------------------------------------------------------------------------
 
-    def requested(self, request: Any) -> tuple[str, str, Json] | None:
-        """(IAM action, resource ARN, request context) of a request, or None when not modelled."""
+    def requested(self, request: Any) -> tuple[str, str, Json] | list[tuple[str, str, Json]] | None:
+        """(IAM action, resource ARN, request context) of a request (several when one request is
+        authorized as more than one action), or None when not modelled."""
         region = request.region
         context: Json = {"aws:RequestedRegion": region}
         account = self.account_id
@@ -109,6 +110,28 @@ class Authorization:
             if operation == "DescribeDomain":
                 arn = f"{sagemaker}:domain/{body['DomainId']}"
                 return action, arn, {**context, **_resource_tags(self.additions.tags.get(arn, {}))}
+            if operation in ("CreateSpace", "DescribeSpace"):
+                arn = f"{sagemaker}:space/{body['DomainId']}/{body['SpaceName']}"
+            elif operation in ("CreateApp", "DescribeApp"):
+                owner = body.get("SpaceName") or body.get("UserProfileName")
+                arn = f"{sagemaker}:app/{body['DomainId']}/{owner}/{body['AppType'].lower()}/{body['AppName']}"
+            else:
+                return None
+            if operation.startswith("Describe"):
+                return action, arn, {**context, **_resource_tags(self.additions.tags.get(arn, {}))}
+            # A create with tags: the request's tags are its context, and tagging while creating is
+            # authorized as sagemaker:AddTags too (SageMaker developer guide, "Provide permissions for
+            # tagging SageMaker AI resources"; condition key sagemaker:TaggingAction).
+            tags = body.get("Tags", [])
+            creating = {
+                **context,
+                **{f"aws:RequestTag/{t['Key']}": t["Value"] for t in tags},
+                "aws:TagKeys": [t["Key"] for t in tags],
+            }
+            asked = [(action, arn, creating)]
+            if tags:
+                asked.append(("sagemaker:AddTags", arn, {**creating, "sagemaker:TaggingAction": operation}))
+            return asked
             return None
         form = parse_qs(request.body.decode()) if request.method == "POST" and not request.target else {}
         query_action = (form.get("Action") or request.query.get("Action") or [""])[0]
@@ -157,13 +180,17 @@ class Authorization:
         if asked is None:
             name = request.target or f"{request.service} {request.method} {request.path}"
             decision = Decision(session.arn, name, "", allowed=False, modelled=False)
-        elif asked[0] in NO_PERMISSION_NEEDED:
-            decision = Decision(session.arn, asked[0], asked[1], allowed=True)
-        else:
-            action, resource, context = asked
-            allowed = allows(self.role_policies(session.role_arn), action, resource, context)
+            self.decisions.append(decision)
+            return decision
+        decision = None
+        for action, resource, context in asked if isinstance(asked, list) else [asked]:
+            allowed = action in NO_PERMISSION_NEEDED or allows(
+                self.role_policies(session.role_arn), action, resource, context
+            )
             decision = Decision(session.arn, action, resource, allowed=allowed)
-        self.decisions.append(decision)
+            self.decisions.append(decision)
+            if not allowed:
+                break
         return decision
 
 

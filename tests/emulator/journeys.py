@@ -149,6 +149,35 @@ def run_journeys(spec, *, endpoint: str, work: Path, cli_bin: Path, teams: tuple
 
     execution_role = iam.get_role(RoleName=naming.team_execution_role_name(org, own))["Role"]["Arn"]
     studio = member(f"{own} execution role", execution_role)
+
+    def domain_tags(domain_id: str) -> list[str]:
+        """The domain's tags, as Studio adds them to what it creates there (tag propagation)."""
+        arn = sagemaker.describe_domain(DomainId=domain_id)["DomainArn"]
+        return [f"Key={t['Key']},Value={t['Value']}" for t in sagemaker.list_tags(ResourceArn=arn)["Tags"]]
+
+    # A space of the other team's, as its own member made it.
+    sagemaker.create_space(
+        DomainId=other_domain,
+        SpaceName="theirs",
+        Tags=[{"Key": k, "Value": v} for k, v in (t[4:].split(",Value=") for t in domain_tags(other_domain))],
+    )
+    space = ("--domain-id", own_domain, "--space-name", "mine")
+    app = (*space, "--app-type", "JupyterLab", "--app-name", "default")
+    steps += [
+        studio.step("Studio lists the team's spaces", ALLOWED,
+                    "aws", "sagemaker", "list-spaces", "--domain-id-equals", own_domain),
+        studio.step("Studio creates a private space in the team's domain", ALLOWED,
+                    "aws", "sagemaker", "create-space", *space, "--tags", *domain_tags(own_domain)),
+        studio.step("Studio opens it (describe-space)", ALLOWED, "aws", "sagemaker", "describe-space", *space),
+        studio.step("Studio starts its JupyterLab app", ALLOWED,
+                    "aws", "sagemaker", "create-app", *app, "--tags", *domain_tags(own_domain)),
+        studio.step("Studio reads the app", ALLOWED, "aws", "sagemaker", "describe-app", *app),
+        studio.step(f"Studio opens {other}'s space", DENIED,
+                    "aws", "sagemaker", "describe-space", "--domain-id", other_domain, "--space-name", "theirs"),
+        studio.step(f"Studio creates a space in {other}'s domain, tagged as its own team's", DENIED,
+                    "aws", "sagemaker", "create-space", "--domain-id", other_domain, "--space-name", "planted",
+                    "--tags", *domain_tags(own_domain)),
+    ]  # fmt: skip
     steps += [
         studio.step("Studio lists the domains", ALLOWED, "aws", "sagemaker", "list-domains"),
         studio.step("Studio describes the team's domain", ALLOWED,
