@@ -224,7 +224,7 @@ def test_destroy_in_reverse_order_leaves_nothing_that_blocks_a_second_deploy(rou
 
 
 def test_the_summary_line_counts_every_phase(rounds):
-    lines = EMULATOR_SUMMARY.read_text().splitlines()
+    lines = [line for line in EMULATOR_SUMMARY.read_text().splitlines() if line.startswith("emulator:")]
     assert len(lines) == len(TIER_EXAMPLES)
     assert all(re.search(r"stacks applied, \d+ resources created, (\d+)/\1 re-plans clean", line) for line in lines)
 
