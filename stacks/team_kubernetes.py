@@ -15,6 +15,11 @@ from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stacks.base import PlatformStack
 
 
+#: The namespace's construct ID at the stack's root: its Terraform address is
+#: `kubernetes_namespace_v1.namespace`, which the `removed` block names once task governance owns it.
+NAMESPACE_ID = "namespace"
+
+
 class TeamKubernetesStack(PlatformStack):
     def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec, team: Team, eks: EksCluster) -> None:
         super().__init__(scope, stack_name, spec=spec)
@@ -28,11 +33,24 @@ class TeamKubernetesStack(PlatformStack):
             namespace = bindings.kubernetes_namespace
             self.namespace = namespace.NamespaceV1(
                 self,
-                "namespace",
+                NAMESPACE_ID,
                 metadata=namespace.NamespaceV1Metadata(
                     name=self.namespace_name,
                     labels=rbac.team_labels(team.name),
                 ),
+            )
+        else:
+            # Task governance switched on after the stack created the namespace: the namespace stays
+            # (with everything the team runs in it); the stack forgets it instead of destroying it.
+            # With no such namespace in the state, the block does nothing.
+            self.add_override(
+                "removed",
+                [
+                    {
+                        "from": f"{bindings.kubernetes_namespace.NamespaceV1.TF_RESOURCE_TYPE}.{NAMESPACE_ID}",
+                        "lifecycle": {"destroy": False},
+                    }
+                ],
             )
         self.rbac = TeamRbac(
             self, "rbac", team=team.name, depends_on=[self.namespace] if self.namespace is not None else None

@@ -396,3 +396,43 @@ def test_the_cloudwatch_observability_option_plans_the_addon_after_the_nodes_may
     assert isinstance(plan, dict), plan
     created = {c["address"] for c in plan["resource_changes"] if c["change"]["actions"] == ["create"]}
     assert any(a.startswith("aws_eks_addon.cloudwatch-observability") for a in created), created
+
+
+# --- task governance switched on later ------------------------------------------------------------
+
+
+def test_switching_task_governance_on_forgets_the_team_namespace_instead_of_destroying_it(example_stacks, tmp_path):
+    """With task governance off, `<org>-k8s-<team>` created the team namespace; switched on, the
+    namespace is task governance's and the stack drops it. The plan must forget it (Terraform's
+    `removed` block, `destroy = false`): destroying it would take everything the team runs there."""
+    terraform = stand_in_terraform(tmp_path)
+    stack = example_stacks["quickstart"]["acme-k8s-nlp"]  # task governance on
+    config = stand_in_plan_config(stack, {})
+    directory = write_stack(tmp_path, "acme-k8s-nlp", config)
+    stub_remote_states(directory, config)
+    # The state as the stack left it with task governance off: the namespace it created.
+    namespace = {
+        "mode": "managed",
+        "type": "kubernetes_namespace_v1",
+        "name": "namespace",
+        "provider": 'provider["registry.terraform.io/hashicorp/kubernetes"]',
+        "instances": [
+            {
+                "schema_version": 0,
+                "attributes": {"id": "hyperpod-ns-nlp", "metadata": [{"name": "hyperpod-ns-nlp"}]},
+            }
+        ],
+    }
+    state = {"version": 4, "terraform_version": "1.11.0", "serial": 1, "lineage": "day-2", "resources": [namespace]}
+    (directory / "terraform.tfstate").write_text(json.dumps(state))
+    assert init(terraform, directory) is None
+    plan = terraform.plan(directory, "-refresh=false")
+    assert isinstance(plan, dict), plan
+    actions = {c["address"]: c["change"]["actions"] for c in plan["resource_changes"]}
+    assert actions["kubernetes_namespace_v1.namespace"] == ["forget"]
+    assert not [address for address, change in actions.items() if "delete" in change]
+    # And the same block in a first deploy, with no namespace in the state, plans nothing for it.
+    (directory / "terraform.tfstate").unlink()
+    first = terraform.plan(directory, "-refresh=false", name="first")
+    assert isinstance(first, dict), first
+    assert "kubernetes_namespace_v1.namespace" not in {c["address"] for c in first.get("resource_changes", [])}
