@@ -14,7 +14,6 @@ from hyperpod_teams.constructs.kubernetes import TeamRbac
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stacks.base import PlatformStack
 
-
 #: The namespace's construct ID at the stack's root: its Terraform address is
 #: `kubernetes_namespace_v1.namespace`, which the `removed` block names once task governance owns it.
 NAMESPACE_ID = "namespace"
