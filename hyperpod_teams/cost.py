@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
-from hyperpod_teams import naming
+from hyperpod_teams import instance_types, naming
 from hyperpod_teams.spec.models import PlatformSpec, Team
 
 #: Tag keys activated for cost allocation in the payer account.
@@ -60,48 +60,23 @@ MAX_SPLIT_TARGETS = 500
 #: Percentages are written with two decimals; the rounding rule makes them sum to exactly 100.
 PERCENT_PLACES = Decimal("0.01")
 
-#: Accelerators per SageMaker instance type (GPUs; Trainium or Inferentia chips), what an instance
-#: is worth in the quota split unless `cost.instance_prices_usd` prices it. Source: the EC2
-#: accelerated computing instance specifications (P5, P4, G6e, G6, G5, G4dn, Trn2, Trn1, Inf2),
-#: read 2026-12-03. A type not here has no accelerators the table knows of: price it.
-ACCELERATORS_PER_INSTANCE: dict[str, int] = {
-    **{f"ml.{family}.48xlarge": 8 for family in ("p5", "p5e", "p5en")},
-    **{f"ml.{family}.24xlarge": 8 for family in ("p4d", "p4de")},
-    **{
-        f"ml.{family}.{size}": count
-        for family in ("g5", "g6", "g6e")
-        for size, count in (
-            ("xlarge", 1),
-            ("2xlarge", 1),
-            ("4xlarge", 1),
-            ("8xlarge", 1),
-            ("16xlarge", 1),
-            ("12xlarge", 4),
-            ("24xlarge", 4),
-            ("48xlarge", 8),
-        )
-    },
-    **{f"ml.g4dn.{size}": 1 for size in ("xlarge", "2xlarge", "4xlarge", "8xlarge", "16xlarge")},
-    "ml.g4dn.12xlarge": 4,
-    "ml.trn1.2xlarge": 1,
-    "ml.trn1.32xlarge": 16,
-    "ml.trn1n.32xlarge": 16,
-    "ml.trn2.48xlarge": 16,
-    "ml.inf2.xlarge": 1,
-    "ml.inf2.8xlarge": 1,
-    "ml.inf2.24xlarge": 6,
-    "ml.inf2.48xlarge": 12,
-}
+#: Accelerators per HyperPod instance type (GPUs; Trainium or Inferentia devices), what an instance
+#: is worth in the quota split unless `cost.instance_prices_usd` prices it: AWS's own figures
+#: (hyperpod_teams/instance_types.py names them). A type without accelerators is not in it.
+ACCELERATORS_PER_INSTANCE: dict[str, int] = instance_types.ACCELERATORS_PER_INSTANCE
 
 
-#: Instance families without accelerators: worth nothing in the quota split unless priced.
+#: Instance families whose usage the chargeback measures in vCPU hours (review/chargeback.py).
 CPU_FAMILIES = frozenset({"c5", "c5n", "c6i", "c6in", "c7i", "m5", "m6i", "m7i", "r5", "r6i", "r7i", "t3"})
 
 
 def worth_is_known(instance_type: str, prices: dict[str, float]) -> bool:
-    """Whether the quota split knows what an instance of the type weighs (maybe nothing)."""
-    family = instance_type.split(".")[1] if instance_type.count(".") == 2 else ""
-    return instance_type in prices or instance_type in ACCELERATORS_PER_INSTANCE or family in CPU_FAMILIES
+    """Whether the quota split knows what an instance of the type weighs (maybe nothing): priced,
+    or one of AWS's list, whose accelerators the table holds (none: it weighs nothing)."""
+    return instance_type in prices or instance_type in _CLUSTER_INSTANCE_TYPES
+
+
+_CLUSTER_INSTANCE_TYPES = frozenset(instance_types.CLUSTER_INSTANCE_TYPES)
 
 
 def instance_worth(instance_type: str, prices: dict[str, float]) -> Decimal | None:

@@ -208,15 +208,17 @@ def test_proportional_and_even_split_across_every_team_without_parameters(quicks
     assert (split.method, split.targets, split.percentages) == (aws, ("nlp", "research", "vision"), {})
 
 
-def test_a_quota_of_a_type_whose_worth_is_unknown_names_the_type_and_the_fix(quickstart_data):
+def test_a_quota_of_a_cpu_type_weighs_nothing_unless_priced(quickstart_data):
+    """Every type AWS lists has its accelerators in the table (none for CPU types): a CPU quota
+    weighs nothing in the quota split, and a price makes it count."""
     quickstart_data["cost"] = {"shared_split": "quota"}
-    quickstart_data["cluster"]["instance_groups"].append({"name": "new", "instance_type": "ml.x9.48xlarge", "count": 2})
-    quickstart_data["teams"][2]["compute"]["quota"] = [{"instance_type": "ml.x9.48xlarge", "count": 1}]
-    with pytest.raises(SpecError) as raised:
-        validate_spec(quickstart_data)
-    (problem,) = raised.value.problems
-    assert problem.location == "teams[2].compute.quota[0].instance_type"
-    assert "ml.x9.48xlarge" in problem.message and "cost.instance_prices_usd" in problem.hint
+    quickstart_data["cluster"]["instance_groups"].append({"name": "cpu", "instance_type": "ml.c6a.4xlarge", "count": 2})
+    quickstart_data["teams"][2]["compute"]["quota"] = [{"instance_type": "ml.c6a.4xlarge", "count": 1}]
+    split = cost.shared_split(validate_spec(quickstart_data))
+    assert "research" not in split.targets
+    quickstart_data["cost"]["instance_prices_usd"] = {"ml.c6a.4xlarge": 0.9, "ml.p5.48xlarge": 98.32}
+    split = cost.shared_split(validate_spec(quickstart_data))
+    assert "research" in split.targets
 
 
 def test_no_quota_worth_anything_is_refused_for_the_quota_split(quickstart_data):

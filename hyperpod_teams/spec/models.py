@@ -23,7 +23,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from hyperpod_teams import addons
+from hyperpod_teams import addons, instance_types
 
 # Human wording for every pattern, so an error says what is allowed instead of quoting a regex.
 PATTERN_RULES: dict[str, str] = {}
@@ -109,6 +109,37 @@ S3Prefix = Annotated[
 ]
 InstanceType = Annotated[
     str, _pattern(r"^ml\.[a-z0-9]+\.[a-z0-9]+$", "a SageMaker instance type such as ml.p5.48xlarge")
+]
+
+
+def _offered_by_hyperpod(value: str) -> str:
+    """An instance type of a HyperPod cluster must be one AWS lists (hyperpod_teams/instance_types.py);
+    a made-up one would fail only at apply, after everything before it was created."""
+    if value in _CLUSTER_INSTANCE_TYPES:
+        return value
+    nearest = difflib.get_close_matches(value, instance_types.CLUSTER_INSTANCE_TYPES, n=3, cutoff=0.5)
+    raise PydanticCustomError(
+        "spec_rule",
+        "{value} is not an instance type HyperPod offers",
+        {
+            "value": value,
+            "hint": (f"did you mean {', '.join(nearest)}? " if nearest else "")
+            + f"AWS's list (botocore {instance_types.BOTOCORE_VERSION}, ClusterInstanceType) is in "
+            "hyperpod_teams/instance_types.py",
+        },
+    )
+
+
+_CLUSTER_INSTANCE_TYPES = frozenset(instance_types.CLUSTER_INSTANCE_TYPES)
+#: An instance type of a HyperPod instance group or compute quota: one of AWS's ClusterInstanceType.
+ClusterInstanceType = Annotated[
+    str,
+    _pattern(
+        r"^ml\.[a-z0-9-]+\.[a-z0-9]+$",
+        "an instance type HyperPod offers, such as ml.p5.48xlarge",
+        json_schema_extra={"enum": list(instance_types.CLUSTER_INSTANCE_TYPES)},
+    ),
+    AfterValidator(_offered_by_hyperpod),
 ]
 PriorityClassName = Annotated[
     str,
@@ -371,7 +402,7 @@ DeepHealthCheck = Literal["InstanceStress", "InstanceConnectivity"]
 
 class InstanceGroup(SpecModel):
     name: ResourceName
-    instance_type: InstanceType
+    instance_type: ClusterInstanceType
     count: int = Field(ge=0, le=1000, description="Nodes in the group.")
     ebs_volume_gb: int = Field(default=500, ge=1, le=16384)
     threads_per_core: Literal[1, 2] = 1
@@ -673,7 +704,7 @@ class Members(SpecModel):
 
 
 class QuotaEntry(SpecModel):
-    instance_type: InstanceType
+    instance_type: ClusterInstanceType
     count: int = Field(ge=0, description="Nodes guaranteed to the team.")
 
 
