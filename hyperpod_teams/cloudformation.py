@@ -19,6 +19,16 @@ from hyperpod_teams import naming
 from hyperpod_teams.spec.models import PlatformSpec, Team
 
 CLUSTER_TYPE = "AWS::SageMaker::Cluster"
+
+
+def cluster_name_identifier(name: str) -> str:
+    """A HyperPod cluster's Cloud Control identifier by its name. The type's primary identifier is
+    ClusterArn; ClusterName is among its additionalIdentifiers, and the Cloud Control user guide
+    ("Identifying resources") says secondary identifiers are given as JSON: `{"ClusterName": ...}`
+    (a bare name would be read as the ARN)."""
+    return json.dumps({"ClusterName": name})
+
+
 SCHEDULER_CONFIG_TYPE = "AWS::SageMaker::ClusterSchedulerConfig"
 COMPUTE_QUOTA_TYPE = "AWS::SageMaker::ComputeQuota"
 

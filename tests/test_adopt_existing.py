@@ -41,7 +41,8 @@ def example_data() -> dict:
 def test_an_adopted_cluster_is_looked_up_by_name_and_never_created(adopted_stacks):
     stack = adopted_stacks["initech-cluster"]
     lookups = {(d["type_name"], d["identifier"]) for d in stack["data"]["aws_cloudcontrolapi_resource"].values()}
-    assert ("AWS::SageMaker::Cluster", "ml-prod") in lookups
+    # A secondary identifier, as JSON (Cloud Control user guide, "Identifying resources").
+    assert ("AWS::SageMaker::Cluster", '{"ClusterName": "ml-prod"}') in lookups
     # The example keeps its scheduler config: nothing in Cloud Control is created.
     assert "aws_cloudcontrolapi_resource" not in stack["resource"]
     for kind in ("aws_s3_bucket", "aws_iam_role", "terraform_data"):
@@ -133,7 +134,7 @@ def adopted_world() -> World:
     }
     return World(
         cloud_control={
-            (cloudformation.CLUSTER_TYPE, "ml-prod"): {
+            (cloudformation.CLUSTER_TYPE, cloudformation.cluster_name_identifier("ml-prod")): {
                 "ClusterArn": CLUSTER_ARN,
                 "ClusterName": "ml-prod",
                 # The EKS cluster's ARN as the EKS stack's stub state gives it.

@@ -58,6 +58,21 @@ def test_a_valid_cluster_is_created_with_the_identifier_aws_gives():
     assert properties["ClusterStatus"] == "InService"
 
 
+def test_a_cluster_is_found_by_its_name_given_as_json_and_not_by_the_bare_name():
+    """Cloud Control user guide, "Identifying resources": ClusterArn is the primary identifier;
+    ClusterName, a secondary one, is given as JSON. The stacks' lookup of an adopted cluster uses
+    that form (cloudformation.cluster_name_identifier)."""
+    from hyperpod_teams import cloudformation
+
+    api = CloudControl(account_id="111122223333")
+    event = create(api, "AWS::SageMaker::Cluster", cluster())
+    name = cluster()["ClusterName"]
+    by_name = {"TypeName": "AWS::SageMaker::Cluster", "Identifier": cloudformation.cluster_name_identifier(name)}
+    assert api.get_resource(Call(by_name))["ResourceDescription"]["Identifier"] == event["Identifier"]
+    with pytest.raises(CloudControlError, match="ResourceNotFound|not found"):
+        api.get_resource(Call({"TypeName": "AWS::SageMaker::Cluster", "Identifier": name}))
+
+
 @pytest.mark.parametrize(
     ("model", "names"),
     [

@@ -206,8 +206,8 @@ class HyperPodCluster(Construct):
 
 class ExistingHyperPodCluster(Construct):
     """A HyperPod cluster the spec adopts: looked up through Cloud Control by its name (the
-    AWS::SageMaker::Cluster schema lists ClusterName among its additionalIdentifiers), nothing of it
-    created or changed."""
+    AWS::SageMaker::Cluster schema lists ClusterName among its additionalIdentifiers, given as JSON:
+    cloudformation.cluster_name_identifier), nothing of it created or changed."""
 
     def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec, name: str, eks_cluster_arn: str) -> None:
         super().__init__(scope, id_)
@@ -217,7 +217,7 @@ class ExistingHyperPodCluster(Construct):
             self,
             "cluster",
             type_name=cloudformation.CLUSTER_TYPE,
-            identifier=name,
+            identifier=cloudformation.cluster_name_identifier(name),
             checks=[
                 equals_check(
                     ("Orchestrator", "Eks", "ClusterArn"),

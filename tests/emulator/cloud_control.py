@@ -195,19 +195,32 @@ class CloudControl:
 
     def _stored(self, body: Json) -> Json:
         self._schema(body["TypeName"])
-        key = (body["TypeName"], body["Identifier"])
+        key = (body["TypeName"], self._primary(body["TypeName"], body["Identifier"]))
         if key not in self.resources:
             raise CloudControlError(
                 "ResourceNotFoundException", f"Resource of type '{key[0]}' with identifier '{key[1]}' was not found."
             )
         return self.resources[key]
 
+    def _primary(self, type_name: str, identifier: str) -> str:
+        """The primary identifier an identifier names. A secondary identifier comes as JSON of its
+        properties (Cloud Control user guide, "Identifying resources": `{"ClusterName": "..."}`);
+        any other string is the primary identifier itself (a bare cluster name finds nothing)."""
+        if not identifier.startswith("{"):
+            return identifier
+        wanted = json.loads(identifier)
+        for (stored_type, primary), model in self.resources.items():
+            if stored_type == type_name and all(model.get(k) == v for k, v in wanted.items()):
+                return primary
+        return identifier
+
     def get_resource(self, request: Any) -> Json:
         body = request.json()
         stored = self._stored(body)
+        primary = self._primary(body["TypeName"], body["Identifier"])
         return {
             "TypeName": body["TypeName"],
-            "ResourceDescription": {"Identifier": body["Identifier"], "Properties": json.dumps(stored)},
+            "ResourceDescription": {"Identifier": primary, "Properties": json.dumps(stored)},
         }
 
     def update_resource(self, request: Any) -> Json:
