@@ -73,10 +73,7 @@ CPU_FAMILIES = frozenset({"c5", "c5n", "c6i", "c6in", "c7i", "m5", "m6i", "m7i",
 def worth_is_known(instance_type: str, prices: dict[str, float]) -> bool:
     """Whether the quota split knows what an instance of the type weighs (maybe nothing): priced,
     or one of AWS's list, whose accelerators the table holds (none: it weighs nothing)."""
-    return instance_type in prices or instance_type in _CLUSTER_INSTANCE_TYPES
-
-
-_CLUSTER_INSTANCE_TYPES = frozenset(instance_types.CLUSTER_INSTANCE_TYPES)
+    return instance_type in prices or instance_type in instance_types.OFFERED
 
 
 def instance_worth(instance_type: str, prices: dict[str, float]) -> Decimal | None:

@@ -285,3 +285,6 @@ ACCELERATORS_PER_INSTANCE: dict[str, int] = {
     "ml.trn2.3xlarge": 1,
     "ml.trn2.48xlarge": 16,
 }
+
+#: For membership tests (the spec's check, the quota split's).
+OFFERED: frozenset[str] = frozenset(CLUSTER_INSTANCE_TYPES)

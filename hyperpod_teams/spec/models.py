@@ -115,7 +115,7 @@ InstanceType = Annotated[
 def _offered_by_hyperpod(value: str) -> str:
     """An instance type of a HyperPod cluster must be one AWS lists (hyperpod_teams/instance_types.py);
     a made-up one would fail only at apply, after everything before it was created."""
-    if value in _CLUSTER_INSTANCE_TYPES:
+    if value in instance_types.OFFERED:
         return value
     nearest = difflib.get_close_matches(value, instance_types.CLUSTER_INSTANCE_TYPES, n=3, cutoff=0.5)
     raise PydanticCustomError(
@@ -130,7 +130,6 @@ def _offered_by_hyperpod(value: str) -> str:
     )
 
 
-_CLUSTER_INSTANCE_TYPES = frozenset(instance_types.CLUSTER_INSTANCE_TYPES)
 #: An instance type of a HyperPod instance group or compute quota: one of AWS's ClusterInstanceType.
 ClusterInstanceType = Annotated[
     str,

@@ -75,6 +75,9 @@ def main() -> None:
         *(f'    "{t}": {c},' for t, c in counts.items()),
         "}",
         "",
+        "#: For membership tests (the spec's check, the quota split's).",
+        "OFFERED: frozenset[str] = frozenset(CLUSTER_INSTANCE_TYPES)",
+        "",
     ]
     sys.stdout.write("\n".join(lines))
 

@@ -810,27 +810,36 @@ class Additions:
             if type_name == "AWS::SageMaker::Cluster"
         ]
 
+    def hyperpod_cluster(self, name_or_arn: str) -> tuple[str, Json] | None:
+        """(ARN, model) of the HyperPod cluster Cloud Control created, by name or ARN (as SageMaker's
+        ClusterName parameter takes either), or None."""
+        for arn, model in self._hyperpod_clusters():
+            if name_or_arn in (arn, model["ClusterName"]):
+                return arn, model
+        return None
+
     def sagemaker_describe_cluster(self, request: Request) -> Json:
         # SageMaker DescribeCluster, of a cluster Cloud Control created: by name or ARN.
         wanted = request.json()["ClusterName"]
-        for arn, model in self._hyperpod_clusters():
-            if wanted in (arn, model["ClusterName"]):
-                groups = [
-                    {k: v for k, v in g.items() if k in ("InstanceGroupName", "InstanceType", "CurrentCount")}
-                    | {"TargetCount": g.get("InstanceCount", 0)}
-                    for g in model.get("InstanceGroups", [])
-                ]
-                return {
-                    "ClusterArn": arn,
-                    "ClusterName": model["ClusterName"],
-                    "ClusterStatus": model["ClusterStatus"],
-                    "CreationTime": _now(),
-                    "InstanceGroups": groups,
-                    "Orchestrator": model.get("Orchestrator", {}),
-                    "VpcConfig": model.get("VpcConfig", {}),
-                    "NodeRecovery": model.get("NodeRecovery", "Automatic"),
-                }
-        raise AwsError(400, "ResourceNotFound", f"Cluster {wanted} not found")
+        found = self.hyperpod_cluster(wanted)
+        if found is None:
+            raise AwsError(400, "ResourceNotFound", f"Cluster {wanted} not found")
+        arn, model = found
+        groups = [
+            {k: v for k, v in g.items() if k in ("InstanceGroupName", "InstanceType", "CurrentCount")}
+            | {"TargetCount": g.get("InstanceCount", 0)}
+            for g in model.get("InstanceGroups", [])
+        ]
+        return {
+            "ClusterArn": arn,
+            "ClusterName": model["ClusterName"],
+            "ClusterStatus": model["ClusterStatus"],
+            "CreationTime": _now(),
+            "InstanceGroups": groups,
+            "Orchestrator": model.get("Orchestrator", {}),
+            "VpcConfig": model.get("VpcConfig", {}),
+            "NodeRecovery": model.get("NodeRecovery", "Automatic"),
+        }
 
     def sagemaker_list_clusters(self, request: Request) -> Json:
         # SageMaker ListClusters (one page).

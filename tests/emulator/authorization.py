@@ -18,6 +18,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, unquote
+from xml.sax.saxutils import escape
 
 from tests.iam_evaluation import allows
 
@@ -164,10 +165,12 @@ class Authorization:
         return None
 
     def _cluster(self, name_or_arn: str) -> tuple[str, list[Json]]:
-        for (type_name, identifier), model in self.additions.cloud_control.resources.items():
-            if type_name == "AWS::SageMaker::Cluster" and name_or_arn in (identifier, model.get("ClusterName")):
-                return identifier, model.get("Tags", [])
-        return f"arn:aws:sagemaker:::cluster/{name_or_arn}", []
+        """The cluster's ARN and tags; for a cluster that does not exist, an ARN IAM would evaluate."""
+        found = self.additions.hyperpod_cluster(name_or_arn)
+        if found is None:
+            return f"arn:aws:sagemaker:::cluster/{name_or_arn}", []
+        arn, model = found
+        return arn, model.get("Tags", [])
 
     # --- the decision -------------------------------------------------------------------------
 
@@ -215,19 +218,15 @@ def denial(request: Any, decision: Decision) -> tuple[int, dict[str, str], bytes
         code = "UnauthorizedOperation" if request.service == "ec2" else "AccessDenied"
         if request.service == "ec2":
             xml = (
-                f"<Response><Errors><Error><Code>{code}</Code><Message>{_xml(message)}</Message></Error></Errors>"
+                f"<Response><Errors><Error><Code>{code}</Code><Message>{escape(message)}</Message></Error></Errors>"
                 f"<RequestID>{request_id}</RequestID></Response>"
             )
         else:
             xml = (
-                f"<ErrorResponse><Error><Type>Sender</Type><Code>{code}</Code><Message>{_xml(message)}</Message>"
+                f"<ErrorResponse><Error><Type>Sender</Type><Code>{code}</Code><Message>{escape(message)}</Message>"
                 f"</Error><RequestId>{request_id}</RequestId></ErrorResponse>"
             )
         return 403, {"Content-Type": "text/xml"}, xml.encode()
     body = json.dumps({"__type": "AccessDeniedException", "message": message}).encode()
     headers = {"Content-Type": "application/x-amz-json-1.1", "X-Amzn-ErrorType": "AccessDeniedException"}
     return (403 if request.service == "eks" else 400), headers, body
-
-
-def _xml(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

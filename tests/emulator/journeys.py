@@ -97,42 +97,54 @@ class Member:
         return Step(self.who, step, expected, got, f"$ {' '.join(command)}\n{output}", calls)
 
 
-def _session(admin, role_arn: str, name: str) -> dict:
-    return admin.assume_role(RoleArn=role_arn, RoleSessionName=name)["Credentials"]
+class Account:
+    """The emulated account, as the administrator who deployed it: its clients, and a member's
+    session of one of its roles."""
 
+    def __init__(self, spec, *, endpoint: str, cli_bin: Path) -> None:
+        import boto3
 
-def _sso_role_arn(iam, permission_set: str) -> str:
-    roles = iam.list_roles(PathPrefix=naming.SSO_ROLE_PATH)["Roles"]
-    (arn,) = [r["Arn"] for r in roles if r["RoleName"].startswith(f"AWSReservedSSO_{permission_set}_")]
-    return arn
+        self.spec, self.endpoint, self.cli_bin = spec, endpoint, cli_bin
+        self.region = spec.organization.region
+        self.session = boto3.Session(
+            aws_access_key_id="testing", aws_secret_access_key="testing", region_name=self.region
+        )
+        self.iam = self.client("iam")
+        #: The HyperPod cluster the members connect to.
+        self.cluster = spec.cluster.existing_hyperpod_cluster_name or spec.cluster.name
+
+    def client(self, service: str):
+        return self.session.client(service, endpoint_url=self.endpoint)
+
+    def sso_role_arn(self, permission_set: str) -> str:
+        """The role Identity Center made for the permission set (its name ends in a hash)."""
+        roles = self.iam.list_roles(PathPrefix=naming.SSO_ROLE_PATH)["Roles"]
+        (arn,) = [r["Arn"] for r in roles if r["RoleName"].startswith(f"AWSReservedSSO_{permission_set}_")]
+        return arn
+
+    def member(self, who: str, role_arn: str, home: Path) -> Member:
+        credentials = self.client("sts").assume_role(RoleArn=role_arn, RoleSessionName="member")["Credentials"]
+        return Member(who, credentials, endpoint=self.endpoint, region=self.region, home=home, cli_bin=self.cli_bin)
 
 
 def run_journeys(spec, *, endpoint: str, work: Path, cli_bin: Path, teams: tuple[str, str]) -> list[Step]:
     """Every step, as scientists and admins of `teams[0]` (each against `teams[1]` where a step names
     a team's resource) and as `teams[0]`'s Studio execution role."""
-    import boto3
-
-    org, region = spec.organization.name, spec.organization.region
-    admin_session = boto3.Session(aws_access_key_id="testing", aws_secret_access_key="testing", region_name=region)
-    iam = admin_session.client("iam", endpoint_url=endpoint)
-    admin = admin_session.client("sts", endpoint_url=endpoint)
-    sagemaker = admin_session.client("sagemaker", endpoint_url=endpoint)
+    account = Account(spec, endpoint=endpoint, cli_bin=cli_bin)
+    org, region, cluster = spec.organization.name, account.region, account.cluster
+    sagemaker = account.client("sagemaker")
     domains = {d["DomainName"]: d["DomainId"] for d in sagemaker.list_domains()["Domains"]}
     own, other = teams
     own_domain, other_domain = (domains[naming.team_domain_name(org, t)] for t in teams)
-    cluster = spec.cluster.existing_hyperpod_cluster_name or spec.cluster.name
     eks = naming.shared_eks_cluster_name(spec.cluster)
     steps: list[Step] = []
 
     def member(who: str, role_arn: str) -> Member:
-        home = work / who.replace(" ", "-")
-        return Member(
-            who, _session(admin, role_arn, "member"), endpoint=endpoint, region=region, home=home, cli_bin=cli_bin
-        )
+        return account.member(who, role_arn, work / who.replace(" ", "-"))
 
     for role in ("scientists", "admins"):
         permission_set = naming.team_permission_set_name(org, spec.team(own), role)
-        m = member(f"{own} {role}", _sso_role_arn(iam, permission_set))
+        m = member(f"{own} {role}", account.sso_role_arn(permission_set))
         connected = m.step(f"hyp set-cluster-context --cluster-name {cluster}", ALLOWED,
                            "hyp", "set-cluster-context", "--cluster-name", cluster, "--region", region)  # fmt: skip
         kubeconfig = Path(m.env["KUBECONFIG"])
@@ -147,36 +159,35 @@ def run_journeys(spec, *, endpoint: str, work: Path, cli_bin: Path, teams: tuple
                    "aws", "sagemaker", "describe-domain", "--domain-id", other_domain),
         ]  # fmt: skip
 
-    execution_role = iam.get_role(RoleName=naming.team_execution_role_name(org, own))["Role"]["Arn"]
+    execution_role = account.iam.get_role(RoleName=naming.team_execution_role_name(org, own))["Role"]["Arn"]
     studio = member(f"{own} execution role", execution_role)
 
-    def domain_tags(domain_id: str) -> list[str]:
+    def domain_tags(domain_id: str) -> list[dict]:
         """The domain's tags, as Studio adds them to what it creates there (tag propagation)."""
-        arn = sagemaker.describe_domain(DomainId=domain_id)["DomainArn"]
-        return [f"Key={t['Key']},Value={t['Value']}" for t in sagemaker.list_tags(ResourceArn=arn)["Tags"]]
+        return sagemaker.list_tags(ResourceArn=sagemaker.describe_domain(DomainId=domain_id)["DomainArn"])["Tags"]
+
+    def as_cli(tags: list[dict]) -> list[str]:
+        return [f"Key={t['Key']},Value={t['Value']}" for t in tags]
 
     # A space of the other team's, as its own member made it.
-    sagemaker.create_space(
-        DomainId=other_domain,
-        SpaceName="theirs",
-        Tags=[{"Key": k, "Value": v} for k, v in (t[4:].split(",Value=") for t in domain_tags(other_domain))],
-    )
+    sagemaker.create_space(DomainId=other_domain, SpaceName="theirs", Tags=domain_tags(other_domain))
+    own_tags = as_cli(domain_tags(own_domain))
     space = ("--domain-id", own_domain, "--space-name", "mine")
     app = (*space, "--app-type", "JupyterLab", "--app-name", "default")
     steps += [
         studio.step("Studio lists the team's spaces", ALLOWED,
                     "aws", "sagemaker", "list-spaces", "--domain-id-equals", own_domain),
         studio.step("Studio creates a private space in the team's domain", ALLOWED,
-                    "aws", "sagemaker", "create-space", *space, "--tags", *domain_tags(own_domain)),
+                    "aws", "sagemaker", "create-space", *space, "--tags", *own_tags),
         studio.step("Studio opens it (describe-space)", ALLOWED, "aws", "sagemaker", "describe-space", *space),
         studio.step("Studio starts its JupyterLab app", ALLOWED,
-                    "aws", "sagemaker", "create-app", *app, "--tags", *domain_tags(own_domain)),
+                    "aws", "sagemaker", "create-app", *app, "--tags", *own_tags),
         studio.step("Studio reads the app", ALLOWED, "aws", "sagemaker", "describe-app", *app),
         studio.step(f"Studio opens {other}'s space", DENIED,
                     "aws", "sagemaker", "describe-space", "--domain-id", other_domain, "--space-name", "theirs"),
         studio.step(f"Studio creates a space in {other}'s domain, tagged as its own team's", DENIED,
                     "aws", "sagemaker", "create-space", "--domain-id", other_domain, "--space-name", "planted",
-                    "--tags", *domain_tags(own_domain)),
+                    "--tags", *own_tags),
     ]  # fmt: skip
     steps += [
         studio.step("Studio lists the domains", ALLOWED, "aws", "sagemaker", "list-domains"),
@@ -199,13 +210,10 @@ def without_grant(spec, *, endpoint: str, work: Path, cli_bin: Path, team: str, 
     """`hyp set-cluster-context` as the team's scientists after `sid` is taken out of their permission
     set's inline policy and the set provisioned again (what an administrator's edit would do); the
     policy is put back afterwards."""
-    import boto3
-
-    org, region = spec.organization.name, spec.organization.region
-    session = boto3.Session(aws_access_key_id="testing", aws_secret_access_key="testing", region_name=region)
-    sso = session.client("sso-admin", endpoint_url=endpoint)
+    account = Account(spec, endpoint=endpoint, cli_bin=cli_bin)
+    sso = account.client("sso-admin")
     instance = spec.identity.identity_center.instance_arn
-    name = naming.team_permission_set_name(org, spec.team(team), "scientists")
+    name = naming.team_permission_set_name(spec.organization.name, spec.team(team), "scientists")
     (permission_set,) = [
         arn
         for arn in sso.list_permission_sets(InstanceArn=instance)["PermissionSets"]
@@ -225,14 +233,10 @@ def without_grant(spec, *, endpoint: str, work: Path, cli_bin: Path, team: str, 
 
     provision(json.dumps(policy))
     try:
-        iam = session.client("iam", endpoint_url=endpoint)
-        admin = session.client("sts", endpoint_url=endpoint)
-        credentials = _session(admin, _sso_role_arn(iam, name), "member")
-        member = Member(f"{team} scientists", credentials, endpoint=endpoint, region=region, home=work, cli_bin=cli_bin)
-        cluster = spec.cluster.existing_hyperpod_cluster_name or spec.cluster.name
+        member = account.member(f"{team} scientists", account.sso_role_arn(name), work)
         return member.step(
             f"hyp set-cluster-context without {sid}", DENIED,
-            "hyp", "set-cluster-context", "--cluster-name", cluster, "--region", region,
+            "hyp", "set-cluster-context", "--cluster-name", account.cluster, "--region", account.region,
         )  # fmt: skip
     finally:
         provision(kept["InlinePolicy"])
