@@ -20,6 +20,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+import regex
 import yaml
 
 from hyperpod_teams import cli
@@ -855,7 +856,7 @@ def test_arbitrary_display_names_reach_markdown_and_csv_as_text(capsys):
 
     from hyperpod_teams.review.chargeback import compute_statement, render_statement
     from hyperpod_teams.review.report import render_report
-    from hyperpod_teams.spec import validate_spec
+    from hyperpod_teams.spec import SpecError, validate_spec
     from hyperpod_teams.usage_report import read_summary_report
     from tests.test_markdown_untrusted import OWN_ELEMENTS, _Elements
 
@@ -864,7 +865,14 @@ def test_arbitrary_display_names_reach_markdown_and_csv_as_text(capsys):
 
     def check(name: str) -> None:
         data["teams"][0]["display_name"] = name
-        spec = validate_spec(copy.deepcopy(data))
+        try:
+            spec = validate_spec(copy.deepcopy(data))
+        except SpecError as error:
+            # The registry pattern of the quota's Description: letters, marks, separators,
+            # symbols, numbers, punctuation; a control character is refused, at its field.
+            assert [p.location for p in error.problems] == ["teams[0].display_name"], error
+            assert regex.search(r"[^\p{L}\p{M}\p{Z}\p{S}\p{N}\p{P}]", name), name
+            return
         statement = compute_statement(spec, [report], Decimal(1000))
         for markdown in (render_report(spec), render_statement(statement)):
             parser = _Elements()

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from hyperpod_teams import registry
 from hyperpod_teams.input_files import NotAFile, TooLarge, read_at_most
 from hyperpod_teams.spec.models import PATTERN_RULES, PlatformSpec
 from hyperpod_teams.spec.problems import Path, Problem, SpecError
@@ -93,7 +94,11 @@ def validate_spec(data: Any, *, source: str | None = None, document: Document | 
     """
     document = document or Document(data)
     try:
-        return PlatformSpec.model_validate(data)
+        spec = PlatformSpec.model_validate(data)
+        # What AWS's registry schemas refuse of the desired states this spec makes.
+        problems = registry.spec_problems(spec)
+        if not problems:
+            return spec
     except ValidationError as exc:
         problems = list(problems_from_validation_error(exc, data=data, scalars=document.scalars))
         # Rules across fields still run over the sections that are valid on their own.

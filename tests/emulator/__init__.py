@@ -6,9 +6,10 @@ project's resources added beside it (`additions.py`, `cloud_control.py`).
 - `additions.py`: EKS access entries, access policies, add-ons and pod identity, SSO Admin
   tagging, provisioning and application assignments, SageMaker domains, budget subscribers, cost
   allocation tags, and what AWS makes by itself (the `AWSReservedSSO_*` roles).
-- `cloud_control.py` and `resource_schemas.py`: a local Cloud Control API that checks each
-  `desired_state` against the published resource schemas, transcribed apart from the project's
-  models (`hyperpod_teams/cloudformation.py`) so the check is not circular.
+- `cloud_control.py` and `registry.py`: a local Cloud Control API that checks each
+  `desired_state` against the CloudFormation registry's schemas as the pinned cfn-lint bundles
+  them, read apart from the project's models and its copies of the schemas, so the check is not
+  circular.
 - `deployment.py`: runs the real terraform binary over the stacks as `cdktf deploy` would.
 
 Run with `pytest -m emulator` (`make test` runs it with the rest; docs/testing.md).

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
+from tests.emulator import registry
 from tests.emulator.authorization import Authorization, denial
 from tests.emulator.cloud_control import CloudControl, CloudControlError
-from tests.emulator.resource_schemas import SCHEMAS
 
 Json = dict[str, Any]
 
@@ -239,7 +239,7 @@ class Additions:
         if request.path == "/_emulator/domain-default":
             return self._answer(start_response, 200, self.domain_default(json.loads(body)))
         form = parse_qs(request.body.decode()) if request.service == "cloudformation" else {}
-        if form.get("Action") == ["DescribeType"] and form.get("TypeName", [""])[0] in SCHEMAS:
+        if form.get("Action") == ["DescribeType"] and form.get("TypeName", [""])[0] in registry.TYPES:
             xml = self.cloud_control.describe_type_xml(form["TypeName"][0]).encode()
             start_response("200 OK", [("Content-Type", "text/xml"), ("Content-Length", str(len(xml)))])
             return [xml]

@@ -4,10 +4,11 @@ DeleteResource and GetResourceRequestStatus, and CloudFormation's DescribeType, 
 `aws_cloudcontrolapi_resource` reads the type's schema.
 
 What it copies from AWS:
-- every desired state is checked against the published resource schema (resource_schemas.py):
-  unknown properties, types, enums, ranges and required properties; a read-only property in
-  a desired state is refused. Cloud Control answers these with an operation FAILED,
-  `ErrorCode: InvalidRequest`, "Model validation failed (...)";
+- every desired state is checked against the type's registry schema (registry.py, cfn-lint's
+  bundled copy): unknown properties, types, enums, patterns (`\\p{..}` included), lengths,
+  ranges and required properties; a read-only property in a desired state is refused. Cloud
+  Control answers these with an operation FAILED, `ErrorCode: InvalidRequest`, "Model validation
+  failed (...)";
 - an UpdateResource whose patch touches a create-only property is refused at once with
   `NotUpdatableException`, as Cloud Control refuses it;
 - a scheduler config or compute quota must name an existing HyperPod cluster, and a cluster has
@@ -28,9 +29,8 @@ from collections.abc import Callable
 from typing import Any
 
 import jsonpatch
-import jsonschema
 
-from tests.emulator.resource_schemas import SCHEMAS
+from tests.emulator import registry
 
 Json = dict[str, Any]
 
@@ -100,9 +100,9 @@ class CloudControl:
 
     @staticmethod
     def _schema(type_name: str) -> Json:
-        if type_name not in SCHEMAS:
+        if type_name not in registry.TYPES:
             raise CloudControlError("TypeNotFoundException", f"The type {type_name} cannot be found")
-        return SCHEMAS[type_name]
+        return registry.schema(type_name)
 
     def _invalid(self, type_name: str, model: Json) -> str | None:
         """Why `model` is not a valid desired state of `type_name`, or None."""
@@ -110,8 +110,7 @@ class CloudControl:
         for path in _paths(schema, "readOnlyProperties"):
             if _has(model, path):
                 return f"Model validation failed (#: read-only property [{'/'.join(path)}] is not permitted)"
-        validator = jsonschema.Draft7Validator({k: v for k, v in schema.items() if k != "typeName"})
-        errors = sorted(validator.iter_errors(model), key=lambda e: list(e.absolute_path))
+        errors = sorted(registry.validator(type_name).iter_errors(model), key=lambda e: list(e.absolute_path))
         if errors:
             error = errors[0]
             where = "/".join(str(p) for p in error.absolute_path)
@@ -292,7 +291,7 @@ class CloudControl:
         """CloudFormation DescribeType (query protocol, XML): the type's schema."""
         from xml.sax.saxutils import escape
 
-        schema = json.dumps(SCHEMAS[type_name])
+        schema = json.dumps(registry.schema(type_name))
         return (
             '<DescribeTypeResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/">'
             "<DescribeTypeResult>"
