@@ -36,6 +36,42 @@ def cost_category_rules(spec: PlatformSpec) -> list[CostCategoryRule]:
     return [CostCategoryRule(value=team.name, organization=org, team=team.name) for team in spec.teams]
 
 
+#: The cost category expression grammar the rules are written in.
+COST_CATEGORY_RULE_VERSION = "CostCategoryExpression.v1"
+
+
+def cost_category_definition(spec: PlatformSpec) -> dict:
+    """The team cost category's whole definition, in the shape of the Cost Explorer API's
+    UpdateCostCategoryDefinition (what the stacks' `aws_ce_cost_category` is built from, and what
+    the runbook writes back in one call after the AWS provider dropped part of it): one rule per
+    team (spend carrying the organization's and the team's tag), one for the shared platform,
+    spend no rule matches as UNATTRIBUTED, and the split charge rule of the shared spend."""
+    org = spec.organization.name
+
+    def all_tags(value: str, tags: dict[str, str]) -> dict:
+        conditions = [{"Tags": {"Key": k, "Values": [v], "MatchOptions": ["EQUALS"]}} for k, v in tags.items()]
+        return {"Value": value, "Type": "REGULAR", "Rule": {"And": conditions}}
+
+    rules = [
+        all_tags(rule.value, {naming.TAG_ORGANIZATION: rule.organization, naming.TAG_TEAM: rule.team})
+        for rule in cost_category_rules(spec)
+    ]
+    # The shared platform's spend, before the split charge rule divides it.
+    rules.append(all_tags(SHARED_PLATFORM, {naming.TAG_ORGANIZATION: org, naming.TAG_PLATFORM: naming.PLATFORM_SHARED}))
+    split = shared_split(spec)
+    split_rule: dict = {"Source": SHARED_PLATFORM, "Targets": list(split.targets), "Method": split.method}
+    if split.method == "FIXED":
+        split_rule["Parameters"] = [
+            {"Type": "ALLOCATION_PERCENTAGES", "Values": [str(split.percentages[t]) for t in split.targets]}
+        ]
+    return {
+        "RuleVersion": COST_CATEGORY_RULE_VERSION,
+        "Rules": rules,
+        "DefaultValue": UNATTRIBUTED,
+        "SplitChargeRules": [split_rule],
+    }
+
+
 def budget_tag_filter(team: Team) -> str:
     """The budget's TagKeyValue filter: `user:<key>$<value>`, as the Budgets API wants it."""
     return f"{USER_TAG_PREFIX}{naming.TAG_TEAM}${team.name}"

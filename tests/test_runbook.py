@@ -163,3 +163,35 @@ def test_every_cdktf_command_names_the_users_spec():
         for command in commands:
             assert "HYPERPOD_TEAMS_SPEC='specs/prod teams.yaml' cdktf " in command, command
             assert command.count("cdktf ") == 1, command
+
+
+@pytest.mark.parametrize("path", EXAMPLE_SPECS, ids=lambda p: p.parent.name)
+def test_the_cost_category_repair_writes_a_request_the_ce_api_accepts(path):
+    """The runbook's AWS CLI repair after terraform-provider-aws#49410: its --cli-input-json is a
+    whole UpdateCostCategoryDefinition request by botocore's model of the Cost Explorer API
+    (required members, types, lengths, enums), and the shell reads it as one argument."""
+    import shlex
+
+    from botocore.session import get_session
+    from botocore.validate import ParamValidator
+
+    from hyperpod_teams import naming
+    from hyperpod_teams.review.runbook import cost_category_repair_command
+
+    spec = load_spec(path)
+    command = cost_category_repair_command(spec)
+    words = shlex.split(command.split("\n", 1)[1].replace("\\\n", " "))
+    assert words[:3] == ["aws", "ce", "update-cost-category-definition"]
+    request = json.loads(words[words.index("--cli-input-json") + 1])
+    request["CostCategoryArn"] = "arn:aws:ce::123456789012:costcategory/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"
+    operation = get_session().get_service_model("ce").operation_model("UpdateCostCategoryDefinition")
+    report = ParamValidator().validate(request, operation.input_shape)
+    assert not report.has_errors(), report.generate_report()
+    assert set(request) == {"CostCategoryArn", "RuleVersion", "Rules", "DefaultValue", "SplitChargeRules"}
+    assert f"Name=='{naming.cost_category_name(spec.organization.name)}'" in command
+
+
+def test_the_runbook_says_what_to_do_after_the_provider_half_updates_the_cost_category():
+    text = render_runbook(load_spec(QUICKSTART))
+    assert "## After a change to the cost category" in text
+    assert "terraform-provider-aws#49410" in text

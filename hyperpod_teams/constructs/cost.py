@@ -8,12 +8,10 @@ from constructs import Construct
 from hyperpod_teams import bindings, cost, naming
 from hyperpod_teams.spec.models import PlatformSpec, Team
 
-#: The cost category expression grammar the rules are written in.
-COST_CATEGORY_RULE_VERSION = "CostCategoryExpression.v1"
-
 
 class CostAllocation(Construct):
-    """Activates the cost allocation tags and groups spend by team in one cost category."""
+    """Activates the cost allocation tags and groups spend by team in one cost category
+    (`cost.cost_category_definition`)."""
 
     def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec) -> None:
         super().__init__(scope, id_)
@@ -22,61 +20,50 @@ class CostAllocation(Construct):
             ce_tag.CeCostAllocationTag(self, f"tag-{key.replace(':', '-')}", tag_key=key, status="Active")
             for key in cost.COST_ALLOCATION_TAG_KEYS
         ]
+        definition = cost.cost_category_definition(spec)
         category = bindings.aws_ce_cost_category
         self.category = category.CeCostCategory(
             self,
             "team-category",
             name=naming.cost_category_name(spec.organization.name),
-            rule_version=COST_CATEGORY_RULE_VERSION,
-            default_value=cost.UNATTRIBUTED,
-            rule=[
-                *(
-                    _all_tags_rule(rule.value, {naming.TAG_ORGANIZATION: rule.organization, naming.TAG_TEAM: rule.team})
-                    for rule in cost.cost_category_rules(spec)
-                ),
-                # The shared platform's spend, before the split charge rule divides it.
-                _all_tags_rule(
-                    cost.SHARED_PLATFORM,
-                    {naming.TAG_ORGANIZATION: spec.organization.name, naming.TAG_PLATFORM: naming.PLATFORM_SHARED},
-                ),
-            ],
-            split_charge_rule=_split_charge_rules(spec),
+            rule_version=definition["RuleVersion"],
+            default_value=definition["DefaultValue"],
+            rule=[_rule(rule) for rule in definition["Rules"]],
+            split_charge_rule=[_split_charge_rule(rule) for rule in definition["SplitChargeRules"]],
         )
 
 
-def _all_tags_rule(value: str, tags: dict[str, str]):
-    """A cost category rule: spend carrying every one of `tags` (in this order) is `value`."""
+def _rule(rule: dict):
+    """A cost category rule of `cost.cost_category_definition`: spend carrying every tag of its
+    `And` is its `Value`."""
     category = bindings.aws_ce_cost_category
     return category.CeCostCategoryRule(
-        value=value,
-        type="REGULAR",
+        value=rule["Value"],
+        type=rule["Type"],
         rule=category.CeCostCategoryRuleRule(
             and_=[
                 category.CeCostCategoryRuleRuleAnd(
-                    tags=category.CeCostCategoryRuleRuleAndTags(key=key, values=[tag], match_options=["EQUALS"])
+                    tags=category.CeCostCategoryRuleRuleAndTags(
+                        key=condition["Tags"]["Key"],
+                        values=condition["Tags"]["Values"],
+                        match_options=condition["Tags"]["MatchOptions"],
+                    )
                 )
-                for key, tag in tags.items()
+                for condition in rule["Rule"]["And"]
             ]
         ),
     )
 
 
-def _split_charge_rules(spec: PlatformSpec) -> list:
-    """The shared platform's spend across the teams, by the spec's method (cost.shared_split)."""
-    split = cost.shared_split(spec)
+def _split_charge_rule(rule: dict):
     category = bindings.aws_ce_cost_category
-    parameters = None
-    if split.method == "FIXED":
-        parameters = [
-            category.CeCostCategorySplitChargeRuleParameter(
-                type="ALLOCATION_PERCENTAGES", values=[str(split.percentages[t]) for t in split.targets]
-            )
-        ]
-    return [
-        category.CeCostCategorySplitChargeRule(
-            source=cost.SHARED_PLATFORM, targets=list(split.targets), method=split.method, parameter=parameters
-        )
+    parameters = [
+        category.CeCostCategorySplitChargeRuleParameter(type=p["Type"], values=p["Values"])
+        for p in rule.get("Parameters", [])
     ]
+    return category.CeCostCategorySplitChargeRule(
+        source=rule["Source"], targets=rule["Targets"], method=rule["Method"], parameter=parameters or None
+    )
 
 
 class TeamBudget(Construct):

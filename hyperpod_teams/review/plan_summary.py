@@ -50,6 +50,24 @@ def protected_kind(change: dict) -> str | None:
     return None
 
 
+#: What an in-place update of a cost category leaves out when unchanged: the AWS provider sends
+#: `DefaultValue` and `SplitChargeRules` to UpdateCostCategoryDefinition only when they changed,
+#: and AWS, which replaces the whole definition, clears them (terraform-provider-aws#49410, open;
+#: the fix, #50002, is not released).
+COST_CATEGORY_DROPPED_ON_UPDATE = ("default_value", "split_charge_rule")
+
+
+def dropped_by_the_provider(change: dict) -> tuple[str, ...]:
+    """The attributes an in-place update of an `aws_ce_cost_category` clears in AWS although the
+    plan keeps them (set before and after, unchanged)."""
+    if change["type"] != "aws_ce_cost_category" or change["change"]["actions"] != ["update"]:
+        return ()
+    before, after = change["change"].get("before") or {}, change["change"].get("after") or {}
+    return tuple(
+        name for name in COST_CATEGORY_DROPPED_ON_UPDATE if after.get(name) and before.get(name) == after.get(name)
+    )
+
+
 ACTION_ORDER = {"delete": 0, "replace": 1, "import": 2, "update": 3, "create": 4}
 
 
@@ -157,6 +175,26 @@ def plan_section(plans: list[StackPlan], spec: PlatformSpec, *, max_rows: int | 
                     f"be {verb}{forced}."
                 )
             )
+    for stack_plan in plans:
+        for change in stack_plan.plan.get("resource_changes", []):
+            dropped = dropped_by_the_provider(change)
+            if dropped:
+                effects = []
+                if "default_value" in dropped:
+                    default = change["change"]["after"]["default_value"]
+                    effects.append(f"costs no team matches are not counted as {md_code(default)}")
+                if "split_charge_rule" in dropped:
+                    effects.append("the shared platform's spend is not split to the teams")
+                blocks.append(
+                    Alert(
+                        f"{md_text(stack_plan.stack)}: this apply updates the cost category "
+                        f"{md_code(change['address'])} and AWS clears its "
+                        f"{' and '.join(md_code(name) for name in dropped)}, which the AWS provider leaves out of "
+                        "the update when unchanged (terraform-provider-aws#49410). Until the whole definition is "
+                        f"written again, {' and '.join(effects)}; a second apply clears the other one. After the "
+                        'deploy, run the AWS CLI commands of the runbook\'s "After a change to the cost category".'
+                    )
+                )
     counts: dict[tuple[str, str], dict[str, int]] = {}
     for change in found:
         per = counts.setdefault((change.team or "platform (shared)", change.stack), {})

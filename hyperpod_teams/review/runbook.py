@@ -3,6 +3,7 @@ manual steps Terraform cannot do and their exact values. Pure layer: no cdktf.""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 
@@ -254,7 +255,41 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
             ordered=True,
         )
     )
+    document.add(*_cost_category_repair_section(spec))
     return document
+
+
+#: The open AWS provider bug that drops part of the cost category on an in-place update.
+COST_CATEGORY_PROVIDER_BUG = "terraform-provider-aws#49410"
+
+
+def cost_category_repair_command(spec: PlatformSpec) -> str:
+    """The AWS CLI commands that write the team cost category's whole definition in one
+    UpdateCostCategoryDefinition, found by its name (shell; the definition is the spec's)."""
+    name = naming.cost_category_name(spec.organization.name)
+    definition = json.dumps(cost.cost_category_definition(spec), separators=(",", ":"))
+    query = f"CostCategoryReferences[?Name=='{name}'].CostCategoryArn"
+    return (
+        f'ARN=$(aws ce list-cost-category-definitions --query "{query}" --output text)\n'
+        'aws ce update-cost-category-definition --cost-category-arn "$ARN" \\\n'
+        f"  --cli-input-json {shlex.quote(definition)}"
+    )
+
+
+def _cost_category_repair_section(spec: PlatformSpec) -> list:
+    cost_stack = naming.cost_stack_name(spec.organization.name)
+    return [
+        Heading("After a change to the cost category"),
+        Paragraph(
+            f"The AWS provider updates the cost category in place, and leaves out of the update its default value "
+            f"or its split charge rule when that one did not change; AWS replaces the whole definition and clears "
+            f"it ({COST_CATEGORY_PROVIDER_BUG}, open). Adding or removing a team, or changing a quota, does this: "
+            f"the plan review warns, and each further apply of {md_code(cost_stack)} clears the other one. After "
+            f"such a deploy, write the whole definition once with the AWS CLI (credentials of the payer account); "
+            f"the next plan of {md_code(cost_stack)} then shows no change:"
+        ),
+        Code(cost_category_repair_command(spec)),
+    ]
 
 
 def render_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> str:

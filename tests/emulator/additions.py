@@ -102,6 +102,7 @@ class EksState:
     policies: dict[tuple[str, str], dict[str, Json]] = field(default_factory=dict)  # -> policy ARN -> assoc.
     addons: dict[tuple[str, str], Json] = field(default_factory=dict)
     pod_identities: dict[tuple[str, str], Json] = field(default_factory=dict)  # (cluster, id)
+    updates: dict[str, Json] = field(default_factory=dict)  # update ID -> the update (add-on updates)
 
 
 @dataclass
@@ -168,6 +169,7 @@ class Additions:
             "SageMaker.DeleteTags": self.sagemaker_delete_tags,
             # Budgets.
             "AWSBudgetServiceGateway.CreateBudget": self.budgets_create_budget,
+            "AWSBudgetServiceGateway.UpdateBudget": self.budgets_update_budget,
             "AWSBudgetServiceGateway.CreateNotification": self.budgets_create_notification,
             "AWSBudgetServiceGateway.DeleteNotification": self.budgets_delete_notification,
             "AWSBudgetServiceGateway.DescribeSubscribersForNotification": self.budgets_describe_subscribers,
@@ -178,6 +180,7 @@ class Additions:
             # Cost Explorer.
             "AWSInsightsIndexService.UpdateCostAllocationTagsStatus": self.ce_update_tag_status,
             "AWSInsightsIndexService.ListCostAllocationTags": self.ce_list_tags,
+            "AWSInsightsIndexService.ListCostCategoryDefinitions": self.ce_list_cost_categories,
         }
         #: Lambda functions' DeadLetterConfig, by function name (moto keeps none).
         self.dead_letter_configs: dict[str, Json] = {}
@@ -198,7 +201,21 @@ class Additions:
                 re.compile(r"^/clusters/([^/]+)/access-entries/([^/]+)/access-policies/(.+)$"),
                 self.eks_disassociate,
             ),
+            ("POST", re.compile(r"^/clusters/([^/]+)/access-entries/([^/]+)$"), self.eks_update_access_entry),
+            ("GET", re.compile(r"^/clusters/([^/]+)/access-entries$"), self.eks_list_access_entries),
             ("POST", re.compile(r"^/clusters/([^/]+)/addons$"), self.eks_create_addon),
+            ("GET", re.compile(r"^/clusters/([^/]+)/addons$"), self.eks_list_addons),
+            ("POST", re.compile(r"^/clusters/([^/]+)/addons/([^/]+)/update$"), self.eks_update_addon),
+            ("GET", re.compile(r"^/clusters/([^/]+)/updates/([^/]+)$"), self.eks_describe_update),
+            ("GET", re.compile(r"^/clusters/([^/]+)/pod-identity-associations$"), self.eks_list_pod_identities),
+            (
+                "POST",
+                re.compile(r"^/clusters/([^/]+)/pod-identity-associations/([^/]+)$"),
+                self.eks_update_pod_identity,
+            ),
+            ("POST", re.compile(r"^/tags/(.+)$"), self.eks_tag_resource),
+            ("DELETE", re.compile(r"^/tags/(.+)$"), self.eks_untag_resource),
+            ("GET", re.compile(r"^/tags/(.+)$"), self.eks_list_tags),
             ("GET", re.compile(r"^/clusters/([^/]+)/addons/([^/]+)$"), self.eks_describe_addon),
             ("DELETE", re.compile(r"^/clusters/([^/]+)/addons/([^/]+)$"), self.eks_delete_addon),
             ("POST", re.compile(r"^/clusters/([^/]+)/pod-identity-associations$"), self.eks_create_pod_identity),
@@ -603,6 +620,122 @@ class Additions:
         _, association = self.eks_describe_pod_identity(request, cluster_name, association_id)
         del self.eks.pod_identities[(cluster_name, association_id)]
         return 200, association
+
+    def eks_update_access_entry(self, request: Request, cluster_name: str, principal: str) -> tuple[int, Json]:
+        # EKS UpdateAccessEntry: kubernetesGroups and username of an existing entry; a STANDARD
+        # entry's only (AWS: "not supported for access entries of type EC2_LINUX ...").
+        entry = self._access_entry(cluster_name, principal)
+        body = request.json()
+        if entry["type"] != "STANDARD" and "kubernetesGroups" in body:
+            raise AwsError(400, "InvalidParameterException", f"kubernetesGroups cannot be set for type {entry['type']}")
+        for key in ("kubernetesGroups", "username"):
+            if key in body:
+                entry[key] = body[key]
+        entry["modifiedAt"] = _now()
+        return 200, {"accessEntry": entry}
+
+    def eks_list_access_entries(self, request: Request, cluster_name: str) -> tuple[int, Json]:
+        # EKS ListAccessEntries: the principals' ARNs.
+        self._eks_cluster(request, cluster_name)
+        return 200, {"accessEntries": [p for (c, p) in self.eks.access_entries if c == cluster_name]}
+
+    def eks_list_addons(self, request: Request, cluster_name: str) -> tuple[int, Json]:
+        # EKS ListAddons: the add-ons' names.
+        self._eks_cluster(request, cluster_name)
+        return 200, {"addons": [name for (c, name) in self.eks.addons if c == cluster_name]}
+
+    def eks_update_addon(self, request: Request, cluster_name: str, name: str) -> tuple[int, Json]:
+        # EKS UpdateAddon: version, role, configuration and Pod Identity associations of an add-on;
+        # answers an update (type AddonUpdate) that DescribeUpdate reports Successful.
+        addon = self._addon(cluster_name, name)
+        body = request.json()
+        role = body.get("serviceAccountRoleArn")
+        if role and not self._principal_exists(role):
+            raise AwsError(400, "InvalidParameterException", f"The role {role} does not exist")
+        params = []
+        for key, kind in (
+            ("addonVersion", "AddonVersion"),
+            ("serviceAccountRoleArn", "ServiceAccountRoleArn"),
+            ("configurationValues", "ConfigurationValues"),
+        ):
+            if body.get(key) is not None:
+                addon[key] = body[key]
+                params.append({"type": kind, "value": body[key]})
+        addon["modifiedAt"] = _now()
+        update = {
+            "id": str(uuid.uuid4()),
+            "status": "Successful",
+            "type": "AddonUpdate",
+            "params": params,
+            "createdAt": _now(),
+            "errors": [],
+        }
+        self.eks.updates[update["id"]] = update
+        return 200, {"update": update}
+
+    def eks_describe_update(self, request: Request, cluster_name: str, update_id: str) -> tuple[int, Json]:
+        # EKS DescribeUpdate of an add-on update (`?addonName=`); a cluster's updates are moto's.
+        if update_id not in self.eks.updates:
+            return 200, self._via_moto(request)
+        return 200, {"update": self.eks.updates[update_id]}
+
+    def eks_list_pod_identities(self, request: Request, cluster_name: str) -> tuple[int, Json]:
+        # EKS ListPodIdentityAssociations: summaries.
+        self._eks_cluster(request, cluster_name)
+        keys = ("clusterName", "namespace", "serviceAccount", "associationArn", "associationId")
+        found = [{k: a[k] for k in keys} for (c, _), a in self.eks.pod_identities.items() if c == cluster_name]
+        return 200, {"associations": found}
+
+    def eks_update_pod_identity(self, request: Request, cluster_name: str, association_id: str) -> tuple[int, Json]:
+        # EKS UpdatePodIdentityAssociation: the role (which must exist) and session tags.
+        _, answer = self.eks_describe_pod_identity(request, cluster_name, association_id)
+        association = answer["association"]
+        body = request.json()
+        if "roleArn" in body:
+            if not self._principal_exists(body["roleArn"]):
+                raise AwsError(400, "InvalidParameterException", f"The role {body['roleArn']} does not exist")
+            association["roleArn"] = body["roleArn"]
+        if "disableSessionTags" in body:
+            association["disableSessionTags"] = body["disableSessionTags"]
+        association["modifiedAt"] = _now()
+        return 200, {"association": association}
+
+    def _eks_tagged(self, arn: str) -> Json | None:
+        """The access entry, add-on or Pod Identity association (kept here) with this ARN."""
+        for table, key in (
+            (self.eks.access_entries, "accessEntryArn"),
+            (self.eks.addons, "addonArn"),
+            (self.eks.pod_identities, "associationArn"),
+        ):
+            for item in table.values():
+                if item[key] == arn:
+                    return item
+        return None
+
+    def eks_tag_resource(self, request: Request, arn: str) -> tuple[int, Json]:
+        # EKS TagResource: of a cluster (moto's) or of an access entry, add-on or Pod Identity
+        # association; an ARN of none is ResourceNotFoundException (NotFoundException in moto).
+        item = self._eks_tagged(arn)
+        if item is None:
+            return 200, self._via_moto(request)
+        item["tags"].update(request.json().get("tags", {}))
+        return 200, {}
+
+    def eks_untag_resource(self, request: Request, arn: str) -> tuple[int, Json]:
+        # EKS UntagResource (`?tagKeys=`).
+        item = self._eks_tagged(arn)
+        if item is None:
+            return 200, self._via_moto(request)
+        for key in request.query.get("tagKeys", []):
+            item["tags"].pop(key, None)
+        return 200, {}
+
+    def eks_list_tags(self, request: Request, arn: str) -> tuple[int, Json]:
+        # EKS ListTagsForResource.
+        item = self._eks_tagged(arn)
+        if item is None:
+            return 200, self._via_moto(request)
+        return 200, {"tags": item["tags"]}
 
     # --- Lambda (REST) ------------------------------------------------------------------------
 
@@ -1059,6 +1192,20 @@ class Additions:
             self.budget_subscribers[(name, self._notification_key(pair["Notification"]))] = pair["Subscribers"]
         return answer
 
+    def budgets_update_budget(self, request: Request) -> Json:
+        # Budgets UpdateBudget (moto has none): NewBudget replaces the budget of that name, which
+        # must exist (NotFoundException); its notifications stay.
+        body = request.json()
+        new = body["NewBudget"]
+        budgets = self._moto("budgets", "aws").budgets[body["AccountId"]]
+        name = new["BudgetName"]
+        if name not in budgets:
+            raise AwsError(400, "NotFoundException", f"Unable to update budget: {name} - the budget doesn't exist.")
+        kept = budgets[name].budget
+        new.setdefault("TimePeriod", kept["TimePeriod"])
+        budgets[name].budget = {**new, "LastUpdatedTime": time.time()}
+        return {}
+
     def budgets_create_notification(self, request: Request) -> Json:
         # Budgets CreateNotification: a notification with its subscribers (1 to 11).
         body = request.json()
@@ -1125,6 +1272,22 @@ class Additions:
                 "LastUpdatedDate": _iso(time.time()),
             }
         return {"Errors": []}
+
+    def ce_list_cost_categories(self, request: Request) -> Json:
+        # Cost Explorer ListCostCategoryDefinitions (moto has none): references to the categories
+        # moto keeps (payer account, us-east-1).
+        categories = self._moto("ce", "aws").cost_categories.values()
+        references = [
+            {
+                "CostCategoryArn": c.arn,
+                "Name": c.name,
+                "EffectiveStart": c.effective_start,
+                "NumberOfRules": len(c.rules),
+                **({"DefaultValue": c.default_value} if c.default_value else {}),
+            }
+            for c in categories
+        ]
+        return {"CostCategoryReferences": references}
 
     def ce_list_tags(self, request: Request) -> Json:
         # Cost Explorer ListCostAllocationTags, filtered by TagKeys and Status as asked.
