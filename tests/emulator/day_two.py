@@ -101,18 +101,24 @@ class DayTwo:
 
         clean = sum(o.ok for o in self.replanned)
         lost = self.data_destroyed
-        return (
-            f"emulator: {example}: day 2: {'; '.join(self.changes)}: {len(self.applied)} stacks applied "
-            f"({total('added')} added, {total('changed')} changed, {total('destroyed')} destroyed), "
-            f"{len(self.removed_stacks)} stacks of removed teams left as they were, "
-            + "".join(
-                f"{o.stack}'s cost category half-updated by the provider (terraform-provider-aws#49410) and "
-                "written whole by the runbook's AWS CLI repair, "
-                for o in self.applied_again
-            )
-            + f"{clean}/{len(self.replanned)} re-plans clean, "
-            + (f"DATA DESTROYED: {', '.join(lost)}" if lost else "nothing holding data destroyed")
-        )
+        parts = [
+            f"{len(self.applied)} stacks applied ({total('added')} added, {total('changed')} changed, "
+            f"{total('destroyed')} destroyed)"
+        ]
+        if self.removed_stacks:
+            parts.append(f"{_stacks(len(self.removed_stacks))} of removed teams left as they were")
+        parts += [
+            f"{o.stack}'s cost category half-updated by the provider (terraform-provider-aws#49410) and "
+            "written whole by the runbook's AWS CLI repair"
+            for o in self.applied_again
+        ]
+        parts.append(f"{clean}/{len(self.replanned)} re-plans clean")
+        parts.append(f"DATA DESTROYED: {', '.join(lost)}" if lost else "nothing holding data destroyed")
+        return f"emulator: {example}: day 2: {'; '.join(self.changes)}: {', '.join(parts)}"
+
+
+def _stacks(n: int) -> str:
+    return f"{n} stack" if n == 1 else f"{n} stacks"
 
 
 def _count(output: str, word: str) -> int:
