@@ -234,40 +234,10 @@ def test_aggregation_repairs_the_raw_tables_then_summarises_yesterday(monkeypatc
     queries = [r["QueryString"].strip() for r in athena.started]
     assert queries[:4] == [f"MSCK REPAIR TABLE `{t}`" for t in ("clusterqueue", "workload", "pod", "heartdub")]
     assert queries[4].startswith('INSERT INTO "acme_hyperpod_usage".summary_report')
-    assert "year = '2026' AND month = '11' AND day = '02'" in queries[4]
+    assert queries[5].startswith('INSERT INTO "acme_hyperpod_usage".detailed_report')
+    assert all("year = '2026' AND month = '11' AND day = '02'" in q for q in queries[4:])
+    assert len(queries) == 6
     assert {r["WorkGroup"] for r in athena.started} == {"acme-hyperpod-usage"}
-
-
-def test_aggregation_writes_the_summary_tables_columns_in_order():
-    """INSERT INTO without a column list: the SELECT must give summary_report's columns, then its
-    partition keys, in the template's order (13 + 4 expressions)."""
-    module = aggregation_module()
-    select = module.SUMMARY_INSERT.rsplit("SELECT DATE", 1)[1].split("FROM periods")[0]
-    depth, parts, current = 0, [], ""
-    for character in select:
-        depth += character == "("
-        depth -= character == ")"
-        if character == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += character
-    parts.append(current)
-    columns = TEMPLATE_TABLES["summary_report"][1].split(", ")
-    assert len(parts) == len(columns) + len(TEMPLATE_TABLES["summary_report"][2].split())
-    kinds = [c.split()[0] for c in columns[4:]]
-    assert [k.split("_")[1] for k in kinds] == [
-        "neuron",
-        "neuron",
-        "neuron",
-        "gpu",
-        "gpu",
-        "gpu",
-        "vcpu",
-        "vcpu",
-        "vcpu",
-    ]
-    assert "neuron_core_total" in parts[4] and "gpu_borrowed" in parts[9] and "cpu_total" in parts[10]
 
 
 def test_aggregation_refuses_a_day_that_is_not_a_date():

@@ -171,7 +171,7 @@ class UsageReportInfrastructure(Construct):
             ),
         )
 
-        # The daily aggregation into summary_report: its logs and environment under its own key,
+        # The daily aggregation into summary_report and detailed_report: its logs and environment under its own key,
         # failed runs kept in a queue (the event names the day, to run it again).
         function_name = usage_report.aggregation_function_name(org.name)
         log_group_name = f"/aws/lambda/{function_name}"
@@ -252,7 +252,7 @@ class UsageReportInfrastructure(Construct):
             self,
             "daily",
             name=function_name,
-            description="Aggregate yesterday's HyperPod usage into summary_report (hyperpod-teams)",
+            description="Aggregate yesterday's HyperPod usage into summary_report and detailed_report (hyperpod-teams)",
             schedule_expression=usage_report.AGGREGATION_SCHEDULE,
         )
         bindings.aws_cloudwatch_event_target.CloudwatchEventTarget(
