@@ -20,6 +20,10 @@ from hyperpod_teams.constructs.training_operator import TrainingOperator
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks.base import PlatformStack
 
+POD_IDENTITY_AGENT_ID = "pod-identity-agent"
+#: The agent's address when the training operator's construct made it (before it was shared).
+TRAINING_OPERATOR_AGENT_ADDRESS = "aws_eks_addon.training-operator_pod-identity-agent_B1574060"
+
 
 class ClusterStack(PlatformStack):
     def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec, eks: EksCluster) -> None:
@@ -69,6 +73,9 @@ class ClusterStack(PlatformStack):
                 addon_name=addons.CLOUDWATCH_OBSERVABILITY_ADDON,
                 depends_on=[agent_policy, self.hyperpod.resource],
             )
+        self.pod_identity_agent = None
+        if spec.installs_pod_identity_agent:
+            self.pod_identity_agent = self._pod_identity_agent(eks)
         self.training_operator = None
         if cluster.installs_training_operator:
             self.training_operator = TrainingOperator(
@@ -78,6 +85,7 @@ class ClusterStack(PlatformStack):
                 eks_cluster_name=eks.name,
                 eks_cluster_arn=eks.arn,
                 after=[self.hyperpod.resource] if self.hyperpod.resource is not None else [],
+                pod_identity_agent=self.pod_identity_agent,
             )
         self.task_governance = None
         if cluster.task_governance.enabled:
@@ -96,3 +104,19 @@ class ClusterStack(PlatformStack):
         cdktf.TerraformOutput(self, "hyperpod_cluster_arn", value=self.hyperpod.arn)
         if lifecycle_s3_uri is not None:
             cdktf.TerraformOutput(self, "lifecycle_scripts_s3_uri", value=lifecycle_s3_uri)
+
+    def _pod_identity_agent(self, eks: EksCluster) -> bindings.aws_eks_addon.EksAddon:
+        """The EKS Pod Identity agent, for the training operator and the usage-report operator
+        alike (PlatformSpec.installs_pod_identity_agent). Its pods run on the HyperPod nodes."""
+        agent = bindings.aws_eks_addon.EksAddon(
+            self,
+            POD_IDENTITY_AGENT_ID,
+            cluster_name=eks.name,
+            addon_name=addons.POD_IDENTITY_AGENT_ADDON,
+            depends_on=[self.hyperpod.resource] if self.hyperpod.resource is not None else None,
+        )
+        # Where the training operator had it before it was shared: the state moves, the add-on stays.
+        # With nothing at the old address, the block does nothing.
+        address = f"{agent.terraform_resource_type}.{self.get_logical_id(agent)}"
+        self.add_override("moved", [{"from": TRAINING_OPERATOR_AGENT_ADDRESS, "to": address}])
+        return agent

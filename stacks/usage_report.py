@@ -11,6 +11,9 @@ from hyperpod_teams.constructs.usage_report import UsageReportInfrastructure, Us
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks.base import PlatformStack
 
+#: The agent's address when this stack made it.
+FORMER_AGENT_ADDRESS = "aws_eks_addon.usage-report_pod-identity-agent_6707E3B9"
+
 
 class UsageReportStack(PlatformStack):
     def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec, eks: EksCluster) -> None:
@@ -20,6 +23,10 @@ class UsageReportStack(PlatformStack):
         self.infrastructure = UsageReportInfrastructure(
             self, "usage-report", spec=spec, eks_cluster_name=eks.name, eks_cluster_arn=eks.arn
         )
+        # This stack made the EKS Pod Identity agent before <org>-cluster owned it for the training
+        # operator and usage reports alike: the state forgets it, the add-on stays (CHANGELOG says
+        # how <org>-cluster takes it over). With nothing at the address, the block does nothing.
+        self.add_override("removed", [{"from": FORMER_AGENT_ADDRESS, "lifecycle": {"destroy": False}}])
 
 
 class UsageOperatorStack(PlatformStack):

@@ -340,16 +340,50 @@ def only_item(mapping: dict) -> tuple[str, dict]:
     return item
 
 
-def test_the_pod_identity_agent_has_one_owner(quickstart_data, tmp_path):
-    """The usage-report stack installed the agent first and keeps it; the cluster stack then leaves it."""
+def _agents(stacks: dict) -> list[tuple[str, str]]:
+    return [
+        (name, addons_by_name(stack)["eks-pod-identity-agent"][0])
+        for name, stack in stacks.items()
+        if "eks-pod-identity-agent" in addons_by_name(stack)
+    ]
+
+
+def test_the_pod_identity_agent_stays_where_it_is_when_usage_reports_are_switched_on(quickstart_data, tmp_path):
+    """The training operator and the usage-report operator share one agent in <org>-cluster: a move
+    to another stack's state destroys it in one (every Pod Identity credential stops) and fails to
+    create it in the other (EKS: "already exists"), which day 2 of the emulator tier hit."""
+    before = _agents(synthesize_stacks(validate_spec(quickstart_data), tmp_path / "before"))
     quickstart_data["cost"] = {**quickstart_data.get("cost", {}), "usage_reports": {"enabled": True}}
-    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path / "reports")
-    owners = [name for name, stack in stacks.items() if "eks-pod-identity-agent" in addons_by_name(stack)]
-    assert owners == ["acme-usage-report"]
+    after = _agents(synthesize_stacks(validate_spec(quickstart_data), tmp_path / "after"))
+    assert before == after and [name for name, _ in after] == ["acme-cluster"]
+    quickstart_data["cluster"]["training_operator"] = {"install_pod_identity_agent": False}
+    assert _agents(synthesize_stacks(validate_spec(quickstart_data), tmp_path / "reports")) == after
     quickstart_data["cost"]["usage_reports"]["install_pod_identity_agent"] = False
-    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path / "cluster")
-    owners = [name for name, stack in stacks.items() if "eks-pod-identity-agent" in addons_by_name(stack)]
-    assert owners == ["acme-cluster"]
+    assert _agents(synthesize_stacks(validate_spec(quickstart_data), tmp_path / "neither")) == []
+
+
+def test_the_agents_former_addresses_move_or_are_forgotten_not_destroyed(quickstart_data, tmp_path):
+    """Where the agent was before it was shared: the training operator's construct in <org>-cluster
+    (a `moved` block to its address now), the usage-report stack (a `removed` block that keeps it).
+    The addresses are cdktf's own for those construct paths, computed here in a scratch stack."""
+    import cdktf
+    from constructs import Construct
+
+    from hyperpod_teams import bindings
+
+    app = cdktf.App(outdir=str(tmp_path / "scratch"))
+    scratch = cdktf.TerraformStack(app, "scratch")
+    former = {}
+    for scope_id in ("training-operator", "usage-report"):
+        addon = bindings.aws_eks_addon.EksAddon(
+            Construct(scratch, scope_id), "pod-identity-agent", cluster_name="c", addon_name="eks-pod-identity-agent"
+        )
+        former[scope_id] = f"aws_eks_addon.{scratch.get_logical_id(addon)}"
+    quickstart_data["cost"] = {**quickstart_data.get("cost", {}), "usage_reports": {"enabled": True}}
+    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path / "out")
+    ((_, agent),) = _agents(stacks)
+    assert stacks["acme-cluster"]["moved"] == [{"from": former["training-operator"], "to": f"aws_eks_addon.{agent}"}]
+    assert stacks["acme-usage-report"]["removed"] == [{"from": former["usage-report"], "lifecycle": {"destroy": False}}]
 
 
 def test_what_the_cluster_has_already_is_not_installed_again(quickstart_data, tmp_path):

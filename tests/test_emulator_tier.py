@@ -293,6 +293,18 @@ def test_day_two_destroys_nothing_that_holds_data(rounds, example):
     assert day.data_destroyed == [], day.destroyed
 
 
+@pytest.mark.parametrize("example", TIER_EXAMPLES)
+def test_day_two_keeps_the_clusters_add_ons(rounds, example):
+    """An EKS add-on destroyed and made again stops what runs through it meanwhile (the Pod
+    Identity agent: every pod's AWS credentials). existing-cluster switches on usage reports,
+    whose operator shares the training operator's agent: it must stay where it is."""
+    day = rounds[example].day_two
+    assert day is not None and day.applied, "day 2 never ran"
+    destroyed = [f"{stack}: {a}" for stack, found in day.destroyed.items() for a in found]
+    add_ons = [a for a in destroyed if a.split(": ")[1].startswith("aws_eks_addon.")]
+    assert add_ons == []
+
+
 def test_a_removed_team_leaves_the_app_and_its_stacks_are_left_as_they_were(rounds):
     day = rounds[JOURNEY_EXAMPLE].day_two
     assert day is not None and day.applied, "day 2 never ran"

@@ -118,7 +118,7 @@ def test_operator_chart_gets_every_value_its_deployment_requires(usage_stacks):
     assert "sagemaker-hyperpod-usage-report" in release["lifecycle"]["precondition"][0]["error_message"]
 
 
-def test_pod_identity_reaches_the_charts_service_account(usage_stacks):
+def test_pod_identity_reaches_the_charts_service_account(usage_stacks, usage_spec_data):
     stack = usage_stacks["acme-usage-report"]
     (association,) = resources(stack, "aws_eks_pod_identity_association")
     # The chart's defaults: namespace from _helpers.tpl, service account from values.yaml.
@@ -126,8 +126,14 @@ def test_pod_identity_reaches_the_charts_service_account(usage_stacks):
         "hyperpod-usage-report",
         "hyperpod-usage-report",
     )
-    (addon,) = resources(stack, "aws_eks_addon")
-    assert addon["addon_name"] == "eks-pod-identity-agent"
+    # The agent that serves the association's credentials, in <org>-cluster (shared with the
+    # training operator), before the operator's chart (<org>-usage-operator deploys after it).
+    (agent,) = [
+        a for a in resources(usage_stacks["acme-cluster"], "aws_eks_addon") if "pod-identity" in a["addon_name"]
+    ]
+    assert agent["addon_name"] == "eks-pod-identity-agent"
+    planned = {s.name: s for s in stack_plan.stack_plan(validate_spec(usage_spec_data))}
+    assert "acme-cluster" in planned["acme-usage-operator"].depends_on
 
 
 def test_operator_may_only_put_raw_usage_data_and_only_its_cluster_may_assume_it(usage_stacks):

@@ -1,6 +1,7 @@
 """The SageMaker HyperPod training operator on the shared EKS cluster, with what it needs first:
-cert-manager, the EKS Pod Identity agent, and the role its controller's service account gets through
-a Pod Identity association (hyperpod_teams/addons.py names the references)."""
+cert-manager, the EKS Pod Identity agent (the cluster stack's, shared with usage reports), and the
+role its controller's service account gets through a Pod Identity association
+(hyperpod_teams/addons.py names the references)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ class TrainingOperator(Construct):
         eks_cluster_name: str,
         eks_cluster_arn: str,
         after: list,
+        pod_identity_agent: bindings.aws_eks_addon.EksAddon | None,
     ) -> None:
         super().__init__(scope, id_)
         org = spec.organization
@@ -43,16 +45,8 @@ class TrainingOperator(Construct):
                     depends_on=after or None,
                 )
             )
-        if spec.cluster_stack_installs_pod_identity_agent:
-            prerequisites.append(
-                bindings.aws_eks_addon.EksAddon(
-                    self,
-                    "pod-identity-agent",
-                    cluster_name=eks_cluster_name,
-                    addon_name=addons.POD_IDENTITY_AGENT_ADDON,
-                    depends_on=after or None,
-                )
-            )
+        if pod_identity_agent is not None:
+            prerequisites.append(pod_identity_agent)
         self.role = bindings.aws_iam_role.IamRole(
             self,
             "role",

@@ -13,7 +13,7 @@ from pathlib import Path
 import cdktf
 from constructs import Construct
 
-from hyperpod_teams import addons, bindings, policies, usage_report
+from hyperpod_teams import bindings, policies, usage_report
 from hyperpod_teams.constructs.helm import chart_is_cloned
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.constructs.storage import add_private_bucket
@@ -102,16 +102,6 @@ class UsageReportInfrastructure(Construct):
                 policies.usage_operator_policy(self.bucket_name, usage_report.RAW_PREFIX, partition)
             ),
         )
-        agent = []
-        if settings.install_pod_identity_agent:
-            agent = [
-                bindings.aws_eks_addon.EksAddon(
-                    self,
-                    "pod-identity-agent",
-                    cluster_name=eks_cluster_name,
-                    addon_name=addons.POD_IDENTITY_AGENT_ADDON,
-                )
-            ]
         self.association = bindings.aws_eks_pod_identity_association.EksPodIdentityAssociation(
             self,
             "operator-pod-identity",
@@ -119,7 +109,6 @@ class UsageReportInfrastructure(Construct):
             namespace=usage_report.OPERATOR_NAMESPACE,
             service_account=usage_report.OPERATOR_SERVICE_ACCOUNT,
             role_arn=role.arn,
-            depends_on=agent or None,
         )
 
         # Querying: the database and tables the operator's data lands in, Athena's workgroup.

@@ -571,8 +571,8 @@ class TrainingOperator(SpecModel):
     )
     install_pod_identity_agent: bool = Field(
         default=True,
-        description="Install the EKS Pod Identity agent add-on the operator's credentials come through; set false "
-        "when the cluster has it already. When cost.usage_reports installs the agent, that stack keeps it.",
+        description="Install the EKS Pod Identity agent add-on the operator's credentials come through (in "
+        "<org>-cluster, shared with cost.usage_reports); set false when the cluster has it already.",
     )
 
 
@@ -830,8 +830,8 @@ class UsageReports(SpecModel):
     )
     install_pod_identity_agent: bool = Field(
         default=True,
-        description="Install the EKS Pod Identity agent add-on; set false when the cluster has it already "
-        "(creating it twice fails).",
+        description="Install the EKS Pod Identity agent add-on (in <org>-cluster, shared with the training "
+        "operator); set false when the cluster has it already (creating it twice fails).",
     )
     git_ref: str = Field(
         default=USAGE_REPORT_REF,
@@ -892,13 +892,15 @@ class PlatformSpec(SpecModel):
         return self
 
     @property
-    def cluster_stack_installs_pod_identity_agent(self) -> bool:
-        """The Pod Identity agent add-on has one owner. The usage-report stack had it first and keeps
-        it whenever it installs it (moving it would destroy it there and fail to create it here); the
-        cluster stack installs it for the training operator otherwise."""
+    def installs_pod_identity_agent(self) -> bool:
+        """Whether `<org>-cluster` installs the EKS Pod Identity agent add-on, which the training
+        operator's and the usage-report operator's credentials come through. It has one owner
+        whichever needs it, so switching the other on later moves nothing: a move between two
+        stacks' states destroys the agent in one (every Pod Identity credential on the cluster
+        stops until it is back) and fails to create it in the other (EKS: "already exists")."""
         reports = self.cost.usage_reports
         if reports.enabled and reports.install_pod_identity_agent:
-            return False
+            return True
         return self.cluster.installs_training_operator and self.cluster.training_operator.install_pod_identity_agent
 
     def team(self, name: str) -> Team:
