@@ -7,7 +7,10 @@ every plan), a cross-stack value that is empty when the next stack reads it, a d
 that fails, something left behind that blocks a second deploy.
 
 One round per example runs in the module fixture (both examples side by side, each with its own
-emulator process); the tests read its outcomes. `pytest -m emulator` runs this tier alone.
+emulator process); the tests read its outcomes. examples/existing-hyperpod, which adopts a
+HyperPod cluster, gets a shorter round of its own: applied (imports included) and re-planned, then
+re-planned after the organization changed what was adopted. `pytest -m emulator` runs this tier
+alone.
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ JOURNEY_EXAMPLE, JOURNEY_TEAMS = "quickstart", ("nlp", "vision")
 #: The example whose round also shows that a drifting attribute is caught (once is enough; the
 #: round that is otherwise the shorter, since both run side by side).
 DRIFT_EXAMPLE = "existing-cluster"
+#: The example that adopts a running HyperPod cluster: its stacks applied over what the emulator
+#: holds before (tests/emulator/adopted.py), imports included, then changes made outside them.
+ADOPTING_EXAMPLE = "existing-hyperpod"
 
 
 @dataclass
@@ -358,7 +364,7 @@ def test_the_summary_line_counts_every_phase(rounds):
     lines = [
         line
         for line in EMULATOR_SUMMARY.read_text().splitlines()
-        if line.startswith("emulator:") and ": day 2: " not in line
+        if line.startswith("emulator:") and line.split(":")[1].strip() in TIER_EXAMPLES and ": day 2: " not in line
     ]
     assert len(lines) == len(TIER_EXAMPLES)
     assert all(re.search(r"stacks applied, \d+ resources created, (\d+)/\1 re-plans clean", line) for line in lines)
@@ -440,3 +446,100 @@ def test_the_summary_line_counts_the_journey_steps(rounds):
     line = next(line for line in EMULATOR_SUMMARY.read_text().splitlines() if line.startswith("journeys:"))
     total = len(result.journeys)
     assert re.fullmatch(rf"journeys: {total}/{total} steps as expected \(\d+ allowed, \d+ denied\)", line), line
+
+
+# --- adopting a running HyperPod cluster ------------------------------------------------------------
+
+
+@dataclass
+class Adoption:
+    applied: list = field(default_factory=list)
+    replanned: list = field(default_factory=list)
+    #: The re-plans after DRIFTS changed what was adopted, by stack.
+    after_drift: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def imported(self) -> int:
+        return sum(_count(o.output, "imported") for o in self.applied)
+
+    def refused(self) -> list[str]:
+        from tests.emulator.adopted import DRIFTS
+
+        output = "".join(o.output for o in self.after_drift)
+        return [words for _, _, words in DRIFTS if words in output]
+
+    def summary(self) -> str:
+        from tests.emulator.adopted import DRIFTS
+
+        clean = sum(o.ok for o in self.replanned)
+        created = sum(o.count for o in self.applied)
+        return (
+            f"emulator: {ADOPTING_EXAMPLE}: {len(self.applied)} stacks applied over the adopted cluster, "
+            f"{created} resources created, {self.imported} imported, {clean}/{len(self.replanned)} re-plans clean, "
+            f"{len(self.refused())}/{len(DRIFTS)} changes made outside the stacks stopped at plan "
+            f"({'; '.join(what for _, what, _ in DRIFTS)}) ({self.seconds:.0f} s)"
+        )
+
+
+def _count(output: str, word: str) -> int:
+    found = re.search(rf"Resources: .*?(\d+) {word}", output)
+    return int(found[1]) if found else 0
+
+
+@pytest.fixture(scope="module")
+def adoption(rounds, tmp_path_factory) -> Adoption:
+    from hyperpod_teams.spec import validate_spec
+    from tests.emulator.adopted import drifted
+    from tests.emulator.deployment import Deployment, running_emulator, world_before_first_deploy
+
+    terraform = terraform_or_skip(tmp_path_factory.mktemp("adopting-terraform"))
+    spec = yaml.safe_load((EXAMPLES / ADOPTING_EXAMPLE / "teams.yaml").read_text())
+    synth_dir = tmp_path_factory.mktemp(f"emulator-{ADOPTING_EXAMPLE}") / "cdktf.out"
+    synthesize_stacks(validate_spec(spec), synth_dir)
+    started = time.monotonic()
+    result = Adoption()
+    with running_emulator(synth_dir.parent, spec["organization"]["account_id"]) as emulator:
+        deployment = Deployment(synth_dir, terraform.env, emulator.url)
+        world = world_before_first_deploy(spec, deployment.looked_up_groups())
+        emulator.seed(world)
+        result.applied = deployment.each_wave(deployment.apply)
+        if all(o.ok for o in result.applied):
+            result.replanned = deployment.all_at_once(deployment.replan)
+            # One change at a time: a failed check of the cluster stops the checks that read it.
+            lookups = [n for n, s in deployment.stacks.items() if "aws_cloudcontrolapi_resource" in s.get("data", {})]
+            for before, after in zip(world["adopted"]["cloud_control"], drifted(world["adopted"]), strict=True):
+                emulator.replace_cloud_control([after])
+                result.after_drift += [deployment.replan(name) for name in lookups]
+                emulator.replace_cloud_control([before])
+    result.seconds = time.monotonic() - started
+    with EMULATOR_SUMMARY.open("a") as summary:
+        summary.write(result.summary() + "\n")
+    return result
+
+
+def test_the_adopting_example_applies_over_the_running_cluster_with_its_imports(adoption):
+    """Nothing of the HyperPod or EKS cluster is created; the task-governance add-on, team
+    search's domain, permission set, its inline policy and its assignment are imported."""
+    assert adoption.applied and all(o.ok for o in adoption.applied), _failures(adoption.applied)
+    assert adoption.imported == 5, [o.output[-800:] for o in adoption.applied]
+    created = "".join(o.output for o in adoption.applied)
+    assert not re.search(r"^aws_eks_cluster\.\S+: Creating", created, re.MULTILINE)
+
+
+def test_the_adopting_example_replans_clean(adoption):
+    assert adoption.replanned and all(o.ok for o in adoption.replanned), _failures(adoption.replanned)
+
+
+def test_changes_made_outside_the_stacks_to_what_they_adopted_stop_the_next_plan(adoption):
+    """The scheduler config's priority classes, the quota's count, the cluster's tags changed in
+    the account: each is named at plan (the lookups' postconditions), nothing is applied."""
+    from tests.emulator.adopted import DRIFTS
+
+    assert adoption.after_drift, "the drift was never planned: the apply failed"
+    assert adoption.refused() == [words for _, _, words in DRIFTS], _failures(adoption.after_drift)
+
+
+def test_the_adopting_summary_line_says_what_was_imported_and_stopped(adoption):
+    (line,) = [x for x in EMULATOR_SUMMARY.read_text().splitlines() if x.startswith(f"emulator: {ADOPTING_EXAMPLE}:")]
+    assert re.search(r"(\d+)/\1 re-plans clean, 3/3 changes made outside the stacks stopped at plan", line), line

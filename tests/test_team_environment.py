@@ -29,7 +29,14 @@ def test_team_domain_follows_the_spec(quickstart_stacks):
     lab = settings["jupyter_lab_app_settings"]
     assert lab["default_resource_spec"]["instance_type"] == team.studio.default_instance_type == "ml.t3.large"
     idle = lab["app_lifecycle_management"]["idle_settings"]
-    assert idle == {"idle_timeout_in_minutes": 120, "lifecycle_management": "ENABLED"}
+    # Members may pick their own between SageMaker's least (IdleSettings MinIdleTimeoutInMinutes,
+    # 60 in the API model) and the team's; left unset, the provider would send 0 for both.
+    assert idle == {
+        "idle_timeout_in_minutes": 120,
+        "lifecycle_management": "ENABLED",
+        "min_idle_timeout_in_minutes": 60,
+        "max_idle_timeout_in_minutes": 120,
+    }
 
 
 def test_domain_keeps_home_directories_and_cannot_be_destroyed_by_accident(quickstart_stacks):

@@ -15,6 +15,8 @@ from hyperpod_teams.spec.models import PlatformSpec, Team
 
 #: CloudFormation type of a SageMaker AI domain, read through Cloud Control when taken over.
 DOMAIN_TYPE = "AWS::SageMaker::Domain"
+#: The least idle shutdown SageMaker accepts (IdleSettings MinIdleTimeoutInMinutes, 60 to 525600).
+MIN_IDLE_TIMEOUT_MINUTES = 60
 
 
 class TeamExecutionRole(Construct):
@@ -112,8 +114,14 @@ class TeamDomain(Construct):
                         instance_type=studio.default_instance_type
                     ),
                     app_lifecycle_management=domain.SagemakerDomainDefaultUserSettingsJupyterLabAppSettingsAppLifecycleManagement(
+                        # The range a member may pick an idle shutdown of their own from: AWS's
+                        # least (60) up to the team's. Left unset, the provider sends 0 for both
+                        # (its expandDomainIdleSettings), below the API model's minimum of 60.
                         idle_settings=domain.SagemakerDomainDefaultUserSettingsJupyterLabAppSettingsAppLifecycleManagementIdleSettings(
-                            lifecycle_management="ENABLED", idle_timeout_in_minutes=studio.idle_timeout_minutes
+                            lifecycle_management="ENABLED",
+                            idle_timeout_in_minutes=studio.idle_timeout_minutes,
+                            min_idle_timeout_in_minutes=MIN_IDLE_TIMEOUT_MINUTES,
+                            max_idle_timeout_in_minutes=studio.idle_timeout_minutes,
                         )
                     ),
                 ),

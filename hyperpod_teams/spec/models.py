@@ -745,7 +745,13 @@ class Studio(SpecModel):
         "they are (AWS fixes them at creation). It must use IAM Identity Center (auth mode SSO).",
     )
     default_instance_type: InstanceType = "ml.t3.medium"
-    idle_timeout_minutes: int = Field(default=60, ge=60, le=525600)
+    idle_timeout_minutes: int = Field(
+        default=60,
+        ge=60,
+        le=525600,
+        description="Minutes without activity after which a member's JupyterLab app shuts down. Members may "
+        "pick a shorter one for their own apps, down to 60 (SageMaker's least), never a longer one.",
+    )
 
 
 class Budget(SpecModel):

@@ -28,6 +28,7 @@ from urllib.parse import parse_qs, unquote
 from tests.emulator import registry
 from tests.emulator.authorization import Authorization, denial
 from tests.emulator.cloud_control import CloudControl, CloudControlError
+from tests.emulator.input_shapes import InputShapes
 
 Json = dict[str, Any]
 
@@ -73,6 +74,60 @@ def _now() -> float:
 
 def _iso(seconds: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+#: EKS access entry types (EKS API reference, CreateAccessEntry `type`; a free string in the
+#: model, checked by the service): any other is an InvalidParameterException.
+EKS_ACCESS_ENTRY_TYPES = {
+    "STANDARD",
+    "EC2",
+    "EC2_LINUX",
+    "EC2_WINDOWS",
+    "FARGATE_LINUX",
+    "HYBRID_LINUX",
+    "HYPERPOD_LINUX",
+}
+#: The add-ons AWS offers (EKS user guide, "AWS add-ons" and "Community add-ons"; the HyperPod
+#: ones from the SageMaker developer guide): CreateAddon of another name is an
+#: InvalidParameterException. Versions have EKS's form, `v1.18.2-eksbuild.2`.
+EKS_ADDONS = {
+    "adot",
+    "amazon-cloudwatch-observability",
+    "amazon-sagemaker-hyperpod-observability",
+    "amazon-sagemaker-hyperpod-taskgovernance",
+    "amazon-sagemaker-hyperpod-training-operator",
+    "aws-ebs-csi-driver",
+    "aws-efs-csi-driver",
+    "aws-fsx-csi-driver",
+    "aws-guardduty-agent",
+    "aws-mountpoint-s3-csi-driver",
+    "aws-network-flow-monitoring-agent",
+    "aws-secrets-store-csi-driver-provider",
+    "cert-manager",
+    "coredns",
+    "eks-node-monitoring-agent",
+    "eks-pod-identity-agent",
+    "external-dns",
+    "fluent-bit",
+    "kube-proxy",
+    "kube-state-metrics",
+    "metrics-server",
+    "prometheus-node-exporter",
+    "snapshot-controller",
+    "vpc-cni",
+}
+ADDON_VERSION = re.compile(r"^v\d+\.\d+\.\d+-eksbuild\.\d+$")
+#: An access policy's ARN: AWS's account `aws`, no region, the region's partition.
+ACCESS_POLICY_ARN = re.compile(
+    r"^arn:(?P<partition>aws|aws-cn|aws-us-gov):eks::aws:cluster-access-policy/(?P<name>[^/]+)$"
+)
+#: Identity Center permission sets: a session lasts 1 to 12 hours (CreatePermissionSet
+#: `SessionDuration`, an ISO-8601 duration; its model pattern allows any).
+SESSION_DURATION = re.compile(r"^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?$")
+
+
+def _partition(region: str) -> str:
+    return "aws-cn" if region.startswith("cn-") else "aws-us-gov" if region.startswith("us-gov-") else "aws"
 
 
 #: EKS access policies AWS publishes (EKS user guide, "Review access policy permissions"); an
@@ -130,6 +185,8 @@ class Additions:
         #: Tags of the resources whose tagging the additions answer (domains, budgets): ARN -> tags.
         self.tags: dict[str, dict[str, str]] = {}
         self.cloud_control = CloudControl(account_id=account_id)
+        #: botocore's input shapes, which every request answered here must satisfy first.
+        self.input_shapes = InputShapes()
         #: IAM for the team members' sessions (assumed roles): authorization.py.
         self.authorization = Authorization(self)
         self.calls: list[str] = []
@@ -139,6 +196,7 @@ class Additions:
         self.json_operations: dict[str, Callable[[Request], Json]] = {
             # Cloud Control API: cloud_control.py.
             **{f"CloudApiService.{name}": handler for name, handler in self.cloud_control.operations().items()},
+            "CloudApiService.GetResource": self.cloud_control_get_resource,
             # SSO Admin.
             "SWBExternalService.CreatePermissionSet": self.sso_create_permission_set,
             "SWBExternalService.TagResource": self.sso_tag_resource,
@@ -253,6 +311,12 @@ class Additions:
             return self._answer(start_response, 200, {"calls": self.calls})
         if request.path == "/_emulator/decisions":
             return self._answer(start_response, 200, {"decisions": [vars(d) for d in self.authorization.decisions]})
+        if request.path == "/_emulator/cloud-control":
+            # What the organization changed since: Cloud Control resources' properties replaced.
+            with self.lock:
+                for resource in json.loads(body):
+                    self.cloud_control.resources[(resource["type"], resource["identifier"])] = resource["properties"]
+            return self._answer(start_response, 200, {})
         if request.path == "/_emulator/domain-default":
             return self._answer(start_response, 200, self.domain_default(json.loads(body)))
         form = parse_qs(request.body.decode()) if request.service == "cloudformation" else {}
@@ -271,6 +335,18 @@ class Additions:
         if handler is None:
             return self.moto_app(environ, start_response)
         self.calls.append(request.target or f"{request.service} {request.method} {request.path}")
+        refusal = self.input_shapes.check(
+            service=request.service,
+            target=request.target,
+            method=request.method,
+            path=request.path,
+            query=request.query,
+            body=request.body,
+        )
+        if refusal is not None:
+            self.calls.append(f"(refused: {refusal.error_type}: {refusal.message})")
+            answer = {"__type": refusal.error_type, "message": refusal.message}
+            return self._answer(start_response, 400, answer, error_type=refusal.error_type)
         # A retry of a call this server already answered means the answer was lost between this
         # server and the client (on this loaded machine, not in AWS): the SDK sends every attempt of
         # one call with the same invocation ID, and gets the first attempt's answer again, instead of
@@ -370,7 +446,65 @@ class Additions:
                     "tags": {},
                     "podIdentityAssociations": [],
                 }
+            if world.get("adopted"):
+                self._seed_adopted(world["adopted"], center, group_ids)
             return {"groups": group_ids}
+
+    def _seed_adopted(self, adopted: Json, center: Json, group_ids: dict[str, str]) -> None:
+        """What an organization that runs HyperPod already has (tests/emulator/adopted.py): the
+        stacks look it up or import it."""
+        region = adopted["region"]
+        for addon in adopted["eks_addons"]:
+            self.eks.addons[(addon["cluster"], addon["name"])] = {
+                "addonName": addon["name"],
+                "clusterName": addon["cluster"],
+                "status": "ACTIVE",
+                "addonVersion": "v1.0.0-eksbuild.1",
+                "health": {"issues": []},
+                "addonArn": f"arn:aws:eks:{region}:{self.account_id}:addon/{addon['cluster']}/{addon['name']}/seeded",
+                "createdAt": _now(),
+                "modifiedAt": _now(),
+                "tags": {},
+                "podIdentityAssociations": [],
+            }
+        for resource in adopted["cloud_control"]:
+            self.cloud_control.resources[(resource["type"], resource["identifier"])] = resource["properties"]
+        for domain in adopted["domains"]:
+            application = self._sso_application_arn(region)
+            self.sso.applications[application] = {"domain": domain["DomainId"]}
+            self.domains[domain["DomainId"]] = {
+                "domain": {
+                    **domain,
+                    "HomeEfsFileSystemId": "fs-" + uuid.uuid4().hex[:17],
+                    "Status": "InService",
+                    "CreationTime": _now(),
+                    "LastModifiedTime": _now(),
+                    "Url": f"https://{domain['DomainId']}.studio.{region}.sagemaker.aws",
+                    "SingleSignOnApplicationArn": application,
+                    "SingleSignOnManagedApplicationInstanceId": "ins-" + uuid.uuid4().hex[:16],
+                    "TagPropagation": "DISABLED",
+                }
+            }
+            self.tags[domain["DomainArn"]] = {}
+        sso = self._moto("sso-admin", center["region"])
+        for existing in adopted["permission_sets"]:
+            sso.create_permission_set(existing["name"], "", center["instance_arn"], "PT1H", "", [])
+            sso.permission_sets[-1].permission_set_arn = existing["arn"]
+            policy = {
+                "Version": "2012-10-17",
+                "Statement": [{"Effect": "Allow", "Action": "sts:GetCallerIdentity", "Resource": "*"}],
+            }
+            sso.put_inline_policy_to_permission_set(center["instance_arn"], existing["arn"], json.dumps(policy))
+            sso.create_account_assignment(
+                center["instance_arn"],
+                existing["account_id"],
+                "AWS_ACCOUNT",
+                existing["arn"],
+                "GROUP",
+                group_ids[existing["group"]],
+            )
+            self.sso.tags[existing["arn"]] = []
+            self._reserved_sso_role(existing["name"], existing["arn"], center["region"])
 
     def domain_default(self, change: Json) -> Json:
         """Make a domain answer AWS's default for one setting (`AppNetworkAccessType` falls back
@@ -467,6 +601,11 @@ class Additions:
             raise AwsError(409, "ResourceInUseException", "The specified access entry resource is already in use")
         role_name = principal.rsplit("/", 1)[1]
         entry_type = body.get("type", "STANDARD")
+        if entry_type not in EKS_ACCESS_ENTRY_TYPES:
+            raise AwsError(400, "InvalidParameterException", f"The type {entry_type} is not a valid access entry type")
+        if entry_type != "STANDARD" and body.get("kubernetesGroups"):
+            message = f"kubernetesGroups can't be specified for access entry type {entry_type}"
+            raise AwsError(400, "InvalidParameterException", message)
         entry = {
             "clusterName": cluster_name,
             "principalArn": principal,
@@ -506,8 +645,14 @@ class Additions:
         self._access_entry(cluster_name, principal)
         body = request.json()
         policy = body.get("policyArn", "")
-        if policy.rsplit("/", 1)[-1] not in EKS_ACCESS_POLICIES or ":cluster-access-policy/" not in policy:
+        arn = ACCESS_POLICY_ARN.match(policy)
+        if arn is None or arn["partition"] != _partition(request.region):
+            raise AwsError(400, "InvalidParameterException", f"The policyArn {policy} is not valid in {request.region}")
+        if arn["name"] not in EKS_ACCESS_POLICIES:
             raise AwsError(404, "ResourceNotFoundException", f"The specified policy {policy} was not found")
+        if self.eks.access_entries[(cluster_name, principal)]["type"] != "STANDARD":
+            message = "Access policies can be associated with STANDARD entries only"
+            raise AwsError(400, "InvalidRequestException", message)
         scope = body.get("accessScope") or {}
         if scope.get("type") not in ("cluster", "namespace"):
             raise AwsError(400, "InvalidParameterException", "accessScope.type must be cluster or namespace")
@@ -542,6 +687,11 @@ class Additions:
         self._eks_cluster(request, cluster_name)
         body = request.json()
         name = body["addonName"]
+        if name not in EKS_ADDONS:
+            raise AwsError(400, "InvalidParameterException", "Addon specified is not supported")
+        version = body.get("addonVersion")
+        if version is not None and not ADDON_VERSION.match(version):
+            raise AwsError(400, "InvalidParameterException", "Addon version specified is not supported")
         if (cluster_name, name) in self.eks.addons:
             raise AwsError(409, "ResourceInUseException", f"Addon {name} already exists")
         role = body.get("serviceAccountRoleArn")
@@ -782,8 +932,26 @@ class Additions:
     def sso_create_permission_set(self, request: Request) -> Json:
         # SSO Admin CreatePermissionSet: moto creates it but drops its Tags; AWS keeps them
         # (ListTagsForResource). Names are unique per instance (ConflictException).
+        body = request.json()
+        asked = body.get("SessionDuration", "PT1H")
+        duration = SESSION_DURATION.match(asked)
+        parts = zip(duration.groups(), (3600, 60, 1), strict=True) if duration else []
+        if not 3600 <= sum(int(n or 0) * unit for n, unit in parts) <= 12 * 3600:
+            raise AwsError(400, "ValidationException", f"SessionDuration {asked} must be between PT1H and PT12H")
+        existing = self._moto("sso-admin", request.region).permission_sets
+        if any(p.instance_arn == body.get("InstanceArn") and p.name == body.get("Name") for p in existing):
+            # moto creates a second one; AWS keeps names unique per instance.
+            raise AwsError(400, "ConflictException", f"PermissionSet with name {body.get('Name')} already exists")
         answer = self._via_moto(request)
-        self.sso.tags[answer["PermissionSet"]["PermissionSetArn"]] = list(request.json().get("Tags", []))
+        # moto names it `<instance ARN>/ps-...`; AWS's ARN is `arn:aws:sso:::permissionSet/<instance
+        # ID>/ps-...` (Service Authorization Reference, IAM Identity Center's resource types; the
+        # pattern of ResourceArn in the service model refuses moto's form).
+        created = next(p for p in existing if p.permission_set_arn == answer["PermissionSet"]["PermissionSetArn"])
+        instance_arn, permission_set_id = created.permission_set_arn.rsplit("/", 1)
+        prefix, instance_id = instance_arn.rsplit(":instance/", 1)
+        created.permission_set_arn = f"{prefix}:permissionSet/{instance_id}/{permission_set_id}"
+        answer["PermissionSet"]["PermissionSetArn"] = created.permission_set_arn
+        self.sso.tags[answer["PermissionSet"]["PermissionSetArn"]] = list(body.get("Tags", []))
         return answer
 
     def sso_tag_resource(self, request: Request) -> Json:
@@ -1026,7 +1194,7 @@ class Additions:
             "TagPropagation": body.get("TagPropagation", "DISABLED"),
         }
         if body["AuthMode"] == "SSO":
-            application = f"arn:aws:sso::{self.account_id}:application/ssoins-emulator/apl-{uuid.uuid4().hex[:16]}"
+            application = self._sso_application_arn(request.region)
             domain["SingleSignOnApplicationArn"] = application
             domain["SingleSignOnManagedApplicationInstanceId"] = "ins-" + uuid.uuid4().hex[:16]
             self.sso.applications[application] = {"domain": domain_id}
@@ -1034,6 +1202,12 @@ class Additions:
         self.domains[domain_id] = {"domain": domain}
         self.tags[arn] = {t["Key"]: t["Value"] for t in body.get("Tags", [])}
         return {"DomainArn": arn, "DomainId": domain_id, "Url": domain["Url"]}
+
+    def _sso_application_arn(self, region: str) -> str:
+        """An Identity Center application of the account's instance, as AWS names it:
+        `arn:aws:sso::<account>:application/ssoins-<16>/apl-<16>`."""
+        instance_id = self._moto("sso-admin", region).instances[0].instance_arn.rsplit("/", 1)[1]
+        return f"arn:aws:sso::{self.account_id}:application/{instance_id}/apl-{uuid.uuid4().hex[:16]}"
 
     def sagemaker_list_domains(self, request: Request) -> Json:
         # SageMaker ListDomains (one page).
@@ -1120,6 +1294,40 @@ class Additions:
             "domain"
         ]
 
+    def cloud_control_get_resource(self, request: Request) -> Json:
+        # Cloud Control GetResource of an AWS::SageMaker::Domain (primary identifier DomainId):
+        # its registry properties, from the domain SageMaker holds. Other types: cloud_control.py.
+        body = request.json()
+        if body.get("TypeName") != "AWS::SageMaker::Domain":
+            return self.cloud_control.get_resource(request)
+        if body.get("Identifier") not in self.domains:
+            message = (
+                f"Resource of type 'AWS::SageMaker::Domain' with identifier '{body.get('Identifier')}' was not found."
+            )
+            raise AwsError(404, "ResourceNotFoundException", message)
+        domain = self.domains[body["Identifier"]]["domain"]
+        keys = (
+            "DomainArn",
+            "DomainId",
+            "DomainName",
+            "AuthMode",
+            "AppNetworkAccessType",
+            "SubnetIds",
+            "VpcId",
+            "KmsKeyId",
+            "DefaultUserSettings",
+            "Url",
+            "HomeEfsFileSystemId",
+            "SingleSignOnApplicationArn",
+            "SingleSignOnManagedApplicationInstanceId",
+            "TagPropagation",
+        )
+        properties = {key: domain[key] for key in keys if domain.get(key) is not None}
+        return {
+            "TypeName": body["TypeName"],
+            "ResourceDescription": {"Identifier": body["Identifier"], "Properties": json.dumps(properties)},
+        }
+
     def sagemaker_describe_domain(self, request: Request) -> Json:
         # SageMaker DescribeDomain.
         return self._domain(request)
@@ -1128,7 +1336,14 @@ class Additions:
         # SageMaker UpdateDomain: the settings it names replace the stored ones.
         domain = self._domain(request)
         body = request.json()
-        for key in ("DefaultUserSettings", "DomainSettingsForUpdate", "DefaultSpaceSettings", "AppNetworkAccessType"):
+        named = (
+            "DefaultUserSettings",
+            "DomainSettingsForUpdate",
+            "DefaultSpaceSettings",
+            "AppNetworkAccessType",
+            "TagPropagation",
+        )
+        for key in named:
             if key in body:
                 domain["DomainSettings" if key == "DomainSettingsForUpdate" else key] = body[key]
         domain["LastModifiedTime"] = _now()

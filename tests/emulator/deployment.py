@@ -51,11 +51,15 @@ class Emulator:
         """Create what exists before the first deploy (world_before_first_deploy)."""
         return self._post("seed", world)
 
+    def replace_cloud_control(self, resources: list[dict]) -> dict:
+        """Replace Cloud Control resources' properties: a change made outside the stacks."""
+        return self._post("cloud-control", resources)
+
     def domain_default(self, domain: str, setting: str, value: str) -> dict:
         """Have a SageMaker domain answer AWS's default for one setting (the drift test)."""
         return self._post("domain-default", {"domain": domain, "setting": setting, "value": value})
 
-    def _post(self, what: str, body: dict) -> dict:
+    def _post(self, what: str, body: dict | list) -> dict:
         request = urllib.request.Request(f"{self.url}/_emulator/{what}", data=json.dumps(body).encode(), method="POST")
         with urllib.request.urlopen(request, timeout=30) as answer:
             return json.loads(answer.read())
@@ -96,8 +100,9 @@ def running_emulator(work_dir: Path, account_id: str) -> Iterator[Emulator]:
 
 def world_before_first_deploy(spec: dict, groups: list[str]) -> dict:
     """What the account holds before the stacks run, for `Emulator.seed`: Identity Center enabled
-    (the spec's instance and identity store), the IdP groups SCIM provisioned, and the EKS
-    cluster an existing-cluster spec names (with API authentication, as access entries need)."""
+    (the spec's instance and identity store), the IdP groups SCIM provisioned, the EKS
+    cluster an existing-cluster spec names (with API authentication, as access entries need), and
+    what a spec that adopts a HyperPod cluster adopts (adopted.py)."""
     center = spec["identity"]["identity_center"]
     region = spec["organization"]["region"]
     account = spec["organization"]["account_id"]
@@ -112,7 +117,7 @@ def world_before_first_deploy(spec: dict, groups: list[str]) -> dict:
                 "subnet_ids": spec["cluster"]["network"]["subnet_ids"],
             }
         )
-    return {
+    world = {
         "identity_center": {
             "instance_arn": center["instance_arn"],
             "identity_store_id": center["identity_store_id"],
@@ -121,6 +126,11 @@ def world_before_first_deploy(spec: dict, groups: list[str]) -> dict:
         "groups": groups,
         "eks_clusters": clusters,
     }
+    if spec["cluster"].get("existing_hyperpod_cluster_name"):
+        from tests.emulator.adopted import adopted_world
+
+        world["adopted"] = adopted_world(spec)
+    return world
 
 
 def is_aws_only(stack: dict) -> bool:
