@@ -461,7 +461,9 @@ class Adoption:
 
     @property
     def imported(self) -> int:
-        return sum(_count(o.output, "imported") for o in self.applied)
+        from tests.emulator.day_two import counted
+
+        return sum(counted(o.output, "imported") for o in self.applied)
 
     def refused(self) -> list[str]:
         from tests.emulator.adopted import DRIFTS
@@ -480,11 +482,6 @@ class Adoption:
             f"{len(self.refused())}/{len(DRIFTS)} changes made outside the stacks stopped at plan "
             f"({'; '.join(what for _, what, _ in DRIFTS)}) ({self.seconds:.0f} s)"
         )
-
-
-def _count(output: str, word: str) -> int:
-    found = re.search(rf"Resources: .*?(\d+) {word}", output)
-    return int(found[1]) if found else 0
 
 
 @pytest.fixture(scope="module")

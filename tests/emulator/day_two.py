@@ -97,7 +97,7 @@ class DayTwo:
 
     def summary(self, example: str) -> str:
         def total(word: str) -> int:
-            return sum(_count(o.output, word) for o in self.applied)
+            return sum(counted(o.output, word) for o in self.applied)
 
         clean = sum(o.ok for o in self.replanned)
         lost = self.data_destroyed
@@ -121,7 +121,8 @@ def _stacks(n: int) -> str:
     return f"{n} stack" if n == 1 else f"{n} stacks"
 
 
-def _count(output: str, word: str) -> int:
+def counted(output: str, word: str) -> int:
+    """The count Terraform's summary line gives for `word` (added, changed, destroyed, imported)."""
     found = re.search(rf"Resources: .*?(\d+) {word}", output)
     return int(found[1]) if found else 0
 
