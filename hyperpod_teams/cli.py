@@ -7,7 +7,6 @@ and `runbook` never import cdktf.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import re
@@ -15,7 +14,6 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
@@ -25,7 +23,7 @@ import click
 from rich.console import Console
 
 from hyperpod_teams.bindings import MissingBindingsError
-from hyperpod_teams.input_files import MAX_LINE_CHARS, NotAFile, TooLarge, read_at_most, regular_file_size
+from hyperpod_teams.input_files import NotAFile, TooLarge, read_at_most, regular_file_size
 from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec
 from hyperpod_teams.spec.models import MAX_AMOUNT_USD
 
@@ -376,12 +374,22 @@ def runbook(spec_path: Path, out_file: Path | None) -> None:
 @click.option("--cost", "cost_usd", metavar="USD", help="The cluster's cost for the reports' period, in USD.")
 @click.option(
     "--cost-from",
-    "cost_file",
-    metavar="EXPORT.csv",
+    "cost_files",
+    multiple=True,
+    metavar="EXPORT",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Read the cost from a Cost and Usage Report CSV (legacy or 2.0: the unblended cost of the lines "
-    "tagged hyperpod-teams:platform=shared in the reports' period) or a Cost Explorer download filtered to "
-    "the shared platform (its Total costs($) of the period's days).",
+    help="Read the cost from an export AWS delivers: a Cost and Usage Report (legacy, console or Athena column "
+    "names, or CUR 2.0), a FOCUS 1.x export of AWS Data Exports, or a Cost Explorer download filtered to the shared "
+    "platform; CSV, .csv.gz, .zip or Parquet. Repeat for the parts of one export. Only lines tagged "
+    "hyperpod-teams:platform=shared count, prorated to the reports' period.",
+)
+@click.option(
+    "--cost-basis",
+    type=click.Choice(["amortized", "unblended"]),
+    default="amortized",
+    show_default=True,
+    help="With --cost-from: amortized is FOCUS's EffectiveCost (Savings Plans and Reserved Instances at their "
+    "effective rate, what finance charges back); unblended is the cost as billed, line by line.",
 )
 @click.option(
     "--format",
@@ -399,7 +407,8 @@ def chargeback(
     spec_path: Path,
     usage_files: tuple[Path, ...],
     cost_usd: str | None,
-    cost_file: Path | None,
+    cost_files: tuple[Path, ...],
+    cost_basis: str,
     output_format: str,
     out_file: Path | None,
 ) -> None:
@@ -415,35 +424,46 @@ def chargeback(
       hyperpod-teams chargeback teams.yaml --usage summary-report-2026-11-01-2026-11-30.csv \\
           --cost 182450.17 --format csv --out chargeback-2026-11.csv
     """
-    from hyperpod_teams.review.chargeback import ChargebackError, compute_statement, read_cost_export, render_statement
+    from hyperpod_teams.review.chargeback import ChargebackError, compute_statement, render_statement
+    from hyperpod_teams.review.cost_exports import CostExportError, Period, open_parts, read_cost_exports
     from hyperpod_teams.usage_report import MAX_REPORT_BYTES, UsageReportError, read_summary_report
 
-    _refuse_to_overwrite_an_input(out_file, spec_path, *usage_files, *([cost_file] if cost_file else []))
+    _refuse_to_overwrite_an_input(out_file, spec_path, *usage_files, *cost_files)
     spec = _load(spec_path)
-    if (cost_usd is None) == (cost_file is None):
-        _user_error("give the cluster's cost with exactly one of --cost USD and --cost-from EXPORT.csv")
+    if (cost_usd is None) == (not cost_files):
+        _user_error("give the cluster's cost with exactly one of --cost USD and --cost-from EXPORT")
+    for i, path in enumerate(cost_files):
+        if any(_same_file(path, other) for other in cost_files[:i]):
+            _user_error(f"--cost-from {path} is given twice: its lines would count twice")
     try:
         reports = [
             read_summary_report(_read_bounded_text(path, "usage report", MAX_REPORT_BYTES), str(path))
             for path in usage_files
         ]
-        if cost_file is not None:
-            first = min(r.first_day for r in reports)
-            last = max(r.last_day for r in reports)
-            exported = read_cost_export(_bounded_lines(cost_file, "cost export"), str(cost_file), first, last)
+        exported = None
+        if cost_files:
+            period = Period(min(r.first_day for r in reports), max(r.last_day for r in reports))
+            for path in cost_files:
+                size = _regular_file_size(path, "cost export")
+                if size > MAX_COST_EXPORT_BYTES:
+                    _user_error(
+                        f"{path} has {size:,} bytes, more than a cost export can have "
+                        f"(at most {MAX_COST_EXPORT_BYTES:,})"
+                    )
+            exported = read_cost_exports(((str(p), open_parts(p, str(p))) for p in cost_files), period, cost_basis)
             amount = exported.amount
-            source = f"from {cost_file}: {exported.lines_used} of {exported.lines_read} lines, {exported.how}"
+            source = exported.description()
         else:
             assert cost_usd is not None
             amount = _amount_of_usd(cost_usd)
             source = "given"
-        if amount >= MAX_COST_USD:
+        if abs(amount) >= MAX_COST_USD:
             _user_error(f"the cost {amount} USD is not a cluster's cost for a period (at most {MAX_COST_USD:,} USD)")
-        statement = compute_statement(spec, reports, amount, cost_source=source)
-    except (UsageReportError, ChargebackError) as error:
+        statement = compute_statement(spec, reports, amount, cost_source=source, exported=exported)
+    except (UsageReportError, ChargebackError, CostExportError) as error:
         _user_error(str(error))
-    except csv.Error as error:  # e.g. a NUL byte, or a quoted cell that never ends
-        _user_error(f"{cost_file} is not a CSV file as AWS writes them: {error}")
+    except OSError as error:
+        _user_error(f"cannot read {getattr(error, 'filename', None) or 'a cost export'}: {error.strerror or error}")
     _write(render_statement(statement, format=output_format), out_file)
 
 
@@ -489,25 +509,6 @@ def _read_bounded_text(path: Path, what: str, max_bytes: int) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         _user_error(f"{path} is not UTF-8 text (byte 0x{raw[error.start]:02x} at offset {error.start:,})")
-
-
-def _bounded_lines(path: Path, what: str) -> Iterator[str]:
-    """The lines of a text file, read as they are needed: memory stays flat whatever its size."""
-    size = _regular_file_size(path, what)
-    if size > MAX_COST_EXPORT_BYTES:
-        _user_error(f"{path} has {size:,} bytes, more than a {what} can have (at most {MAX_COST_EXPORT_BYTES:,})")
-    try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            number = 0
-            while line := handle.readline(MAX_LINE_CHARS + 1):
-                number += 1
-                if len(line) > MAX_LINE_CHARS:
-                    _user_error(f"{path}, line {number}: more than {MAX_LINE_CHARS:,} characters on one line")
-                yield line
-    except UnicodeDecodeError:
-        _user_error(f"{path} is not UTF-8 text")
-    except OSError as error:
-        _user_error(f"cannot read {path}: {error.strerror or error}")
 
 
 def _same_file(a: Path, b: Path) -> bool:

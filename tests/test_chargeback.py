@@ -57,6 +57,14 @@ TWO_DAYS = [
 ]
 
 
+#: The quickstart's instance types priced (USD per instance-hour, on-demand in us-east-1 as
+#: examples; only the ratio matters).
+QUICKSTART_PRICES = {"ml.p5.48xlarge": 98.32, "ml.c5.4xlarge": 0.82}
+
+#: USD per instance-hour: only their ratio matters (each type's part of a cost given as one sum).
+PRICES = {"ml.p5.48xlarge": 40, "ml.trn1.32xlarge": 20, "ml.c5.4xlarge": 10}
+
+
 @pytest.fixture
 def spec_data(quickstart_data):
     quickstart_data["cluster"]["instance_groups"] = [
@@ -68,6 +76,7 @@ def spec_data(quickstart_data):
     teams["nlp"]["compute"]["quota"] = [{"instance_type": "ml.p5.48xlarge", "count": 1}]
     teams["vision"]["compute"]["quota"] = [{"instance_type": "ml.trn1.32xlarge", "count": 1}]
     teams["research"]["compute"]["quota"] = [{"instance_type": "ml.c5.4xlarge", "count": 1}]
+    quickstart_data.setdefault("cost", {})["instance_prices_usd"] = dict(PRICES)
     return quickstart_data
 
 
@@ -76,38 +85,43 @@ def spec(spec_data):
     return validate_spec(spec_data)
 
 
-def statement_of(spec, rows=TWO_DAYS, cost="10000.00", **report):
+def statement_of(spec, rows=TWO_DAYS, cost="11000.00", **report):
     return chargeback.compute_statement(
         spec, [read_summary_report(summary_report(rows, **report), "r.csv")], Decimal(cost)
     )
 
 
 def test_statement_of_a_two_day_report_matches_the_hand_computed_amounts(spec):
-    """By hand. Worth: p5 2 nodes x 8 GPUs = 16, trn1 1 x 16 chips = 16, c5 no accelerators = 0;
-    so of 10,000 USD the p5 nodes cost 5,000, the trn1 node 5,000, the c5 node nothing.
-    Capacity over 48 h: p5 2 x 8 x 48 = 768 GPU hours; trn1 32 x 48 = 1,536 NeuronCore hours.
-    nlp used 192 + 96 = 288 p5 GPU hours: 5,000 x 288 / 768 = 1,875.00.
-    vision used 768 NeuronCore hours (5,000 x 768 / 1,536 = 2,500) and 96 p5 GPU hours (625): 3,125.00.
-    research used c5 vCPU hours, which cost nothing: 0.
-    Unused: 10,000 - 5,000 = 5,000 (idle p5 hours, the namespace `default`'s 48 GPU hours, idle trn1).
-    Quota split: nlp 8 GPUs, vision 16 chips, research none: 33.33 % / 66.67 % (largest remainder),
-    so idle 1,666.50 to nlp and 3,333.50 to vision.
-    Totals: nlp 3,541.50, vision 6,458.50, research 0.00; they sum to 10,000.00."""
+    """By hand. Worth (priced): p5 2 nodes x 40 = 80, trn1 1 x 20, c5 1 x 10, of 110; so of
+    11,000 USD the p5 nodes cost 8,000, the trn1 node 2,000, the c5 node 1,000.
+    Capacity over 48 h: p5 2 x 8 x 48 = 768 GPU hours; trn1 32 x 48 = 1,536 NeuronCore hours;
+    c5 16 vCPUs x 48 = 768 vCPU hours.
+    nlp used 192 + 96 = 288 p5 GPU hours: 8,000 x 288 / 768 = 3,000.
+    vision used 96 p5 GPU hours (1,000) and 768 NeuronCore hours (2,000 x 768 / 1,536 = 1,000): 2,000.
+    research used 100 c5 vCPU hours: 1,000 x 100 / 768 = 130.208333...
+    Unused: 11,000 - 5,130.208333... = 5,869.791666... (idle hours, and `default`'s 48 GPU hours).
+    Quota split by price: nlp 40, vision 20, research 10 of 70: 57.14 / 28.57 / 14.28 cut, the
+    missing 0.01 to research (largest remainder): 57.14 / 28.57 / 14.29 %.
+    Exact amounts: nlp 3,000 + 5,869.7916 x 0.5714 = 6,353.99895..., vision 2,000 + 1,676.99948...
+    = 3,676.99948..., research 130.20833 + 838.79323 = 969.00156...; rounded once, to cents by
+    largest remainder: the two missing cents to vision (.00948) and nlp (.00896): 6,354.00,
+    3,677.00, 969.00. The own-use parts, rounded: 3,000.00, 2,000.00, 130.21; the idle shares are
+    the rest: 3,354.00, 1,677.00, 838.79."""
     statement = statement_of(spec)
     amounts = {c.team: (c.usage_usd, c.idle_usd, c.amount_usd) for c in statement.teams}
     assert amounts == {
-        "nlp": (Decimal("1875.00"), Decimal("1666.50"), Decimal("3541.50")),
-        "research": (Decimal("0.00"), Decimal("0"), Decimal("0.00")),
-        "vision": (Decimal("3125.00"), Decimal("3333.50"), Decimal("6458.50")),
+        "nlp": (Decimal("3000.00"), Decimal("3354.00"), Decimal("6354.00")),
+        "research": (Decimal("130.21"), Decimal("838.79"), Decimal("969.00")),
+        "vision": (Decimal("2000.00"), Decimal("1677.00"), Decimal("3677.00")),
     }
-    assert statement.unused_usd == Decimal("5000.00")
+    assert statement.unused_usd == Decimal("5869.79")
     hours = {c.team: c.hours for c in statement.teams}
-    assert hours["nlp"] == {"ml.p5.48xlarge": (Decimal("256.00"), Decimal("32.00"))}
+    assert hours["nlp"] == {"ml.p5.48xlarge": (Decimal("288.00"), Decimal("256.00"), Decimal("32.00"))}
     assert hours["vision"] == {
-        "ml.p5.48xlarge": (Decimal("48.00"), Decimal("48.00")),
-        "ml.trn1.32xlarge": (Decimal("768.00"), Decimal("0.00")),
+        "ml.p5.48xlarge": (Decimal("96.00"), Decimal("48.00"), Decimal("48.00")),
+        "ml.trn1.32xlarge": (Decimal("768.00"), Decimal("768.00"), Decimal("0.00")),
     }
-    assert hours["research"] == {"ml.c5.4xlarge": (Decimal("0.00"), Decimal("100.00"))}
+    assert hours["research"] == {"ml.c5.4xlarge": (Decimal("100.00"), Decimal("0.00"), Decimal("100.00"))}
 
 
 def test_rows_of_a_namespace_that_is_no_team_are_listed_not_dropped(spec):
@@ -127,13 +141,13 @@ def test_hours_of_an_instance_type_no_group_has_are_reported(spec):
     rows = [*TWO_DAYS, "2026-11-01,hyperpod-ns-nlp,nlp,ml.g5.xlarge,0.00,0.00,0.00,5.00,5.00,0.00,0.00,0.00,0.00"]
     statement = statement_of(spec, rows)
     assert any(n.startswith("ml.g5.xlarge: 5 hours") and "no instance group" in n for n in statement.notes)
-    assert sum(c.amount_usd for c in statement.teams) == Decimal("10000.00")
+    assert sum(c.amount_usd for c in statement.teams) == Decimal("11000.00")
 
 
 def test_amounts_sum_exactly_to_the_cost_when_cents_do_not_divide(quickstart_data):
     """100.00 USD, no use, split evenly in three: 33.34 + 33.33 + 33.33, the cent to `nlp`, the
     team named first (the rounding rule's tie-break)."""
-    quickstart_data["cost"] = {"shared_split": "even"}
+    quickstart_data["cost"] = {"shared_split": "even", "instance_prices_usd": QUICKSTART_PRICES}
     statement = statement_of(validate_spec(quickstart_data), rows=[], cost="100.00")
     assert [(c.team, c.amount_usd) for c in statement.teams] == [
         ("nlp", Decimal("33.34")),
@@ -150,7 +164,7 @@ def test_amounts_sum_exactly_to_the_cost_when_cents_do_not_divide(quickstart_dat
 )
 def test_any_statement_sums_exactly_to_the_cost(cost, hours, split):
     quickstart_data = copy.deepcopy(_quickstart_data())
-    quickstart_data["cost"] = {"shared_split": split}
+    quickstart_data["cost"] = {"shared_split": split, "instance_prices_usd": QUICKSTART_PRICES}
     rows = [
         f"2026-11-01,hyperpod-ns-{team},{team},ml.p5.48xlarge,0,0,0,{h},{h},0,0,0,0"
         for team, h in zip(("nlp", "vision", "research"), hours, strict=True)
@@ -163,62 +177,20 @@ def test_any_statement_sums_exactly_to_the_cost(cost, hours, split):
 def test_csv_statement_has_a_header_and_one_row_per_team(spec):
     rows = list(csv.DictReader(io.StringIO(chargeback.render_statement(statement_of(spec), format="csv"))))
     assert [r["team"] for r in rows] == ["nlp", "research", "vision"]
-    assert sum(Decimal(r["amount_usd"]) for r in rows) == Decimal("10000.00")
-    # 3,541.50 and 6,458.50 of 10,000: 35.415 % and 64.585 %, cut to 35.41 and 64.58, the last
-    # hundredth to the larger cut (a tie: to the team named first), so the shares sum to 100.
-    assert [r["share_percent"] for r in rows] == ["35.42", "0.00", "64.58"]
+    assert sum(Decimal(r["amount_usd"]) for r in rows) == Decimal("11000.00")
+    # 6,354, 969 and 3,677 of 11,000: 57.7636 %, 8.8090 % and 33.4272 %, cut to 57.76, 8.80 and
+    # 33.42; the two hundredths missing to the largest cuts (research .0090, vision .0072).
+    assert [r["share_percent"] for r in rows] == ["57.76", "8.81", "33.43"]
     assert rows[0]["ml.p5.48xlarge borrowed hours"] == "32.00"
+    assert rows[0]["ml.p5.48xlarge charged hours"] == "288.00"
+    # Zeros as every other amount: two decimals.
+    assert rows[0]["ml.c5.4xlarge allocated hours"] == "0.00" and rows[1]["ml.p5.48xlarge charged hours"] == "0.00"
 
 
 def test_html_statement_is_one_page_with_a_chart_and_no_script(spec):
     page = chargeback.render_statement(statement_of(spec), format="html")
     assert page.startswith("<!DOCTYPE html>") and "data:image/svg+xml;base64," in page
     assert "<script" not in page and "http://" not in page.replace("http://www.w3.org", "")
-
-
-def test_legacy_cur_export_sums_the_shared_platforms_lines_in_the_period():
-    """By hand: the two tagged lines in November (100.25 + 0.75); the untagged line and the
-    tagged one of October are left out."""
-    export = (
-        "identity/LineItemId,lineItem/UsageStartDate,lineItem/UnblendedCost,resourceTags/user:hyperpod-teams:platform\n"
-        "a,2026-11-01T00:00:00Z,100.25,shared\n"
-        "b,2026-11-02T13:00:00Z,0.75,shared\n"
-        "c,2026-11-01T00:00:00Z,999,\n"
-        "d,2026-10-31T23:00:00Z,50,shared\n"
-    )
-    from datetime import date
-
-    found = chargeback.read_cost_export(export, "cur.csv", date(2026, 11, 1), date(2026, 11, 2))
-    assert (found.amount, found.lines_used, found.lines_read) == (Decimal("101.00"), 2, 4)
-
-
-def test_cur_2_export_reads_the_tag_from_the_resource_tags_map():
-    export = (
-        "line_item_usage_start_date,line_item_unblended_cost,resource_tags\n"
-        '2026-11-01 00:00:00,10.5,"{""user_hyperpod_teams_platform"": ""shared""}"\n'
-        '2026-11-01 00:00:00,7,"{""user_team"": ""nlp""}"\n'
-    )
-    from datetime import date
-
-    found = chargeback.read_cost_export(export, "cur2.csv", date(2026, 11, 1), date(2026, 11, 2))
-    assert found.amount == Decimal("10.5")
-
-
-def test_cost_explorer_download_sums_the_total_column_of_the_periods_days():
-    """The console's layout (grouping column, a column per value, Total costs($), a total row, a
-    row per day; empty cells for nothing). By hand: 1,100 + 1,210; the total row and October left out."""
-    export = (
-        '"Service","SageMaker($)","EC2-Other($)","Total costs($)"\n'
-        '"Service total","3300","330","3630"\n'
-        '"2026-10-31","1000","","1000"\n'
-        '"2026-11-01","1000","100","1100"\n'
-        '"2026-11-02","1100","110","1210"\n'
-    )
-    from datetime import date
-
-    found = chargeback.read_cost_export(export, "ce.csv", date(2026, 11, 1), date(2026, 11, 2))
-    assert (found.amount, found.lines_used) == (Decimal("2310"), 2)
-    assert "filtered to the cost category value shared-platform" in found.how
 
 
 @pytest.mark.parametrize(
@@ -251,7 +223,7 @@ def test_consecutive_reports_make_one_period_with_the_same_amounts(spec):
         read_summary_report(summary_report(day_two, start="2026-11-02", end="2026-11-02"), "b.csv"),
         read_summary_report(summary_report(day_one, start="2026-11-01", end="2026-11-01"), "a.csv"),
     ]
-    split = chargeback.compute_statement(spec, reports, Decimal("10000.00"))
+    split = chargeback.compute_statement(spec, reports, Decimal("11000.00"))
     whole = statement_of(spec)
     assert split.days == 2
     assert [c.amount_usd for c in split.teams] == [c.amount_usd for c in whole.teams]
@@ -269,10 +241,10 @@ def test_chargeback_command_writes_a_csv_whose_amounts_sum_to_the_cost(tmp_path:
     spec_file.write_text(json.dumps(spec_data))
     report = tmp_path / "summary.csv"
     report.write_text(summary_report(TWO_DAYS))
-    result = run_cli("chargeback", str(spec_file), "--usage", str(report), "--cost", "10,000.00", "--format", "csv")
+    result = run_cli("chargeback", str(spec_file), "--usage", str(report), "--cost", "11,000.00", "--format", "csv")
     assert result.returncode == 0, result.stderr
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
-    assert {r["team"]: r["amount_usd"] for r in rows} == {"nlp": "3541.50", "research": "0.00", "vision": "6458.50"}
+    assert {r["team"]: r["amount_usd"] for r in rows} == {"nlp": "6354.00", "research": "969.00", "vision": "3677.00"}
 
 
 @pytest.mark.parametrize(

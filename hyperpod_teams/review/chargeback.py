@@ -21,16 +21,15 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
+from datetime import date, timedelta
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, localcontext
 from functools import cached_property
 
 from hyperpod_teams import cost, naming
+from hyperpod_teams.review.cost_exports import ExportedCost
 from hyperpod_teams.review.document import (
     Alert,
     Document,
@@ -103,123 +102,6 @@ class ChargebackError(ValueError):
     """Input the statement cannot be computed from; the message names the file, line or field."""
 
 
-# --- the cluster's cost -----------------------------------------------------------------------
-
-#: Cost and usage columns of a legacy CUR CSV and of a CUR 2.0 (Data Exports) CSV.
-_COST_COLUMNS = ("lineItem/UnblendedCost", "line_item_unblended_cost")
-_START_COLUMNS = ("lineItem/UsageStartDate", "line_item_usage_start_date")
-#: The shared platform's tag as a legacy CUR column, and as a key of CUR 2.0's resource_tags map.
-_LEGACY_TAG_COLUMN = f"resourceTags/user:{naming.TAG_PLATFORM}"
-_CUR2_TAG_KEYS = (f"user:{naming.TAG_PLATFORM}", "user_" + re.sub(r"[^A-Za-z0-9]", "_", naming.TAG_PLATFORM))
-
-
-@dataclass(frozen=True)
-class ExportedCost:
-    amount: Decimal
-    lines_used: int
-    lines_read: int
-    how: str
-
-
-def read_cost_export(text: str | Iterable[str], path: str, first_day: date, last_day: date) -> ExportedCost:
-    """The shared platform's cost in the period from a Cost and Usage Report CSV (legacy or 2.0):
-    the unblended cost of the lines tagged hyperpod-teams:platform=shared whose usage starts in
-    the period. Without a tag column, every line in the period counts (an export filtered to the
-    cluster), and the statement says so."""
-    reader = csv.reader(io.StringIO(text.lstrip("\ufeff")) if isinstance(text, str) else text)
-    header = next(reader, None)
-    if not header:
-        raise ChargebackError(f"{path}, line 1: empty file; expected a Cost and Usage Report CSV")
-    columns = {name.strip(): i for i, name in enumerate(header)}
-    if COST_EXPLORER_TOTAL in columns:
-        return _read_cost_explorer(reader, path, columns[COST_EXPLORER_TOTAL], len(header), first_day, last_day)
-    cost_at = next((columns[c] for c in _COST_COLUMNS if c in columns), None)
-    start_at = next((columns[c] for c in _START_COLUMNS if c in columns), None)
-    if cost_at is None or start_at is None:
-        raise ChargebackError(
-            f"{path}, line 1: no {' or '.join(_COST_COLUMNS)} and {' or '.join(_START_COLUMNS)} column, and no "
-            f"{COST_EXPLORER_TOTAL!r} column; expected a Cost and Usage Report CSV (legacy or 2.0) or a Cost "
-            "Explorer download; give the cost with --cost instead"
-        )
-    legacy_tag_at = columns.get(_LEGACY_TAG_COLUMN)
-    tags_at = columns.get("resource_tags")
-    total, used, read = Decimal(0), 0, 0
-    for number, row in enumerate(reader, start=2):
-        if not row or not "".join(row).strip():
-            continue
-        read += 1
-        if len(row) != len(header):
-            raise ChargebackError(f"{path}, line {number}: {len(row)} columns, the header has {len(header)}")
-        try:
-            started = datetime.fromisoformat(row[start_at].strip().replace("Z", "+00:00")).date()
-        except ValueError:
-            raise ChargebackError(f"{path}, line {number}: {row[start_at]!r} is not a usage start date") from None
-        if not first_day <= started <= last_day:
-            continue
-        if legacy_tag_at is not None and row[legacy_tag_at].strip() != naming.PLATFORM_SHARED:
-            continue
-        if tags_at is not None and legacy_tag_at is None and not _cur2_shared(row[tags_at], f"{path}, line {number}"):
-            continue
-        try:
-            total += Decimal(row[cost_at].strip())
-        except InvalidOperation:
-            raise ChargebackError(f"{path}, line {number}: cost {row[cost_at]!r} is not a number") from None
-        used += 1
-    tagged = legacy_tag_at is not None or tags_at is not None
-    how = (
-        f"lines tagged {naming.TAG_PLATFORM}={naming.PLATFORM_SHARED}"
-        if tagged
-        else "every line (the export has no tag column: it must hold the cluster's spend only)"
-    )
-    return ExportedCost(total, used, read, how)
-
-
-#: The Cost Explorer console's CSV download: a first column of the grouping (its header the
-#: dimension, e.g. "Service"), a column per value, `Total costs($)`; a "<dimension> total" row,
-#: then one row per day (or month) with its date in the first column.
-COST_EXPLORER_TOTAL = "Total costs($)"
-
-
-def _read_cost_explorer(reader, path: str, total_at: int, width: int, first_day: date, last_day: date) -> ExportedCost:
-    total, used, read = Decimal(0), 0, 0
-    for number, row in enumerate(reader, start=2):
-        if not row or not "".join(row).strip():
-            continue
-        read += 1
-        label = row[0].strip()
-        if label.lower().endswith(" total"):
-            continue
-        try:
-            day = date.fromisoformat(label)
-        except ValueError:
-            raise ChargebackError(f"{path}, line {number}: {label!r} is neither a date nor the total row") from None
-        if len(row) != width:
-            raise ChargebackError(f"{path}, line {number}: {len(row)} columns, the header has {width}")
-        if not first_day <= day <= last_day:
-            continue
-        cell = row[total_at].strip() or "0"
-        try:
-            total += Decimal(cell)
-        except InvalidOperation:
-            raise ChargebackError(f"{path}, line {number}: {COST_EXPLORER_TOTAL} {cell!r} is not a number") from None
-        used += 1
-    how = (
-        f"the {COST_EXPLORER_TOTAL} of each day in the period (a Cost Explorer download has no tags: it must be "
-        f"filtered to the cost category value {cost.SHARED_PLATFORM} or the tag {naming.TAG_PLATFORM})"
-    )
-    return ExportedCost(total, used, read, how)
-
-
-def _cur2_shared(cell: str, where: str) -> bool:
-    if not cell.strip():
-        return False
-    try:
-        tags = json.loads(cell)
-    except ValueError:
-        raise ChargebackError(f"{where}: resource_tags {cell[:60]!r} is not a JSON map") from None
-    return isinstance(tags, dict) and any(tags.get(key) == naming.PLATFORM_SHARED for key in _CUR2_TAG_KEYS)
-
-
 # --- the statement ----------------------------------------------------------------------------
 
 
@@ -245,8 +127,9 @@ class InstanceTypeUse:
 class TeamCharge:
     team: str
     title: str
-    #: (allocated, borrowed) hours of the measured resource, per instance type.
-    hours: dict[str, tuple[Decimal, Decimal]]
+    #: (charged, allocated, borrowed) hours of the measured resource, per instance type: the
+    #: charged hours are the report's total, allocated + borrowed within its rounding.
+    hours: dict[str, tuple[Decimal, Decimal, Decimal]]
     usage_usd: Decimal
     idle_usd: Decimal
 
@@ -268,6 +151,11 @@ class Statement:
     teams: list[TeamCharge]
     unused_usd: Decimal
     notes: list[str] = field(default_factory=list)
+    #: How the cost was divided among the instance types.
+    cost_basis: str = ""
+    #: What the cost category's split charge rule gives each team of the same spend, when the
+    #: rule alone decides it.
+    cost_category_split: dict[str, Decimal] | None = None
 
     @property
     def days(self) -> int:
@@ -304,7 +192,7 @@ def merge_reports(reports: list[SummaryReport]) -> tuple[date, date, list[UsageR
     if len(clusters) > 1:
         raise ChargebackError(f"the reports are of different clusters: {', '.join(clusters)}")
     rows: list[UsageRow] = []
-    seen: dict[tuple[date, str, str], str] = {}
+    seen: dict[tuple[date, str, str, str], str] = {}
     notes = []
     for report in ordered:
         if report.filters:
@@ -312,14 +200,33 @@ def merge_reports(reports: list[SummaryReport]) -> tuple[date, date, list[UsageR
                 f"{report.path} is filtered ({'; '.join(report.filters)}): a statement needs every namespace"
             )
         for period in report.missing_periods:
-            notes.append(f"{report.path} says data is missing from {period}: hours in it count as idle")
+            notes.append(f"{report.path} says data is missing from {period}: its capacity is charged as idle capacity")
         for row in report.rows:
-            key = (row.day, row.namespace, row.instance_type)
+            key = (row.day, row.namespace, row.team, row.instance_type)
             if key in seen:
-                raise ChargebackError(f"{row.where}: the same date, namespace and instance type as {seen[key]}")
+                raise ChargebackError(f"{row.where}: the same date, namespace, team and instance type as {seen[key]}")
             seen[key] = row.where
             rows.append(row)
-    return ordered[0].first_day, ordered[-1].last_day, rows, notes
+    first_day, last_day = ordered[0].first_day, ordered[-1].last_day
+    notes.extend(_dark_days(first_day, last_day, rows))
+    return first_day, last_day, rows, notes
+
+
+def _dark_days(first_day: date, last_day: date, rows: list[UsageRow]) -> list[str]:
+    """A day without any row: HyperPod's generator lists missing periods only inside days that
+    have heartbeats, so a day without data at all appears nowhere in its report."""
+    seen = {row.day for row in rows}
+    dark = [d for d in (first_day + timedelta(days=n) for n in range((last_day - first_day).days + 1)) if d not in seen]
+    if not dark:
+        return []
+    listed = ", ".join(str(d) for d in dark[:10]) + (f" and {len(dark) - 10} more" if len(dark) > 10 else "")
+    return [
+        f"no usage data at all for {len(dark)} day{'s' if len(dark) != 1 else ''} of the period ({listed}): "
+        "the reports "
+        "have no row for "
+        f"{'them' if len(dark) != 1 else 'it'} (the report generator does not list a day without data under missing "
+        "periods); its capacity is charged as idle capacity. Check the usage-report operator if the cluster ran"
+    ]
 
 
 #: Each hours cell of a report is rounded to two decimals: the three of one resource may miss by this.
@@ -334,8 +241,78 @@ def _unbalanced(row: UsageRow) -> bool:
     )
 
 
+def _family(instance_type: str) -> str:
+    parts = instance_type.split(".")
+    return parts[1] if len(parts) == 3 else instance_type
+
+
+def instance_type_costs(
+    spec: PlatformSpec, nodes: dict[str, int], cost_usd: Decimal, exported: ExportedCost | None, notes: list[str]
+) -> tuple[dict[str, Decimal], str]:
+    """What each instance type of the cluster cost in the period, and how that was found.
+
+    From the export when its lines name instance types: each type its own lines, and the lines
+    that name none (the EKS control plane, storage, network) spread over the types in proportion.
+    Otherwise by what the nodes are worth (count x accelerators, or `cost.instance_prices_usd`)."""
+    measured = {t: a for t, a in (exported.by_instance_type.items() if exported else ()) if a}
+    if measured:
+        for instance_type, amount in sorted(measured.items()):
+            if instance_type not in nodes:
+                notes.append(
+                    f"{instance_type}: {amount.quantize(CENT, rounding=ROUND_HALF_UP):,} USD in the export, but no "
+                    "instance group of the spec has this type: spread with the lines of no instance type "
+                    "(is cluster.instance_groups up to date?)"
+                )
+        own = {t: measured.get(t, Decimal(0)) for t in nodes}
+        named = sum(own.values(), Decimal(0))
+        rest = cost_usd - named
+        for instance_type in sorted(t for t in nodes if not own[t]):
+            notes.append(f"{instance_type}: no line of the export names this type: its own cost is 0.00 USD")
+        if named > 0:
+            if rest:
+                notes.append(
+                    f"{rest.quantize(CENT, rounding=ROUND_HALF_UP):,} USD of the shared platform's lines name no "
+                    "instance group's type (control plane, storage, network, tax): spread over the instance types in "
+                    "proportion to their own cost"
+                )
+            return {t: own[t] + rest * own[t] / named for t in nodes}, "from the export's lines per instance type"
+    prices = dict(spec.cost.instance_prices_usd)
+    unpriced = sorted(t for t in nodes if cost.instance_worth(t, prices) is None)
+    if unpriced:
+        raise ChargebackError(
+            f"cost.instance_prices_usd: {', '.join(unpriced)} has no accelerators and no price, so chargeback cannot "
+            "tell its part of a cost given as one sum (CPU capacity is not free). Price "
+            f"{'them' if len(unpriced) > 1 else 'it'} in cost.instance_prices_usd (USD per instance-hour), or give "
+            "--cost-from an export whose lines name the instance types (product/instanceType or the usage type)"
+        )
+    priced = [t for t in nodes if t in prices]
+    if priced and len(priced) < len(nodes):
+        notes.append(
+            f"cost.instance_prices_usd prices {', '.join(sorted(priced))} but not "
+            f"{', '.join(sorted(set(nodes) - set(priced)))}: those are weighed by accelerator count beside prices "
+            "in USD; price every instance type of the cluster"
+        )
+    elif len({_family(t) for t in nodes}) > 1 and not priced:
+        notes.append(
+            f"the cost is divided among {', '.join(sorted(nodes))} by accelerator count (a GPU of one family counted "
+            "worth an accelerator of another): price them in cost.instance_prices_usd, or give --cost-from an export "
+            "whose lines name the instance types"
+        )
+    worth = {t: n * (cost.instance_worth(t, prices) or Decimal(0)) for t, n in nodes.items()}
+    total = sum(worth.values(), Decimal(0))
+    if not total:
+        raise ChargebackError("cost.instance_prices_usd: every instance type is priced at 0: nothing to divide by")
+    how = "by price" if all(t in prices for t in nodes) else "by accelerators per node"
+    return {t: cost_usd * w / total for t, w in worth.items()}, f"by what the nodes are worth ({how})"
+
+
 def compute_statement(
-    spec: PlatformSpec, reports: list[SummaryReport], cost_usd: Decimal, *, cost_source: str = "given"
+    spec: PlatformSpec,
+    reports: list[SummaryReport],
+    cost_usd: Decimal,
+    *,
+    cost_source: str = "given",
+    exported: ExportedCost | None = None,
 ) -> Statement:
     first_day, last_day, rows, notes = merge_reports(reports)
     if not cost_usd.is_finite() or cost_usd < 0:
@@ -343,8 +320,9 @@ def compute_statement(
     rounded = cost_usd.quantize(CENT, rounding=ROUND_HALF_UP)
     if rounded != cost_usd:
         notes.append(f"the cost {cost_usd} USD is rounded to {rounded} USD")
+    if exported is not None:
+        notes.extend(exported.notes)
     days = (last_day - first_day).days + 1
-    prices = dict(spec.cost.instance_prices_usd)
     nodes = spec.cluster.capacity_by_instance_type()
     unknown = sorted(t for t in nodes if units_per_instance(t) is None)
     if unknown:
@@ -352,12 +330,6 @@ def compute_statement(
             f"cluster.instance_groups: chargeback does not know how many GPUs, NeuronCores or vCPUs "
             f"{', '.join(unknown)} has, so it cannot tell used hours from idle ones"
         )
-    worth = {t: n * (cost.instance_worth(t, prices) or Decimal(0)) for t, n in nodes.items()}
-    total_worth = sum(worth.values(), Decimal(0))
-    if not total_worth:  # only unpriced CPU instances: weigh by node count
-        worth = {t: Decimal(n) for t, n in nodes.items()}
-        total_worth = sum(worth.values(), Decimal(0))
-        notes.append("no instance type has accelerators or a price: the cost is divided by node count")
 
     unbalanced = [row.where for row in rows if _unbalanced(row)]
     if unbalanced:
@@ -366,14 +338,13 @@ def compute_statement(
             f"allocated + borrowed hours (first: {unbalanced[0]}): the total is charged; ask who made the report"
         )
     by_namespace = {naming.team_namespace(t.name): t.name for t in spec.teams}
-    team_names = {t.name for t in spec.teams}
     used: dict[str, dict[str, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
-    hours: dict[str, dict[str, list[Decimal]]] = defaultdict(lambda: defaultdict(lambda: [Decimal(0), Decimal(0)]))
+    hours: dict[str, dict[str, list[Decimal]]] = defaultdict(lambda: defaultdict(lambda: [Decimal(0)] * 3))
     other: dict[str, Decimal] = defaultdict(Decimal)
     other_namespaces: dict[str, set[str]] = defaultdict(set)
     outside: dict[str, Decimal] = defaultdict(Decimal)
     for row in rows:
-        team = by_namespace.get(row.namespace) or (row.team if row.team in team_names else None)
+        team = by_namespace.get(row.namespace)
         resource = measured_resource(row.instance_type)
         if row.instance_type not in nodes or resource is None:
             outside[row.instance_type] += sum((row.hours[(r, "total")] for r in RESOURCES), Decimal(0))
@@ -384,8 +355,10 @@ def compute_statement(
             other_namespaces[row.instance_type].add(row.namespace)
             continue
         used[row.instance_type][team] += total
-        hours[team][row.instance_type][0] += row.hours[(resource, "allocated")]
-        hours[team][row.instance_type][1] += row.hours[(resource, "borrowed")]
+        counted = hours[team][row.instance_type]
+        counted[0] += total
+        counted[1] += row.hours[(resource, "allocated")]
+        counted[2] += row.hours[(resource, "borrowed")]
     for instance_type, spent in sorted(outside.items()):
         notes.append(
             f"{instance_type}: {spent.normalize():f} hours in the reports, but no instance group of the spec has "
@@ -394,15 +367,17 @@ def compute_statement(
     for instance_type, namespaces in sorted(other_namespaces.items()):
         notes.append(
             f"{instance_type}: {other[instance_type].normalize():f} hours of namespaces that are no team of the spec "
-            f"({', '.join(sorted(namespaces))}) are charged like idle capacity"
+            f"({', '.join(sorted(namespaces))}) are charged like idle capacity (a namespace counts for a team only "
+            "when it is the team's namespace, whatever its Team column says)"
         )
 
     with localcontext() as context:
         context.prec = 50
-        exact_usage: dict[str, Decimal] = defaultdict(Decimal)
+        type_costs, cost_basis = instance_type_costs(spec, nodes, rounded, exported, notes)
+        exact_usage: dict[str, Decimal] = {t.name: Decimal(0) for t in spec.teams}
         types = []
         for instance_type in sorted(nodes):
-            type_cost = rounded * worth[instance_type] / total_worth
+            type_cost = type_costs[instance_type]
             units = units_per_instance(instance_type)
             assert units is not None
             capacity = Decimal(nodes[instance_type] * units * HOURS_PER_DAY * days)
@@ -412,8 +387,9 @@ def compute_statement(
             if measured > capacity:
                 notes.append(
                     f"{instance_type}: the reports count {measured.normalize():f} {measured_resource(instance_type)} "
-                    f"hours, more than its {nodes[instance_type]} nodes could give ({capacity}): the hours are "
-                    "scaled to the capacity (is cluster.instance_groups up to date?)"
+                    f"hours, more than its {nodes[instance_type]} nodes could give ({capacity}): each hour is charged "
+                    "at the type's cost over the hours counted, not over its capacity (is cluster.instance_groups up "
+                    "to date?)"
                 )
                 denominator = measured
             for team, spent in team_hours.items():
@@ -429,20 +405,24 @@ def compute_statement(
                     other[instance_type],
                 )
             )
-        usage = largest_remainder({**exact_usage, "": rounded - sum(exact_usage.values(), Decimal(0))}, rounded)
-        unused = usage.pop("")
-        usage = {t.name: usage.get(t.name, Decimal(0)) for t in spec.teams}
+        unused = rounded - sum(exact_usage.values(), Decimal(0))
         split = cost.shared_split(spec)
-        weights = _idle_weights(spec, split, usage, notes)
-        idle = largest_remainder({t: unused * w for t, w in weights.items()}, unused)
+        weights = _idle_weights(spec, split, exact_usage, notes)
+        exact_total = {t: exact_usage[t] + unused * weights.get(t, Decimal(0)) for t in exact_usage}
+        # One rounding: each team's amount from its exact amount; the parts shown follow from it.
+        amounts = largest_remainder(exact_total, rounded)
+        usage = {
+            t: min(max(exact_usage[t].quantize(CENT, rounding=ROUND_HALF_UP), Decimal(0)), amounts[t])
+            for t in exact_usage
+        }
 
     teams = [
         TeamCharge(
             team.name,
             team.title,
-            {t: (h[0], h[1]) for t, h in sorted(hours[team.name].items())},
+            {t: (h[0], h[1], h[2]) for t, h in sorted(hours[team.name].items())},
             usage[team.name],
-            idle.get(team.name, Decimal(0)),
+            amounts[team.name] - usage[team.name],
         )
         for team in sorted(spec.teams, key=lambda t: t.name)
     ]
@@ -456,15 +436,18 @@ def compute_statement(
         _method_phrase(split),
         types,
         teams,
-        unused,
+        sum((c.idle_usd for c in teams), Decimal(0)),
         notes,
+        cost_basis=cost_basis,
+        cost_category_split=_cost_category_view(spec, split, rounded),
     )
 
 
 def _idle_weights(
     spec: PlatformSpec, split: cost.SharedSplit, usage: dict[str, Decimal], notes: list[str]
 ) -> dict[str, Decimal]:
-    """Each team's weight in the idle part, by cost.shared_split (summing to 1)."""
+    """Each team's weight in the idle part, by cost.shared_split (summing to 1): the same rule as
+    the cost category's split charge rule, applied to this statement's own amounts."""
     if split.method == "FIXED":
         return {team: percent / 100 for team, percent in split.percentages.items()}
     if split.fallback:
@@ -481,8 +464,19 @@ def _method_phrase(split: cost.SharedSplit) -> str:
     if split.method == "FIXED":
         return "by guaranteed quota (" + ", ".join(f"{t} {p}%" for t, p in split.percentages.items()) + ")"
     if split.method == "PROPORTIONAL":
-        return "in proportion to each team's measured use"
+        return "in proportion to each team's own cost (here: its charge for its own use)"
     return "evenly"
+
+
+def _cost_category_view(spec: PlatformSpec, split: cost.SharedSplit, amount: Decimal) -> dict[str, Decimal] | None:
+    """What the cost category's split charge rule gives each team of the same spend, where the
+    rule alone decides it (FIXED, EVEN); None for PROPORTIONAL, which depends on each team's own
+    tagged spend in Cost Explorer."""
+    if split.method == "FIXED":
+        return largest_remainder({t: amount * p / 100 for t, p in split.percentages.items()}, amount)
+    if split.method == "EVEN":
+        return largest_remainder({t.name: amount / len(spec.teams) for t in spec.teams}, amount)
+    return None
 
 
 def largest_remainder(exact: dict[str, Decimal], total: Decimal) -> dict[str, Decimal]:
@@ -514,8 +508,9 @@ def build_statement_document(statement: Statement, *, chart: bool = False):
     document.add(
         Paragraph(
             f"The shared cluster cost **{_usd(s.cost_usd)} USD** ({md_text(s.cost_source)}) over {s.days} day"
-            f"{'s' if s.days != 1 else ''}. Each team pays for the hours HyperPod's usage reports measured it "
-            f"using; the {_usd(s.unused_usd)} USD of capacity no team used is charged {s.split_method}."
+            f"{'s' if s.days != 1 else ''}, divided among its instance types {md_text(s.cost_basis)}. Each team pays "
+            f"for the hours HyperPod's usage reports measured it using; the {_usd(s.unused_usd)} USD of capacity no "
+            f"team used is charged {md_text(s.split_method)}."
         )
     )
     if s.notes:
@@ -538,25 +533,35 @@ def build_statement_document(statement: Statement, *, chart: bool = False):
             + [["total", "100%", _usd(s.cost_usd), _usd(s.cost_usd - s.unused_usd), _usd(s.unused_usd)]],
         )
     )
+    document.add(Paragraph(_two_views(s)))
     if chart:
         document.add(Image("Each team's amount: its own use and its share of idle capacity", _statement_chart(s)))
-    document.add(Heading("Hours used, per instance type"))
+    document.add(Heading("Hours charged, per instance type"))
     rows = []
     for t in s.instance_types:
         for c in s.teams:
             if t.instance_type in c.hours:
-                allocated, borrowed = c.hours[t.instance_type]
-                rows.append([md_text(t.instance_type), md_code(c.team), _hours(allocated), _hours(borrowed)])
+                charged, allocated, borrowed = c.hours[t.instance_type]
+                rows.append(
+                    [md_text(t.instance_type), md_code(c.team), _hours(charged), _hours(allocated), _hours(borrowed)]
+                )
         if t.other_hours:
-            rows.append([md_text(t.instance_type), "namespaces of no team", _hours(t.other_hours), "-"])
+            rows.append([md_text(t.instance_type), "namespaces of no team", _hours(t.other_hours), "-", "-"])
     document.add(
         Paragraph(
-            "Allocated hours fall within the team's guaranteed quota, borrowed hours are idle capacity of other "
-            "teams it borrowed (measured in GPU hours on GPU instances, NeuronCore hours on Trainium and "
-            "Inferentia, vCPU hours on CPU instances)."
+            "Charged hours are the reports' total hours of the type's measured resource (GPU hours on GPU instances, "
+            "NeuronCore hours on Trainium and Inferentia, vCPU hours on CPU instances): allocated hours fall within "
+            "the "
+            "team's guaranteed quota, borrowed hours are idle capacity of other teams it borrowed. A team pays for "
+            "its charged hours the type's cost over its capacity hours."
         )
     )
-    document.add(Table(["instance type", "team", "allocated hours", "borrowed hours"], rows or [["-", "-", "-", "-"]]))
+    document.add(
+        Table(
+            ["instance type", "team", "charged hours", "allocated hours", "borrowed hours"],
+            rows or [["-", "-", "-", "-", "-"]],
+        )
+    )
     document.add(Heading("Capacity, per instance type"))
     document.add(
         Table(
@@ -582,6 +587,20 @@ def build_statement_document(statement: Statement, *, chart: bool = False):
         )
     )
     return document
+
+
+def _two_views(s: Statement) -> str:
+    """The statement and the cost category split the same spend two ways: say so, with the
+    other view's figures where the rule alone decides them."""
+    text = (
+        "The cost category's split charge rule divides the same shared spend in Cost Explorer, "
+        f"{md_text(s.split_method)}"
+        " over all of it. That and this statement are two views of one spend: use one, never add them."
+    )
+    if s.cost_category_split:
+        figures = ", ".join(f"{md_code(t)} {_usd(a)}" for t, a in sorted(s.cost_category_split.items()))
+        text += f" Of {_usd(s.cost_usd)} USD the rule alone would charge {figures} USD."
+    return text
 
 
 def _statement_chart(statement: Statement) -> str:
@@ -615,21 +634,30 @@ CSV_COLUMNS = ("team", "display_name", "share_percent", "amount_usd", "usage_usd
 
 
 def statement_csv(statement: Statement) -> str:
-    """One header row, one row per team; amount_usd sums exactly to the cost."""
+    """One header row, one row per team; amount_usd sums exactly to the cost. Amounts and hours
+    have two decimals each, zeros too."""
     types = [t.instance_type for t in statement.instance_types]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*CSV_COLUMNS, *(f"{t} {kind} hours" for t in types for kind in ("allocated", "borrowed"))])
+    writer.writerow(
+        [*CSV_COLUMNS, *(f"{t} {kind} hours" for t in types for kind in ("allocated", "borrowed", "charged"))]
+    )
+    zero = (Decimal(0), Decimal(0), Decimal(0))
     for c in statement.teams:
         writer.writerow(
             [
                 spreadsheet_text(c.team),
                 spreadsheet_text(c.title),
-                str(statement.share_percent(c)),
-                str(c.amount_usd),
-                str(c.usage_usd),
-                str(c.idle_usd),
-                *(str(h) for t in types for h in c.hours.get(t, (Decimal(0), Decimal(0)))),
+                f"{statement.share_percent(c):.2f}",
+                f"{c.amount_usd:.2f}",
+                f"{c.usage_usd:.2f}",
+                f"{c.idle_usd:.2f}",
+                *(
+                    f"{h:.2f}"
+                    for t in types
+                    for charged, allocated, borrowed in [c.hours.get(t, zero)]
+                    for h in (allocated, borrowed, charged)
+                ),
             ]
         )
     return out.getvalue()
@@ -648,6 +676,5 @@ __all__ = [
     "Statement",
     "UsageReportError",
     "compute_statement",
-    "read_cost_export",
     "render_statement",
 ]

@@ -1,0 +1,667 @@
+"""The shared platform's cost for a statement's period, read from the exports AWS delivers. Pure
+layer: no cdktf (pyarrow only for Parquet, imported when a Parquet file is given).
+
+What is read (docs/chargeback.md, "Where the cost comes from", names each format's reference):
+
+- **Legacy Cost and Usage Report**, with the console's column names (`lineItem/UnblendedCost`,
+  `resourceTags/user:hyperpod-teams:platform`) or the names its Athena integration gives them
+  (`line_item_unblended_cost`, `resource_tags_user_hyperpod_teams_platform`).
+- **CUR 2.0** of AWS Data Exports: the Athena-style names, tags in the `resource_tags` map.
+- **FOCUS 1.x** of AWS Data Exports: `EffectiveCost`, `BilledCost`, `ChargePeriodStart`/`End`,
+  tags in the `Tags` map.
+- **Cost Explorer**'s CSV download (no tags: filtered in Cost Explorer to the shared platform).
+
+Each as plain CSV, `.csv.gz`, `.zip` (each member a part) or Parquet, and in several parts: the
+parts of one export add up. Only lines tagged `hyperpod-teams:platform=shared` count; an export
+without that tag's column is refused, never summed whole.
+
+**Cost basis.** `amortized` (the default) is FOCUS's `EffectiveCost` as AWS defines it for a CUR
+(the FinOps Foundation's converter, focus_converters `conversion_configs/aws-cur/
+effective_cost_S001.yaml`): Savings Plans covered usage at its `SavingsPlanEffectiveCost`, the
+negation lines at 0, a Savings Plan's recurring fee at its unused commitment (`TotalCommitmentToDate
+- UsedCommitment`), its upfront fee at 0; Reserved Instance usage at `reservation/EffectiveCost`,
+the RI fee at its unused part, the RI's upfront fee at 0; every other line at its unblended cost.
+`unblended` is the unblended cost of every line (FOCUS: `BilledCost`).
+
+**Period.** A line counts by the part of its charge period (usage start to end, UTC) that falls in
+the statement's days: an hourly or daily line whole or not at all, a month's tax or fee prorated by
+time. A Cost Explorer download has no such period: a daily one must hold every day of the
+statement; a monthly one is taken only for whole calendar months.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import re
+import zipfile
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal, InvalidOperation, localcontext
+from pathlib import Path
+from typing import Any
+
+from hyperpod_teams import naming
+from hyperpod_teams.input_files import MAX_LINE_CHARS
+
+AMORTIZED = "amortized"
+UNBLENDED = "unblended"
+COST_BASES = (AMORTIZED, UNBLENDED)
+
+#: The install that brings Parquet support.
+PARQUET_INSTALL = "pip install 'hyperpod-teams[parquet]'"
+
+
+class CostExportError(ValueError):
+    """A cost export that cannot be read as one; the message names the file, line and column."""
+
+
+# --- the columns of each format ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CurColumns:
+    """The columns of a Cost and Usage Report a cost is read from, under one naming."""
+
+    format: str
+    line_type: str
+    unblended: str
+    start: str
+    end: str
+    sp_effective: str
+    sp_commitment_to_date: str
+    sp_used_commitment: str
+    ri_effective: str
+    ri_unused_upfront: str
+    ri_unused_recurring: str
+    ri_arn: str
+    instance_type: str
+    usage_type: str
+    #: The platform tag as its own column (legacy CUR), and the map of tags (CUR 2.0).
+    tag_column: str
+    tag_map: str | None
+
+
+#: Legacy CUR as the console writes it (AWS Cost and Usage Reports, "Data dictionary": line item,
+#: Savings Plans, reservation, product and resource tags columns).
+LEGACY_CUR = CurColumns(
+    "legacy CUR",
+    "lineItem/LineItemType",
+    "lineItem/UnblendedCost",
+    "lineItem/UsageStartDate",
+    "lineItem/UsageEndDate",
+    "savingsPlan/SavingsPlanEffectiveCost",
+    "savingsPlan/TotalCommitmentToDate",
+    "savingsPlan/UsedCommitment",
+    "reservation/EffectiveCost",
+    "reservation/UnusedAmortizedUpfrontFeeForBillingPeriod",
+    "reservation/UnusedRecurringFee",
+    "reservation/ReservationARN",
+    "product/instanceType",
+    "lineItem/UsageType",
+    f"resourceTags/user:{naming.TAG_PLATFORM}",
+    None,
+)
+
+
+def athena_name(name: str) -> str:
+    """A tag key or CUR column as the CUR's Athena integration names its column: lower case, each
+    run of other characters than letters and digits one underscore (`user:hyperpod-teams:platform`
+    becomes `user_hyperpod_teams_platform`)."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower())
+
+
+#: The same columns as Athena names them, which CUR 2.0 (AWS Data Exports, "Cost and Usage Report
+#: (CUR) 2.0" table dictionary) keeps, with the tags in its `resource_tags` map instead.
+SNAKE_CUR = CurColumns(
+    "legacy CUR (Athena column names)",
+    "line_item_line_item_type",
+    "line_item_unblended_cost",
+    "line_item_usage_start_date",
+    "line_item_usage_end_date",
+    "savings_plan_savings_plan_effective_cost",
+    "savings_plan_total_commitment_to_date",
+    "savings_plan_used_commitment",
+    "reservation_effective_cost",
+    "reservation_unused_amortized_upfront_fee_for_billing_period",
+    "reservation_unused_recurring_fee",
+    "reservation_reservation_a_r_n",
+    "product_instance_type",
+    "line_item_usage_type",
+    "resource_tags_" + athena_name(f"user:{naming.TAG_PLATFORM}"),
+    "resource_tags",
+)
+
+#: Keys under which a tags map (CUR 2.0 `resource_tags`, FOCUS `Tags`) may hold the platform tag.
+TAG_KEYS = (f"user:{naming.TAG_PLATFORM}", naming.TAG_PLATFORM, athena_name(f"user:{naming.TAG_PLATFORM}"))
+
+#: FOCUS 1.x columns (FinOps Open Cost and Usage Specification; AWS Data Exports "FOCUS 1.0 with
+#: AWS columns" and "FOCUS 1.2 with AWS columns" table dictionaries).
+FOCUS_EFFECTIVE, FOCUS_BILLED = "EffectiveCost", "BilledCost"
+FOCUS_START, FOCUS_END, FOCUS_TAGS = "ChargePeriodStart", "ChargePeriodEnd", "Tags"
+FOCUS_USAGE_TYPE = "x_UsageType"
+
+#: The Cost Explorer console's CSV download: a first column of the grouping, a column per value,
+#: `Total costs($)`; a "<dimension> total" row, then one row per day or per month.
+COST_EXPLORER_TOTAL = "Total costs($)"
+
+#: A HyperPod (SageMaker) instance type inside a usage type or product attribute.
+_ML_INSTANCE = re.compile(r"\bml\.[a-z0-9-]+\.[a-z0-9]+")
+
+
+# --- what is read -----------------------------------------------------------------------------
+
+
+@dataclass
+class ExportedCost:
+    """The shared platform's cost in the period, as one or more export files gave it."""
+
+    format: str
+    basis: str
+    amount: Decimal = Decimal(0)
+    #: The part of `amount` on lines that name a HyperPod instance type, per type.
+    by_instance_type: dict[str, Decimal] = field(default_factory=lambda: defaultdict(Decimal))
+    lines_read: int = 0
+    lines_used: int = 0
+    #: Lines charged for more than a day that reach into the period, and their cost in it.
+    prorated_lines: int = 0
+    prorated_usd: Decimal = Decimal(0)
+    #: Savings Plans / Reserved Instance fee lines in the period without the platform tag.
+    untagged_commitment_lines: int = 0
+    files: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    tagged: bool = True
+
+    def description(self) -> str:
+        files = ", ".join(self.files)
+        if self.format == "Cost Explorer":
+            return (
+                f"from {files} (Cost Explorer, {self.lines_used} of {self.lines_read} rows; a Cost Explorer download "
+                f"has no tags: it must be filtered to the cost category value shared-platform or the tag "
+                f"{naming.TAG_PLATFORM}, with the {self.basis} costs chosen in Cost Explorer)"
+            )
+        return (
+            f"from {files} ({self.format}, {self.basis} cost: {self.lines_used:,} of {self.lines_read:,} lines, those "
+            f"tagged {naming.TAG_PLATFORM}={naming.PLATFORM_SHARED} in the period)"
+        )
+
+
+@dataclass(frozen=True)
+class Period:
+    """The statement's days as UTC instants: [start, end)."""
+
+    first_day: date
+    last_day: date
+
+    @property
+    def start(self) -> datetime:
+        return datetime(self.first_day.year, self.first_day.month, self.first_day.day, tzinfo=UTC)
+
+    @property
+    def end(self) -> datetime:
+        return self.start + timedelta(days=(self.last_day - self.first_day).days + 1)
+
+
+# --- opening a file: plain, gzip, zip or Parquet ----------------------------------------------
+
+
+@dataclass
+class Part:
+    """One table of an export file: a CSV (maybe a zip member) or a Parquet file."""
+
+    name: str
+    header: list[str]
+    #: (where, row): `where` names the line ("a.csv, line 7") or row; cells as the file holds them.
+    rows: Iterator[tuple[str, Sequence[Any]]]
+
+
+def open_parts(path: Path, display: str) -> Iterator[Part]:
+    """The tables of an export file, by what its first bytes say it is."""
+    with path.open("rb") as handle:
+        magic = handle.read(4)
+    if magic == b"PAR1":
+        yield _parquet_part(path, display)
+    elif magic.startswith(b"PK"):
+        yield from _zip_parts(path, display)
+    elif magic.startswith(b"\x1f\x8b"):
+        yield from _csv_parts(lambda: gzip.open(path, "rt", encoding="utf-8-sig", newline=""), display)
+    else:
+        yield from _csv_parts(lambda: path.open(encoding="utf-8-sig", newline=""), display)
+
+
+def _csv_parts(opener: Callable[[], io.TextIOBase], display: str) -> Iterator[Part]:
+    try:
+        with opener() as handle:
+            yield from _csv_part(handle, display)
+    except UnicodeDecodeError:
+        raise CostExportError(f"{display} is not UTF-8 text") from None
+    except (gzip.BadGzipFile, EOFError, zipfile.BadZipFile) as error:
+        raise CostExportError(f"{display} is not a complete gzip file: {error}") from None
+    except csv.Error as error:  # e.g. a NUL byte, or a quoted cell that never ends
+        raise CostExportError(f"{display} is not a CSV file as AWS writes them: {error}") from None
+
+
+def _zip_parts(path: Path, display: str) -> Iterator[Part]:
+    try:
+        archive = zipfile.ZipFile(path)
+    except zipfile.BadZipFile as error:
+        raise CostExportError(f"{display} is not a zip file: {error}") from None
+    with archive:
+        members = [m for m in archive.infolist() if not m.is_dir() and not m.filename.startswith("__MACOSX/")]
+        if not members:
+            raise CostExportError(f"{display} is a zip file with no file in it")
+        for member in members:
+            where = f"{display}:{member.filename}"
+            try:
+                with archive.open(member) as raw, io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as text:
+                    yield from _csv_part(text, where)
+            except UnicodeDecodeError:
+                raise CostExportError(f"{where} is not UTF-8 text") from None
+            except (zipfile.BadZipFile, EOFError, NotImplementedError, RuntimeError) as error:
+                raise CostExportError(f"{where} cannot be read from the zip file: {error}") from None
+            except csv.Error as error:
+                raise CostExportError(f"{where} is not a CSV file as AWS writes them: {error}") from None
+
+
+def _bounded_lines(handle: io.TextIOBase, where: str) -> Iterator[str]:
+    number = 0
+    while line := handle.readline(MAX_LINE_CHARS + 1):
+        number += 1
+        if len(line) > MAX_LINE_CHARS:
+            raise CostExportError(f"{where}, line {number}: more than {MAX_LINE_CHARS:,} characters on one line")
+        yield line
+
+
+def _csv_part(handle: io.TextIOBase, where: str) -> Iterator[Part]:
+    reader = csv.reader(_bounded_lines(handle, where))
+    header = next(reader, None)
+    if not header or not "".join(header).strip():
+        raise CostExportError(
+            f"{where}, line 1: empty file; expected a cost export (CUR, CUR 2.0, FOCUS or Cost Explorer)"
+        )
+
+    def rows() -> Iterator[tuple[str, Sequence[Any]]]:
+        for row in reader:
+            if not row or not "".join(row).strip():
+                continue
+            at = f"{where}, line {reader.line_num}"
+            if len(row) != len(header):
+                raise CostExportError(f"{at}: {len(row)} columns, the header has {len(header)}")
+            yield at, row
+
+    yield Part(where, [name.strip() for name in header], rows())
+
+
+def _parquet_part(path: Path, display: str) -> Part:
+    try:
+        import pyarrow.parquet as parquet
+    except ImportError:
+        raise CostExportError(
+            f"{display} is a Parquet file; reading Parquet needs pyarrow: {PARQUET_INSTALL}"
+        ) from None
+    import pyarrow
+
+    try:
+        table = parquet.ParquetFile(path)
+        header = list(table.schema_arrow.names)
+    except (pyarrow.ArrowException, OSError) as error:
+        raise CostExportError(f"{display} is not a Parquet file pyarrow can read: {error}") from None
+
+    def rows() -> Iterator[tuple[str, Sequence[Any]]]:
+        number = 0
+        try:
+            for batch in table.iter_batches(batch_size=8192):
+                columns = [batch.column(i).to_pylist() for i in range(batch.num_columns)]
+                for row in zip(*columns, strict=True):
+                    number += 1
+                    yield f"{display}, row {number}", row
+        except (pyarrow.ArrowException, OSError) as error:
+            raise CostExportError(f"{display}, after row {number}: pyarrow cannot read it: {error}") from None
+
+    return Part(display, header, rows())
+
+
+# --- cells ------------------------------------------------------------------------------------
+
+
+def _money(value: Any, column: str, where: str) -> Decimal:
+    if value is None or value == "":
+        return Decimal(0)
+    if isinstance(value, bool):
+        raise CostExportError(f"{where}: {column} {value!r} is not an amount")
+    if isinstance(value, float):
+        value = repr(value)
+    try:
+        amount = Decimal(str(value).strip())
+    except InvalidOperation:
+        raise CostExportError(f"{where}: {column} {str(value)[:40]!r} is not an amount") from None
+    if not amount.is_finite() or abs(amount) >= 10**15:
+        raise CostExportError(f"{where}: {column} {str(value)[:40]!r} is not an amount of USD")
+    return amount
+
+
+def _instant(value: Any, column: str, where: str) -> datetime:
+    """A time as UTC: an offset is applied, a time without one is UTC (as AWS writes them)."""
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime(value.year, value.month, value.day)
+    else:
+        text = str(value or "").strip()
+        try:
+            moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace(" UTC", "+00:00"))
+        except ValueError:
+            raise CostExportError(f"{where}: {column} {text[:40]!r} is not a date and time") from None
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def _tags(value: Any, column: str, where: str) -> dict:
+    if value is None or value == "":
+        return {}
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, list):  # pyarrow gives a map as (key, value) pairs
+        return {k: v for k, v in value if isinstance(k, str)}
+    try:
+        tags = json.loads(str(value))
+    except ValueError:
+        raise CostExportError(f"{where}: {column} {str(value)[:60]!r} is not a JSON map of tags") from None
+    if not isinstance(tags, dict):
+        raise CostExportError(f"{where}: {column} {str(value)[:60]!r} is not a JSON map of tags")
+    return tags
+
+
+def _shared(tags: dict) -> bool:
+    return any(tags.get(key) == naming.PLATFORM_SHARED for key in TAG_KEYS)
+
+
+def instance_type_of(*values: Any) -> str | None:
+    """The HyperPod instance type a product attribute or a usage type names (`ml.p5.48xlarge`,
+    `USE1-ml.p5.48xlarge-...`), or None."""
+    for value in values:
+        if isinstance(value, str) and (match := _ML_INSTANCE.search(value)):
+            return match.group(0)
+    return None
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def read_cost_exports(
+    parts: Iterable[tuple[str, Iterable[Part]]], period: Period, basis: str = AMORTIZED
+) -> ExportedCost:
+    """The shared platform's cost in `period` from every part of one export (files given as
+    (display name, parts))."""
+    if basis not in COST_BASES:
+        raise CostExportError(f"--cost-basis {basis!r}: give one of {', '.join(COST_BASES)}")
+    result: ExportedCost | None = None
+    for display, file_parts in parts:
+        for part in file_parts:
+            reader, kind = _reader_of(part)
+            if result is None:
+                result = ExportedCost(kind, basis)
+            elif result.format != kind:
+                raise CostExportError(
+                    f"{part.name} is a {kind} export, the file before it a {result.format} one: give the parts of one "
+                    "export (the same spend in two formats would count twice)"
+                )
+            reader(part, period, result)
+        if result is not None:
+            result.files.append(display)
+    if result is None:
+        raise CostExportError("--cost-from: no export given")
+    _finish(result, period)
+    return result
+
+
+def _reader_of(part: Part) -> tuple[Callable[[Part, Period, ExportedCost], None], str]:
+    names = set(part.header)
+    if COST_EXPLORER_TOTAL in names:
+        return _read_cost_explorer, "Cost Explorer"
+    if {FOCUS_EFFECTIVE, FOCUS_BILLED, FOCUS_START} <= names:
+        return _read_focus, "FOCUS"
+    if LEGACY_CUR.unblended in names:
+        return (lambda p, period, out: _read_cur(p, period, out, LEGACY_CUR)), LEGACY_CUR.format
+    if SNAKE_CUR.unblended in names:
+        kind = "CUR 2.0" if SNAKE_CUR.tag_map in names else SNAKE_CUR.format
+        return (lambda p, period, out: _read_cur(p, period, out, SNAKE_CUR)), kind
+    raise CostExportError(
+        f"{part.name}, line 1: no {LEGACY_CUR.unblended} or {SNAKE_CUR.unblended} column (a Cost and Usage Report), "
+        f"no {FOCUS_EFFECTIVE} and {FOCUS_START} (FOCUS) and no {COST_EXPLORER_TOTAL!r} (a Cost Explorer download): "
+        "give one of those exports, or the cost with --cost"
+    )
+
+
+def _no_tag_column(part: Part, looked_for: list[str]) -> CostExportError:
+    return CostExportError(
+        f"{part.name}, line 1: no column holds the tag {naming.TAG_PLATFORM} (looked for "
+        f"{', '.join(looked_for)}): without it the shared platform's lines cannot be told from the rest of the bill. "
+        f"Activate {naming.TAG_PLATFORM} as a cost allocation tag in the payer account (Billing console, Cost "
+        "allocation tags) and include resource tags in the export"
+    )
+
+
+def _overlap(start: datetime, end: datetime | None, period: Period) -> Decimal:
+    """The fraction of a line's charge period inside the statement's period."""
+    if end is None or end <= start:
+        return Decimal(1) if period.start <= start < period.end else Decimal(0)
+    inside = min(end, period.end) - max(start, period.start)
+    if inside <= timedelta(0):
+        return Decimal(0)
+    if inside == end - start:
+        return Decimal(1)
+    return Decimal(inside.total_seconds()) / Decimal((end - start).total_seconds())
+
+
+def _add(out: ExportedCost, amount: Decimal, fraction: Decimal, start: datetime, end: datetime | None, itype) -> None:
+    with localcontext() as context:
+        context.prec = 40
+        share = amount * fraction
+    out.amount += share
+    out.lines_used += 1
+    if itype:
+        out.by_instance_type[itype] += share
+    if end is not None and end - start > timedelta(days=1):
+        out.prorated_lines += 1
+        out.prorated_usd += share
+
+
+#: Line item types of Savings Plans and Reserved Instance fees (their unused commitment).
+_COMMITMENT_FEES = frozenset({"SavingsPlanRecurringFee", "SavingsPlanUpfrontFee", "RIFee"})
+
+
+def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) -> None:
+    at = {name: i for i, name in enumerate(part.header)}
+    tag_at, map_at = at.get(names.tag_column), at.get(names.tag_map) if names.tag_map else None
+    if tag_at is None and map_at is None:
+        looked = [names.tag_column, f"{names.tag_map} (a map with the key {TAG_KEYS[2]})"] if names.tag_map else []
+        raise _no_tag_column(part, looked or [LEGACY_CUR.tag_column, SNAKE_CUR.tag_column, "resource_tags"])
+    start_at = at.get(names.start)
+    if start_at is None:
+        raise CostExportError(f"{part.name}, line 1: no {names.start} column: the lines cannot be placed in the period")
+    end_at, type_at = at.get(names.end), at.get(names.line_type)
+    if out.basis == AMORTIZED and type_at is None:
+        raise CostExportError(
+            f"{part.name}, line 1: no {names.line_type} column: the amortized cost needs it to tell Savings Plans and "
+            "Reserved Instance lines; give the export with it, or --cost-basis unblended"
+        )
+    cost_at = at[names.unblended]
+    product_at, usage_type_at = at.get(names.instance_type), at.get(names.usage_type)
+
+    def column(row: Sequence[Any], name: str, where: str) -> Any:
+        index = at.get(name)
+        if index is None:
+            raise CostExportError(
+                f"{where}: a {row[type_at] if type_at is not None else ''} line, but the export has no {name} column "
+                f"for its {out.basis} cost; give the export with it, or --cost-basis unblended"
+            )
+        return row[index]
+
+    for where, row in part.rows:
+        out.lines_read += 1
+        if tag_at is not None:
+            shared = row[tag_at] == naming.PLATFORM_SHARED or str(row[tag_at] or "").strip() == naming.PLATFORM_SHARED
+        else:
+            assert map_at is not None
+            cell = row[map_at]
+            shared = bool(cell) and (not isinstance(cell, str) or naming.PLATFORM_SHARED in cell)
+            shared = shared and _shared(_tags(cell, names.tag_map or "", where))
+        line_type = str(row[type_at] or "").strip() if type_at is not None else ""
+        if not shared:
+            if line_type in _COMMITMENT_FEES:
+                start = _instant(row[start_at], names.start, where)
+                end = _instant(row[end_at], names.end, where) if end_at is not None and row[end_at] else None
+                out.untagged_commitment_lines += bool(_overlap(start, end, period))
+            continue
+        start = _instant(row[start_at], names.start, where)
+        end = _instant(row[end_at], names.end, where) if end_at is not None and row[end_at] not in (None, "") else None
+        fraction = _overlap(start, end, period)
+        if not fraction:
+            continue
+        amount = _cur_cost(row, line_type, out.basis, names, cost_at, where, column)
+        itype = instance_type_of(
+            row[product_at] if product_at is not None else None,
+            row[usage_type_at] if usage_type_at is not None else None,
+        )
+        _add(out, amount, fraction, start, end, itype)
+
+
+def _cur_cost(row, line_type: str, basis: str, names: CurColumns, cost_at: int, where: str, column) -> Decimal:
+    """A CUR line's cost on the basis: FOCUS's EffectiveCost rules for AWS when amortized."""
+    unblended = _money(row[cost_at], names.unblended, where)
+    if basis == UNBLENDED:
+        return unblended
+    if line_type == "SavingsPlanCoveredUsage":
+        return _money(column(row, names.sp_effective, where), names.sp_effective, where)
+    if line_type in ("SavingsPlanNegation", "SavingsPlanUpfrontFee"):
+        return Decimal(0)
+    if line_type == "SavingsPlanRecurringFee":
+        committed = _money(column(row, names.sp_commitment_to_date, where), names.sp_commitment_to_date, where)
+        used = _money(column(row, names.sp_used_commitment, where), names.sp_used_commitment, where)
+        return committed - used
+    if line_type == "DiscountedUsage":
+        return _money(column(row, names.ri_effective, where), names.ri_effective, where)
+    if line_type == "RIFee":
+        upfront = _money(column(row, names.ri_unused_upfront, where), names.ri_unused_upfront, where)
+        recurring = _money(column(row, names.ri_unused_recurring, where), names.ri_unused_recurring, where)
+        return upfront + recurring
+    if line_type == "Fee" and str(column(row, names.ri_arn, where) or "").strip():
+        return Decimal(0)  # a Reserved Instance's upfront payment, amortized over its usage
+    return unblended
+
+
+def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
+    at = {name: i for i, name in enumerate(part.header)}
+    if FOCUS_TAGS not in at:
+        raise _no_tag_column(part, [f"{FOCUS_TAGS} (a map with the key {TAG_KEYS[0]})"])
+    tags_at, start_at, end_at = at[FOCUS_TAGS], at[FOCUS_START], at.get(FOCUS_END)
+    cost_column = FOCUS_EFFECTIVE if out.basis == AMORTIZED else FOCUS_BILLED
+    cost_at, usage_type_at = at[cost_column], at.get(FOCUS_USAGE_TYPE)
+    for where, row in part.rows:
+        out.lines_read += 1
+        cell = row[tags_at]
+        if not cell or (isinstance(cell, str) and naming.PLATFORM_SHARED not in cell):
+            continue
+        if not _shared(_tags(cell, FOCUS_TAGS, where)):
+            continue
+        start = _instant(row[start_at], FOCUS_START, where)
+        end = _instant(row[end_at], FOCUS_END, where) if end_at is not None and row[end_at] not in (None, "") else None
+        fraction = _overlap(start, end, period)
+        if not fraction:
+            continue
+        amount = _money(row[cost_at], cost_column, where)
+        itype = instance_type_of(row[usage_type_at] if usage_type_at is not None else None)
+        _add(out, amount, fraction, start, end, itype)
+
+
+def _read_cost_explorer(part: Part, period: Period, out: ExportedCost) -> None:
+    total_at = part.header.index(COST_EXPLORER_TOTAL)
+    days: dict[date, Decimal] = {}
+    for where, row in part.rows:
+        out.lines_read += 1
+        label = str(row[0]).strip()
+        if label.lower().endswith(" total"):
+            continue
+        try:
+            day = date.fromisoformat(label)
+        except ValueError:
+            raise CostExportError(f"{where}: {label!r} is neither a date nor the total row") from None
+        if day in days:
+            raise CostExportError(f"{where}: a second row for {day}")
+        days[day] = _money(row[total_at], COST_EXPLORER_TOTAL, where)
+    if not days:
+        raise CostExportError(f"{part.name}: no row of a day or month")
+    ordered = sorted(days)
+    one_day = period.first_day == period.last_day
+    monthly = all(d.day == 1 for d in ordered) and not (one_day and ordered == [period.first_day])
+    monthly = monthly and (
+        len(ordered) == 1 or any((b - a).days > 1 for a, b in zip(ordered, ordered[1:], strict=False))
+    )
+    if monthly:
+        months = _months_between(period)
+        whole = period.first_day.day == 1 and (period.last_day + timedelta(days=1)).day == 1
+        if not whole or any(date(y, m, 1) not in days for y, m in months):
+            raise CostExportError(
+                f"{part.name}: a monthly Cost Explorer download (one row per month) cannot be divided to the "
+                f"statement's {period.first_day} to {period.last_day}: download it with daily granularity for those "
+                "days"
+            )
+        for y, m in months:
+            out.amount += days[date(y, m, 1)]
+            out.lines_used += 1
+        return
+    every_day = (period.first_day + timedelta(days=n) for n in range((period.last_day - period.first_day).days + 1))
+    missing = [d for d in every_day if d not in days]
+    if missing:
+        more = f" and {len(missing) - 1} more days" if len(missing) > 1 else ""
+        raise CostExportError(
+            f"{part.name}: no row for {missing[0]}{more} of the statement's {period.first_day} to {period.last_day}: "
+            "download Cost Explorer's daily costs for those days"
+        )
+    for day, amount in days.items():
+        if period.first_day <= day <= period.last_day:
+            out.amount += amount
+            out.lines_used += 1
+
+
+def _months_between(period: Period) -> list[tuple[int, int]]:
+    months, day = [], period.first_day
+    while day <= period.last_day:
+        months.append((day.year, day.month))
+        day = (day.replace(day=1) + timedelta(days=32)).replace(day=1)
+    return months
+
+
+def _finish(out: ExportedCost, period: Period) -> None:
+    if out.prorated_lines:
+        many = out.prorated_lines != 1
+        out.notes.append(
+            f"{out.prorated_lines:,} line{'s' if many else ''} of the export charged for more than a day (a month's "
+            f"tax, fees or support) count{'' if many else 's'} for the part of {'their' if many else 'its'} charge "
+            f"period in {period.first_day} to {period.last_day}: {out.prorated_usd.quantize(Decimal('0.01')):,} USD"
+        )
+    if out.untagged_commitment_lines and out.basis == AMORTIZED:
+        out.notes.append(
+            f"{out.untagged_commitment_lines:,} Savings Plans or Reserved Instance fee line"
+            f"{'s' if out.untagged_commitment_lines != 1 else ''} in the period carry no {naming.TAG_PLATFORM} tag: "
+            "the unused part of those commitments is not in this statement (it stays with the account that bought them)"
+        )
+
+
+__all__ = [
+    "AMORTIZED",
+    "COST_BASES",
+    "CostExportError",
+    "ExportedCost",
+    "Period",
+    "UNBLENDED",
+    "instance_type_of",
+    "open_parts",
+    "read_cost_exports",
+]
