@@ -11,6 +11,8 @@ TEST_BIN := $(TEST_VENV)/bin
 # The journey tier's CLIs (tests/emulator/journeys.py): the HyperPod CLI and the AWS CLI, in an
 # environment of their own (sagemaker-hyperpod pins pytest, ruff and click versions of its own).
 JOURNEY_VENV := .venv-journey
+# The FinOps Foundation's focus-validator (tests/test_cost_exports.py), also in its own environment.
+FOCUS_VENV := .venv-focus
 CDKTF_CLI_VERSION := 0.21.0
 # Test processes (pytest-xdist): each imports the provider bindings once. Three on two cores: the
 # emulator tier (tests/test_emulator_tier.py) keeps one busy for minutes, mostly waiting.
@@ -27,7 +29,8 @@ quickstart: $(VENV)/.installed
 	$(BIN)/hyperpod-teams synth examples/quickstart/teams.yaml --out cdktf.out
 
 ## Install everything the tests need and run them (offline terraform and cdktf CLI included).
-test: $(TEST_VENV)/.installed .tools/node_modules/.bin/cdktf $(JOURNEY_VENV)/.installed
+test: $(TEST_VENV)/.installed .tools/node_modules/.bin/cdktf $(JOURNEY_VENV)/.installed $(FOCUS_VENV)/.installed
+	HYPERPOD_TEAMS_FOCUS_VALIDATOR="$(CURDIR)/$(FOCUS_VENV)/bin/focus-validator" \
 	HYPERPOD_TEAMS_AWS_PROVIDER_DIR="$${HYPERPOD_TEAMS_AWS_PROVIDER_DIR:-$$(.ci/find-aws-provider)}" \
 	HYPERPOD_TEAMS_CDKTF_CLI="$(CURDIR)/.tools/node_modules/.bin/cdktf" \
 	$(TEST_BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
@@ -50,11 +53,16 @@ $(JOURNEY_VENV)/.installed: tests/journey-requirements.txt
 	$(JOURNEY_VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/journey-requirements.txt
 	touch $@
 
+$(FOCUS_VENV)/.installed: tests/focus-validator-requirements.txt
+	test -x $(FOCUS_VENV)/bin/python || $(PYTHON) -m venv $(FOCUS_VENV)
+	$(FOCUS_VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/focus-validator-requirements.txt
+	touch $@
+
 .tools/node_modules/.bin/cdktf:
 	npm install --prefix .tools --no-audit --no-fund --silent cdktf-cli@$(CDKTF_CLI_VERSION)
 
 clean:
-	rm -rf $(VENV) $(TEST_VENV) $(JOURNEY_VENV) .tools cdktf.out build *.egg-info
+	rm -rf $(VENV) $(TEST_VENV) $(JOURNEY_VENV) $(FOCUS_VENV) .tools cdktf.out build *.egg-info
 
 ## The gates the tests run behind: ruff (lint and format) and mypy (with pydantic's plugin).
 lint: $(TEST_VENV)/.installed

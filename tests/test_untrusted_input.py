@@ -487,8 +487,17 @@ def test_the_test_command_leaves_the_users_environment_alone():
 # --- --out never overwrites an input -------------------------------------------------------------
 
 
+#: The quickstart's instance types priced: a cost given with --cost is divided among instance
+#: types by their worth, and its CPU nodes have no accelerators to weigh them by.
+QUICKSTART_PRICES = "cost:\n  instance_prices_usd: {ml.p5.48xlarge: 98.32, ml.c5.4xlarge: 0.82}\n"
+
+
 def _usage_report(folder: Path) -> Path:
-    """A summary report for the quickstart's teams (written like HyperPod's generator writes one)."""
+    """A summary report for the quickstart's teams (written like HyperPod's generator writes one);
+    the project's spec gets its instance types priced."""
+    spec = folder / "teams.yaml"
+    if spec.exists() and spec.read_text() == QUICKSTART.read_text():
+        spec.write_text(spec.read_text() + QUICKSTART_PRICES)
     path = folder / "summary-report.csv"
     path.write_text(
         "Amazon SageMaker HyperPod\nCluster Name: ml-shared\nReport Type: Summary Utilization Report\n"
@@ -559,7 +568,7 @@ HOSTILE_NAMES = [
 
 
 def _hostile_chargeback(project: Path, output_format: str) -> str:
-    data = yaml.safe_load((project / "teams.yaml").read_text())
+    data = yaml.safe_load((project / "teams.yaml").read_text() + QUICKSTART_PRICES)
     for team, name in zip(data["teams"], HOSTILE_NAMES, strict=False):
         team["display_name"] = name
     (project / "teams.yaml").write_text(yaml.safe_dump(data))
@@ -693,11 +702,14 @@ def test_a_cost_with_thousands_separators_is_read_as_written(project):
 
 def _large_cost_export(path: Path, megabytes: int) -> None:
     """A legacy CUR export of `megabytes` MB: lines of other days, and one of the period."""
-    header = "lineItem/UsageStartDate,lineItem/UnblendedCost,resourceTags/user:hyperpod-teams:platform\n"
-    line = "2026-10-15T00:00:00Z,1.0000000000,shared\n"
+    header = (
+        "lineItem/LineItemType,lineItem/UsageStartDate,lineItem/UsageEndDate,lineItem/UnblendedCost,"
+        "resourceTags/user:hyperpod-teams:platform\n"
+    )
+    line = "Usage,2026-10-15T00:00:00Z,2026-10-15T01:00:00Z,1.0000000000,shared\n"
     with path.open("w") as handle:
         handle.write(header)
-        handle.write("2026-11-01T00:00:00Z,1000.00,shared\n")
+        handle.write("Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,1000.00,shared\n")
         block = line * 20_000
         for _ in range(megabytes * 1024 * 1024 // len(block)):
             handle.write(block)
@@ -828,8 +840,10 @@ def test_arbitrary_cost_exports_give_exit_0_or_2(project, capsys):
     export = project / "cur.csv"
     headers = st.sampled_from(
         [
-            "lineItem/UsageStartDate,lineItem/UnblendedCost,resourceTags/user:hyperpod-teams:platform",
-            "line_item_usage_start_date,line_item_unblended_cost,resource_tags",
+            "lineItem/LineItemType,lineItem/UsageStartDate,lineItem/UsageEndDate,lineItem/UnblendedCost,"
+            "savingsPlan/SavingsPlanEffectiveCost,product/instanceType,resourceTags/user:hyperpod-teams:platform",
+            "line_item_line_item_type,line_item_usage_start_date,line_item_unblended_cost,resource_tags",
+            "ChargePeriodStart,ChargePeriodEnd,EffectiveCost,BilledCost,x_UsageType,Tags",
             "Service,Total costs($)",
         ]
     )
@@ -860,7 +874,7 @@ def test_arbitrary_display_names_reach_markdown_and_csv_as_text(capsys):
     from hyperpod_teams.usage_report import read_summary_report
     from tests.test_markdown_untrusted import OWN_ELEMENTS, _Elements
 
-    data = yaml.safe_load(QUICKSTART.read_text())
+    data = yaml.safe_load(QUICKSTART.read_text() + QUICKSTART_PRICES)
     report = read_summary_report(_usage_report(Path(os.environ.get("TMPDIR", "/tmp"))).read_text(), "r.csv")
 
     def check(name: str) -> None:

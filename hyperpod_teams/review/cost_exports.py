@@ -37,8 +37,10 @@ import io
 import json
 import re
 import zipfile
+import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal, InvalidOperation, localcontext
@@ -234,15 +236,24 @@ def open_parts(path: Path, display: str) -> Iterator[Part]:
 
 
 def _csv_parts(opener: Callable[[], io.TextIOBase], display: str) -> Iterator[Part]:
-    try:
+    with _readable(display):
         with opener() as handle:
             yield from _csv_part(handle, display)
+
+
+@contextmanager
+def _readable(where: str) -> Iterator[None]:
+    """What goes wrong while reading a file, as the user's error naming it."""
+    try:
+        yield
     except UnicodeDecodeError:
-        raise CostExportError(f"{display} is not UTF-8 text") from None
-    except (gzip.BadGzipFile, EOFError, zipfile.BadZipFile) as error:
-        raise CostExportError(f"{display} is not a complete gzip file: {error}") from None
+        raise CostExportError(f"{where} is not UTF-8 text") from None
+    except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+        raise CostExportError(f"{where} is not a complete gzip file: {error}") from None
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError) as error:
+        raise CostExportError(f"{where} cannot be read from the zip file: {error}") from None
     except csv.Error as error:  # e.g. a NUL byte, or a quoted cell that never ends
-        raise CostExportError(f"{display} is not a CSV file as AWS writes them: {error}") from None
+        raise CostExportError(f"{where} is not a CSV file as AWS writes them: {error}") from None
 
 
 def _zip_parts(path: Path, display: str) -> Iterator[Part]:
@@ -256,15 +267,9 @@ def _zip_parts(path: Path, display: str) -> Iterator[Part]:
             raise CostExportError(f"{display} is a zip file with no file in it")
         for member in members:
             where = f"{display}:{member.filename}"
-            try:
+            with _readable(where):
                 with archive.open(member) as raw, io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as text:
                     yield from _csv_part(text, where)
-            except UnicodeDecodeError:
-                raise CostExportError(f"{where} is not UTF-8 text") from None
-            except (zipfile.BadZipFile, EOFError, NotImplementedError, RuntimeError) as error:
-                raise CostExportError(f"{where} cannot be read from the zip file: {error}") from None
-            except csv.Error as error:
-                raise CostExportError(f"{where} is not a CSV file as AWS writes them: {error}") from None
 
 
 def _bounded_lines(handle: io.TextIOBase, where: str) -> Iterator[str]:
@@ -285,13 +290,14 @@ def _csv_part(handle: io.TextIOBase, where: str) -> Iterator[Part]:
         )
 
     def rows() -> Iterator[tuple[str, Sequence[Any]]]:
-        for row in reader:
-            if not row or not "".join(row).strip():
-                continue
-            at = f"{where}, line {reader.line_num}"
-            if len(row) != len(header):
-                raise CostExportError(f"{at}: {len(row)} columns, the header has {len(header)}")
-            yield at, row
+        with _readable(where):  # the rows are read after this generator has handed the part over
+            for row in reader:
+                if not row or not "".join(row).strip():
+                    continue
+                at = f"{where}, line {reader.line_num}"
+                if len(row) != len(header):
+                    raise CostExportError(f"{at}: {len(row)} columns, the header has {len(header)}")
+                yield at, row
 
     yield Part(where, [name.strip() for name in header], rows())
 
@@ -494,8 +500,10 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
     cost_at = at[names.unblended]
     product_at, usage_type_at = at.get(names.instance_type), at.get(names.usage_type)
 
-    def column(row: Sequence[Any], name: str, where: str) -> Any:
+    def column(row: Sequence[Any], name: str, where: str, required: bool = True) -> Any:
         index = at.get(name)
+        if index is None and not required:
+            return ""
         if index is None:
             raise CostExportError(
                 f"{where}: a {row[type_at] if type_at is not None else ''} line, but the export has no {name} column "
@@ -551,7 +559,8 @@ def _cur_cost(row, line_type: str, basis: str, names: CurColumns, cost_at: int, 
         upfront = _money(column(row, names.ri_unused_upfront, where), names.ri_unused_upfront, where)
         recurring = _money(column(row, names.ri_unused_recurring, where), names.ri_unused_recurring, where)
         return upfront + recurring
-    if line_type == "Fee" and str(column(row, names.ri_arn, where) or "").strip():
+    # A CUR of an account without Reserved Instances has no ARN column: no Fee line is an RI's.
+    if line_type == "Fee" and str(column(row, names.ri_arn, where, False) or "").strip():
         return Decimal(0)  # a Reserved Instance's upfront payment, amortized over its usage
     return unblended
 
