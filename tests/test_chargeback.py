@@ -16,6 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -270,3 +271,63 @@ def test_chargeback_command_names_the_line_of_a_file_that_is_no_report(tmp_path)
     result = run_cli("chargeback", str(quickstart), "--usage", str(not_a_report), "--cost", "1")
     assert result.returncode == 2
     assert f"{not_a_report}, line 1:" in result.stderr and "Traceback" not in result.stderr
+
+
+# --- the smaller promises ---------------------------------------------------------------------
+
+
+def test_a_namespace_that_is_no_team_stays_apart_whatever_its_team_column_says(spec):
+    """`default` labelled nlp in the Team column is still no team's namespace: charged like idle
+    capacity, not merged into nlp (it was)."""
+    rows = [*TWO_DAYS[:-2], "2026-11-02,default,nlp,ml.p5.48xlarge,0.00,0.00,0.00,48.00,48.00,0.00,10.00,10.00,0.00"]
+    statement = statement_of(spec, rows)
+    nlp = next(c for c in statement.teams if c.team == "nlp")
+    assert nlp.hours["ml.p5.48xlarge"][0] == Decimal("288.00")
+    assert any("(default)" in n and "charged like idle capacity" in n for n in statement.notes)
+
+
+def test_two_rows_differing_only_in_their_team_column_both_count(spec):
+    """The generator groups by date, namespace, team and instance type: a namespace whose team
+    label changed during a day has two rows. Both are its hours (they were refused)."""
+    rows = [
+        "2026-11-01,hyperpod-ns-nlp,nlp,ml.p5.48xlarge,0.00,0.00,0.00,10.00,10.00,0.00,0.00,0.00,0.00",
+        "2026-11-01,hyperpod-ns-nlp,,ml.p5.48xlarge,0.00,0.00,0.00,5.00,5.00,0.00,0.00,0.00,0.00",
+    ]
+    statement = statement_of(spec, rows)
+    nlp = next(c for c in statement.teams if c.team == "nlp")
+    assert nlp.hours["ml.p5.48xlarge"][0] == Decimal("15.00")
+    with pytest.raises(chargeback.ChargebackError, match="same date, namespace, team and instance type"):
+        statement_of(spec, [rows[0], rows[0]])
+
+
+def test_the_hours_charged_reconcile_with_the_capacity_table(spec):
+    """Per instance type, the teams' charged hours and the no-team namespaces' make the "used"
+    hours of the capacity table, and used + idle the capacity."""
+    statement = statement_of(spec)
+    for use in statement.instance_types:
+        charged = sum((c.hours[use.instance_type][0] for c in statement.teams if use.instance_type in c.hours),
+                      Decimal(0))  # fmt: skip
+        assert charged + use.other_hours == sum(use.used_hours.values(), Decimal(0)) + use.other_hours
+        assert charged + use.other_hours + use.idle_hours == use.capacity_hours
+
+
+def test_the_generators_detailed_and_filtered_reports_are_refused_and_its_consecutive_weeks_joined(spec_data):
+    reports = Path(__file__).resolve().parent / "data" / "usage-reports"
+    with pytest.raises(UsageReportError, match="summary"):
+        read_summary_report((reports / "detailed--detailed-report-2026-11-01-2026-11-07.csv").read_text(), "d.csv")
+    initech = validate_spec(yaml.safe_load((reports / "teams.yaml").read_text()))
+    filtered = read_summary_report(
+        (reports / "filtered--summary-report-2026-11-01-2026-11-07-hyperpod-ns-nlp.csv").read_text(), "f.csv"
+    )
+    with pytest.raises(chargeback.ChargebackError, match="is filtered"):
+        chargeback.compute_statement(initech, [filtered], Decimal(1))
+    weeks = [
+        read_summary_report((reports / name).read_text(), name)
+        for name in ("b--summary-report-2026-11-08-2026-11-14.csv", "a--summary-report-2026-11-01-2026-11-07.csv")
+    ]
+    priced = validate_spec(
+        {**yaml.safe_load((reports / "teams.yaml").read_text()), "cost": {"instance_prices_usd": PRICES}}
+    )
+    statement = chargeback.compute_statement(priced, weeks, Decimal("99999.99"))
+    assert (statement.first_day.isoformat(), statement.days) == ("2026-11-01", 14)
+    assert sum(c.amount_usd for c in statement.teams) == Decimal("99999.99")
