@@ -151,6 +151,12 @@ FOCUS_USAGE_TYPE = "x_UsageType"
 #: `Total costs($)`; a "<dimension> total" row, then one row per day or per month.
 COST_EXPLORER_TOTAL = "Total costs($)"
 
+#: Every column a reader of any format looks at.
+_READ_COLUMNS = frozenset(
+    {value for names in (LEGACY_CUR, SNAKE_CUR) for value in vars(names).values() if isinstance(value, str)}
+    | {FOCUS_EFFECTIVE, FOCUS_BILLED, FOCUS_START, FOCUS_END, FOCUS_TAGS, FOCUS_USAGE_TYPE, COST_EXPLORER_TOTAL}
+)
+
 #: A HyperPod (SageMaker) instance type inside a usage type or product attribute.
 _ML_INSTANCE = re.compile(r"\bml\.[a-z0-9-]+\.[a-z0-9]+")
 
@@ -313,14 +319,15 @@ def _parquet_part(path: Path, display: str) -> Part:
 
     try:
         table = parquet.ParquetFile(path)
-        header = list(table.schema_arrow.names)
+        # Only the columns a reader of any format looks at: a CUR has a hundred and more.
+        header = [name for name in table.schema_arrow.names if name in _READ_COLUMNS]
     except (pyarrow.ArrowException, OSError) as error:
         raise CostExportError(f"{display} is not a Parquet file pyarrow can read: {error}") from None
 
     def rows() -> Iterator[tuple[str, Sequence[Any]]]:
         number = 0
         try:
-            for batch in table.iter_batches(batch_size=8192):
+            for batch in table.iter_batches(batch_size=8192, columns=header):
                 columns = [batch.column(i).to_pylist() for i in range(batch.num_columns)]
                 for row in zip(*columns, strict=True):
                     number += 1

@@ -326,7 +326,8 @@ def _usage_report_section(spec: PlatformSpec) -> list:
             f"  --cluster-name {spec.cluster.name} --output-report-location s3://{bucket}/reports/csv/\n"
             f"aws s3 cp s3://{bucket}/reports/csv/summary-report-2026-11-01-2026-11-30.csv .\n"
             "hyperpod-teams chargeback teams.yaml --usage summary-report-2026-11-01-2026-11-30.csv \\\n"
-            "  --cost-from cur-2026-11.csv --format csv --out chargeback-2026-11.csv"
+            "  --cost-from cur-2026-11-00001.csv.gz --cost-from cur-2026-11-00002.csv.gz \\\n"
+            "  --format csv --out chargeback-2026-11.csv"
         ),
     ]
 

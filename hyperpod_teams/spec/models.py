@@ -860,13 +860,17 @@ class Cost(SpecModel):
         description="How the shared platform's spend (HyperPod cluster, EKS, lifecycle scripts) is split "
         "across the teams in the cost category: quota, by each team's guaranteed capacity, weighted by "
         "what an instance of each type is worth (fixed percentages; a team without quota gets nothing); "
-        "proportional, to each team's own spend; even.",
+        "proportional, in proportion to each team's own cost (AWS's PROPORTIONAL: in the cost category each "
+        "team's own tagged spend, in a chargeback statement each team's charge for its own use); even. "
+        "`hyperpod-teams chargeback` charges idle capacity by the same rule: the cost category's split and a "
+        "statement are two views of one spend, never to be added (docs/chargeback.md).",
     )
     instance_prices_usd: dict[InstanceType, AmountUsd] = Field(
         default_factory=dict,
-        description="What an instance of a type is worth per hour, for the quota split; default: its "
-        "accelerators (GPUs, Trainium or Inferentia chips), which every type of a quota must have or be "
-        "priced here.",
+        description="What an instance of a type is worth per hour, for the quota split and for `chargeback` of a "
+        "cost given as one sum; default: its accelerators (GPUs, Trainium or Inferentia chips), which every "
+        "type of a quota must have or be priced here. chargeback needs a price for a type without "
+        "accelerators (CPU capacity is not free) unless its cost export names the instance types.",
     )
     usage_reports: UsageReports = Field(
         default_factory=UsageReports,
