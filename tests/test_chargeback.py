@@ -331,3 +331,37 @@ def test_the_generators_detailed_and_filtered_reports_are_refused_and_its_consec
     statement = chargeback.compute_statement(priced, weeks, Decimal("99999.99"))
     assert (statement.first_day.isoformat(), statement.days) == ("2026-11-01", 14)
     assert sum(c.amount_usd for c in statement.teams) == Decimal("99999.99")
+
+
+def test_each_amount_is_rounded_once_so_the_cent_goes_to_the_team_that_used_the_cluster(quickstart_data):
+    """By hand: 1.00 USD for a day of one ml.p5.48xlarge (8 GPUs: 192 GPU hours), split evenly;
+    vision used 0.64 GPU hours. Exact amounts: vision 1.00 x 0.64 / 192 = 0.003333 for its use
+    plus a third of the 0.996667 idle, 0.335556; nlp and research 0.332222 each. Rounded once,
+    the cents cut to 0.33 each leave one cent, which goes to the largest remainder: vision's
+    (0.005556). Rounding the use first (vision 0.00, idle 1.00) and then the idle thirds gave that
+    cent to nlp, the team named first, which used nothing."""
+    quickstart_data["cluster"]["instance_groups"] = [{"name": "gpu", "instance_type": "ml.p5.48xlarge", "count": 1}]
+    for team in quickstart_data["teams"]:
+        team["compute"]["quota"] = [{"instance_type": "ml.p5.48xlarge", "count": 1}] if team["name"] == "nlp" else []
+    quickstart_data["cost"] = {"shared_split": "even"}
+    row = "2026-11-01,hyperpod-ns-vision,vision,ml.p5.48xlarge,0.00,0.00,0.00,0.64,0.64,0.00,0.00,0.00,0.00"
+    statement = statement_of(validate_spec(quickstart_data), [row], cost="1.00", end="2026-11-01")
+    assert {c.team: c.amount_usd for c in statement.teams} == {
+        "nlp": Decimal("0.33"),
+        "research": Decimal("0.33"),
+        "vision": Decimal("0.34"),
+    }
+
+
+def test_more_hours_than_the_nodes_could_give_are_charged_over_the_hours_counted_and_said(spec):
+    """The c5 node gives 16 vCPUs x 48 h = 768 vCPU hours; the reports count 1,000 (research) +
+    536 (`default`) = 1,536. Each hour is charged 1,000 / 1,536 of the c5 node's 1,000 USD: research
+    pays 651.04 for its use, the `default` namespace's part (348.96) joins the idle capacity."""
+    rows = [
+        "2026-11-01,hyperpod-ns-research,research,ml.c5.4xlarge,0.00,0.00,0.00,0.00,0.00,0.00,1000.00,1000.00,0.00",
+        "2026-11-01,default,,ml.c5.4xlarge,0.00,0.00,0.00,0.00,0.00,0.00,536.00,536.00,0.00",
+    ]
+    statement = statement_of(spec, rows)
+    research = next(c for c in statement.teams if c.team == "research")
+    assert research.usage_usd == Decimal("651.04")
+    assert any("more than its 1 node could give (768)" in n and "over the hours counted" in n for n in statement.notes)

@@ -685,7 +685,9 @@ def test_a_usage_cell_over_128_kib_is_a_user_error_naming_the_line(project):
     assert "line 9" in result.stderr and "characters on one line" in result.stderr
 
 
-@pytest.mark.parametrize("cost", ["1e30", "1e15", "1000000000000000", "1,2,3", "182.450,17", "Infinity", "NaN", "-5"])
+@pytest.mark.parametrize(
+    "cost", ["1e30", "1e26", "1e15", "1000000000000000", "1,2,3", "182.450,17", "Infinity", "NaN", "-5"]
+)
 def test_a_cost_that_is_no_amount_of_usd_is_a_user_error(project, cost):
     usage = _usage_report(project)
     result = _chargeback(project, "--usage", str(usage), "--cost", cost)
@@ -857,6 +859,42 @@ def test_arbitrary_cost_exports_give_exit_0_or_2(project, capsys):
         assert "Traceback" not in err and "internal error" not in err, err
 
     _fuzz("chargeback: arbitrary cost exports", st.tuples(headers, st.binary(max_size=300)), check)
+
+
+def test_arbitrary_compressed_and_parquet_exports_give_exit_0_or_2(project, capsys):
+    """What AWS delivers besides CSV, broken anywhere: a gzip stream, a zip archive, a Parquet
+    file, each cut short or with arbitrary bytes after its magic number."""
+    import gzip as gzip_module
+    import zipfile
+
+    from hypothesis import strategies as st
+
+    usage = _usage_report(project)
+    export = project / "export.bin"
+    cur = (
+        b"lineItem/LineItemType,lineItem/UsageStartDate,lineItem/UsageEndDate,lineItem/UnblendedCost,"
+        b"resourceTags/user:hyperpod-teams:platform\nUsage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,5,shared\n"
+    )
+    packed = io.BytesIO()
+    with zipfile.ZipFile(packed, "w") as archive:
+        archive.writestr("cur.csv", cur)
+    whole = {"gzip": gzip_module.compress(cur), "zip": packed.getvalue(), "parquet": b"PAR1" + cur + b"PAR1"}
+
+    def check(value) -> None:
+        kind, cut, tail = value
+        data = whole[kind]
+        export.write_bytes(data[: max(4, int(len(data) * cut))] + tail)
+        code, err = in_process("chargeback", str(project / "teams.yaml"), "--usage", str(usage), "--cost-from",
+                               str(export), capsys=capsys)  # fmt: skip
+        assert code in (0, 2), err
+        assert "Traceback" not in err and "internal error" not in err, err
+
+    kinds = st.sampled_from(sorted(whole))
+    _fuzz(
+        "chargeback: broken gzip, zip and Parquet exports",
+        st.tuples(kinds, st.floats(0, 1), st.binary(max_size=40)),
+        check,
+    )
 
 
 def test_arbitrary_display_names_reach_markdown_and_csv_as_text(capsys):

@@ -387,7 +387,8 @@ def compute_statement(
             if measured > capacity:
                 notes.append(
                     f"{instance_type}: the reports count {measured.normalize():f} {measured_resource(instance_type)} "
-                    f"hours, more than its {nodes[instance_type]} nodes could give ({capacity}): each hour is charged "
+                    f"hours, more than its {nodes[instance_type]} node{'s' if nodes[instance_type] != 1 else ''} "
+                    f"could give ({capacity}): each hour is charged "
                     "at the type's cost over the hours counted, not over its capacity (is cluster.instance_groups up "
                     "to date?)"
                 )
