@@ -65,6 +65,8 @@ def _hostile_project(tmp_path: Path) -> tuple[Path, Path, Path]:
     for team, payload in zip(data["teams"], PAYLOADS, strict=False):
         team["display_name"] = payload
     data["teams"][0].setdefault("members", {})["scientists"] = "grp`<img src=x onerror=1>`@team"
+    # chargeback of a cost given as one sum needs its CPU nodes priced (they have no accelerators)
+    data["cost"] = {"instance_prices_usd": {"ml.p5.48xlarge": 98.32, "ml.c5.4xlarge": 0.82}}
     spec = tmp_path / "teams.yaml"
     spec.write_text(yaml.safe_dump(data))
     usage = _usage_report(tmp_path)

@@ -182,7 +182,6 @@ class ExportedCost:
     untagged_commitment_lines: int = 0
     files: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    tagged: bool = True
 
     def description(self) -> str:
         files = ", ".join(self.files)
