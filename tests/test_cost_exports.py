@@ -711,3 +711,22 @@ def test_the_statement_says_the_cost_category_split_is_another_view_of_the_same_
     markdown = chargeback("--cost-from", str(path)).stdout
     assert "two views of one spend: use one, never add them" in markdown
     assert "the rule alone would charge" in markdown
+
+
+def test_an_export_without_the_line_item_type_counts_every_line_unblended_and_says_so():
+    """Hand-made files sometimes keep only a few columns: without lineItem/LineItemType no line can
+    be told a Savings Plans one, so each counts at its unblended cost (here 100.25 + 0.75), noted."""
+    export = (
+        "lineItem/UsageStartDate,lineItem/UnblendedCost,resourceTags/user:hyperpod-teams:platform\n"
+        "2026-11-01T00:00:00Z,100.25,shared\n2026-11-02T13:00:00Z,0.75,shared\n2026-11-01T00:00:00Z,999,\n"
+    )
+    found = _read(export)
+    assert (found.amount, found.lines_used, found.lines_read) == (Decimal("101.00"), 2, 3)
+    assert any("no lineItem/LineItemType column" in note for note in found.notes)
+
+
+def test_a_focus_export_without_the_bases_column_is_refused_naming_it():
+    export = 'ChargePeriodStart,ChargePeriodEnd,EffectiveCost,Tags\n2026-11-01,2026-11-02,5,"{}"\n'
+    assert _read(export).amount == 0
+    with pytest.raises(CostExportError, match="no BilledCost column for the unblended cost"):
+        _read(export, "unblended")

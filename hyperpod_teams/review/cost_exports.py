@@ -436,7 +436,7 @@ def _reader_of(part: Part) -> tuple[Callable[[Part, Period, ExportedCost], None]
     names = set(part.header)
     if COST_EXPLORER_TOTAL in names:
         return _read_cost_explorer, "Cost Explorer"
-    if {FOCUS_EFFECTIVE, FOCUS_BILLED, FOCUS_START} <= names:
+    if FOCUS_START in names and names & {FOCUS_EFFECTIVE, FOCUS_BILLED}:
         return _read_focus, "FOCUS"
     if LEGACY_CUR.unblended in names:
         return (lambda p, period, out: _read_cur(p, period, out, LEGACY_CUR)), LEGACY_CUR.format
@@ -445,7 +445,8 @@ def _reader_of(part: Part) -> tuple[Callable[[Part, Period, ExportedCost], None]
         return (lambda p, period, out: _read_cur(p, period, out, SNAKE_CUR)), kind
     raise CostExportError(
         f"{part.name}, line 1: no {LEGACY_CUR.unblended} or {SNAKE_CUR.unblended} column (a Cost and Usage Report), "
-        f"no {FOCUS_EFFECTIVE} and {FOCUS_START} (FOCUS) and no {COST_EXPLORER_TOTAL!r} (a Cost Explorer download): "
+        f"no {FOCUS_START} with {FOCUS_EFFECTIVE} or {FOCUS_BILLED} (FOCUS) and no {COST_EXPLORER_TOTAL!r} (a Cost "
+        "Explorer download): "
         "give one of those exports, or the cost with --cost"
     )
 
@@ -499,10 +500,12 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
         raise CostExportError(f"{part.name}, line 1: no {names.start} column: the lines cannot be placed in the period")
     end_at, type_at = at.get(names.end), at.get(names.line_type)
     if out.basis == AMORTIZED and type_at is None:
-        raise CostExportError(
-            f"{part.name}, line 1: no {names.line_type} column: the amortized cost needs it to tell Savings Plans and "
-            "Reserved Instance lines; give the export with it, or --cost-basis unblended"
+        note = (
+            f"{part.name} has no {names.line_type} column: Savings Plans and Reserved Instance lines cannot be told "
+            "from usage, so every line counts at its unblended cost (an export from AWS has the column)"
         )
+        if note not in out.notes:
+            out.notes.append(note)
     cost_at = at[names.unblended]
     product_at, usage_type_at = at.get(names.instance_type), at.get(names.usage_type)
 
@@ -577,6 +580,11 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
         raise _no_tag_column(part, [f"{FOCUS_TAGS} (a map with the key {TAG_KEYS[0]})"])
     tags_at, start_at, end_at = at[FOCUS_TAGS], at[FOCUS_START], at.get(FOCUS_END)
     cost_column = FOCUS_EFFECTIVE if out.basis == AMORTIZED else FOCUS_BILLED
+    if cost_column not in at:
+        raise CostExportError(
+            f"{part.name}, line 1: no {cost_column} column for the {out.basis} cost of a FOCUS export; give the export "
+            f"with it, or --cost-basis {UNBLENDED if out.basis == AMORTIZED else AMORTIZED}"
+        )
     cost_at, usage_type_at = at[cost_column], at.get(FOCUS_USAGE_TYPE)
     for where, row in part.rows:
         out.lines_read += 1
