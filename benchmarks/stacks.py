@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from validate import generated_spec  # noqa: E402
+from validate import generated_spec
 
 
 def hyperpod_teams(*args: str, cwd: Path) -> subprocess.CompletedProcess:

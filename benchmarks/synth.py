@@ -26,7 +26,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from validate import QUICKSTART, generated_spec  # noqa: E402
+from validate import QUICKSTART, generated_spec
 
 NAIVE_APP = """
 import cdktf

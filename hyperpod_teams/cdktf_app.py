@@ -12,7 +12,7 @@ import sys
 # jsii's Node 20 end-of-life banner would print on every `cdktf synth`; set before jsii loads.
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from hyperpod_teams import speedups  # noqa: E402
+from hyperpod_teams import speedups
 
 speedups.enable()  # before jsii starts node; this process runs only the project's own stacks
 

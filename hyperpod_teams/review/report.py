@@ -241,9 +241,23 @@ def build_report(
 ) -> Document:
     """The report as a document; `chart` adds the capacity chart (HTML only); `max_teams` keeps the
     per-team details to the first teams (a Markdown report that must fit in a comment)."""
+    document = Document(f"hyperpod-teams: {spec.organization.name} on {spec.cluster.name}")
+    _overview_section(document, spec)
+    _existing_section(document, spec)
+    if plans:
+        document.add(*plan_section(plans, spec, max_rows=None if max_teams is None else 50))
+    shown, hidden = _teams_shown(spec.teams, max_teams)
+    _access_section(document, spec, shown, hidden)
+    _journeys_section(document, spec)
+    _compute_section(document, spec, shown, hidden, max_teams=max_teams, chart=chart)
+    _cost_section(document, spec, shown, hidden)
+    _manual_steps_section(document)
+    return document
+
+
+def _overview_section(document: Document, spec: PlatformSpec) -> None:
     org = spec.organization
     plugin = identity_plugin(spec)
-    document = Document(f"hyperpod-teams: {org.name} on {spec.cluster.name}")
     document.add(
         Paragraph(
             f"Account {md_code(org.account_id)}, region {md_code(org.region)}, identity provider "
@@ -251,6 +265,9 @@ def build_report(
             f"IAM Identity Center {md_code(spec.identity.identity_center.instance_arn)}; {len(spec.teams)} teams."
         )
     )
+
+
+def _existing_section(document: Document, spec: PlatformSpec) -> None:
     existing = existing_resources(spec)
     if existing:
         document.add(Heading("What exists already"))
@@ -261,9 +278,10 @@ def build_report(
                 [[e.what, md_code(e.identifier), e.how, md_code(e.field), e.stack] for e in existing],
             )
         )
-    if plans:
-        document.add(*plan_section(plans, spec, max_rows=None if max_teams is None else 50))
 
+
+def _access_section(document: Document, spec: PlatformSpec, shown: list[Team], hidden: list[Team]) -> None:
+    """Each team role's chain from the IdP group to the namespace."""
     document.add(Heading("Access, team by team"))
     document.add(
         Paragraph(
@@ -275,7 +293,6 @@ def build_report(
     by_team: dict[str, list[RoleAccess]] = {}
     for row in access_matrix(spec):
         by_team.setdefault(row.team, []).append(row)
-    shown, hidden = _teams_shown(spec.teams, max_teams)
     for team in shown:
         roles = by_team[team.name]
         title = f"{md_text(team.title)} ({md_code(team.name)})" if team.display_name else md_code(team.name)
@@ -297,6 +314,10 @@ def build_report(
         )
     if hidden:
         document.add(Paragraph(_hidden_note(hidden, "chains")))
+
+
+def _journeys_section(document: Document, spec: PlatformSpec) -> None:
+    org = spec.organization
     document.add(Heading("How a team member gets in"))
     document.add(
         Paragraph(
@@ -327,6 +348,10 @@ def build_report(
         )
     )
 
+
+def _compute_section(
+    document: Document, spec: PlatformSpec, shown: list[Team], hidden: list[Team], *, max_teams: int | None, chart: bool
+) -> None:
     document.add(Heading("Compute"))
     shares = compute_shares(spec)
     teams_with_quota = [t.name for t in spec.teams if t.compute.quota]
@@ -387,6 +412,9 @@ def build_report(
     else:
         document.add(Paragraph("Task governance is off: no quotas are enforced."))
 
+
+def _cost_section(document: Document, spec: PlatformSpec, shown: list[Team], hidden: list[Team]) -> None:
+    org = spec.organization
     document.add(Heading("Cost attribution"))
     category = naming.cost_category_name(org.name)
     values = {rule.team: rule.value for rule in cost.cost_category_rules(spec)}
@@ -472,6 +500,8 @@ def build_report(
             )
         )
 
+
+def _manual_steps_section(document: Document) -> None:
     document.add(Heading("Manual steps still needed"))
     document.add(
         Items(
@@ -487,7 +517,6 @@ def build_report(
     document.add(
         Paragraph("`hyperpod-teams runbook` gives each step with its exact values and its place in the deploy order.")
     )
-    return document
 
 
 def render_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, format: str = "markdown") -> str:

@@ -395,7 +395,7 @@ class _DeferredAnswers:
             message = self.read(node_process)
             try:
                 answer = _response(node_process, message, response_type)
-            except Exception as error:  # noqa: BLE001 - raised below, after the other answers
+            except Exception as error:
                 self.next_id = None
                 failure = failure or (error, request)
                 continue

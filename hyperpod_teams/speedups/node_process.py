@@ -17,7 +17,7 @@ from hyperpod_teams.speedups.python_bindings import FULL_IMPORT_ENV
 NODE_PRELOAD_SCRIPT = Path(__file__).parent / "node" / "preload.js"
 
 
-def tune_node_process(environ: MutableMapping[str, str] = os.environ) -> None:  # noqa: B006 - the process environment
+def tune_node_process(environ: MutableMapping[str, str] = os.environ) -> None:
     """Preload NODE_PRELOAD_SCRIPT in the node process jsii starts: call before jsii starts it.
 
     Left out when HYPERPOD_TEAMS_FULL_BINDINGS_IMPORT is set (the ordinary path everywhere) or
