@@ -151,19 +151,7 @@ def parse_document(text: str, source: str, *, as_json: bool = False) -> Document
     """Parse YAML or JSON text; raise SpecError with the line on a syntax error, and on a document
     whose nesting or alias expansion exceeds the bounds above."""
     text = text.removeprefix("\ufeff")
-    if as_json:
-        try:
-            data = json.loads(text, object_pairs_hook=_json_object_without_duplicates)
-        except json.JSONDecodeError as exc:
-            raise SpecError([Problem((), f"invalid JSON: {exc.msg}", line=exc.lineno)], source) from None
-        except _DuplicateKeyError as exc:
-            raise SpecError([Problem((), str(exc))], source) from None
-        except RecursionError:
-            raise SpecError([Problem((), _too_deep())], source) from None
-        except ValueError as exc:  # an integer past Python's 4,300-digit conversion limit
-            raise SpecError([Problem((), _too_long_a_number(exc))], source) from None
-        if _depth(data) > MAX_DEPTH:
-            raise SpecError([Problem((), _too_deep())], source)
+    data = _parse_json(text, source) if as_json else None
     loader = _UniqueKeyLoader(text)
     try:
         node = loader.get_single_node()
@@ -177,23 +165,44 @@ def parse_document(text: str, source: str, *, as_json: bool = False) -> Document
     except yaml.YAMLError as exc:
         if as_json:  # valid JSON that PyYAML reads differently (tabs): keep the data, lose lines
             return Document(data)
-        if isinstance(exc, yaml.MarkedYAMLError):
-            mark = exc.problem_mark or exc.context_mark
-            message = " ".join(part for part in (exc.context, exc.problem) if part)
-            if "tag:yaml.org,2002:merge" in message:
-                message = "YAML merge keys (`<<:`) are not supported in a spec: write the keys out where they are used"
-            line = mark.line + 1 if mark else None
-        else:  # yaml.reader.ReaderError: a character YAML does not allow
-            message = str(exc).splitlines()[0]
-            position = getattr(exc, "position", None)
-            line = text.count("\n", 0, position) + 1 if isinstance(position, int) else None
-        raise SpecError([Problem((), f"invalid YAML: {message}", line=line)], source) from None
+        raise SpecError([_yaml_problem(exc, text)], source) from None
     finally:
         loader.dispose()
     document = Document(data if as_json else yaml_data)
     if node is not None:
         _collect_positions(node, (), document)
     return document
+
+
+def _parse_json(text: str, source: str) -> Any:
+    try:
+        data = json.loads(text, object_pairs_hook=_json_object_without_duplicates)
+    except json.JSONDecodeError as exc:
+        raise SpecError([Problem((), f"invalid JSON: {exc.msg}", line=exc.lineno)], source) from None
+    except _DuplicateKeyError as exc:
+        raise SpecError([Problem((), str(exc))], source) from None
+    except RecursionError:
+        raise SpecError([Problem((), _too_deep())], source) from None
+    except ValueError as exc:  # an integer past Python's 4,300-digit conversion limit
+        raise SpecError([Problem((), _too_long_a_number(exc))], source) from None
+    if _depth(data) > MAX_DEPTH:
+        raise SpecError([Problem((), _too_deep())], source)
+    return data
+
+
+def _yaml_problem(exc: yaml.YAMLError, text: str) -> Problem:
+    """A YAML syntax error as a problem at its line."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        message = " ".join(part for part in (exc.context, exc.problem) if part)
+        if "tag:yaml.org,2002:merge" in message:
+            message = "YAML merge keys (`<<:`) are not supported in a spec: write the keys out where they are used"
+        line = mark.line + 1 if mark else None
+    else:  # yaml.reader.ReaderError: a character YAML does not allow
+        message = str(exc).splitlines()[0]
+        position = getattr(exc, "position", None)
+        line = text.count("\n", 0, position) + 1 if isinstance(position, int) else None
+    return Problem((), f"invalid YAML: {message}", line=line)
 
 
 class _DuplicateKeyError(ValueError):

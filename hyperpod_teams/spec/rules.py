@@ -300,76 +300,104 @@ def _arn_place(arn: str) -> tuple[str, str]:
     return parts[3], parts[4]
 
 
+_ADOPTED_HINT = "set cluster.existing_hyperpod_cluster_name to the HyperPod cluster it belongs to"
+
+
 def _adoption(sections: Sections) -> Iterator[Problem]:
     """What the spec says exists already must belong to this cluster, region, account and
-    Identity Center, and be something the stacks would otherwise create."""
-    governance, org = sections.task_governance, sections.organization
-    adopted_hint = "set cluster.existing_hyperpod_cluster_name to the HyperPod cluster it belongs to"
-    if governance is not None:
-        for name in ("existing_addon", "existing_scheduler_config_arn"):
-            if getattr(governance, name) is None:
-                continue
-            path: Path = ("cluster", "task_governance", name)
-            if sections.adopted_cluster is False:
-                yield Problem(path, "only a HyperPod cluster that runs already has task governance", adopted_hint)
-            if not governance.enabled:
-                yield Problem(path, "task governance is disabled (enabled: false)", f"remove {name}, or enable it")
-        arn = governance.existing_scheduler_config_arn
-        if arn is not None and org is not None and _arn_place(arn) != (org.region, org.account_id):
-            yield Problem(
-                ("cluster", "task_governance", "existing_scheduler_config_arn"),
-                f"{arn} is not in the organization's region and account ({org.region}, {org.account_id})",
-                "give the ARN that `aws sagemaker list-cluster-scheduler-configs` prints in that account",
-            )
-    instance = None
-    if sections.identity is not None:
-        instance = sections.identity.identity_center.instance_arn.rpartition("/")[2]
-    seen: dict[str, Path] = {}
+    Identity Center, and be something the stacks would otherwise create: by the kind of resource
+    adopted."""
+    yield from _adopted_task_governance(sections)
+    taken: dict[str, Path] = {}
     for t, team in sections.teams:
-        arn = team.compute.existing_quota_arn
-        if arn is not None:
-            path = ("teams", t, "compute", "existing_quota_arn")
-            if sections.adopted_cluster is False:
-                yield Problem(path, "a HyperPod cluster the stacks create has no compute quotas yet", adopted_hint)
-            if governance is not None and not governance.enabled:
-                yield Problem(path, "task governance is disabled (enabled: false)", "remove existing_quota_arn")
-            if org is not None and _arn_place(arn) != (org.region, org.account_id):
-                yield Problem(
-                    path,
-                    f"{arn} is not in the organization's region and account ({org.region}, {org.account_id})",
-                    "give the ARN that `aws sagemaker list-compute-quotas` prints in that account",
-                )
-        if team.studio.existing_domain_id is not None and not team.studio.enabled:
+        yield from _adopted_quota(sections, t, team)
+        yield from _adopted_domain(t, team)
+        yield from _adopted_permission_sets(sections, t, team)
+        yield from _adopted_once(t, team, taken)
+
+
+def _not_in_organization(arn: str, org: Organization | None) -> str | None:
+    if org is not None and _arn_place(arn) != (org.region, org.account_id):
+        return f"{arn} is not in the organization's region and account ({org.region}, {org.account_id})"
+    return None
+
+
+def _adopted_task_governance(sections: Sections) -> Iterator[Problem]:
+    governance = sections.task_governance
+    if governance is None:
+        return
+    for name in ("existing_addon", "existing_scheduler_config_arn"):
+        if getattr(governance, name) is None:
+            continue
+        path: Path = ("cluster", "task_governance", name)
+        if sections.adopted_cluster is False:
+            yield Problem(path, "only a HyperPod cluster that runs already has task governance", _ADOPTED_HINT)
+        if not governance.enabled:
+            yield Problem(path, "task governance is disabled (enabled: false)", f"remove {name}, or enable it")
+    arn = governance.existing_scheduler_config_arn
+    if arn is not None and (elsewhere := _not_in_organization(arn, sections.organization)):
+        yield Problem(
+            ("cluster", "task_governance", "existing_scheduler_config_arn"),
+            elsewhere,
+            "give the ARN that `aws sagemaker list-cluster-scheduler-configs` prints in that account",
+        )
+
+
+def _adopted_quota(sections: Sections, t: int, team: Team) -> Iterator[Problem]:
+    arn = team.compute.existing_quota_arn
+    if arn is None:
+        return
+    path: Path = ("teams", t, "compute", "existing_quota_arn")
+    if sections.adopted_cluster is False:
+        yield Problem(path, "a HyperPod cluster the stacks create has no compute quotas yet", _ADOPTED_HINT)
+    if sections.task_governance is not None and not sections.task_governance.enabled:
+        yield Problem(path, "task governance is disabled (enabled: false)", "remove existing_quota_arn")
+    if elsewhere := _not_in_organization(arn, sections.organization):
+        yield Problem(path, elsewhere, "give the ARN that `aws sagemaker list-compute-quotas` prints in that account")
+
+
+def _adopted_domain(t: int, team: Team) -> Iterator[Problem]:
+    if team.studio.existing_domain_id is not None and not team.studio.enabled:
+        yield Problem(
+            ("teams", t, "studio", "existing_domain_id"),
+            "the team's Studio is disabled (studio.enabled: false), so there is no domain to take over",
+            "remove existing_domain_id, or enable studio",
+        )
+
+
+def _adopted_permission_sets(sections: Sections, t: int, team: Team) -> Iterator[Problem]:
+    if sections.identity is None:
+        return
+    instance = sections.identity.identity_center.instance_arn.rpartition("/")[2]
+    for role, existing in team.existing_permission_sets.items():
+        owner = existing.arn.split("/")[1]
+        if owner != instance:
             yield Problem(
-                ("teams", t, "studio", "existing_domain_id"),
-                "the team's Studio is disabled (studio.enabled: false), so there is no domain to take over",
-                "remove existing_domain_id, or enable studio",
+                ("teams", t, "existing_permission_sets", role, "arn"),
+                f"the permission set belongs to Identity Center instance {owner}, not to the spec's ({instance})",
+                "give a permission set of identity.identity_center.instance_arn",
             )
-        for role, existing in team.existing_permission_sets.items():
-            path = ("teams", t, "existing_permission_sets", role, "arn")
-            owner = existing.arn.split("/")[1]
-            if instance is not None and owner != instance:
-                yield Problem(
-                    path,
-                    f"the permission set belongs to Identity Center instance {owner}, not to the spec's ({instance})",
-                    "give a permission set of identity.identity_center.instance_arn",
-                )
-        identifiers = [
-            (("teams", t, "compute", "existing_quota_arn"), team.compute.existing_quota_arn),
-            (("teams", t, "studio", "existing_domain_id"), team.studio.existing_domain_id),
-            *(
-                (("teams", t, "existing_permission_sets", r, "arn"), e.arn)
-                for r, e in team.existing_permission_sets.items()
-            ),
-        ]
-        for where, identifier in identifiers:
-            if identifier is None:
-                continue
-            if identifier in seen:
-                yield Problem(
-                    where,
-                    f"{identifier} is taken over at {'.'.join(map(str, seen[identifier]))} already",
-                    "each existing resource belongs to one team role",
-                )
-            else:
-                seen[identifier] = where
+
+
+def _adopted_once(t: int, team: Team, taken: dict[str, Path]) -> Iterator[Problem]:
+    """Each existing resource is taken over by one team role: `taken` holds where each one the
+    teams before this one took over."""
+    identifiers = [
+        (("teams", t, "compute", "existing_quota_arn"), team.compute.existing_quota_arn),
+        (("teams", t, "studio", "existing_domain_id"), team.studio.existing_domain_id),
+        *(
+            (("teams", t, "existing_permission_sets", r, "arn"), e.arn)
+            for r, e in team.existing_permission_sets.items()
+        ),
+    ]
+    for where, identifier in identifiers:
+        if identifier is None:
+            continue
+        if identifier in taken:
+            yield Problem(
+                where,
+                f"{identifier} is taken over at {'.'.join(map(str, taken[identifier]))} already",
+                "each existing resource belongs to one team role",
+            )
+        else:
+            taken[identifier] = where
