@@ -251,64 +251,89 @@ MAX_REPORT_BYTES = 32 * 1024 * 1024
 def read_summary_report(text: str, path: str) -> SummaryReport:
     """Parse a summary usage report as the official generator writes it; UsageReportError names
     the first line that does not fit."""
-    lines = text.splitlines()
+    lines = _ReportLines(text.splitlines(), path)
+    report = _read_heading(lines)
+    number = _read_filters_and_missing_periods(lines, report)
+    if lines[number] != _RESOURCE_HEADER:
+        raise lines.fail(number, f"expected the resource header {_RESOURCE_HEADER!r}")
+    if lines[number + 1] != _COLUMN_HEADER:
+        raise lines.fail(
+            number + 1, "expected the column header 'Date,Namespace,Team,Type,Total utilization (hours),...'"
+        )
+    number += 2
+    if lines[number] != "No Results":
+        _read_rows(lines, number, report)
+    return report
 
-    def fail(number: int, problem: str) -> UsageReportError:
-        return UsageReportError(f"{path}, line {number}: {problem}")
 
-    for number, content in enumerate(lines, start=1):
-        if len(content) > MAX_LINE_CHARS:
-            raise fail(
-                number,
-                f"{len(content):,} characters on one line; a usage report's lines have at most {MAX_LINE_CHARS:,}",
-            )
+@dataclass(frozen=True)
+class _ReportLines:
+    """A report's lines, each at most MAX_LINE_CHARS long, numbered from 1 (stripped; "" past the end)."""
 
-    def line(number: int) -> str:
-        return lines[number - 1].strip() if number <= len(lines) else ""
+    lines: list[str]
+    path: str
 
-    if line(1).lstrip("\ufeff") != _FIRST_LINE:
-        raise fail(1, f"expected {_FIRST_LINE!r}: this is not a HyperPod usage report")
-    cluster = _CLUSTER.match(line(2))
+    def __post_init__(self) -> None:
+        for number, content in enumerate(self.lines, start=1):
+            if len(content) > MAX_LINE_CHARS:
+                raise self.fail(
+                    number,
+                    f"{len(content):,} characters on one line; a usage report's lines have at most {MAX_LINE_CHARS:,}",
+                )
+
+    def __getitem__(self, number: int) -> str:
+        return self.lines[number - 1].strip() if number <= len(self.lines) else ""
+
+    def fail(self, number: int, problem: str) -> UsageReportError:
+        return UsageReportError(f"{self.path}, line {number}: {problem}")
+
+
+def _read_heading(lines: _ReportLines) -> SummaryReport:
+    """The five lines the generator starts with: what it is, the cluster, the report type and period."""
+    if lines[1].lstrip("\ufeff") != _FIRST_LINE:
+        raise lines.fail(1, f"expected {_FIRST_LINE!r}: this is not a HyperPod usage report")
+    cluster = _CLUSTER.match(lines[2])
     if not cluster:
-        raise fail(2, "expected 'Cluster Name: <name>'")
-    if line(3) != _REPORT_TYPE:
-        raise fail(3, f"expected {_REPORT_TYPE!r} (chargeback reads summary reports, not detailed ones)")
-    if not line(4).startswith("Report Date Generated:"):
-        raise fail(4, "expected 'Report Date Generated: <date>'")
-    period = _DATE_RANGE.match(line(5))
+        raise lines.fail(2, "expected 'Cluster Name: <name>'")
+    if lines[3] != _REPORT_TYPE:
+        raise lines.fail(3, f"expected {_REPORT_TYPE!r} (chargeback reads summary reports, not detailed ones)")
+    if not lines[4].startswith("Report Date Generated:"):
+        raise lines.fail(4, "expected 'Report Date Generated: <date>'")
+    period = _DATE_RANGE.match(lines[5])
     if not period:
-        raise fail(5, "expected 'Report Date Range (UTC): <YYYY-MM-DD> to <YYYY-MM-DD>'")
+        raise lines.fail(5, "expected 'Report Date Range (UTC): <YYYY-MM-DD> to <YYYY-MM-DD>'")
     first_day, last_day = (date.fromisoformat(period.group(n)) for n in (1, 2))
     if last_day < first_day:
-        raise fail(5, f"the date range ends ({last_day}) before it starts ({first_day})")
-    report = SummaryReport(path, cluster.group(1).strip(), first_day, last_day)
+        raise lines.fail(5, f"the date range ends ({last_day}) before it starts ({first_day})")
+    return SummaryReport(lines.path, cluster.group(1).strip(), first_day, last_day)
+
+
+def _read_filters_and_missing_periods(lines: _ReportLines, report: SummaryReport) -> int:
+    """The optional filter lines and "Missing data periods" block; the number of the line after them."""
     number = 6
-    while re.match(r"^(Namespace|Task): ", line(number)):
-        report.filters.append(line(number))
+    while re.match(r"^(Namespace|Task): ", lines[number]):
+        report.filters.append(lines[number])
         number += 1
-    if line(number).lower() == "missing data periods":
+    if lines[number].lower() == "missing data periods":
         number += 1
-        while number <= len(lines) and " to " in line(number) and line(number) != _RESOURCE_HEADER:
-            report.missing_periods.append(line(number))
+        while number <= len(lines.lines) and " to " in lines[number] and lines[number] != _RESOURCE_HEADER:
+            report.missing_periods.append(lines[number])
             number += 1
-    if line(number) != _RESOURCE_HEADER:
-        raise fail(number, f"expected the resource header {_RESOURCE_HEADER!r}")
-    if line(number + 1) != _COLUMN_HEADER:
-        raise fail(number + 1, "expected the column header 'Date,Namespace,Team,Type,Total utilization (hours),...'")
-    number += 2
-    if line(number) == "No Results":
-        return report
-    rows = csv.reader(io.StringIO("\n".join(lines[number - 1 :])))
+    return number
+
+
+def _read_rows(lines: _ReportLines, number: int, report: SummaryReport) -> None:
+    """The usage rows, from line `number` on."""
+    rows = csv.reader(io.StringIO("\n".join(lines.lines[number - 1 :])))
     at = number
     try:
         for cells in rows:
             at = number + rows.line_num - 1
             if not cells or not "".join(cells).strip():
                 continue
-            report.rows.append(_usage_row(cells, f"{path}, line {at}", first_day, last_day))
+            report.rows.append(_usage_row(cells, f"{report.path}, line {at}", report.first_day, report.last_day))
     except csv.Error as error:
-        raise fail(at, f"not CSV as a usage report writes it ({error})") from None
-    return report
+        raise lines.fail(at, f"not CSV as a usage report writes it ({error})") from None
 
 
 def _usage_row(cells: list[str], where: str, first_day: date, last_day: date) -> UsageRow:
