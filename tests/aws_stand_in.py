@@ -54,61 +54,66 @@ class NotFound(Exception):
         self.error_type = error_type
 
 
-def _json_operations(world: World) -> dict:
-    def get_resource(body: dict) -> dict:
+class _JsonOperations:
+    """The JSON operations the stand-in answers, by X-Amz-Target, over one world."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def get_resource(self, body: dict) -> dict:
         # Cloud Control API GetResource: {TypeName, ResourceDescription: {Identifier, Properties}}.
         key = (body["TypeName"], body["Identifier"])
-        if key not in world.cloud_control:
+        if key not in self.world.cloud_control:
             raise NotFound("ResourceNotFoundException", f"{key} not found")
         return {
             "TypeName": key[0],
-            "ResourceDescription": {"Identifier": key[1], "Properties": json.dumps(world.cloud_control[key])},
+            "ResourceDescription": {"Identifier": key[1], "Properties": json.dumps(self.world.cloud_control[key])},
         }
 
-    def describe_domain(body: dict) -> dict:
+    def describe_domain(self, body: dict) -> dict:
         # SageMaker DescribeDomain: the domain, or ResourceNotFound.
-        if body["DomainId"] not in world.domains:
+        if body["DomainId"] not in self.world.domains:
             raise NotFound("ResourceNotFound", f"Domain {body['DomainId']} not found")
-        return world.domains[body["DomainId"]]
+        return self.world.domains[body["DomainId"]]
 
-    def list_tags(body: dict) -> dict:
+    def list_tags(self, body: dict) -> dict:
         # SageMaker ListTags and SSO Admin ListTagsForResource: {Tags: [...]}.
         return {"Tags": []}
 
-    def describe_permission_set(body: dict) -> dict:
+    def describe_permission_set(self, body: dict) -> dict:
         # SSO Admin DescribePermissionSet: {PermissionSet: {...}}.
-        found = world.permission_sets.get(body["PermissionSetArn"])
+        found = self.world.permission_sets.get(body["PermissionSetArn"])
         if found is None:
             raise NotFound("ResourceNotFoundException", f"{body['PermissionSetArn']} not found")
         return {"PermissionSet": {k: v for k, v in found.items() if k != "InlinePolicy"}}
 
-    def get_inline_policy(body: dict) -> dict:
+    def get_inline_policy(self, body: dict) -> dict:
         # SSO Admin GetInlinePolicyForPermissionSet: {InlinePolicy: "..."} ("" when none).
-        found = world.permission_sets.get(body["PermissionSetArn"])
+        found = self.world.permission_sets.get(body["PermissionSetArn"])
         if found is None:
             raise NotFound("ResourceNotFoundException", f"{body['PermissionSetArn']} not found")
         return {"InlinePolicy": found.get("InlinePolicy", "")}
 
-    def list_account_assignments(body: dict) -> dict:
+    def list_account_assignments(self, body: dict) -> dict:
         # SSO Admin ListAccountAssignments: one account and permission set's assignments.
         return {
             "AccountAssignments": [
                 a
-                for a in world.account_assignments
+                for a in self.world.account_assignments
                 if a["AccountId"] == body["AccountId"] and a["PermissionSetArn"] == body["PermissionSetArn"]
             ]
         }
 
-    def get_group_id(body: dict) -> dict:
+    def get_group_id(self, body: dict) -> dict:
         # Identity Store GetGroupId by the DisplayName unique attribute.
         name = body["AlternateIdentifier"]["UniqueAttribute"]["AttributeValue"]
-        if name not in world.groups:
+        if name not in self.world.groups:
             raise NotFound("ResourceNotFoundException", f"group {name} not found")
-        return {"GroupId": world.groups[name], "IdentityStoreId": body["IdentityStoreId"]}
+        return {"GroupId": self.world.groups[name], "IdentityStoreId": body["IdentityStoreId"]}
 
-    def describe_group(body: dict) -> dict:
+    def describe_group(self, body: dict) -> dict:
         # Identity Store DescribeGroup.
-        for name, group_id in world.groups.items():
+        for name, group_id in self.world.groups.items():
             if group_id == body["GroupId"]:
                 return {
                     "GroupId": group_id,
@@ -118,21 +123,22 @@ def _json_operations(world: World) -> dict:
                 }
         raise NotFound("ResourceNotFoundException", f"group {body['GroupId']} not found")
 
-    return {
-        "CloudApiService.GetResource": get_resource,
-        "SageMaker.DescribeDomain": describe_domain,
-        "SageMaker.ListTags": list_tags,
-        "SWBExternalService.DescribePermissionSet": describe_permission_set,
-        "SWBExternalService.GetInlinePolicyForPermissionSet": get_inline_policy,
-        "SWBExternalService.ListTagsForResource": list_tags,
-        "SWBExternalService.ListAccountAssignments": list_account_assignments,
-        "AWSIdentityStore.GetGroupId": get_group_id,
-        "AWSIdentityStore.DescribeGroup": describe_group,
-    }
+    def table(self) -> dict:
+        return {
+            "CloudApiService.GetResource": self.get_resource,
+            "SageMaker.DescribeDomain": self.describe_domain,
+            "SageMaker.ListTags": self.list_tags,
+            "SWBExternalService.DescribePermissionSet": self.describe_permission_set,
+            "SWBExternalService.GetInlinePolicyForPermissionSet": self.get_inline_policy,
+            "SWBExternalService.ListTagsForResource": self.list_tags,
+            "SWBExternalService.ListAccountAssignments": self.list_account_assignments,
+            "AWSIdentityStore.GetGroupId": self.get_group_id,
+            "AWSIdentityStore.DescribeGroup": self.describe_group,
+        }
 
 
 def _handler(world: World) -> type[BaseHTTPRequestHandler]:
-    operations = _json_operations(world)
+    operations = _JsonOperations(world).table()
     addon_path = re.compile(r"^/clusters/([^/]+)/addons/([^/?]+)")
 
     class Handler(BaseHTTPRequestHandler):

@@ -91,19 +91,27 @@ def isolation_violations(manifests: list[dict], teams: list[str]) -> list[str]:
                 problems.append(f"{where}: binds team {owner} in the namespace of {namespace_of.get(namespace)}")
             continue
         role = roles.get((None, m["roleRef"]["name"]))
-        for rule in role["rules"] if role else []:
-            for api_group in rule["apiGroups"]:
-                for resource in rule["resources"]:
-                    if (api_group, resource) in READABLE_BY_NAME:
-                        if not rule.get("resourceNames") or not set(rule["verbs"]) <= {"get"}:
-                            problems.append(f"{where}: {api_group}/{resource} beyond get by name")
-                        if resource == "namespaces" and rule["resourceNames"] != [naming.team_namespace(owner)]:
-                            problems.append(f"{where}: reads namespaces other than its own")
-                        continue
-                    if (api_group, resource) not in CLUSTER_READABLE or not set(rule["verbs"]) <= READ_ONLY:
-                        problems.append(f"{where}: cluster-wide {rule['verbs']} on {api_group}/{resource}")
-                    if resource == "clusterqueues" and rule.get("resourceNames") != [naming.team_cluster_queue(owner)]:
-                        problems.append(f"{where}: reads ClusterQueues other than its own")
+        problems += _cluster_role_violations(where, owner, role["rules"] if role else [])
+    return problems
+
+
+def _cluster_role_violations(where: str, owner: str, rules: list[dict]) -> list[str]:
+    """What a team's ClusterRoleBinding grants beyond reading its own namespace and ClusterQueue,
+    and the cluster-wide kinds anyone may read."""
+    problems = []
+    for rule in rules:
+        for api_group in rule["apiGroups"]:
+            for resource in rule["resources"]:
+                if (api_group, resource) in READABLE_BY_NAME:
+                    if not rule.get("resourceNames") or not set(rule["verbs"]) <= {"get"}:
+                        problems.append(f"{where}: {api_group}/{resource} beyond get by name")
+                    if resource == "namespaces" and rule["resourceNames"] != [naming.team_namespace(owner)]:
+                        problems.append(f"{where}: reads namespaces other than its own")
+                    continue
+                if (api_group, resource) not in CLUSTER_READABLE or not set(rule["verbs"]) <= READ_ONLY:
+                    problems.append(f"{where}: cluster-wide {rule['verbs']} on {api_group}/{resource}")
+                if resource == "clusterqueues" and rule.get("resourceNames") != [naming.team_cluster_queue(owner)]:
+                    problems.append(f"{where}: reads ClusterQueues other than its own")
     return problems
 
 

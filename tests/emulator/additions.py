@@ -291,6 +291,25 @@ class Additions:
 
     # --- WSGI -----------------------------------------------------------------------------
 
+    def _control(self, path: str, body: bytes) -> Json:
+        """The tests' own endpoints: seed the world, read the calls and IAM decisions, change what
+        the organization changed outside the stacks."""
+        if path == "/_emulator/seed":
+            return self.seed(json.loads(body))
+        if path == "/_emulator/calls":
+            return {"calls": self.calls}
+        if path == "/_emulator/decisions":
+            return {"decisions": [vars(d) for d in self.authorization.decisions]}
+        if path == "/_emulator/cloud-control":
+            # What the organization changed since: Cloud Control resources' properties replaced.
+            with self.lock:
+                for resource in json.loads(body):
+                    self.cloud_control.resources[(resource["type"], resource["identifier"])] = resource["properties"]
+            return {}
+        if path == "/_emulator/domain-default":
+            return self.domain_default(json.loads(body))
+        raise ValueError(f"no emulator endpoint {path}")
+
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
         environ["wsgi.input"] = io.BytesIO(body)
@@ -305,20 +324,8 @@ class Additions:
             body=body,
             region=scope[1] if scope else "us-east-1",
         )
-        if request.path == "/_emulator/seed":
-            return self._answer(start_response, 200, self.seed(json.loads(body)))
-        if request.path == "/_emulator/calls":
-            return self._answer(start_response, 200, {"calls": self.calls})
-        if request.path == "/_emulator/decisions":
-            return self._answer(start_response, 200, {"decisions": [vars(d) for d in self.authorization.decisions]})
-        if request.path == "/_emulator/cloud-control":
-            # What the organization changed since: Cloud Control resources' properties replaced.
-            with self.lock:
-                for resource in json.loads(body):
-                    self.cloud_control.resources[(resource["type"], resource["identifier"])] = resource["properties"]
-            return self._answer(start_response, 200, {})
-        if request.path == "/_emulator/domain-default":
-            return self._answer(start_response, 200, self.domain_default(json.loads(body)))
+        if request.path.startswith("/_emulator/"):
+            return self._answer(start_response, 200, self._control(request.path, body))
         form = parse_qs(request.body.decode()) if request.service == "cloudformation" else {}
         if form.get("Action") == ["DescribeType"] and form.get("TypeName", [""])[0] in registry.TYPES:
             xml = self.cloud_control.describe_type_xml(form["TypeName"][0]).encode()

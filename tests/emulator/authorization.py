@@ -95,45 +95,9 @@ class Authorization:
     def requested(self, request: Any) -> tuple[str, str, Json] | list[tuple[str, str, Json]] | None:
         """(IAM action, resource ARN, request context) of a request (several when one request is
         authorized as more than one action), or None when not modelled."""
-        region = request.region
-        context: Json = {"aws:RequestedRegion": region}
-        account = self.account_id
+        context: Json = {"aws:RequestedRegion": request.region}
         if request.target.startswith("SageMaker."):
-            operation = request.target.split(".", 1)[1]
-            action = f"sagemaker:{operation}"
-            body = request.json() if request.body else {}
-            if action in UNSCOPED:
-                return action, "*", context
-            sagemaker = f"arn:aws:sagemaker:{region}:{account}"
-            if operation in ("DescribeCluster", "ListClusterNodes", "DescribeClusterNode"):
-                arn, tags = self._cluster(body["ClusterName"])
-                return action, arn, {**context, **_resource_tags(tags)}
-            if operation == "DescribeDomain":
-                arn = f"{sagemaker}:domain/{body['DomainId']}"
-                return action, arn, {**context, **_resource_tags(self.additions.tags.get(arn, {}))}
-            if operation in ("CreateSpace", "DescribeSpace"):
-                arn = f"{sagemaker}:space/{body['DomainId']}/{body['SpaceName']}"
-            elif operation in ("CreateApp", "DescribeApp"):
-                owner = body.get("SpaceName") or body.get("UserProfileName")
-                arn = f"{sagemaker}:app/{body['DomainId']}/{owner}/{body['AppType'].lower()}/{body['AppName']}"
-            else:
-                return None
-            if operation.startswith("Describe"):
-                return action, arn, {**context, **_resource_tags(self.additions.tags.get(arn, {}))}
-            # A create with tags: the request's tags are its context, and tagging while creating is
-            # authorized as sagemaker:AddTags too (SageMaker developer guide, "Provide permissions for
-            # tagging SageMaker AI resources"; condition key sagemaker:TaggingAction).
-            tags = body.get("Tags", [])
-            creating = {
-                **context,
-                **{f"aws:RequestTag/{t['Key']}": t["Value"] for t in tags},
-                "aws:TagKeys": [t["Key"] for t in tags],
-            }
-            asked = [(action, arn, creating)]
-            if tags:
-                asked.append(("sagemaker:AddTags", arn, {**creating, "sagemaker:TaggingAction": operation}))
-            return asked
-            return None
+            return self._sagemaker_requested(request, context)
         form = parse_qs(request.body.decode()) if request.method == "POST" and not request.target else {}
         query_action = (form.get("Action") or request.query.get("Action") or [""])[0]
         if request.service == "sts" and query_action:
@@ -142,26 +106,68 @@ class Authorization:
             iam = self.additions._moto("iam", "global")
             name = form["RoleName"][0]
             found = [r for r in iam.roles.values() if r.name == name]
-            arn = found[0].arn if found else f"arn:aws:iam::{account}:role/{name}"
+            arn = found[0].arn if found else f"arn:aws:iam::{self.account_id}:role/{name}"
             return "iam:GetRole", arn, {}
         if request.service == "ec2" and query_action:
             action = f"ec2:{query_action}"
             return (action, "*", context) if action in UNSCOPED else None
         if request.service == "eks" and request.method == "GET":
-            parts = [unquote(p) for p in request.path.strip("/").split("/")]
-            eks = f"arn:aws:eks:{region}:{account}"
-            if parts == ["clusters"]:
-                return "eks:ListClusters", "*", context
-            if len(parts) == 2 and parts[0] == "clusters":
-                return "eks:DescribeCluster", f"{eks}:cluster/{parts[1]}", context
-            if len(parts) == 4 and parts[2] == "access-entries":
-                entry = self.additions.eks.access_entries.get((parts[1], parts[3]))
-                arn = entry["accessEntryArn"] if entry else _access_entry_arn(eks, parts[1], parts[3])
-                return "eks:DescribeAccessEntry", arn, context
-            if len(parts) == 4 and parts[2] == "addons":
-                addon = self.additions.eks.addons.get((parts[1], parts[3]))
-                arn = addon["addonArn"] if addon else f"{eks}:addon/{parts[1]}/{parts[3]}/{uuid.uuid4()}"
-                return "eks:DescribeAddon", arn, context
+            return self._eks_requested(request, context)
+        return None
+
+    def _sagemaker_requested(
+        self, request: Any, context: Json
+    ) -> tuple[str, str, Json] | list[tuple[str, str, Json]] | None:
+        operation = request.target.split(".", 1)[1]
+        action = f"sagemaker:{operation}"
+        body = request.json() if request.body else {}
+        if action in UNSCOPED:
+            return action, "*", context
+        sagemaker = f"arn:aws:sagemaker:{request.region}:{self.account_id}"
+        if operation in ("DescribeCluster", "ListClusterNodes", "DescribeClusterNode"):
+            arn, tags = self._cluster(body["ClusterName"])
+            return action, arn, {**context, **_resource_tags(tags)}
+        if operation == "DescribeDomain":
+            arn = f"{sagemaker}:domain/{body['DomainId']}"
+            return action, arn, {**context, **_resource_tags(self.additions.tags.get(arn, {}))}
+        if operation in ("CreateSpace", "DescribeSpace"):
+            arn = f"{sagemaker}:space/{body['DomainId']}/{body['SpaceName']}"
+        elif operation in ("CreateApp", "DescribeApp"):
+            owner = body.get("SpaceName") or body.get("UserProfileName")
+            arn = f"{sagemaker}:app/{body['DomainId']}/{owner}/{body['AppType'].lower()}/{body['AppName']}"
+        else:
+            return None
+        if operation.startswith("Describe"):
+            return action, arn, {**context, **_resource_tags(self.additions.tags.get(arn, {}))}
+        # A create with tags: the request's tags are its context, and tagging while creating is
+        # authorized as sagemaker:AddTags too (SageMaker developer guide, "Provide permissions for
+        # tagging SageMaker AI resources"; condition key sagemaker:TaggingAction).
+        tags = body.get("Tags", [])
+        creating = {
+            **context,
+            **{f"aws:RequestTag/{t['Key']}": t["Value"] for t in tags},
+            "aws:TagKeys": [t["Key"] for t in tags],
+        }
+        asked = [(action, arn, creating)]
+        if tags:
+            asked.append(("sagemaker:AddTags", arn, {**creating, "sagemaker:TaggingAction": operation}))
+        return asked
+
+    def _eks_requested(self, request: Any, context: Json) -> tuple[str, str, Json] | None:
+        parts = [unquote(p) for p in request.path.strip("/").split("/")]
+        eks = f"arn:aws:eks:{request.region}:{self.account_id}"
+        if parts == ["clusters"]:
+            return "eks:ListClusters", "*", context
+        if len(parts) == 2 and parts[0] == "clusters":
+            return "eks:DescribeCluster", f"{eks}:cluster/{parts[1]}", context
+        if len(parts) == 4 and parts[2] == "access-entries":
+            entry = self.additions.eks.access_entries.get((parts[1], parts[3]))
+            arn = entry["accessEntryArn"] if entry else _access_entry_arn(eks, parts[1], parts[3])
+            return "eks:DescribeAccessEntry", arn, context
+        if len(parts) == 4 and parts[2] == "addons":
+            addon = self.additions.eks.addons.get((parts[1], parts[3]))
+            arn = addon["addonArn"] if addon else f"{eks}:addon/{parts[1]}/{parts[3]}/{uuid.uuid4()}"
+            return "eks:DescribeAddon", arn, context
         return None
 
     def _cluster(self, name_or_arn: str) -> tuple[str, list[Json]]:
