@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from dataclasses import dataclass
 
 from hyperpod_teams import cost, dependencies_chart, naming, usage_report
 from hyperpod_teams.adoption import Existing, existing_resources, ways_explained
-from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, IdentityGroups
+from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, IdentityGroups, IdentityProviderPlugin
 from hyperpod_teams.review.document import Code, Document, Heading, Items, Paragraph, Table, md_code
 from hyperpod_teams.spec.loading import SPEC_CONTEXT_KEY, SPEC_ENV
 from hyperpod_teams.spec.models import PlatformSpec
-from hyperpod_teams.stack_plan import deploy_waves, identity_plugin, stack_plan
+from hyperpod_teams.stack_plan import PlannedStack, deploy_waves, identity_plugin, stack_plan
 
 
 def _cdktf(spec_path: str, command: str) -> str:
@@ -36,17 +37,54 @@ def _deploy(spec_path: str, *stacks: str) -> str:
     return _cdktf(spec_path, f"deploy {' '.join(stacks)}{parallel} --ignore-missing-stack-dependencies --auto-approve")
 
 
+@dataclass(frozen=True)
+class _Runbook:
+    """What the runbook's sections share: the spec, where it is, its stacks and their names."""
+
+    spec: PlatformSpec
+    spec_path: str
+    plugin: IdentityProviderPlugin
+    stacks: list[PlannedStack]
+    identity: str | None
+    access: str
+    cost_stack: str
+    groups: dict
+    existing: list[Existing]
+
+    @classmethod
+    def of(cls, spec: PlatformSpec, spec_path: str) -> _Runbook:
+        org = spec.organization.name
+        plugin = identity_plugin(spec)
+        return cls(
+            spec,
+            spec_path,
+            plugin,
+            stack_plan(spec),
+            naming.identity_stack_name(org) if plugin.needs_identity_stack else None,
+            naming.access_stack_name(org),
+            naming.cost_stack_name(org),
+            IdentityGroups.for_spec(spec).all(),
+            existing_resources(spec),
+        )
+
+
 def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Document:
-    org = spec.organization.name
-    plugin = identity_plugin(spec)
-    stacks = stack_plan(spec)
-    identity = naming.identity_stack_name(org) if plugin.needs_identity_stack else None
-    access = naming.access_stack_name(org)
-    cost_stack = naming.cost_stack_name(org)
-    groups = IdentityGroups.for_spec(spec).all()
-    store = spec.identity.identity_center.identity_store_id
-    existing = existing_resources(spec)
-    document = Document(f"Runbook: {org} on {spec.cluster.name}")
+    r = _Runbook.of(spec, spec_path)
+    document = Document(f"Runbook: {spec.organization.name} on {spec.cluster.name}")
+    _intro_section(document, r)
+    _deploy_order_section(document, r)
+    document.add(Heading("First deployment"))
+    document.add(Items(_identity_steps(r) + _cluster_and_team_steps(r), ordered=True))
+    _after_first_deployment(document, r)
+    _submit_a_job_section(document, r)
+    _add_a_team_section(document, r)
+    _remove_a_team_section(document, r)
+    document.add(*_cost_category_repair_section(spec))
+    return document
+
+
+def _intro_section(document: Document, r: _Runbook) -> None:
+    spec_path, plugin, stacks = r.spec_path, r.plugin, r.stacks
     document.add(
         Paragraph(
             f"From {md_code(spec_path)}: {len(stacks)} stacks, identity provider "
@@ -59,6 +97,9 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
         )
     )
 
+
+def _deploy_order_section(document: Document, r: _Runbook) -> None:
+    stacks = r.stacks
     document.add(Heading("Deploy order"))
     document.add(Paragraph("Stacks in one wave may deploy in parallel; each wave waits for the one before it."))
     document.add(
@@ -78,7 +119,11 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
         )
     )
 
-    document.add(Heading("First deployment"))
+
+def _identity_steps(r: _Runbook) -> list[str]:
+    """From synthesis to the permission sets: the IdP, Identity Center's identity source and
+    provisioning, which the other stacks wait for."""
+    spec_path, plugin, identity, access, groups = r.spec_path, r.plugin, r.identity, r.access, r.groups
     steps: list[str] = [
         f"Synthesize and review: {md_code(f'hyperpod-teams validate {spec_path}')}, "
         f"{md_code(f'hyperpod-teams synth {spec_path}')}, {md_code(f'hyperpod-teams report {spec_path}')}; "
@@ -126,6 +171,15 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
         "Deploy the permission sets and assignments with Identity Center account credentials: "
         f"{md_code(_deploy(spec_path, access))}."
     )
+    return steps
+
+
+def _cluster_and_team_steps(r: _Runbook) -> list[str]:
+    """The cluster side, the teams and Billing, with what must be in place before each."""
+    spec, spec_path, stacks, existing = r.spec, r.spec_path, r.stacks, r.existing
+    identity, access, cost_stack = r.identity, r.access, r.cost_stack
+    org = spec.organization.name
+    steps: list[str] = []
     cluster_side = [s.name for s in stacks if s.name not in (identity, access, cost_stack) and s.team is None]
     chart = spec.cluster.dependencies_chart
     if spec.cluster.installs_dependencies_chart and dependencies_chart.uses_local_clone(chart):
@@ -173,7 +227,13 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
         "Explorer shows costs by the "
         "category from the day of activation on; earlier spend is not attributed."
     )
-    document.add(Items(steps, ordered=True))
+    return steps
+
+
+def _after_first_deployment(document: Document, r: _Runbook) -> None:
+    spec, spec_path, existing, groups = r.spec, r.spec_path, r.existing, r.groups
+    usage = spec.cost.usage_reports
+    store = spec.identity.identity_center.identity_store_id
     if existing:
         document.add(*_adoption_section(spec, existing, spec_path))
     if usage.enabled:
@@ -187,6 +247,9 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
         )
     )
 
+
+def _submit_a_job_section(document: Document, r: _Runbook) -> None:
+    spec = r.spec
     if spec.cluster.task_governance.enabled:
         governance = spec.cluster.task_governance
         team = spec.teams[0].name
@@ -213,6 +276,10 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
             )
         )
 
+
+def _add_a_team_section(document: Document, r: _Runbook) -> None:
+    spec_path, identity, access, cost_stack = r.spec_path, r.identity, r.access, r.cost_stack
+    org = r.spec.organization.name
     document.add(Heading("Add a team"))
     example = "<team>"
     document.add(
@@ -235,6 +302,11 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
         )
     )
 
+
+def _remove_a_team_section(document: Document, r: _Runbook) -> None:
+    spec_path = r.spec_path
+    org = r.spec.organization.name
+    example = "<team>"
     document.add(Heading("Remove a team without losing its data"))
     document.add(
         Items(
@@ -255,8 +327,6 @@ def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Docum
             ordered=True,
         )
     )
-    document.add(*_cost_category_repair_section(spec))
-    return document
 
 
 #: The open AWS provider bug that drops part of the cost category on an in-place update.
