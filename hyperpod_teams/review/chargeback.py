@@ -322,7 +322,6 @@ def compute_statement(
         notes.append(f"the cost {cost_usd} USD is rounded to {rounded} USD")
     if exported is not None:
         notes.extend(exported.notes)
-    days = (last_day - first_day).days + 1
     nodes = spec.cluster.capacity_by_instance_type()
     unknown = sorted(t for t in nodes if units_per_instance(t) is None)
     if unknown:
@@ -330,103 +329,15 @@ def compute_statement(
             f"cluster.instance_groups: chargeback does not know how many GPUs, NeuronCores or vCPUs "
             f"{', '.join(unknown)} has, so it cannot tell used hours from idle ones"
         )
-
-    unbalanced = [row.where for row in rows if _unbalanced(row)]
-    if unbalanced:
-        notes.append(
-            f"{len(unbalanced)} row{'s' if len(unbalanced) != 1 else ''} of the reports give a total that is not "
-            f"allocated + borrowed hours (first: {unbalanced[0]}): the total is charged; ask who made the report"
-        )
-    by_namespace = {naming.team_namespace(t.name): t.name for t in spec.teams}
-    used: dict[str, dict[str, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
-    hours: dict[str, dict[str, list[Decimal]]] = defaultdict(lambda: defaultdict(lambda: [Decimal(0)] * 3))
-    other: dict[str, Decimal] = defaultdict(Decimal)
-    other_namespaces: dict[str, set[str]] = defaultdict(set)
-    outside: dict[str, Decimal] = defaultdict(Decimal)
-    for row in rows:
-        team = by_namespace.get(row.namespace)
-        resource = measured_resource(row.instance_type)
-        if row.instance_type not in nodes or resource is None:
-            outside[row.instance_type] += sum((row.hours[(r, "total")] for r in RESOURCES), Decimal(0))
-            continue
-        total = row.hours[(resource, "total")]
-        if team is None:
-            other[row.instance_type] += total
-            other_namespaces[row.instance_type].add(row.namespace)
-            continue
-        used[row.instance_type][team] += total
-        counted = hours[team][row.instance_type]
-        counted[0] += total
-        counted[1] += row.hours[(resource, "allocated")]
-        counted[2] += row.hours[(resource, "borrowed")]
-    for instance_type, spent in sorted(outside.items()):
-        notes.append(
-            f"{instance_type}: {spent.normalize():f} hours in the reports, but no instance group of the spec has "
-            "this type; they are not charged (is cluster.instance_groups up to date?)"
-        )
-    for instance_type, namespaces in sorted(other_namespaces.items()):
-        notes.append(
-            f"{instance_type}: {other[instance_type].normalize():f} hours of namespaces that are no team of the spec "
-            f"({', '.join(sorted(namespaces))}) are charged like idle capacity (a namespace counts for a team only "
-            "when it is the team's namespace, whatever its Team column says)"
-        )
-
+    measured = _MeasuredHours.of(spec, rows, nodes, notes)
     with localcontext() as context:
         context.prec = 50
         type_costs, cost_basis = instance_type_costs(spec, nodes, rounded, exported, notes)
-        exact_usage: dict[str, Decimal] = {t.name: Decimal(0) for t in spec.teams}
-        types = []
-        for instance_type in sorted(nodes):
-            type_cost = type_costs[instance_type]
-            units = units_per_instance(instance_type)
-            assert units is not None
-            capacity = Decimal(nodes[instance_type] * units * HOURS_PER_DAY * days)
-            team_hours = dict(used[instance_type])
-            measured = sum(team_hours.values(), Decimal(0)) + other[instance_type]
-            denominator = capacity
-            if measured > capacity:
-                notes.append(
-                    f"{instance_type}: the reports count {measured.normalize():f} {measured_resource(instance_type)} "
-                    f"hours, more than its {nodes[instance_type]} node{'s' if nodes[instance_type] != 1 else ''} "
-                    f"could give ({capacity}): each hour is charged "
-                    "at the type's cost over the hours counted, not over its capacity (is cluster.instance_groups up "
-                    "to date?)"
-                )
-                denominator = measured
-            for team, spent in team_hours.items():
-                exact_usage[team] += type_cost * spent / denominator if denominator else Decimal(0)
-            types.append(
-                InstanceTypeUse(
-                    instance_type,
-                    measured_resource(instance_type) or "",
-                    nodes[instance_type],
-                    type_cost.quantize(CENT, rounding=ROUND_HALF_UP),
-                    capacity,
-                    {t: h for t, h in sorted(team_hours.items())},
-                    other[instance_type],
-                )
-            )
-        unused = rounded - sum(exact_usage.values(), Decimal(0))
-        split = cost.shared_split(spec)
-        weights = _idle_weights(spec, split, exact_usage, notes)
-        exact_total = {t: exact_usage[t] + unused * weights.get(t, Decimal(0)) for t in exact_usage}
-        # One rounding: each team's amount from its exact amount; the parts shown follow from it.
-        amounts = largest_remainder(exact_total, rounded)
-        usage = {
-            t: min(max(exact_usage[t].quantize(CENT, rounding=ROUND_HALF_UP), Decimal(0)), amounts[t])
-            for t in exact_usage
-        }
-
-    teams = [
-        TeamCharge(
-            team.name,
-            team.title,
-            {t: (h[0], h[1], h[2]) for t, h in sorted(hours[team.name].items())},
-            usage[team.name],
-            amounts[team.name] - usage[team.name],
+        types, exact_usage = _instance_type_uses(
+            spec, nodes, (last_day - first_day).days + 1, type_costs, measured, notes
         )
-        for team in sorted(spec.teams, key=lambda t: t.name)
-    ]
+        split = cost.shared_split(spec)
+        teams = _team_charges(spec, split, rounded, exact_usage, measured, notes)
     return Statement(
         spec.organization.name,
         reports[0].cluster,
@@ -442,6 +353,139 @@ def compute_statement(
         cost_basis=cost_basis,
         cost_category_split=_cost_category_view(spec, split, rounded),
     )
+
+
+@dataclass
+class _MeasuredHours:
+    """The reports' hours of each instance type's measured resource: per team, of namespaces that
+    are no team, and of types no instance group has."""
+
+    #: instance type -> team -> charged hours
+    used: dict[str, dict[str, Decimal]]
+    #: team -> instance type -> [charged, allocated, borrowed]
+    hours: dict[str, dict[str, list[Decimal]]]
+    #: instance type -> hours of namespaces that are no team
+    other: dict[str, Decimal]
+
+    @classmethod
+    def of(cls, spec: PlatformSpec, rows: list[UsageRow], nodes: dict[str, int], notes: list[str]) -> _MeasuredHours:
+        unbalanced = [row.where for row in rows if _unbalanced(row)]
+        if unbalanced:
+            notes.append(
+                f"{len(unbalanced)} row{'s' if len(unbalanced) != 1 else ''} of the reports give a total that is not "
+                f"allocated + borrowed hours (first: {unbalanced[0]}): the total is charged; ask who made the report"
+            )
+        by_namespace = {naming.team_namespace(t.name): t.name for t in spec.teams}
+        measured = cls(
+            defaultdict(lambda: defaultdict(Decimal)),
+            defaultdict(lambda: defaultdict(lambda: [Decimal(0)] * 3)),
+            defaultdict(Decimal),
+        )
+        other_namespaces: dict[str, set[str]] = defaultdict(set)
+        outside: dict[str, Decimal] = defaultdict(Decimal)
+        for row in rows:
+            team = by_namespace.get(row.namespace)
+            resource = measured_resource(row.instance_type)
+            if row.instance_type not in nodes or resource is None:
+                outside[row.instance_type] += sum((row.hours[(r, "total")] for r in RESOURCES), Decimal(0))
+            elif team is None:
+                measured.other[row.instance_type] += row.hours[(resource, "total")]
+                other_namespaces[row.instance_type].add(row.namespace)
+            else:
+                measured.add(team, row, resource)
+        for instance_type, spent in sorted(outside.items()):
+            notes.append(
+                f"{instance_type}: {spent.normalize():f} hours in the reports, but no instance group of the spec has "
+                "this type; they are not charged (is cluster.instance_groups up to date?)"
+            )
+        for instance_type, namespaces in sorted(other_namespaces.items()):
+            notes.append(
+                f"{instance_type}: {measured.other[instance_type].normalize():f} hours of namespaces that are no team "
+                f"of the spec ({', '.join(sorted(namespaces))}) are charged like idle capacity (a namespace counts for "
+                "a team only when it is the team's namespace, whatever its Team column says)"
+            )
+        return measured
+
+    def add(self, team: str, row: UsageRow, resource: str) -> None:
+        total = row.hours[(resource, "total")]
+        self.used[row.instance_type][team] += total
+        counted = self.hours[team][row.instance_type]
+        counted[0] += total
+        counted[1] += row.hours[(resource, "allocated")]
+        counted[2] += row.hours[(resource, "borrowed")]
+
+
+def _instance_type_uses(
+    spec: PlatformSpec,
+    nodes: dict[str, int],
+    days: int,
+    type_costs: dict[str, Decimal],
+    measured: _MeasuredHours,
+    notes: list[str],
+) -> tuple[list[InstanceTypeUse], dict[str, Decimal]]:
+    """Each instance type's cost, capacity and use; each team's exact charge for its own use."""
+    exact_usage: dict[str, Decimal] = {t.name: Decimal(0) for t in spec.teams}
+    types = []
+    for instance_type in sorted(nodes):
+        type_cost = type_costs[instance_type]
+        units = units_per_instance(instance_type)
+        assert units is not None
+        capacity = Decimal(nodes[instance_type] * units * HOURS_PER_DAY * days)
+        team_hours = dict(measured.used[instance_type])
+        counted = sum(team_hours.values(), Decimal(0)) + measured.other[instance_type]
+        denominator = capacity
+        if counted > capacity:
+            notes.append(
+                f"{instance_type}: the reports count {counted.normalize():f} {measured_resource(instance_type)} "
+                f"hours, more than its {nodes[instance_type]} node{'s' if nodes[instance_type] != 1 else ''} "
+                f"could give ({capacity}): each hour is charged "
+                "at the type's cost over the hours counted, not over its capacity (is cluster.instance_groups up "
+                "to date?)"
+            )
+            denominator = counted
+        for team, spent in team_hours.items():
+            exact_usage[team] += type_cost * spent / denominator if denominator else Decimal(0)
+        types.append(
+            InstanceTypeUse(
+                instance_type,
+                measured_resource(instance_type) or "",
+                nodes[instance_type],
+                type_cost.quantize(CENT, rounding=ROUND_HALF_UP),
+                capacity,
+                {t: h for t, h in sorted(team_hours.items())},
+                measured.other[instance_type],
+            )
+        )
+    return types, exact_usage
+
+
+def _team_charges(
+    spec: PlatformSpec,
+    split: cost.SharedSplit,
+    rounded: Decimal,
+    exact_usage: dict[str, Decimal],
+    measured: _MeasuredHours,
+    notes: list[str],
+) -> list[TeamCharge]:
+    """Each team's amount: its use plus its share of what no team used, rounded once."""
+    unused = rounded - sum(exact_usage.values(), Decimal(0))
+    weights = _idle_weights(spec, split, exact_usage, notes)
+    exact_total = {t: exact_usage[t] + unused * weights.get(t, Decimal(0)) for t in exact_usage}
+    # One rounding: each team's amount from its exact amount; the parts shown follow from it.
+    amounts = largest_remainder(exact_total, rounded)
+    usage = {
+        t: min(max(exact_usage[t].quantize(CENT, rounding=ROUND_HALF_UP), Decimal(0)), amounts[t]) for t in exact_usage
+    }
+    return [
+        TeamCharge(
+            team.name,
+            team.title,
+            {t: (h[0], h[1], h[2]) for t, h in sorted(measured.hours[team.name].items())},
+            usage[team.name],
+            amounts[team.name] - usage[team.name],
+        )
+        for team in sorted(spec.teams, key=lambda t: t.name)
+    ]
 
 
 def _idle_weights(
