@@ -17,7 +17,7 @@ from hyperpod_teams import bindings, policies, usage_report
 from hyperpod_teams.constructs.helm import chart_is_cloned
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.constructs.storage import add_private_bucket
-from hyperpod_teams.spec.models import PlatformSpec
+from hyperpod_teams.spec.models import Organization, PlatformSpec
 
 #: Runtime of the aggregation function (a Lambda runtime AWS supports; the template's python3.9
 #: is deprecated).
@@ -57,9 +57,15 @@ class UsageReportInfrastructure(Construct):
     def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec, eks_cluster_name: str, eks_cluster_arn: str):
         super().__init__(scope, id_)
         org = spec.organization
-        settings = spec.cost.usage_reports
-        partition = policies.aws_partition(org.region)
         self.bucket_name = usage_report.bucket_name(org.name, org.account_id, org.region)
+        self._report_bucket(org, spec.cost.usage_reports.retention_days)
+        self._operator_access(org, eks_cluster_name, eks_cluster_arn)
+        self._query_side(org)
+        function = self._aggregation(org)
+        self._daily_schedule(function, usage_report.aggregation_function_name(org.name))
+
+    def _report_bucket(self, org: Organization, retention_days: int) -> None:
+        """Versioned, private; usage data expires after the retention days."""
         lifecycle = bindings.aws_s3_bucket_lifecycle_configuration
         self.bucket = add_private_bucket(
             self,
@@ -70,7 +76,7 @@ class UsageReportInfrastructure(Construct):
                     id="usage-data-retention",
                     status="Enabled",
                     filter=[lifecycle.S3BucketLifecycleConfigurationRuleFilter(prefix="")],
-                    expiration=[lifecycle.S3BucketLifecycleConfigurationRuleExpiration(days=settings.retention_days)],
+                    expiration=[lifecycle.S3BucketLifecycleConfigurationRuleExpiration(days=retention_days)],
                     # Versioning keeps what expires as a noncurrent version: drop those too.
                     noncurrent_version_expiration=[
                         lifecycle.S3BucketLifecycleConfigurationRuleNoncurrentVersionExpiration(noncurrent_days=7)
@@ -84,6 +90,8 @@ class UsageReportInfrastructure(Construct):
             ],
         )
 
+    def _operator_access(self, org: Organization, eks_cluster_name: str, eks_cluster_arn: str) -> None:
+        partition = policies.aws_partition(org.region)
         # The operator: a role only its service account in this cluster gets, through Pod Identity.
         role = bindings.aws_iam_role.IamRole(
             self,
@@ -111,6 +119,7 @@ class UsageReportInfrastructure(Construct):
             role_arn=role.arn,
         )
 
+    def _query_side(self, org: Organization) -> None:
         # Querying: the database and tables the operator's data lands in, Athena's workgroup.
         self.database_name = usage_report.database_name(org.name)
         database = bindings.aws_glue_catalog_database.GlueCatalogDatabase(
@@ -160,6 +169,7 @@ class UsageReportInfrastructure(Construct):
             ),
         )
 
+    def _aggregation(self, org: Organization) -> bindings.aws_lambda_function.LambdaFunction:
         # The daily aggregation into summary_report and detailed_report: its logs and environment under its own key,
         # failed runs kept in a queue (the event names the day, to run it again).
         function_name = usage_report.aggregation_function_name(org.name)
@@ -237,6 +247,10 @@ class UsageReportInfrastructure(Construct):
             ),
             depends_on=[log_group, access],
         )
+        return function
+
+    def _daily_schedule(self, function: bindings.aws_lambda_function.LambdaFunction, function_name: str) -> None:
+        """The aggregation runs every day at 00:00 UTC, as the reference's EventBridge rule."""
         rule = bindings.aws_cloudwatch_event_rule.CloudwatchEventRule(
             self,
             "daily",
