@@ -3,14 +3,15 @@ deploy order and dependencies come from that one graph), each built from its con
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cdktf
 
 from hyperpod_teams import naming
-from hyperpod_teams.plugins import IdentityBuild, IdentityGroups
-from hyperpod_teams.spec.models import PlatformSpec
-from hyperpod_teams.stack_plan import identity_plugin, stack_plan
+from hyperpod_teams.plugins import IdentityBuild, IdentityGroups, IdentityProviderPlugin
+from hyperpod_teams.spec.models import PlatformSpec, Team
+from hyperpod_teams.stack_plan import PlannedStack, StackKind, identity_plugin, stack_plan
 from hyperpod_teams.stacks import (
     AccessStack,
     ClusterStack,
@@ -57,77 +58,151 @@ class PlatformStacks:
 
 
 def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
-    """Add the platform's stacks to `app` with their providers, backends and dependencies."""
-    org = spec.organization.name
+    """Add the platform's stacks to `app` with their providers, backends and dependencies: each
+    stack of `stack_plan`, in its order, by the builder of its kind."""
     plugin = identity_plugin(spec)
-
-    groups = IdentityGroups.for_spec(spec)
-    identity = None
-    if plugin.needs_identity_stack:
-        identity = IdentityStack(app, naming.identity_stack_name(org), spec=spec, plugin=plugin, groups=groups)
-        identity_build = identity.build
-    else:
-        identity_build = IdentityBuild.unchanged(groups)
-    access = AccessStack(
-        app,
-        naming.access_stack_name(org),
-        spec=spec,
-        groups=identity_build,
-        create_groups=plugin.creates_identity_center_groups,
-        existing_groups=groups.existing,
-    )
-    eks = EksStack(app, naming.eks_stack_name(org), spec=spec)
-    dependencies = None
-    if spec.cluster.installs_dependencies_chart:
-        dependencies = HyperPodDependenciesStack(
-            app, naming.hyperpod_dependencies_stack_name(org), spec=spec, eks=eks.eks
-        )
-    cluster = ClusterStack(app, naming.cluster_stack_name(org), spec=spec, eks=eks.eks)
-    cost = CostStack(app, naming.cost_stack_name(org), spec=spec)
-    stacks = PlatformStacks(
-        identity=identity, access=access, eks=eks, hyperpod_dependencies=dependencies, cluster=cluster, cost=cost
-    )
-
-    for team in spec.teams:
-        team_stack = TeamStack(
-            app,
-            naming.team_stack_name(org, team.name),
-            spec=spec,
-            team=team,
-            hyperpod_cluster_arn=cluster.hyperpod.arn,
-            eks_cluster_name=eks.eks.name,
-            group_ids={role: access.group_ids[(team.name, role)] for role in naming.ROLES},
-        )
-        kubernetes_stack = TeamKubernetesStack(
-            app, naming.team_kubernetes_stack_name(org, team.name), spec=spec, team=team, eks=eks.eks
-        )
-        stacks.teams[team.name] = team_stack
-        stacks.team_kubernetes[team.name] = kubernetes_stack
-    if spec.cost.usage_reports.enabled:
-        stacks.usage_report = UsageReportStack(app, naming.usage_report_stack_name(org), spec=spec, eks=eks.eks)
-        stacks.usage_operator = UsageOperatorStack(
-            app,
-            naming.usage_operator_stack_name(org),
-            spec=spec,
-            eks=eks.eks,
-            bucket_name=stacks.usage_report.infrastructure.bucket_name,
-        )
-    _wire(stacks, stack_plan(spec))
-    return stacks
-
-
-def _wire(stacks: PlatformStacks, plan: list) -> None:
-    """Credentials and deploy order from the plan: each stack deploys after those it lists (why
-    each dependency exists is said where stack_plan lists it); cdktf adds no duplicates for the
-    ones cross-stack references imply too."""
-    built = stacks.by_name()
-    if [s.name for s in plan] != list(built):
-        raise AssertionError(f"the app built {list(built)}, the plan lists {[s.name for s in plan]}")
+    building = _Building(app, spec, plugin, IdentityGroups.for_spec(spec))
+    plan = stack_plan(spec)
+    built: dict[str, PlatformStack] = {}
     for planned in plan:
-        stack = built[planned.name]
+        stack = BUILDERS[planned.kind](building, planned)
         stack.credentials = planned.credentials
+        # Each stack deploys after those the plan lists (why each dependency exists is said where
+        # stack_plan lists it); cdktf adds no duplicates for the ones cross-stack references imply.
         for dependency in planned.depends_on:
             stack.add_dependency(built[dependency])
+        built[planned.name] = stack
+    return building.stacks()
+
+
+@dataclass
+class _Building:
+    """The stacks built so far, which later stacks refer to."""
+
+    app: cdktf.App
+    spec: PlatformSpec
+    plugin: IdentityProviderPlugin
+    groups: IdentityGroups
+    identity: IdentityStack | None = None
+    access: AccessStack | None = None
+    eks: EksStack | None = None
+    hyperpod_dependencies: HyperPodDependenciesStack | None = None
+    cluster: ClusterStack | None = None
+    cost: CostStack | None = None
+    teams: dict[str, TeamStack] = field(default_factory=dict)
+    team_kubernetes: dict[str, TeamKubernetesStack] = field(default_factory=dict)
+    usage_report: UsageReportStack | None = None
+    usage_operator: UsageOperatorStack | None = None
+
+    def team(self, planned: PlannedStack) -> Team:
+        return next(t for t in self.spec.teams if t.name == planned.team)
+
+    def stacks(self) -> PlatformStacks:
+        assert self.access and self.eks and self.cluster and self.cost, "stack_plan always plans these"
+        return PlatformStacks(
+            identity=self.identity,
+            access=self.access,
+            eks=self.eks,
+            hyperpod_dependencies=self.hyperpod_dependencies,
+            cluster=self.cluster,
+            cost=self.cost,
+            teams=self.teams,
+            team_kubernetes=self.team_kubernetes,
+            usage_report=self.usage_report,
+            usage_operator=self.usage_operator,
+        )
+
+
+def _identity(b: _Building, planned: PlannedStack) -> PlatformStack:
+    b.identity = IdentityStack(b.app, planned.name, spec=b.spec, plugin=b.plugin, groups=b.groups)
+    return b.identity
+
+
+def _access(b: _Building, planned: PlannedStack) -> PlatformStack:
+    b.access = AccessStack(
+        b.app,
+        planned.name,
+        spec=b.spec,
+        groups=b.identity.build if b.identity else IdentityBuild.unchanged(b.groups),
+        create_groups=b.plugin.creates_identity_center_groups,
+        existing_groups=b.groups.existing,
+    )
+    return b.access
+
+
+def _eks(b: _Building, planned: PlannedStack) -> PlatformStack:
+    b.eks = EksStack(b.app, planned.name, spec=b.spec)
+    return b.eks
+
+
+def _hyperpod_dependencies(b: _Building, planned: PlannedStack) -> PlatformStack:
+    assert b.eks is not None
+    b.hyperpod_dependencies = HyperPodDependenciesStack(b.app, planned.name, spec=b.spec, eks=b.eks.eks)
+    return b.hyperpod_dependencies
+
+
+def _cluster(b: _Building, planned: PlannedStack) -> PlatformStack:
+    assert b.eks is not None
+    b.cluster = ClusterStack(b.app, planned.name, spec=b.spec, eks=b.eks.eks)
+    return b.cluster
+
+
+def _team(b: _Building, planned: PlannedStack) -> PlatformStack:
+    assert b.cluster is not None and b.eks is not None and b.access is not None
+    team = b.team(planned)
+    access = b.access
+    b.teams[team.name] = TeamStack(
+        b.app,
+        planned.name,
+        spec=b.spec,
+        team=team,
+        hyperpod_cluster_arn=b.cluster.hyperpod.arn,
+        eks_cluster_name=b.eks.eks.name,
+        group_ids={role: access.group_ids[(team.name, role)] for role in naming.ROLES},
+    )
+    return b.teams[team.name]
+
+
+def _team_kubernetes(b: _Building, planned: PlannedStack) -> PlatformStack:
+    assert b.eks is not None
+    team = b.team(planned)
+    b.team_kubernetes[team.name] = TeamKubernetesStack(b.app, planned.name, spec=b.spec, team=team, eks=b.eks.eks)
+    return b.team_kubernetes[team.name]
+
+
+def _usage_report(b: _Building, planned: PlannedStack) -> PlatformStack:
+    assert b.eks is not None
+    b.usage_report = UsageReportStack(b.app, planned.name, spec=b.spec, eks=b.eks.eks)
+    return b.usage_report
+
+
+def _usage_operator(b: _Building, planned: PlannedStack) -> PlatformStack:
+    assert b.eks is not None and b.usage_report is not None
+    b.usage_operator = UsageOperatorStack(
+        b.app, planned.name, spec=b.spec, eks=b.eks.eks, bucket_name=b.usage_report.infrastructure.bucket_name
+    )
+    return b.usage_operator
+
+
+def _cost(b: _Building, planned: PlannedStack) -> PlatformStack:
+    b.cost = CostStack(b.app, planned.name, spec=b.spec)
+    return b.cost
+
+
+#: One builder per kind of stack (stack_plan.StackKind): it builds the stack from the spec and
+#: the stacks built before it, and keeps it where later builders find it.
+BUILDERS: dict[StackKind, Callable[[_Building, PlannedStack], PlatformStack]] = {
+    "identity": _identity,
+    "access": _access,
+    "eks": _eks,
+    "hyperpod-dependencies": _hyperpod_dependencies,
+    "cluster": _cluster,
+    "team": _team,
+    "team-kubernetes": _team_kubernetes,
+    "usage-report": _usage_report,
+    "usage-operator": _usage_operator,
+    "cost": _cost,
+}
 
 
 def build_app(spec: PlatformSpec, *, outdir: str | None = None, context: dict | None = None) -> cdktf.App:

@@ -1,23 +1,41 @@
 """The stacks of a spec, their credentials and deploy order, as plain data: what the report and
 the runbook show without building the app. Pure layer: no cdktf.
 
-The one stack graph: `app.py` builds these stacks with cdktf and takes their credentials and
-dependencies from here; a test compares this plan with the synthesized manifest too.
+The one stack graph: `app.py` builds the stacks of this plan in its order, one builder per
+kind, and takes their credentials and dependencies from here; a test compares this plan with the
+synthesized manifest too. Adding a stack: its name in `naming`, its entry here with a new kind,
+its module in `stacks/`, and one builder in `app.BUILDERS`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 from hyperpod_teams import naming
 from hyperpod_teams.plugins import IdentityProviderPlugin, load_identity_provider
 from hyperpod_teams.spec.models import PlatformSpec
 
+#: What a stack is: `app.BUILDERS` has one builder per kind.
+StackKind = Literal[
+    "identity",
+    "access",
+    "eks",
+    "hyperpod-dependencies",
+    "cluster",
+    "team",
+    "team-kubernetes",
+    "usage-report",
+    "usage-operator",
+    "cost",
+]
+
 
 @dataclass(frozen=True)
 class PlannedStack:
     name: str
+    kind: StackKind
     credentials: str
     holds: str
     depends_on: tuple[str, ...] = ()
@@ -48,25 +66,33 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
     # EKS and the permission sets' roles (access entries); its Kubernetes stack needs the team
     # namespace that comes with its quota.
     if plugin.needs_identity_stack:
-        stacks.append(PlannedStack(identity, f"identity provider ({plugin.name})", "SAML app, groups, provisioning"))
+        stacks.append(
+            PlannedStack(identity, "identity", f"identity provider ({plugin.name})", "SAML app, groups, provisioning")
+        )
     stacks.append(
         PlannedStack(
             access,
+            "access",
             "AWS (Identity Center account)",
             "Identity Center groups, permission sets, account assignments",
             (identity,) if plugin.needs_identity_stack else (),
         )
     )
     stacks.append(
-        PlannedStack(eks, "AWS", "EKS cluster" if spec.cluster.eks.create else "lookup of the existing EKS cluster")
+        PlannedStack(
+            eks, "eks", "AWS", "EKS cluster" if spec.cluster.eks.create else "lookup of the existing EKS cluster"
+        )
     )
     cluster_after = [eks, access]
     if spec.cluster.installs_dependencies_chart:
-        stacks.append(PlannedStack(deps, "EKS cluster", "HyperPod dependencies Helm chart", (eks,)))
+        stacks.append(
+            PlannedStack(deps, "hyperpod-dependencies", "EKS cluster", "HyperPod dependencies Helm chart", (eks,))
+        )
         cluster_after.append(deps)
     stacks.append(
         PlannedStack(
             cluster,
+            "cluster",
             "AWS",
             "lookup of the existing HyperPod cluster, task governance"
             if spec.cluster.adopted
@@ -79,6 +105,7 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
         stacks.append(
             PlannedStack(
                 team_stack,
+                "team",
                 "AWS",
                 "team domain, execution role, compute quota, EKS access entries, budget",
                 tuple(sorted((access, cluster, eks))),
@@ -88,6 +115,7 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
         stacks.append(
             PlannedStack(
                 naming.team_kubernetes_stack_name(org, team.name),
+                "team-kubernetes",
                 "EKS cluster",
                 "team RBAC",
                 tuple(sorted((eks, team_stack))),
@@ -100,18 +128,25 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
         # <org>-usage-report.
         usage = naming.usage_report_stack_name(org)
         stacks.append(
-            PlannedStack(usage, "AWS", "usage report bucket, operator role, Athena database, daily aggregation", (eks,))
+            PlannedStack(
+                usage,
+                "usage-report",
+                "AWS",
+                "usage report bucket, operator role, Athena database, daily aggregation",
+                (eks,),
+            )
         )
         stacks.append(
             PlannedStack(
                 naming.usage_operator_stack_name(org),
+                "usage-operator",
                 "EKS cluster",
                 "usage-report operator Helm chart",
                 tuple(sorted((cluster, eks, usage))),
             )
         )
     stacks.append(
-        PlannedStack(naming.cost_stack_name(org), "AWS (payer account)", "cost allocation tags, cost category")
+        PlannedStack(naming.cost_stack_name(org), "cost", "AWS (payer account)", "cost allocation tags, cost category")
     )
     return stacks
 

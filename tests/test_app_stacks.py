@@ -167,3 +167,24 @@ def test_the_wheel_installs_everything_under_hyperpod_teams(tmp_path):
     # node would not start without the preload, nor the preload without its rewriters
     for script in ("preload", "lazy_provider_exports", "no_creation_stacks", "kernel_in_process"):
         assert f"hyperpod_teams/speedups/node/{script}.js" in names
+
+
+def test_every_kind_of_planned_stack_has_one_builder_and_the_app_builds_the_plan_in_its_order():
+    """One stack graph: the app iterates stack_plan and calls the builder of each stack's kind, so
+    a kind without a builder, or a builder the plan never uses, is a stack written in one place only."""
+    from typing import get_args
+
+    import cdktf
+
+    from hyperpod_teams.app import BUILDERS, add_platform_stacks
+    from hyperpod_teams.stack_plan import StackKind, stack_plan
+    from tests.conftest import _quickstart_data
+
+    assert set(BUILDERS) == set(get_args(StackKind))
+    data = _quickstart_data()
+    data["cost"] = {"usage_reports": {"enabled": True}}
+    spec = validate_spec(data)
+    plan = stack_plan(spec)
+    assert {s.kind for s in plan} == set(get_args(StackKind))  # the quickstart with usage reports has every kind
+    built = add_platform_stacks(cdktf.App(), spec)
+    assert [s.stack_name for s in built.all()] == [s.name for s in plan]
