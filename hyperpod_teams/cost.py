@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from hyperpod_teams import instance_types, naming
+from hyperpod_teams import instance_worth as worth
 from hyperpod_teams.spec.models import PlatformSpec, Team
 
 #: Tag keys activated for cost allocation in the payer account.
@@ -106,18 +107,9 @@ ACCELERATORS_PER_INSTANCE: dict[str, int] = instance_types.ACCELERATORS_PER_INST
 CPU_FAMILIES = frozenset({"c5", "c5n", "c6i", "c6in", "c7i", "m5", "m6i", "m7i", "r5", "r6i", "r7i", "t3"})
 
 
-def worth_is_known(instance_type: str, prices: dict[str, float]) -> bool:
-    """Whether the quota split knows what an instance of the type weighs (maybe nothing): priced,
-    or one of AWS's list, whose accelerators the table holds (none: it weighs nothing)."""
-    return instance_type in prices or instance_type in instance_types.OFFERED
-
-
-def instance_worth(instance_type: str, prices: dict[str, float]) -> Decimal | None:
-    """What one instance of the type weighs in the quota split, or None when nothing says."""
-    if instance_type in prices:
-        return Decimal(str(prices[instance_type]))
-    count = ACCELERATORS_PER_INSTANCE.get(instance_type)
-    return Decimal(count) if count else None
+#: The weighing of an instance type (instance_worth.py), as this module has always offered it.
+worth_is_known = worth.worth_is_known
+instance_worth = worth.instance_worth
 
 
 def guaranteed_weights(spec: PlatformSpec) -> dict[str, Decimal]:
@@ -127,13 +119,11 @@ def guaranteed_weights(spec: PlatformSpec) -> dict[str, Decimal]:
 
 def team_weights(teams: Iterable[Team], prices: dict[str, float]) -> dict[str, Decimal]:
     """guaranteed_weights of these teams (validate calls it on the teams that are valid)."""
-    return {
-        team.name: sum(
-            (entry.count * (instance_worth(entry.instance_type, prices) or Decimal(0)) for entry in team.compute.quota),
-            Decimal(0),
-        )
-        for team in teams
-    }
+    return {team.name: worth.quota_worth(_quota(team), prices) for team in teams}
+
+
+def _quota(team: Team) -> list[tuple[str, int]]:
+    return [(entry.instance_type, entry.count) for entry in team.compute.quota]
 
 
 def split_percentages(weights: dict[str, Decimal]) -> dict[str, Decimal]:
@@ -168,16 +158,8 @@ class SharedSplit:
 
 
 def quota_split_problem(teams: list[Team], prices: dict[str, float]) -> str | None:
-    """Why the quota split cannot be computed for these teams, or None when it can (validate and
-    shared_split both ask)."""
-    unknown = sorted(
-        {e.instance_type for t in teams for e in t.compute.quota if not worth_is_known(e.instance_type, prices)}
-    )
-    if unknown:
-        return f"what {', '.join(unknown)} is worth is unknown (price it in cost.instance_prices_usd)"
-    if not any(weight > 0 for weight in team_weights(teams, prices).values()):
-        return "no team's guaranteed quota is worth anything"
-    return None
+    """Why the quota split cannot be computed for these teams, or None when it can."""
+    return worth.quota_split_problem([_quota(team) for team in teams], prices)
 
 
 def shared_split(spec: PlatformSpec) -> SharedSplit:

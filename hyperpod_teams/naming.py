@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from hyperpod_teams.spec.models import Cluster, Organization, Team
+    from hyperpod_teams.spec.fields import Cluster, Organization, Team
 
 # Limits of the resource types (AWS and Kubernetes API references).
 IAM_ROLE_MAX = 64

@@ -37,3 +37,27 @@ TASK_GOVERNANCE_REGIONS: frozenset[str] = frozenset(
 
 def task_governance_available(region: str) -> bool:
     return region in TASK_GOVERNANCE_REGIONS
+
+
+#: Regions HyperPod's usage-report chart has an operator image for (awslabs/sagemaker-hyperpod-usage-report,
+#: `helm_chart/SageMakerHyperPodUsageReportChart/values.yaml`, image.repositoryDomainMap).
+USAGE_REPORT_REGIONS = frozenset(
+    {
+        "us-east-1",
+        "us-east-2",
+        "us-west-1",
+        "us-west-2",
+        "eu-north-1",
+        "eu-central-1",
+        "eu-west-1",
+        "eu-west-2",
+        "eu-south-2",
+        "ap-northeast-1",
+        "ap-south-1",
+        "ap-southeast-1",
+        "ap-southeast-2",
+        "ap-southeast-3",
+        "ap-southeast-4",
+        "sa-east-1",
+    }
+)

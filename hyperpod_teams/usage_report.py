@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 
-from hyperpod_teams import naming
+from hyperpod_teams import naming, regions
 from hyperpod_teams.input_files import MAX_LINE_CHARS
 from hyperpod_teams.spec.models import (
     USAGE_REPORT_CLONE_DIR,
@@ -42,27 +42,8 @@ ATHENA_RESULTS_PREFIX = "athena-results/"
 #: The template's default retention of the report bucket.
 DEFAULT_RETENTION_DAYS = 180
 
-#: Regions the chart has an operator image for (`values.yaml`, image.repositoryDomainMap).
-REGIONS = frozenset(
-    {
-        "us-east-1",
-        "us-east-2",
-        "us-west-1",
-        "us-west-2",
-        "eu-north-1",
-        "eu-central-1",
-        "eu-west-1",
-        "eu-west-2",
-        "eu-south-2",
-        "ap-northeast-1",
-        "ap-south-1",
-        "ap-southeast-1",
-        "ap-southeast-2",
-        "ap-southeast-3",
-        "ap-southeast-4",
-        "sa-east-1",
-    }
-)
+#: Regions the chart has an operator image for (regions.py holds the table).
+REGIONS = regions.USAGE_REPORT_REGIONS
 
 #: Partition keys of the raw tables, and of the report tables (which have no hour).
 _RAW_PARTITIONS = (

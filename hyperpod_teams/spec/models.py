@@ -1,884 +1,97 @@
-"""The team spec, version 1 (../shared/spec-v1.md) as Pydantic models: the public contract.
+"""The team spec, version 1, as a Pydantic model: `PlatformSpec`, the whole of the public contract
+(its sections and fields are in `fields.py`, and importable from here too).
 
-Pure layer: this module never imports cdktf. Field names, nesting, enum values and defaults follow
-spec-v1.md exactly; rules that span several fields live in `rules.py` and run from
+Pure layer: never imports cdktf. The rules that span several fields (`rules.py`) run from
 `PlatformSpec`'s after-validator, so a spec built in Python is checked exactly like a file.
 """
 
 from __future__ import annotations
 
-import difflib
-import re
-import unicodedata
-from typing import Annotated, Any, Literal
+from typing import Literal
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    StringConstraints,
-    field_validator,
-    model_validator,
+from pydantic import ConfigDict, Field, model_validator
+
+from hyperpod_teams.spec.fields import (  # noqa: F401 - the spec's models, importable from here as ever
+    CREATED_CLUSTER_ONLY,
+    CREATED_INSTANCE_GROUP_ONLY,
+    DEPENDENCIES_CHART_CLONE_DIR,
+    DEPENDENCIES_CHART_COMPONENTS,
+    DEPENDENCIES_CHART_REF,
+    DEPENDENCIES_CHART_REPOSITORY,
+    GROUP_PATTERN_PLACEHOLDERS,
+    MAX_AMOUNT_USD,
+    MAX_ORGANIZATION_TAGS,
+    PATTERN_RULES,
+    RESERVED_TAG_PREFIXES,
+    TAG_PUNCTUATION,
+    TAG_RULE,
+    USAGE_REPORT_CHART_PATH,
+    USAGE_REPORT_CLONE_DIR,
+    USAGE_REPORT_REF,
+    USAGE_REPORT_REPOSITORY,
+    AccountId,
+    AddonVersion,
+    AmountUsd,
+    Backend,
+    Budget,
+    ChartComponent,
+    Cluster,
+    ClusterInstanceType,
+    ClusterTimeouts,
+    Compute,
+    ComputeQuotaArn,
+    Cost,
+    DeepHealthCheck,
+    DependenciesChart,
+    DomainId,
+    Duration,
+    Eks,
+    EmailAddress,
+    ExistingPermissionSet,
+    Identity,
+    IdentityCenter,
+    IdentityCenterInstanceArn,
+    IdentityStoreId,
+    InstanceGroup,
+    InstanceType,
+    KubernetesVersion,
+    LocalBackend,
+    Members,
+    Network,
+    Organization,
+    OrganizationName,
+    PermissionSetArn,
+    PermissionSetName,
+    PluginName,
+    PriorityClass,
+    PriorityClassName,
+    PublicCidr,
+    QuotaEntry,
+    RegionName,
+    RemoteBackend,
+    ResourceName,
+    S3Backend,
+    S3Prefix,
+    SchedulerConfigArn,
+    SecurityGroupId,
+    SessionDuration,
+    SpecModel,
+    Studio,
+    SubnetId,
+    TagKey,
+    TagValue,
+    TaskGovernance,
+    Team,
+    TeamName,
+    TrainingOperator,
+    UsageReports,
+    VpcId,
+    capacity_by_instance_type,
+    spec_rule,
+    tag_text_problem,
 )
-from pydantic_core import PydanticCustomError
-
-from hyperpod_teams import addons, instance_types
-
-# Human wording for every pattern, so an error says what is allowed instead of quoting a regex.
-PATTERN_RULES: dict[str, str] = {}
-
-
-def _pattern(regex: str, rule: str, **kwargs: Any) -> Any:
-    """The constraint of a constrained string type, `Annotated[str, _pattern(...)]`: its pattern
-    and, for error messages and the JSON Schema, the rule in words."""
-    PATTERN_RULES[regex] = rule
-    return Field(pattern=regex, description=rule, **kwargs)
-
-
-OrganizationName = Annotated[
-    str,
-    _pattern(
-        r"^[a-z][a-z0-9-]{0,18}[a-z0-9]$",
-        "2 to 20 characters: lowercase letters, digits and hyphens, starting with a letter and not "
-        "ending with a hyphen",
-    ),
-]
-AccountId = Annotated[str, _pattern(r"^\d{12}$", "exactly 12 digits, written as a quoted string")]
-RegionName = Annotated[str, _pattern(r"^[a-z]{2}(-gov)?-[a-z]+-\d$", "an AWS region name such as us-west-2")]
-IdentityCenterInstanceArn = Annotated[
-    str,
-    _pattern(
-        r"^arn:aws[a-z-]*:sso:::instance/(sso)?ins-[a-zA-Z0-9-.]{16}$",
-        "an IAM Identity Center instance ARN such as arn:aws:sso:::instance/ssoins-0123456789abcdef",
-    ),
-]
-SchedulerConfigArn = Annotated[
-    str,
-    _pattern(
-        r"^arn:aws[a-z-]*:sagemaker:[a-z0-9-]{9,16}:[0-9]{12}:cluster-scheduler-config/[a-z0-9]{12}$",
-        "a cluster scheduler config ARN such as "
-        "arn:aws:sagemaker:us-west-2:111122223333:cluster-scheduler-config/abcdef123456",
-    ),
-]
-ComputeQuotaArn = Annotated[
-    str,
-    _pattern(
-        r"^arn:aws[a-z-]*:sagemaker:[a-z0-9-]*:[0-9]{12}:compute-quota/[a-z0-9]{12}$",
-        "a compute quota ARN such as arn:aws:sagemaker:us-west-2:111122223333:compute-quota/abcdef123456",
-    ),
-]
-DomainId = Annotated[str, _pattern(r"^d-(-*[a-z0-9]){1,61}$", "a SageMaker AI domain ID such as d-abcdef123456")]
-PermissionSetArn = Annotated[
-    str,
-    _pattern(
-        r"^arn:aws[a-z-]*:sso:::permissionSet/(sso)?ins-[a-zA-Z0-9-.]{16}/ps-[a-zA-Z0-9-./]{16}$",
-        "a permission set ARN such as arn:aws:sso:::permissionSet/ssoins-0123456789abcdef/ps-0123456789abcdef",
-    ),
-]
-PermissionSetName = Annotated[str, _pattern(r"^[\w+=,.@-]{1,32}$", "1 to 32 of letters, digits and + = , . @ _ -")]
-IdentityStoreId = Annotated[str, _pattern(r"^d-[0-9a-f]{10}$", "d- followed by 10 hexadecimal digits")]
-SessionDuration = Annotated[
-    str, _pattern(r"^PT([1-9]|1[0-2])H$", "an ISO 8601 duration in whole hours from PT1H to PT12H")
-]
-ResourceName = Annotated[
-    str,
-    _pattern(
-        r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$",
-        "1 to 63 letters, digits and hyphens, starting and ending with a letter or digit",
-        # The pattern alone lets runs of hyphens through: the registry schema also says maxLength 63.
-        max_length=63,
-    ),
-]
-KubernetesVersion = Annotated[
-    str,
-    _pattern(
-        r"^1\.(28|29|30|31|32|33)$",
-        'a Kubernetes version HyperPod supports, "1.28" to "1.33", written as a quoted string',
-    ),
-]
-VpcId = Annotated[str, _pattern(r"^vpc-[0-9a-f]{8,17}$", "vpc- followed by 8 to 17 hexadecimal digits")]
-SubnetId = Annotated[str, _pattern(r"^subnet-[0-9a-f]{8,17}$", "subnet- followed by 8 to 17 hexadecimal digits")]
-SecurityGroupId = Annotated[str, _pattern(r"^sg-[0-9a-f]{8,17}$", "sg- followed by 8 to 17 hexadecimal digits")]
-S3Prefix = Annotated[
-    str,
-    _pattern(
-        r"^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]/([^\s]*/)?$",
-        "an S3 URI of a bucket and prefix ending in a slash, such as s3://my-bucket/lifecycle/",
-    ),
-]
-InstanceType = Annotated[
-    str, _pattern(r"^ml\.[a-z0-9]+\.[a-z0-9]+$", "a SageMaker instance type such as ml.p5.48xlarge")
-]
-
-
-def _offered_by_hyperpod(value: str) -> str:
-    """An instance type of a HyperPod cluster must be one AWS lists (hyperpod_teams/instance_types.py);
-    a made-up one would fail only at apply, after everything before it was created."""
-    if value in instance_types.OFFERED:
-        return value
-    nearest = difflib.get_close_matches(value, instance_types.CLUSTER_INSTANCE_TYPES, n=3, cutoff=0.5)
-    raise PydanticCustomError(
-        "spec_rule",
-        "{value} is not an instance type HyperPod offers",
-        {
-            "value": value,
-            "hint": (f"did you mean {', '.join(nearest)}? " if nearest else "")
-            + f"AWS's list (botocore {instance_types.BOTOCORE_VERSION}, ClusterInstanceType) is in "
-            "hyperpod_teams/instance_types.py",
-        },
-    )
-
-
-#: An instance type of a HyperPod instance group or compute quota: one of AWS's ClusterInstanceType.
-ClusterInstanceType = Annotated[
-    str,
-    _pattern(
-        r"^ml\.[a-z0-9-]+\.[a-z0-9]+$",
-        "an instance type HyperPod offers, such as ml.p5.48xlarge",
-        json_schema_extra={"enum": list(instance_types.CLUSTER_INSTANCE_TYPES)},
-    ),
-    AfterValidator(_offered_by_hyperpod),
-]
-PriorityClassName = Annotated[
-    str,
-    _pattern(
-        r"^[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}$",
-        "lowercase letters, digits and hyphens, starting and ending with a letter or digit",
-    ),
-]
-TeamName = Annotated[
-    str,
-    _pattern(
-        r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
-        "lowercase letters, digits and hyphens, starting and ending with a letter or digit, at most 40 characters",
-        max_length=40,
-    ),
-]
-EmailAddress = Annotated[str, _pattern(r"^[^@\s]+@[^@\s]+\.[^@\s]+$", "an e-mail address such as ml-leads@example.com")]
-PublicCidr = Annotated[
-    str,
-    _pattern(
-        r"^(\d{1,3}\.){3}\d{1,3}/([1-9]|[12][0-9]|3[0-2])$",
-        "an IPv4 range such as 203.0.113.0/24, /1 to /32 (a /0 would open the API to the internet)",
-    ),
-]
-#: What AWS accepts in a tag key or value (CloudFormation's `Tag` pattern
-#: `^([\p{L}\p{Z}\p{N}_.:/=+\-@]*)$`): letters, separators (spaces), numbers and `_.:/=+-@`.
-TAG_RULE = "letters, digits, spaces and _ . : / = + - @"
-TAG_PUNCTUATION = frozenset("_.:/=+-@")
-#: Keys AWS reserves (`aws:`) and the keys this project writes itself (naming.TAG_*).
-RESERVED_TAG_PREFIXES = ("aws:", "hyperpod-teams:")
-#: AWS allows 50 tags per resource; a team resource carries three of the project's own.
-MAX_ORGANIZATION_TAGS = 47
-#: Money in a spec is less than this many USD: finite, and far past any budget or price (a cost of
-#: 10^15 USD is no amount, and beyond 28 significant digits amounts would round).
-MAX_AMOUNT_USD = 1e15
-AmountUsd = Annotated[float, Field(gt=0, lt=MAX_AMOUNT_USD, allow_inf_nan=False)]
-
-
-def tag_text_problem(text: str) -> str | None:
-    """Why AWS would refuse `text` as a tag key or value, or None when it accepts it."""
-    for character in text:
-        category = unicodedata.category(character)[0]
-        if category not in "LZN" and character not in TAG_PUNCTUATION:
-            return f"{character!r} is not allowed in a tag (allowed: {TAG_RULE})"
-    return None
-
-
-def _check_tag_text(text: str) -> str:
-    problem = tag_text_problem(text)
-    if problem:
-        raise spec_rule(problem)
-    return text
-
-
-TagKey = Annotated[
-    str,
-    StringConstraints(min_length=1, max_length=128),
-    AfterValidator(_check_tag_text),
-    Field(description=f"1 to 128 characters: {TAG_RULE}"),
-]
-TagValue = Annotated[
-    str,
-    StringConstraints(max_length=256),
-    AfterValidator(_check_tag_text),
-    Field(description=f"at most 256 characters: {TAG_RULE}"),
-]
-PluginName = Annotated[
-    str, _pattern(r"^[a-z][a-z0-9_]*$", "the entry-point name of an identity-provider plugin, such as entra_id")
-]
-
-
-class SpecModel(BaseModel):
-    """Base of every spec model: unknown fields are errors, models are immutable values."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
-
-
-def spec_rule(message: str, *, field: str | None = None, hint: str | None = None) -> PydanticCustomError:
-    """An error for a rule across fields; `field` extends the location to the field to fix."""
-    context = {}
-    # The message is a template for pydantic-core; braces from spec values must stay literal.
-    message = message.replace("{", "{{").replace("}", "}}")
-    if field:
-        context["field"] = field
-    if hint:
-        context["hint"] = hint
-    return PydanticCustomError("spec_rule", message, context)
-
-
-# --- organization, backend -------------------------------------------------------------------
-
-
-class Organization(SpecModel):
-    name: OrganizationName = Field(description="Prefix of every derived name.")
-    account_id: AccountId
-    region: RegionName
-    tags: dict[TagKey, TagValue] = Field(
-        default_factory=dict,
-        max_length=MAX_ORGANIZATION_TAGS,
-        description="Added to every taggable AWS resource. At most 47 (AWS allows 50 per resource "
-        "and team resources carry three hyperpod-teams:* tags); no key may start with aws: or "
-        "hyperpod-teams:.",
-    )
-    platform_admins_group: str | None = Field(
-        default=None,
-        min_length=1,
-        description="IdP group whose members administer the whole cluster. Default: "
-        "group_name_pattern with team=platform, role=admins.",
-    )
-
-    @field_validator("tags")
-    @classmethod
-    def _no_reserved_tag_keys(cls, tags: dict[str, str]) -> dict[str, str]:
-        for key in tags:
-            for prefix in RESERVED_TAG_PREFIXES:
-                if key.casefold().startswith(prefix):
-                    owner = "AWS" if prefix == "aws:" else "hyperpod-teams (team, cost center and organization tags)"
-                    raise spec_rule(
-                        f"tag key {key!r} starts with {prefix!r}, which is reserved for {owner}",
-                        hint="choose a key with a prefix of your own, such as acme:" + key.split(":", 1)[-1],
-                    )
-        return tags
-
-
-class LocalBackend(SpecModel):
-    type: Literal["local"] = "local"
-
-
-class S3Backend(SpecModel):
-    type: Literal["s3"]
-    bucket: str = Field(min_length=3, max_length=63)
-    key_prefix: str = "hyperpod-teams/"
-    region: RegionName | None = Field(default=None, description="Default: organization.region.")
-    use_lockfile: bool = True
-    encrypt: bool = True
-    kms_key_id: str | None = None
-
-
-class RemoteBackend(SpecModel):
-    """HCP Terraform or Terraform Enterprise, one workspace per stack."""
-
-    type: Literal["remote"]
-    organization: str = Field(min_length=1)
-    workspace_prefix: str = Field(min_length=1)
-    hostname: str = "app.terraform.io"
-
-
-Backend = Annotated[LocalBackend | S3Backend | RemoteBackend, Field(discriminator="type")]
-
-
-# --- identity --------------------------------------------------------------------------------
-
-GROUP_PATTERN_PLACEHOLDERS = ("org", "team", "role")
-
-
-class IdentityCenter(SpecModel):
-    instance_arn: IdentityCenterInstanceArn
-    identity_store_id: IdentityStoreId
-    session_duration: SessionDuration = "PT8H"
-
-
-class Identity(SpecModel):
-    provider: PluginName = Field(
-        description="Name of an installed identity-provider plugin: entra_id, okta, generic_saml or a third-party one."
-    )
-    identity_center: IdentityCenter
-    group_name_pattern: str = Field(default="{org}-{team}-{role}", description="Placeholders: {org} {team} {role}.")
-    settings: dict[str, object] = Field(
-        default_factory=dict, description="Plugin-specific; validated by the plugin's own model."
-    )
-
-    @field_validator("provider")
-    @classmethod
-    def _plugin_installed(cls, provider: str) -> str:
-        from hyperpod_teams.plugins import installed_identity_providers
-
-        installed = installed_identity_providers()
-        if provider not in installed:
-            close = difflib.get_close_matches(provider, installed, n=1)
-            raise spec_rule(
-                f"no identity-provider plugin named {provider!r} is installed",
-                hint=(f"did you mean {close[0]!r}? " if close else "")
-                + f"installed plugins: {', '.join(installed) or 'none'}; a third-party plugin "
-                "registers in the entry-point group hyperpod_teams.identity_providers",
-            )
-        return provider
-
-    @field_validator("group_name_pattern")
-    @classmethod
-    def _known_placeholders(cls, pattern: str) -> str:
-        used = re.findall(r"\{([^{}]*)\}", pattern)
-        unknown = sorted(set(used) - set(GROUP_PATTERN_PLACEHOLDERS))
-        if unknown:
-            names = ", ".join("{" + name + "}" for name in unknown)
-            raise spec_rule(
-                f"unknown placeholder {names} in the group name pattern",
-                hint="use only {org}, {team} and {role}",
-            )
-        if "team" not in used or "role" not in used:
-            raise spec_rule(
-                "the group name pattern must contain {team} and {role}, or two teams or roles would share one group"
-            )
-        return pattern
-
-
-# --- cluster ---------------------------------------------------------------------------------
-
-
-class Eks(SpecModel):
-    """Exactly one of `create` / `existing_cluster_name`."""
-
-    create: bool | None = Field(
-        default=None, description="Create a new EKS cluster. Default: true unless existing_cluster_name is set."
-    )
-    kubernetes_version: KubernetesVersion = "1.32"
-    existing_cluster_name: str | None = Field(default=None, pattern=r"^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$")
-    public_access_cidrs: list[PublicCidr] = Field(
-        default_factory=list,
-        max_length=40,
-        description="(optional addition) Address ranges outside the VPC that may reach the created "
-        "cluster's Kubernetes API, e.g. the pipeline's egress. Default: none, the API is private "
-        "to the VPC.",
-    )
-
-    @model_validator(mode="after")
-    def _exactly_one_source(self) -> Eks:
-        if self.existing_cluster_name is not None and self.create:
-            raise spec_rule(
-                "create and existing_cluster_name are mutually exclusive",
-                field="create",
-                hint="remove `create: true` to use the existing cluster, or remove existing_cluster_name to create one",
-            )
-        if self.existing_cluster_name is not None and self.public_access_cidrs:
-            raise spec_rule(
-                "public_access_cidrs applies only to a cluster this spec creates",
-                field="public_access_cidrs",
-                hint="set the existing cluster's endpoint access where that cluster is managed",
-            )
-        if self.existing_cluster_name is None and self.create is False:
-            raise spec_rule(
-                "exactly one of create and existing_cluster_name must be set",
-                field="existing_cluster_name",
-                hint="set existing_cluster_name to the EKS cluster to use, or set `create: true`",
-            )
-        return self
-
-    @property
-    def creates_cluster(self) -> bool:
-        return self.existing_cluster_name is None
-
-
-class Network(SpecModel):
-    vpc_id: VpcId
-    subnet_ids: list[SubnetId] = Field(min_length=1, max_length=16)
-    security_group_ids: list[SecurityGroupId] = Field(min_length=1, max_length=5)
-
-
-DeepHealthCheck = Literal["InstanceStress", "InstanceConnectivity"]
-
-
-class InstanceGroup(SpecModel):
-    name: ResourceName
-    instance_type: ClusterInstanceType
-    count: int = Field(ge=0, le=1000, description="Nodes in the group.")
-    ebs_volume_gb: int = Field(default=500, ge=1, le=16384)
-    threads_per_core: Literal[1, 2] = 1
-    deep_health_checks: list[DeepHealthCheck] = Field(default_factory=list, max_length=2)
-
-    @field_validator("deep_health_checks")
-    @classmethod
-    def _no_repeats(cls, checks: list[str]) -> list[str]:
-        if len(set(checks)) != len(checks):
-            raise spec_rule("each deep health check may be listed once")
-        return checks
-
-
-class PriorityClass(SpecModel):
-    name: PriorityClassName
-    weight: int = Field(ge=0, le=100)
-
-
-class TaskGovernance(SpecModel):
-    enabled: bool = True
-    fair_share: Literal["Enabled", "Disabled"] = "Enabled"
-    priority_classes: list[PriorityClass] = Field(default_factory=list, max_length=10)
-    allow_unlisted_region: bool = Field(
-        default=False,
-        description="(optional addition) Deploy compute quotas and the scheduler config in a region "
-        "that is not in hyperpod_teams.regions.TASK_GOVERNANCE_REGIONS, for a region AWS added after "
-        "that table was written. Without it, validate refuses such a region.",
-    )
-    existing_addon: Literal["take_over", "leave_alone"] | None = Field(
-        default=None,
-        description="(optional addition) The task-governance add-on is installed already: take_over imports it "
-        "(the stacks manage it from then on), leave_alone keeps it out of the stacks. Absent: the stacks create it.",
-    )
-    existing_scheduler_config_arn: SchedulerConfigArn | None = Field(
-        default=None,
-        description="(optional addition) The cluster's scheduler config exists already (a cluster has one): the "
-        "stacks create none and keep it as it is, and the plan stops when its fair share or priority classes "
-        "differ from fair_share and priority_classes here. Needs existing_hyperpod_cluster_name.",
-    )
-
-
-#: The dependency chart's components (`helm_chart/HyperPodHelmChart/Chart.yaml` of
-#: aws/sagemaker-hyperpod-cli at DEPENDENCIES_CHART_REF): spec name -> the chart value that turns
-#: it on or off (the dependency's `condition`).
-DEPENDENCIES_CHART_COMPONENTS: dict[str, str] = {
-    "cert-manager": "cert-manager.enabled",
-    "training-operators": "trainingOperators.enabled",
-    "mlflow": "mlflow.enabled",
-    "nvidia-device-plugin": "nvidia-device-plugin.devicePlugin.enabled",
-    "aws-efa-k8s-device-plugin": "aws-efa-k8s-device-plugin.devicePlugin.enabled",
-    "neuron-device-plugin": "neuron-device-plugin.devicePlugin.enabled",
-    "storage": "storage.enabled",
-    "health-monitoring-agent": "health-monitoring-agent.enabled",
-    "mpi-operator": "mpi-operator.enabled",
-    "deep-health-check": "deep-health-check.enabled",
-    "job-auto-restart": "job-auto-restart.enabled",
-    "cluster-role-and-bindings": "cluster-role-and-bindings.enabled",
-    "namespaced-role-and-bindings": "namespaced-role-and-bindings.enabled",
-    "team-role-and-bindings": "team-role-and-bindings.enabled",
-    "hyperpod-inference-operator": "inferenceOperators.enabled",
-    "hyperpod-patching": "hyperpod-patching.enabled",
-    "gpu-operator": "gpu-operator.enabled",
-}
-ChartComponent = Literal[
-    "cert-manager",
-    "training-operators",
-    "mlflow",
-    "nvidia-device-plugin",
-    "aws-efa-k8s-device-plugin",
-    "neuron-device-plugin",
-    "storage",
-    "health-monitoring-agent",
-    "mpi-operator",
-    "deep-health-check",
-    "job-auto-restart",
-    "cluster-role-and-bindings",
-    "namespaced-role-and-bindings",
-    "team-role-and-bindings",
-    "hyperpod-inference-operator",
-    "hyperpod-patching",
-    "gpu-operator",
-]
-#: The release of aws/sagemaker-hyperpod-cli whose chart the stacks install by default.
-DEPENDENCIES_CHART_REF = "v3.9.0"
-DEPENDENCIES_CHART_REPOSITORY = "https://github.com/aws/sagemaker-hyperpod-cli"
-#: Where the default chart path expects the clone: beside the output folder.
-DEPENDENCIES_CHART_CLONE_DIR = "sagemaker-hyperpod-cli"
-
-
-class DependenciesChart(SpecModel):
-    """The Helm chart HyperPod on EKS needs in the cluster before the HyperPod cluster exists
-    (health-monitoring agent, device plugins, training operator...). Optional field, not in
-    spec-v1.md's list: the defaults follow HyperPod's own instructions."""
-
-    install: bool = Field(default=True, description="Set false when the chart is installed already.")
-    git_ref: str = Field(
-        default=DEPENDENCIES_CHART_REF,
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$",
-        description="Tag or commit of aws/sagemaker-hyperpod-cli to clone the chart from: the "
-        "runbook's clone command checks it out, and the stack's plan stops with that command when "
-        "the chart is not where `chart` says.",
-    )
-    components: dict[ChartComponent, bool] = Field(
-        default_factory=dict,
-        description="Turn the chart's components on or off, e.g. {mlflow: true, gpu-operator: false}; "
-        "an absent component keeps the chart's own default.",
-    )
-    chart: str = Field(
-        default=f"../../../{DEPENDENCIES_CHART_CLONE_DIR}/helm_chart/HyperPodHelmChart",
-        min_length=1,
-        description="Chart path or name. A relative path is read from the stack's working folder "
-        "(<out>/stacks/<stack>): the default is a clone of aws/sagemaker-hyperpod-cli beside the "
-        "output folder.",
-    )
-    repository: str | None = Field(default=None, description="Chart repository URL, for a chart name.")
-    version: str | None = None
-    namespace: str = "kube-system"
-    release_name: str = "hyperpod-dependencies"
-
-
-Duration = Annotated[str, _pattern(r"^[1-9][0-9]{0,4}[mh]$", "a whole number of minutes or hours, such as 720m or 12h")]
-
-
-class ClusterTimeouts(SpecModel):
-    """How long Terraform waits for Cloud Control on the HyperPod cluster. CloudFormation's
-    handlers for AWS::SageMaker::Cluster allow 720 minutes each (the resource schema's
-    `handlers.*.timeoutInMinutes`); Terraform's default of 2 hours is too short for a large
-    cluster with deep health checks."""
-
-    create: Duration = "720m"
-    update: Duration = "720m"
-    delete: Duration = "720m"
-
-
-AddonVersion = Annotated[
-    str,
-    _pattern(
-        r"^v[0-9]+\.[0-9]+\.[0-9]+-eksbuild\.[0-9]+$",
-        "an EKS add-on version as `aws eks describe-addon-versions` lists it, such as v1.2.1-eksbuild.1",
-    ),
-]
-
-
-class TrainingOperator(SpecModel):
-    """The SageMaker HyperPod training operator (EKS add-on amazon-sagemaker-hyperpod-training-operator):
-    what `hyp create hyp-pytorch-job` needs (its CRD hyperpodpytorchjobs.sagemaker.amazonaws.com),
-    with what AWS's "Installing the training operator" lists before it: cert-manager and the EKS Pod
-    Identity agent. Optional addition within spec v1."""
-
-    install: bool | None = Field(
-        default=None,
-        description="Install the training operator add-on, its IAM role "
-        "(AmazonSageMakerHyperPodTrainingOperatorAccess) and Pod Identity association, in <org>-cluster. "
-        "Default: true for a HyperPod cluster the stacks create, false for an adopted one (install it there "
-        "only when the cluster does not have it yet).",
-    )
-    version: AddonVersion = Field(
-        default=addons.TRAINING_OPERATOR_VERSION, description="Version of the training operator add-on."
-    )
-    install_cert_manager: bool = Field(
-        default=True,
-        description="Install the cert-manager EKS add-on the operator needs; set false when the cluster has "
-        "cert-manager already (creating it twice fails).",
-    )
-    cert_manager_version: AddonVersion = Field(
-        default=addons.CERT_MANAGER_VERSION, description="Version of the cert-manager add-on."
-    )
-    install_pod_identity_agent: bool = Field(
-        default=True,
-        description="Install the EKS Pod Identity agent add-on the operator's credentials come through (in "
-        "<org>-cluster, shared with cost.usage_reports); set false when the cluster has it already.",
-    )
-
-
-#: Settings only a HyperPod cluster the stacks create uses: refused when the spec adopts one.
-CREATED_CLUSTER_ONLY = (
-    "lifecycle_scripts_s3_uri",
-    "lifecycle_on_create",
-    "node_recovery",
-    "timeouts",
-    "allow_destroy",
-    "cloudwatch_observability",
-)
-CREATED_INSTANCE_GROUP_ONLY = ("ebs_volume_gb", "threads_per_core", "deep_health_checks")
-
-
-class Cluster(SpecModel):
-    name: ResourceName
-    existing_hyperpod_cluster_name: ResourceName | None = Field(
-        default=None,
-        description="(optional addition) Adopt this HyperPod cluster instead of creating one: the stacks look it "
-        "up and create nothing of it. Needs eks.existing_cluster_name (its EKS cluster); instance_groups then "
-        "describe its groups (name, type, count) for the capacity checks and the report.",
-    )
-    eks: Eks = Field(default_factory=Eks)
-    network: Network
-    lifecycle_scripts_s3_uri: S3Prefix | None = Field(
-        default=None, description="When absent, a lifecycle-scripts bucket is created."
-    )
-    lifecycle_on_create: str = Field(
-        default="on_create.sh",
-        min_length=1,
-        max_length=128,
-        description="Entry-point script under the lifecycle-scripts prefix (optional field).",
-    )
-    node_recovery: Literal["Automatic", "None"] = "Automatic"
-    instance_groups: list[InstanceGroup] = Field(min_length=1, max_length=20)
-    task_governance: TaskGovernance = Field(default_factory=TaskGovernance)
-    dependencies_chart: DependenciesChart = Field(default_factory=DependenciesChart)
-    timeouts: ClusterTimeouts = Field(
-        default_factory=ClusterTimeouts,
-        description="(optional addition) Terraform's create/update/delete timeouts of the HyperPod cluster.",
-    )
-    allow_destroy: bool = Field(
-        default=False,
-        description="Lift lifecycle.prevent_destroy from the HyperPod cluster (optional field): "
-        "only to delete the cluster on purpose.",
-    )
-    training_operator: TrainingOperator = Field(
-        default_factory=TrainingOperator,
-        description="(optional addition) The HyperPod training operator add-on and what it needs.",
-    )
-    cloudwatch_observability: bool = Field(
-        default=False,
-        description="(optional addition) Install the Amazon CloudWatch Observability EKS add-on (Container "
-        "Insights: the cluster metrics Studio's HyperPod page shows) and give the instance groups' role "
-        "CloudWatchAgentServerPolicy. Off by default: it sends metrics and container logs to CloudWatch, "
-        "charged per node and per GB.",
-    )
-
-    @model_validator(mode="after")
-    def _adopted_cluster_takes_no_creation_settings(self) -> Cluster:
-        if self.existing_hyperpod_cluster_name is None:
-            return self
-        if self.eks.existing_cluster_name is None:
-            raise spec_rule(
-                "an existing HyperPod cluster runs on an existing EKS cluster, "
-                "but eks.existing_cluster_name is not set",
-                field="eks",
-                hint="set eks.existing_cluster_name to the EKS cluster the HyperPod cluster is orchestrated by "
-                "(aws sagemaker describe-cluster --cluster-name "
-                f"{self.existing_hyperpod_cluster_name} --query Orchestrator.Eks.ClusterArn)",
-            )
-        unused = [name for name in CREATED_CLUSTER_ONLY if name in self.model_fields_set]
-        unused += [
-            f"instance_groups[{i}].{name}"
-            for i, group in enumerate(self.instance_groups)
-            for name in CREATED_INSTANCE_GROUP_ONLY
-            if name in group.model_fields_set
-        ]
-        if "dependencies_chart" in self.model_fields_set:
-            unused.append("dependencies_chart")
-        if unused:
-            raise spec_rule(
-                f"{', '.join(unused)} only apply to a HyperPod cluster the stacks create, but "
-                f"existing_hyperpod_cluster_name adopts {self.existing_hyperpod_cluster_name!r}",
-                field="existing_hyperpod_cluster_name",
-                hint="remove them: the existing cluster keeps its own lifecycle scripts, node recovery, volumes, "
-                "health checks and dependency chart",
-            )
-        return self
-
-    @property
-    def installs_dependencies_chart(self) -> bool:
-        """An adopted cluster runs its dependency chart already."""
-        return self.dependencies_chart.install and not self.adopted
-
-    @property
-    def installs_training_operator(self) -> bool:
-        """Installed by default on a cluster the stacks create; on an adopted one only when asked."""
-        install = self.training_operator.install
-        return (not self.adopted) if install is None else install
-
-    @property
-    def adopted(self) -> bool:
-        """Whether the spec adopts an existing HyperPod cluster rather than creating one."""
-        return self.existing_hyperpod_cluster_name is not None
-
-    def capacity_by_instance_type(self) -> dict[str, int]:
-        return capacity_by_instance_type(self.instance_groups)
-
-
-def capacity_by_instance_type(groups: list[InstanceGroup]) -> dict[str, int]:
-    """Nodes per instance type, summed over the instance groups."""
-    capacity: dict[str, int] = {}
-    for group in groups:
-        capacity[group.instance_type] = capacity.get(group.instance_type, 0) + group.count
-    return capacity
-
-
-# --- teams -----------------------------------------------------------------------------------
-
-
-class Members(SpecModel):
-    scientists: str | None = Field(
-        default=None, min_length=1, description="Default: group_name_pattern with role=scientists."
-    )
-    admins: str | None = Field(default=None, min_length=1, description="Default: group_name_pattern with role=admins.")
-
-
-class QuotaEntry(SpecModel):
-    instance_type: ClusterInstanceType
-    count: int = Field(ge=0, description="Nodes guaranteed to the team.")
-
-
-class Compute(SpecModel):
-    quota: list[QuotaEntry] = Field(default_factory=list, max_length=15)
-    existing_quota_arn: ComputeQuotaArn | None = Field(
-        default=None,
-        description="(optional addition) The team's compute quota exists already: the stacks create none and keep "
-        "it as it is, and the plan stops when its team, instance counts or sharing differ from this section. "
-        "Needs cluster.existing_hyperpod_cluster_name.",
-    )
-    sharing: Literal["Lend", "DontLend", "LendAndBorrow"] = "LendAndBorrow"
-    borrow_limit_percent: int = Field(default=50, ge=1, le=500, description="Only with sharing LendAndBorrow.")
-    preempt_team_tasks: Literal["Never", "LowerPriority"] = "LowerPriority"
-    fair_share_weight: int = Field(default=0, ge=0, le=100)
-
-    @model_validator(mode="after")
-    def _borrow_limit_needs_borrowing(self) -> Compute:
-        if "borrow_limit_percent" in self.model_fields_set and self.sharing != "LendAndBorrow":
-            raise spec_rule(
-                f"borrow_limit_percent is set but sharing is {self.sharing}, which never borrows",
-                field="borrow_limit_percent",
-                hint="remove borrow_limit_percent, or set `sharing: LendAndBorrow`",
-            )
-        return self
-
-    @property
-    def borrow_limit(self) -> int | None:
-        """The borrow limit in percent, or None when the team never borrows."""
-        return self.borrow_limit_percent if self.sharing == "LendAndBorrow" else None
-
-
-class Studio(SpecModel):
-    enabled: bool = True
-    existing_domain_id: DomainId | None = Field(
-        default=None,
-        description="(optional addition) Take over the team's SageMaker AI domain that exists already: imported, "
-        "never replaced, its users' home directories kept; its name, VPC, subnets, key and auth mode stay as "
-        "they are (AWS fixes them at creation). It must use IAM Identity Center (auth mode SSO).",
-    )
-    default_instance_type: InstanceType = "ml.t3.medium"
-    idle_timeout_minutes: int = Field(
-        default=60,
-        ge=60,
-        le=525600,
-        description="Minutes without activity after which a member's JupyterLab app shuts down. Members may "
-        "pick a shorter one for their own apps, down to 60 (SageMaker's least), never a longer one.",
-    )
-
-
-class Budget(SpecModel):
-    monthly_limit_usd: AmountUsd = Field(
-        description="USD a month; AWS Budgets takes a plain decimal number (BudgetLimit Amount)."
-    )
-    notify_emails: list[EmailAddress] = Field(min_length=1, max_length=10)
-    thresholds_percent: list[int] = Field(default_factory=lambda: [80, 100], min_length=1)
-
-    @field_validator("thresholds_percent")
-    @classmethod
-    def _thresholds_in_range(cls, thresholds: list[int]) -> list[int]:
-        for threshold in thresholds:
-            if not 1 <= threshold <= 1000:
-                raise spec_rule(f"threshold {threshold} is outside 1..1000 percent")
-        return thresholds
-
-
-class ExistingPermissionSet(SpecModel):
-    """A permission set in Identity Center that a team role takes over (imported, not created)."""
-
-    arn: PermissionSetArn
-    name: PermissionSetName = Field(
-        description="Its name, which AWS fixes at creation: the stacks keep it, and EKS access entries find the "
-        "AWSReservedSSO_<name>_ role by it."
-    )
-    assigned: bool = Field(
-        default=True,
-        description="The role's group holds it in the spec's account already: the assignment is imported too "
-        "(Terraform would refuse to create one that exists). false: the stacks create the assignment.",
-    )
-
-
-class Team(SpecModel):
-    name: TeamName
-    display_name: str | None = Field(default=None, description="Free text; defaults to name.")
-    cost_center: TagValue | None = Field(default=None, description="Tag value for cost allocation.")
-    members: Members = Field(default_factory=Members)
-    compute: Compute = Field(default_factory=Compute)
-    studio: Studio = Field(default_factory=Studio)
-    budget: Budget | None = Field(default=None, description="Absent: no budget for the team.")
-    existing_permission_sets: dict[Literal["scientists", "admins"], ExistingPermissionSet] = Field(
-        default_factory=dict,
-        description="(optional addition) Permission sets that exist already, by role, for the stacks to take over "
-        "(imported with their inline policy) instead of creating <org>-<team>-<role>.",
-    )
-
-    @property
-    def title(self) -> str:
-        return self.display_name or self.name
-
-    def existing_permission_set(self, role: str) -> ExistingPermissionSet | None:
-        """The permission set the role takes over, if the spec names one."""
-        return next((found for r, found in self.existing_permission_sets.items() if r == role), None)
-
-
-# --- cost ------------------------------------------------------------------------------------
-
-
-#: The commit of awslabs/sagemaker-hyperpod-usage-report whose operator chart the stacks install
-#: (the repository has no release tags; this one is of 2026-01-09), and that usage_report.py
-#: transcribes.
-USAGE_REPORT_REF = "e71f39ae9e1152d865451d9873a4ee9e8467dc9c"
-USAGE_REPORT_REPOSITORY = "https://github.com/awslabs/sagemaker-hyperpod-usage-report"
-#: Where the default chart path expects the clone: beside the output folder.
-USAGE_REPORT_CLONE_DIR = "sagemaker-hyperpod-usage-report"
-USAGE_REPORT_CHART_PATH = "helm_chart/SageMakerHyperPodUsageReportChart"
-
-
-class UsageReports(SpecModel):
-    """HyperPod's usage reporting (awslabs/sagemaker-hyperpod-usage-report): what the stacks set up
-    for it when enabled. Optional addition within spec v1."""
-
-    enabled: bool = Field(
-        default=False,
-        description="Deploy the report bucket, the operator's role (EKS Pod Identity), the Athena database and "
-        "daily aggregation (<org>-usage-report) and the operator's Helm chart (<org>-usage-operator). Needs "
-        "task governance.",
-    )
-    retention_days: int = Field(
-        default=180, ge=1, le=3650, description="Days the report bucket keeps usage data (the template's default)."
-    )
-    install_pod_identity_agent: bool = Field(
-        default=True,
-        description="Install the EKS Pod Identity agent add-on (in <org>-cluster, shared with the training "
-        "operator); set false when the cluster has it already (creating it twice fails).",
-    )
-    git_ref: str = Field(
-        default=USAGE_REPORT_REF,
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$",
-        description="Commit or tag of awslabs/sagemaker-hyperpod-usage-report to take the operator chart from.",
-    )
-    chart: str = Field(
-        default=f"../../../{USAGE_REPORT_CLONE_DIR}/{USAGE_REPORT_CHART_PATH}",
-        min_length=1,
-        description="Path of the operator chart, read from the stack's working folder (<out>/stacks/<stack>): the "
-        "default is a clone beside the output folder.",
-    )
-
-
-class Cost(SpecModel):
-    """How the shared cluster's spend reaches the teams (optional section)."""
-
-    shared_split: Literal["quota", "proportional", "even"] = Field(
-        default="quota",
-        description="How the shared platform's spend (HyperPod cluster, EKS, lifecycle scripts) is split "
-        "across the teams in the cost category: quota, by each team's guaranteed capacity, weighted by "
-        "what an instance of each type is worth (fixed percentages; a team without quota gets nothing); "
-        "proportional, in proportion to each team's own cost (AWS's PROPORTIONAL: in the cost category each "
-        "team's own tagged spend, in a chargeback statement each team's charge for its own use); even. "
-        "`hyperpod-teams chargeback` charges idle capacity by the same rule: the cost category's split and a "
-        "statement are two views of one spend, never to be added (docs/chargeback.md).",
-    )
-    instance_prices_usd: dict[InstanceType, AmountUsd] = Field(
-        default_factory=dict,
-        description="What an instance of a type is worth per hour, for the quota split and for `chargeback` of a "
-        "cost given as one sum; default: its accelerators (GPUs, Trainium or Inferentia chips), which every "
-        "type of a quota must have or be priced here. chargeback needs a price for a type without "
-        "accelerators (CPU capacity is not free) unless its cost export names the instance types.",
-    )
-    usage_reports: UsageReports = Field(
-        default_factory=UsageReports,
-        description="HyperPod usage reporting, for `hyperpod-teams chargeback` by measured use.",
-    )
-
-
-# --- the whole spec --------------------------------------------------------------------------
+from hyperpod_teams.spec.problems import SpecError
+from hyperpod_teams.spec.rules import Sections, problems_across_fields
 
 
 class PlatformSpec(SpecModel):
@@ -896,9 +109,11 @@ class PlatformSpec(SpecModel):
 
     @model_validator(mode="after")
     def _rules_across_fields(self) -> PlatformSpec:
-        from hyperpod_teams.spec.rules import check_rules_across_fields
-
-        check_rules_across_fields(self)
+        problems = problems_across_fields(
+            Sections.of_parts(self.organization, self.identity, self.cluster, self.teams, self.cost)
+        )
+        if problems:
+            raise SpecError(problems)
         return self
 
     @property

@@ -14,20 +14,21 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from hyperpod_teams import naming, regions
+from hyperpod_teams import instance_worth, naming, regions
 from hyperpod_teams.plugins import PluginError, load_identity_provider
-from hyperpod_teams.spec.models import (
+from hyperpod_teams.spec.fields import (
+    Cluster,
     Cost,
     Identity,
     InstanceGroup,
     Organization,
-    PlatformSpec,
     PriorityClass,
     TaskGovernance,
     Team,
     capacity_by_instance_type,
 )
 from hyperpod_teams.spec.problems import Path, Problem, SpecError
+from hyperpod_teams.spec.validation_errors import problems_from_validation_error
 
 
 @dataclass
@@ -45,16 +46,18 @@ class Sections:
     adopted_cluster: bool | None = None
 
     @classmethod
-    def of(cls, spec: PlatformSpec) -> Sections:
-        cluster = spec.cluster
+    def of_parts(
+        cls, organization: Organization, identity: Identity, cluster: Cluster, teams: list[Team], cost: Cost
+    ) -> Sections:
+        """The sections of a whole, valid spec (PlatformSpec's validator gives its parts)."""
         return cls(
-            spec.organization,
-            spec.identity,
+            organization,
+            identity,
             cluster.instance_groups,
             cluster.task_governance.priority_classes,
-            list(enumerate(spec.teams)),
+            list(enumerate(teams)),
             cluster.task_governance,
-            spec.cost,
+            cost,
             cluster.adopted,
         )
 
@@ -93,12 +96,6 @@ class Sections:
                 else None
             ),
         )
-
-
-def check_rules_across_fields(spec: PlatformSpec) -> None:
-    problems = problems_across_fields(Sections.of(spec))
-    if problems:
-        raise SpecError(problems)
 
 
 def problems_across_fields(sections: Sections) -> list[Problem]:
@@ -157,13 +154,14 @@ def _derived_kubernetes_names(teams: list[tuple[int, Team]]) -> Iterator[Problem
 
 def _quota_split(cost_section: Cost, teams: list[tuple[int, Team]]) -> Iterator[Problem]:
     """The quota split needs to know what each quota's instance type is worth, and a team to pay."""
-    from hyperpod_teams import cost
-
     prices = dict(cost_section.instance_prices_usd)
     unknown_seen: set[str] = set()
     for t, team in teams:
         for q, entry in enumerate(team.compute.quota):
-            if not cost.worth_is_known(entry.instance_type, prices) and entry.instance_type not in unknown_seen:
+            if (
+                not instance_worth.worth_is_known(entry.instance_type, prices)
+                and entry.instance_type not in unknown_seen
+            ):
                 unknown_seen.add(entry.instance_type)
                 yield Problem(
                     ("teams", t, "compute", "quota", q, "instance_type"),
@@ -173,7 +171,8 @@ def _quota_split(cost_section: Cost, teams: list[tuple[int, Team]]) -> Iterator[
                     "cost.shared_split: proportional or even",
                 )
     # Each unknown type is reported above, with its path; what is left is a split worth nothing.
-    if teams and not unknown_seen and cost.quota_split_problem([team for _, team in teams], prices):
+    quotas = [[(q.instance_type, q.count) for q in team.compute.quota] for _, team in teams]
+    if teams and not unknown_seen and instance_worth.quota_split_problem(quotas, prices):
         yield Problem(
             ("cost", "shared_split"),
             "no team's guaranteed quota is worth anything, so the shared spend cannot be split by quota",
@@ -200,20 +199,18 @@ def _task_governance_region(organization: Organization, governance: TaskGovernan
 def _usage_reports(organization: Organization, governance: TaskGovernance) -> Iterator[Problem]:
     """The usage-report operator reads task governance's Kueue queues, and its image exists only
     in the regions of its chart (awslabs/sagemaker-hyperpod-usage-report, values.yaml)."""
-    from hyperpod_teams import usage_report
-
     if not governance.enabled:
         yield Problem(
             ("cost", "usage_reports", "enabled"),
             "usage reporting measures task governance's queues, but cluster.task_governance.enabled is false",
             "enable task governance, or set cost.usage_reports.enabled: false",
         )
-    if organization.region not in usage_report.REGIONS:
+    if organization.region not in regions.USAGE_REPORT_REGIONS:
         yield Problem(
             ("cost", "usage_reports", "enabled"),
             f"HyperPod's usage-report operator has no image in {organization.region}: its chart would fail",
             "regions its chart (values.yaml, image.repositoryDomainMap) has an image in: "
-            + ", ".join(sorted(usage_report.REGIONS)),
+            + ", ".join(sorted(regions.USAGE_REPORT_REGIONS)),
         )
 
 
@@ -289,9 +286,7 @@ def _identity_settings(identity: Identity) -> Iterator[Problem]:
     try:
         plugin.settings_model.model_validate(identity.settings)
     except ValidationError as exc:
-        from hyperpod_teams.spec.loading import problems_from_validation_error
-
-        yield from problems_from_validation_error(exc, prefix=("identity", "settings"), model=plugin.settings_model)
+        yield from problems_from_validation_error(exc, plugin.settings_model, prefix=("identity", "settings"))
 
 
 def _arn_place(arn: str) -> tuple[str, str]:

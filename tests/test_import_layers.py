@@ -1,0 +1,118 @@
+"""The package's modules import each other without a circle: every import counts that runs,
+at module level or inside a function (an import moved into a function to dodge a circle is still
+the circle). Imports under `if TYPE_CHECKING:` do not run and are left out.
+
+The graph is read from the source with `ast`, so a circle is found whether or not any test
+happens to import the modules in the order that would break."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "hyperpod_teams"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py") if "functions" not in p.parts}
+
+
+def _type_checking_only(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _runtime_imports(tree: ast.AST, module: str) -> set[str]:
+    """The project modules `module` imports when it runs (any depth, TYPE_CHECKING blocks left out)."""
+    found: set[str] = set()
+    package = module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _type_checking_only(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else [])
+                )
+            for alias in node.names:
+                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return {name for name in found if name in MODULES and name != module}
+
+
+def import_graph() -> dict[str, set[str]]:
+    return {name: _runtime_imports(ast.parse(path.read_text()), name) for name, path in MODULES.items()}
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each strongly connected group of more than one module (Tarjan), as a sorted list."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph.get(node, ()):
+            if target not in index:
+                connect(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            connect(node)
+    return found
+
+
+def test_the_package_has_no_import_circle():
+    # Package __init__ modules re-export their parts; a part importing a sibling through its
+    # package is an edge to the sibling, not to the package, so the packages themselves are left out.
+    graph = {m: {t for t in targets if MODULES[t].name != "__init__.py"} for m, targets in import_graph().items()}
+    assert circles(graph) == []
+
+
+def test_the_check_finds_a_circle_made_of_a_function_level_import():
+    a = ast.parse("from hyperpod_teams.spec import rules\n")
+    b = ast.parse("def f():\n    from hyperpod_teams.spec import models\n")
+    graph = {
+        "hyperpod_teams.spec.models": _runtime_imports(a, "hyperpod_teams.spec.models"),
+        "hyperpod_teams.spec.rules": _runtime_imports(b, "hyperpod_teams.spec.rules"),
+    }
+    assert circles(graph) == [["hyperpod_teams.spec.models", "hyperpod_teams.spec.rules"]]
+
+
+@pytest.mark.parametrize("module", ["hyperpod_teams.naming", "hyperpod_teams.instance_types", "hyperpod_teams.regions"])
+def test_the_ground_floor_imports_nothing_of_the_project(module):
+    assert import_graph()[module] == set()
