@@ -288,7 +288,7 @@ def team_execution_policy(
     own, in another team's domain."""
     partition = aws_partition(region)
     sagemaker = f"arn:{partition}:sagemaker:{region}:{account_id}"
-    team_tag = "hyperpod-teams:team"
+    team_tag = naming.TAG_TEAM
     in_the_domain = [f"{sagemaker}:app/{domain_id}/*", f"{sagemaker}:space/{domain_id}/*"] if domain_id else []
     return {
         "Version": "2012-10-17",
@@ -333,7 +333,7 @@ def team_execution_policy(
                 "Effect": "Allow",
                 "Action": list(CLUSTER_READ_ACTIONS),
                 "Resource": [f"{sagemaker}:cluster/*"],
-                "Condition": {"StringEquals": {"aws:ResourceTag/hyperpod-teams:organization": org}},
+                "Condition": {"StringEquals": {f"aws:ResourceTag/{naming.TAG_ORGANIZATION}": org}},
             },
             {
                 "Sid": "ReadTheSharedEksCluster",
@@ -426,10 +426,6 @@ EKS_ADMIN_ACTIONS = (
     "eks:ListUpdates",
 )
 
-_TEAM_TAG = "hyperpod-teams:team"
-_ORGANIZATION_TAG = "hyperpod-teams:organization"
-
-
 #: What `hyp set-cluster-context` and `hyp list-cluster` (aws/sagemaker-hyperpod-cli v3.9.0) call
 #: before any Kubernetes request: `ListClusters` (commands/cluster.py, `_get_hyperpod_clusters`),
 #: which has no resource type (Service Authorization Reference) and so takes `*`, held to the region;
@@ -480,9 +476,9 @@ def _owned_by(org: str, team: str | None = None, *, request: bool = False) -> di
     """A condition that the resource (or, with `request`, the new resource) is the org's, and
     with `team` that team's."""
     kind = "RequestTag" if request else "ResourceTag"
-    tags = {f"aws:{kind}/{_ORGANIZATION_TAG}": org}
+    tags = {f"aws:{kind}/{naming.TAG_ORGANIZATION}": org}
     if team:
-        tags[f"aws:{kind}/{_TEAM_TAG}"] = team
+        tags[f"aws:{kind}/{naming.TAG_TEAM}"] = team
     return {"StringEquals": tags}
 
 

@@ -1,5 +1,5 @@
 """The Terraform stacks of the platform, one per unit of credentials and blast radius
-(DESIGN.md, "Stacks"). Installed as `hyperpod_teams.stacks`."""
+(docs/architecture.md, the stack table). Installed as `hyperpod_teams.stacks`."""
 
 from hyperpod_teams.stacks.access import AccessStack
 from hyperpod_teams.stacks.base import PlatformStack

@@ -101,9 +101,19 @@ class ClusterStack(PlatformStack):
             cluster_admin=True,
             partition=policies.aws_partition(spec.organization.region),
         )
-        cdktf.TerraformOutput(self, "hyperpod_cluster_arn", value=self.hyperpod.arn)
+        cdktf.TerraformOutput(
+            self,
+            "hyperpod_cluster_arn",
+            value=self.hyperpod.arn,
+            description="The shared HyperPod cluster (hyp set-cluster-context --cluster-name takes its name)",
+        )
         if lifecycle_s3_uri is not None:
-            cdktf.TerraformOutput(self, "lifecycle_scripts_s3_uri", value=lifecycle_s3_uri)
+            cdktf.TerraformOutput(
+                self,
+                "lifecycle_scripts_s3_uri",
+                value=lifecycle_s3_uri,
+                description="Where the instance groups' lifecycle scripts are uploaded (on_create.sh)",
+            )
 
     def _pod_identity_agent(self, eks: EksCluster) -> bindings.aws_eks_addon.EksAddon:
         """The EKS Pod Identity agent, for the training operator and the usage-report operator

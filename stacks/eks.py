@@ -17,4 +17,9 @@ class EksStack(PlatformStack):
         self.add_aws_provider(tags=naming.shared_platform_tags(spec.organization))  # the shared platform
         self.eks = EksCluster(self, "eks", spec=spec)
         cdktf.TerraformOutput(self, "eks_cluster_name", value=self.eks.name, description="EKS cluster of HyperPod")
-        cdktf.TerraformOutput(self, "eks_cluster_arn", value=self.eks.arn)
+        cdktf.TerraformOutput(
+            self,
+            "eks_cluster_arn",
+            value=self.eks.arn,
+            description="EKS cluster of HyperPod (aws eks update-kubeconfig)",
+        )

@@ -1,4 +1,4 @@
-"""Run the real terraform binary against the real AWS provider, offline (DESIGN.md).
+"""Run the real terraform binary against the real AWS provider, offline (docs/testing.md).
 
 `.ci/run` finds the provider binary and passes its folder in HYPERPOD_TEAMS_AWS_PROVIDER_DIR; a
 CLI config with `dev_overrides` then lets `terraform validate` and `plan` run without `init`.

@@ -218,7 +218,8 @@ def converter_effective_costs(cur_csv: Path) -> dict[str, Decimal]:
         "reservation/UnusedRecurringFee",
     ]
     connection = duckdb.connect()
-    header = next(csv.reader(cur_csv.open(newline="")))
+    with cur_csv.open(newline="") as handle:
+        header = next(csv.reader(handle))
     # The converter adds this column when a CUR has none (1_missing_dimension_reservation_...).
     added = "" if "reservation/ReservationARN" in header else ", '' AS \"reservation/ReservationARN\""
     casts = ", ".join(f'TRY_CAST(NULLIF("{c}", \'\') AS DECIMAL(30, 10)) AS "{c}"' for c in numeric)
@@ -252,7 +253,8 @@ def test_the_finops_foundations_anonymized_cur_sample_reads_to_the_converters_to
     amortized total is the converter's EffectiveCost of those lines, each counted for its part of
     the week (DuckDB computes the overlap), to the cent."""
     duckdb = pytest.importorskip("duckdb")
-    sample = list(csv.reader((CONVERTER / "sample-anonymous-aws-export-dataset.csv").open(newline="")))
+    with (CONVERTER / "sample-anonymous-aws-export-dataset.csv").open(newline="") as handle:
+        sample = list(csv.reader(handle))
     header, body = sample[0], sample[1:]
     product, kind = header.index("lineItem/ProductCode"), header.index("lineItem/LineItemType")
     line_id = header.index("identity/LineItemId")  # not unique in the sample: numbered here

@@ -373,7 +373,7 @@ def test_a_byte_order_mark_is_accepted_in_json_as_in_yaml(tmp_path):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_interrupting_synth_exits_130_with_one_line_and_leaves_nothing(tmp_path, sig):
     out = tmp_path / "out"
-    process = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-m", "hyperpod_teams", "synth", str(QUICKSTART), "--out", str(out)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -381,14 +381,15 @@ def test_interrupting_synth_exits_130_with_one_line_and_leaves_nothing(tmp_path,
         # As from a terminal: a test run started in the background of a shell ignores SIGINT,
         # and its children would inherit that.
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    for line in process.stderr:  # wait until the build is under way
-        if line.startswith("Building the stacks"):
-            break
-    assert list(tmp_path.glob(".out.staging-*")), "no staging folder while building"
-    process.send_signal(sig)
-    rest = process.stderr.read()
-    process.wait(timeout=60)
+    ) as process:
+        assert process.stderr is not None
+        for line in process.stderr:  # wait until the build is under way
+            if line.startswith("Building the stacks"):
+                break
+        assert list(tmp_path.glob(".out.staging-*")), "no staging folder while building"
+        process.send_signal(sig)
+        rest = process.stderr.read()
+        process.wait(timeout=60)
     assert process.returncode == 130
     assert [line for line in rest.splitlines() if line.strip()] == ["interrupted"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [], "staging folder left behind"
