@@ -7,6 +7,7 @@ import cdktf
 from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming, policies
+from hyperpod_teams.constructs.access_entries import SsoRoleAccessEntry
 from hyperpod_teams.constructs.eks import EksCluster
 from hyperpod_teams.constructs.hyperpod import (
     ExistingHyperPodCluster,
@@ -15,7 +16,6 @@ from hyperpod_teams.constructs.hyperpod import (
     LifecycleScriptsBucket,
     TaskGovernance,
 )
-from hyperpod_teams.constructs.team import SsoRoleAccessEntry
 from hyperpod_teams.constructs.training_operator import TrainingOperator
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks.base import PlatformStack
