@@ -11,7 +11,7 @@ import cdktf
 from hyperpod_teams import naming
 from hyperpod_teams.plugins import IdentityBuild, IdentityGroups, IdentityProviderPlugin
 from hyperpod_teams.spec.models import PlatformSpec, Team
-from hyperpod_teams.stack_plan import PlannedStack, StackKind, identity_plugin, stack_plan
+from hyperpod_teams.stack_plan import PlannedStack, StackKind, identity_groups, identity_plugin, stack_plan
 from hyperpod_teams.stacks import (
     AccessStack,
     ClusterStack,
@@ -61,7 +61,7 @@ def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
     """Add the platform's stacks to `app` with their providers, backends and dependencies: each
     stack of `stack_plan`, in its order, by the builder of its kind."""
     plugin = identity_plugin(spec)
-    building = _Building(app, spec, plugin, IdentityGroups.for_spec(spec))
+    building = _Building(app, spec, plugin, identity_groups(spec))
     plan = stack_plan(spec)
     built: dict[str, PlatformStack] = {}
     for planned in plan:

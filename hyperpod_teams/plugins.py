@@ -18,14 +18,28 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from hyperpod_teams import naming
-
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from constructs import Construct
 
-    from hyperpod_teams.spec.models import PlatformSpec
-
 ENTRY_POINT_GROUP = "hyperpod_teams.identity_providers"
+
+#: The version of the plugin contract this hyperpod-teams speaks. A plugin declares the one it is
+#: written for (`contract = 2`); 1 handed `configure_provider` and `build` the whole spec, 2 hands
+#: them `IdentityProviderInputs`, so the spec can grow without breaking a plugin.
+CONTRACT_VERSION = 2
+
+
+@dataclass(frozen=True)
+class IdentityProviderInputs:
+    """What an identity provider's resources need of the spec, and no more."""
+
+    #: `organization.name`: what a plugin names its application after.
+    organization: str
+    #: The AWS account and region the platform runs in, and its Identity Center.
+    account_id: str
+    region: str
+    identity_center_instance_arn: str
+    identity_store_id: str
 
 
 class PluginSettings(BaseModel):
@@ -44,22 +58,6 @@ class IdentityGroups:
     #: Keys of the groups the IdP has already (`members.<role>`, `platform_admins_group` in the
     #: spec): a plugin looks them up instead of creating them. PLATFORM_ADMINS_KEY for the admins.
     existing: frozenset[tuple[str, str]] = frozenset()
-
-    @classmethod
-    def for_spec(cls, spec: PlatformSpec) -> IdentityGroups:
-        pattern, org = spec.identity.group_name_pattern, spec.organization
-        existing = {(team.name, role) for team in spec.teams for role in naming.ROLES if getattr(team.members, role)}
-        if org.platform_admins_group:
-            existing.add(PLATFORM_ADMINS_KEY)
-        return cls(
-            by_team_role={
-                (team.name, role): naming.team_group_name(pattern, org.name, team, role)
-                for team in spec.teams
-                for role in naming.ROLES
-            },
-            platform_admins=naming.platform_admins_group(pattern, org),
-            existing=frozenset(existing),
-        )
 
     def all(self) -> dict[tuple[str, str], str]:
         """Every group; the platform admins' keyed PLATFORM_ADMINS_KEY, like a team role."""
@@ -149,10 +147,13 @@ def group_key_id(key: tuple[str, str]) -> str:
 class IdentityProviderPlugin(ABC):
     """One identity provider: its settings model, its Terraform provider and its resources.
 
-    The contract is small: `name`, `settings_model`, `configure_provider` and `build`. The rest
-    has defaults a plugin overrides when its IdP differs.
+    The contract is small: `contract`, `name`, `settings_model`, `configure_provider` and `build`.
+    The rest has defaults a plugin overrides when its IdP differs.
     """
 
+    #: The version of the contract the plugin is written for (CONTRACT_VERSION); declared by each
+    #: plugin class itself.
+    contract: ClassVar[int]
     #: The value of `identity.provider` that selects this plugin.
     name: ClassVar[str]
     #: The model that validates `identity.settings`.
@@ -178,16 +179,20 @@ class IdentityProviderPlugin(ABC):
         ]
 
     @abstractmethod
-    def configure_provider(self, stack: Construct, spec: PlatformSpec) -> None:
+    def configure_provider(self, stack: Construct, idp: IdentityProviderInputs) -> None:
         """Create the Terraform provider(s) of the identity stack."""
 
     @abstractmethod
-    def build(self, stack: Construct, spec: PlatformSpec, groups: IdentityGroups) -> IdentityBuild:
+    def build(self, stack: Construct, idp: IdentityProviderInputs, groups: IdentityGroups) -> IdentityBuild:
         """Create the IdP-side resources in the identity stack; import the bindings here."""
 
 
 class PluginError(Exception):
     """A plugin is missing or breaks the contract."""
+
+
+#: The arguments each method of the contract is called with, by name (as pluggy checks a hook's).
+_METHOD_ARGUMENTS = {"configure_provider": ("stack", "idp"), "build": ("stack", "idp", "groups")}
 
 
 def _check_contract(name: str, plugin: object) -> type[IdentityProviderPlugin]:
@@ -197,6 +202,20 @@ def _check_contract(name: str, plugin: object) -> type[IdentityProviderPlugin]:
     if inspect.isabstract(plugin):
         missing = ", ".join(sorted(plugin.__abstractmethods__))
         raise PluginError(f"{where} does not implement: {missing}")
+    declared = next((vars(c)["contract"] for c in plugin.__mro__ if "contract" in vars(c)), None)
+    if declared != CONTRACT_VERSION:
+        raise PluginError(
+            f"{where} is written for contract {declared if declared is not None else '1 (it declares none)'}; this "
+            f"hyperpod-teams speaks contract {CONTRACT_VERSION}: declare `contract = {CONTRACT_VERSION}`, and take "
+            "`idp: IdentityProviderInputs` instead of the spec (docs/plugins.md)"
+        )
+    for method, arguments in _METHOD_ARGUMENTS.items():
+        parameters = list(inspect.signature(getattr(plugin, method)).parameters)[1:]
+        if parameters != list(arguments):
+            raise PluginError(
+                f"{where}: {method} takes ({', '.join(parameters)}); contract {CONTRACT_VERSION} calls it with "
+                f"({', '.join(arguments)})"
+            )
     if getattr(plugin, "name", None) != name:
         raise PluginError(
             f"{where} declares name {getattr(plugin, 'name', None)!r}; it must equal the entry-point name"

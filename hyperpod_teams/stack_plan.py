@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from hyperpod_teams import naming
-from hyperpod_teams.plugins import IdentityProviderPlugin, load_identity_provider
+from hyperpod_teams.plugins import (
+    PLATFORM_ADMINS_KEY,
+    IdentityGroups,
+    IdentityProviderInputs,
+    IdentityProviderPlugin,
+    load_identity_provider,
+)
 from hyperpod_teams.spec.models import PlatformSpec
 
 #: What a stack is: `app.BUILDERS` has one builder per kind.
@@ -47,6 +53,36 @@ def identity_plugin(spec: PlatformSpec) -> IdentityProviderPlugin:
     """The spec's identity-provider plugin with its validated settings (imports no bindings)."""
     plugin_class = load_identity_provider(spec.identity.provider)
     return plugin_class(plugin_class.settings_model.model_validate(spec.identity.settings))
+
+
+def identity_provider_inputs(spec: PlatformSpec) -> IdentityProviderInputs:
+    """What the identity provider's plugin is handed of the spec."""
+    center = spec.identity.identity_center
+    return IdentityProviderInputs(
+        organization=spec.organization.name,
+        account_id=spec.organization.account_id,
+        region=spec.organization.region,
+        identity_center_instance_arn=center.instance_arn,
+        identity_store_id=center.identity_store_id,
+    )
+
+
+def identity_groups(spec: PlatformSpec) -> IdentityGroups:
+    """The IdP groups of the spec: a group per team role and the platform admins', named by
+    `identity.group_name_pattern`, and which of them the IdP has already."""
+    pattern, org = spec.identity.group_name_pattern, spec.organization
+    existing = {(team.name, role) for team in spec.teams for role in naming.ROLES if getattr(team.members, role)}
+    if org.platform_admins_group:
+        existing.add(PLATFORM_ADMINS_KEY)
+    return IdentityGroups(
+        by_team_role={
+            (team.name, role): naming.team_group_name(pattern, org.name, team, role)
+            for team in spec.teams
+            for role in naming.ROLES
+        },
+        platform_admins=naming.platform_admins_group(pattern, org),
+        existing=frozenset(existing),
+    )
 
 
 def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:

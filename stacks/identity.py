@@ -7,6 +7,7 @@ from constructs import Construct
 
 from hyperpod_teams.plugins import SAML_OUTPUTS, IdentityBuild, IdentityGroups, IdentityProviderPlugin
 from hyperpod_teams.spec.models import PlatformSpec
+from hyperpod_teams.stack_plan import identity_provider_inputs
 from hyperpod_teams.stacks.base import PlatformStack
 
 
@@ -22,8 +23,9 @@ class IdentityStack(PlatformStack):
     ) -> None:
         super().__init__(scope, stack_name, spec=spec)
         self.credentials = f"identity provider ({plugin.name})"
-        plugin.configure_provider(self, spec)
-        self.build: IdentityBuild = plugin.build(self, spec, groups)
+        idp = identity_provider_inputs(spec)
+        plugin.configure_provider(self, idp)
+        self.build: IdentityBuild = plugin.build(self, idp, groups)
         # What the operator pastes into IAM Identity Center (the runbook names these outputs).
         for output_name, value in sorted(self.build.outputs.items()):
             cdktf.TerraformOutput(

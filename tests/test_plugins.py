@@ -29,13 +29,19 @@ class _Settings(PluginSettings):
 
 
 def _plugin(**attributes) -> type:
-    def configure_provider(self, stack, spec):
+    def configure_provider(self, stack, idp):
         return None
 
-    def build(self, stack, spec, groups):
+    def build(self, stack, idp, groups):
         return None
 
-    body = {"name": "acme_idp", "settings_model": _Settings, "configure_provider": configure_provider, "build": build}
+    body = {
+        "contract": 2,
+        "name": "acme_idp",
+        "settings_model": _Settings,
+        "configure_provider": configure_provider,
+        "build": build,
+    }
     body.update(attributes)
     return type("AcmeIdp", (IdentityProviderPlugin,), body)
 
@@ -59,8 +65,26 @@ def test_a_plugin_that_keeps_the_contract_is_accepted():
             _plugin(settings_model=type("Needy", (PluginSettings,), {"__annotations__": {"token": str}})),
             "needs a default",
         ),
+        (_plugin(contract=None), "written for contract 1 .it declares none.; this hyperpod-teams speaks contract 2"),
+        (_plugin(contract=3), "written for contract 3"),
+        (
+            _plugin(build=lambda self, stack, spec, groups: None),
+            r"build takes \(stack, spec, groups\); contract 2 calls it with \(stack, idp, groups\)",
+        ),
+        (_plugin(configure_provider=lambda self, stack: None), r"configure_provider takes \(stack\)"),
     ],
-    ids=["not a plugin", "abstract", "wrong name", "settings not a model", "settings allow extras", "required setting"],
+    ids=[
+        "not a plugin",
+        "abstract",
+        "wrong name",
+        "settings not a model",
+        "settings allow extras",
+        "required setting",
+        "no contract (a contract-1 plugin)",
+        "a contract from the future",
+        "build as contract 1 had it",
+        "configure_provider without inputs",
+    ],
 )
 def test_a_plugin_that_breaks_the_contract_is_rejected_when_it_loads(plugin, complaint):
     with pytest.raises(PluginError, match=complaint):

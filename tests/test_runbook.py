@@ -9,10 +9,10 @@ import sys
 
 import pytest
 
-from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, SCIM_VARIABLES, IdentityGroups
+from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, SCIM_VARIABLES
 from hyperpod_teams.review.runbook import render_runbook
 from hyperpod_teams.spec import load_spec
-from hyperpod_teams.stack_plan import deploy_waves, stack_plan
+from hyperpod_teams.stack_plan import deploy_waves, identity_groups, stack_plan
 from tests.conftest import EXAMPLE_SPECS, EXAMPLES, QUICKSTART, ROOT, require_module, synthesize_stacks
 
 
@@ -55,7 +55,7 @@ def test_the_entra_runbook_gives_identity_center_every_value_in_order():
         text.index("cdktf deploy acme-cost --ignore-missing-stack-dependencies"),
     ]
     assert order == sorted(order)
-    for group in IdentityGroups.for_spec(spec).all().values():
+    for group in identity_groups(spec).all().values():
         assert f"`{group}`" in text
     assert "--identity-store-id d-0123456789" in text
     assert "up to 24 hours" in text and "`acme-hyperpod-team`" in text

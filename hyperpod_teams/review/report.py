@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from hyperpod_teams import cost, journeys, naming, policies, rbac
 from hyperpod_teams.adoption import existing_resources, ways_explained
-from hyperpod_teams.plugins import IdentityGroups
 from hyperpod_teams.review.document import (
     Document,
     Heading,
@@ -24,7 +23,7 @@ from hyperpod_teams.review.document import (
 )
 from hyperpod_teams.review.plan_summary import StackPlan, plan_section
 from hyperpod_teams.spec.models import PlatformSpec, Team
-from hyperpod_teams.stack_plan import identity_plugin
+from hyperpod_teams.stack_plan import identity_groups, identity_plugin
 
 
 def _sid_phrase(sid: str) -> str:
@@ -58,7 +57,7 @@ class RoleAccess:
 
 def access_matrix(spec: PlatformSpec) -> list[RoleAccess]:
     org = spec.organization
-    groups = IdentityGroups.for_spec(spec)
+    groups = identity_groups(spec)
     rows = []
     for team in spec.teams:
         for role in naming.ROLES:
@@ -343,7 +342,7 @@ def _journeys_section(document: Document, spec: PlatformSpec) -> None:
     platform_set = naming.platform_admins_permission_set_name(org.name)
     document.add(
         Paragraph(
-            f"Platform admins: IdP group {md_code(IdentityGroups.for_spec(spec).platform_admins)} → permission set "
+            f"Platform admins: IdP group {md_code(identity_groups(spec).platform_admins)} → permission set "
             f"{md_code(platform_set)} → EKS access entry with `AmazonEKSClusterAdminPolicy` on the whole cluster."
         )
     )

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 from hyperpod_teams import cost, dependencies_chart, naming, usage_report
 from hyperpod_teams.adoption import Existing, existing_resources, ways_explained
-from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, IdentityGroups, IdentityProviderPlugin
+from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, IdentityProviderPlugin
 from hyperpod_teams.review.document import Code, Document, Heading, Items, Paragraph, Table, md_code
 from hyperpod_teams.spec.loading import SPEC_CONTEXT_KEY, SPEC_ENV
 from hyperpod_teams.spec.models import PlatformSpec
-from hyperpod_teams.stack_plan import PlannedStack, deploy_waves, identity_plugin, stack_plan
+from hyperpod_teams.stack_plan import PlannedStack, deploy_waves, identity_groups, identity_plugin, stack_plan
 
 
 def _cdktf(spec_path: str, command: str) -> str:
@@ -63,7 +63,7 @@ class _Runbook:
             naming.identity_stack_name(org) if plugin.needs_identity_stack else None,
             naming.access_stack_name(org),
             naming.cost_stack_name(org),
-            IdentityGroups.for_spec(spec).all(),
+            identity_groups(spec).all(),
             existing_resources(spec),
         )
 

@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING
 from pydantic import Field
 
 from hyperpod_teams import bindings
-from hyperpod_teams.plugins import IdentityBuild, IdentityGroups, IdentityProviderPlugin, PluginSettings
+from hyperpod_teams.plugins import (
+    CONTRACT_VERSION,
+    IdentityBuild,
+    IdentityGroups,
+    IdentityProviderInputs,
+    IdentityProviderPlugin,
+    PluginSettings,
+)
 
 #: The azuread bindings modules this plugin builds with, served by hyperpod_teams.bindings (the
 #: `entra` extra installs them; nothing loads until the plugin builds).
@@ -36,7 +43,6 @@ bindings.register(
 if TYPE_CHECKING:  # pragma: no cover
     from constructs import Construct
 
-    from hyperpod_teams.spec.models import PlatformSpec
 
 #: Gallery template "AWS IAM Identity Center (successor to AWS Single Sign-On)".
 AWS_IDENTITY_CENTER_TEMPLATE_ID = "21ed01d2-ec13-4e9e-86c1-cd546719ebc4"
@@ -77,6 +83,7 @@ class EntraIdSettings(PluginSettings):
 
 
 class EntraIdPlugin(IdentityProviderPlugin):
+    contract = CONTRACT_VERSION
     name = "entra_id"
     settings_model = EntraIdSettings
     settings: EntraIdSettings
@@ -91,16 +98,16 @@ class EntraIdPlugin(IdentityProviderPlugin):
             "Provisioning page is quicker for one group)."
         ]
 
-    def configure_provider(self, stack: Construct, spec: PlatformSpec) -> None:
+    def configure_provider(self, stack: Construct, idp: IdentityProviderInputs) -> None:
         from hyperpod_teams.bindings import azuread_provider
 
         azuread_provider.AzureadProvider(stack, "azuread", tenant_id=self.settings.tenant_id)
 
-    def build(self, stack: Construct, spec: PlatformSpec, groups: IdentityGroups) -> IdentityBuild:
+    def build(self, stack: Construct, idp: IdentityProviderInputs, groups: IdentityGroups) -> IdentityBuild:
         from hyperpod_teams.providers.entra_id.resources import EntraIdentityCenterApplication
 
         application = EntraIdentityCenterApplication(
-            stack, "identity-center", spec=spec, settings=self.settings, groups=groups
+            stack, "identity-center", organization=idp.organization, settings=self.settings, groups=groups
         )
         # Entra provisions each group into Identity Center under its own display name.
         return IdentityBuild.unchanged(groups, application.saml_outputs, application.sensitive_outputs)

@@ -16,7 +16,6 @@ from hyperpod_teams import bindings
 from hyperpod_teams.constructs.identity_provider import ScimCredentials, identity_center_variables
 from hyperpod_teams.plugins import IdentityGroups, group_key_id
 from hyperpod_teams.providers.entra_id import AWS_IDENTITY_CENTER_TEMPLATE_ID, EntraIdSettings
-from hyperpod_teams.spec.models import PlatformSpec
 
 if TYPE_CHECKING:  # the modules bindings serves, for editors and mypy
     from cdktf_cdktf_provider_azuread import data_azuread_group
@@ -27,10 +26,10 @@ class EntraIdentityCenterApplication(Construct):
     """The AWS IAM Identity Center gallery application, its groups and its provisioning."""
 
     def __init__(
-        self, scope: Construct, id_: str, *, spec: PlatformSpec, settings: EntraIdSettings, groups: IdentityGroups
+        self, scope: Construct, id_: str, *, organization: str, settings: EntraIdSettings, groups: IdentityGroups
     ) -> None:
         super().__init__(scope, id_)
-        display_name = settings.application_name or f"{spec.organization.name} AWS IAM Identity Center"
+        display_name = settings.application_name or f"{organization} AWS IAM Identity Center"
         urls = identity_center_variables(self)
         application = bindings.azuread_application
         self.application = application.Application(
@@ -80,7 +79,7 @@ class EntraIdentityCenterApplication(Construct):
                     self,
                     construct_id,
                     display_name=group_name,
-                    description=groups.description(key, spec.organization.name),
+                    description=groups.description(key, organization),
                     security_enabled=True,
                     prevent_duplicate_names=True,
                 )

@@ -11,12 +11,17 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from hyperpod_teams.plugins import IdentityBuild, IdentityGroups, IdentityProviderPlugin, PluginSettings
+from hyperpod_teams.plugins import (
+    CONTRACT_VERSION,
+    IdentityBuild,
+    IdentityGroups,
+    IdentityProviderInputs,
+    IdentityProviderPlugin,
+    PluginSettings,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from constructs import Construct
-
-    from hyperpod_teams.spec.models import PlatformSpec
 
 
 class GenericSamlSettings(PluginSettings):
@@ -29,6 +34,7 @@ class GenericSamlSettings(PluginSettings):
 
 
 class GenericSamlPlugin(IdentityProviderPlugin):
+    contract = CONTRACT_VERSION
     name = "generic_saml"
     settings_model = GenericSamlSettings
     settings: GenericSamlSettings
@@ -46,8 +52,8 @@ class GenericSamlPlugin(IdentityProviderPlugin):
             ]
         return super().provisioning_steps(identity_stack)
 
-    def configure_provider(self, stack: Construct, spec: PlatformSpec) -> None:
+    def configure_provider(self, stack: Construct, idp: IdentityProviderInputs) -> None:
         """No identity stack: nothing is created with the IdP's credentials."""
 
-    def build(self, stack: Construct, spec: PlatformSpec, groups: IdentityGroups) -> IdentityBuild:
+    def build(self, stack: Construct, idp: IdentityProviderInputs, groups: IdentityGroups) -> IdentityBuild:
         return IdentityBuild.unchanged(groups)

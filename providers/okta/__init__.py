@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING
 from pydantic import Field
 
 from hyperpod_teams import bindings
-from hyperpod_teams.plugins import IdentityBuild, IdentityGroups, IdentityProviderPlugin, PluginSettings
+from hyperpod_teams.plugins import (
+    CONTRACT_VERSION,
+    IdentityBuild,
+    IdentityGroups,
+    IdentityProviderInputs,
+    IdentityProviderPlugin,
+    PluginSettings,
+)
 
 #: The okta bindings modules this plugin builds with, served by hyperpod_teams.bindings (the
 #: `okta` extra installs them; nothing loads until the plugin builds).
@@ -31,7 +38,6 @@ bindings.register(
 if TYPE_CHECKING:  # pragma: no cover
     from constructs import Construct
 
-    from hyperpod_teams.spec.models import PlatformSpec
 
 #: Okta Integration Network name of the "AWS IAM Identity Center" app.
 PRECONFIGURED_APP = "amazon_aws_sso"
@@ -60,6 +66,7 @@ class OktaSettings(PluginSettings):
 
 
 class OktaPlugin(IdentityProviderPlugin):
+    contract = CONTRACT_VERSION
     name = "okta"
     settings_model = OktaSettings
     settings: OktaSettings
@@ -74,17 +81,17 @@ class OktaPlugin(IdentityProviderPlugin):
             "In the app's *Push Groups* tab, push each group listed below (*Push Groups* → *Find groups by name*).",
         ]
 
-    def configure_provider(self, stack: Construct, spec: PlatformSpec) -> None:
+    def configure_provider(self, stack: Construct, idp: IdentityProviderInputs) -> None:
         from hyperpod_teams.bindings import okta_provider
 
         # The API token comes from OKTA_API_TOKEN (or OAuth settings in the environment), never the spec.
         okta_provider.OktaProvider(stack, "okta", org_name=self.settings.org_name, base_url=self.settings.base_url)
 
-    def build(self, stack: Construct, spec: PlatformSpec, groups: IdentityGroups) -> IdentityBuild:
+    def build(self, stack: Construct, idp: IdentityProviderInputs, groups: IdentityGroups) -> IdentityBuild:
         from hyperpod_teams.providers.okta.resources import OktaIdentityCenterApplication
 
         application = OktaIdentityCenterApplication(
-            stack, "identity-center", spec=spec, settings=self.settings, groups=groups
+            stack, "identity-center", organization=idp.organization, settings=self.settings, groups=groups
         )
         # Okta pushes each group into Identity Center under its Okta name.
         return IdentityBuild.unchanged(groups, application.saml_outputs)

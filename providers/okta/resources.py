@@ -12,7 +12,6 @@ from hyperpod_teams import bindings
 from hyperpod_teams.constructs.identity_provider import identity_center_variables
 from hyperpod_teams.plugins import IdentityGroups, group_key_id
 from hyperpod_teams.providers.okta import PRECONFIGURED_APP, OktaSettings
-from hyperpod_teams.spec.models import PlatformSpec
 
 if TYPE_CHECKING:  # the modules bindings serves, for editors and mypy
     from cdktf_cdktf_provider_okta import data_okta_group
@@ -21,14 +20,14 @@ if TYPE_CHECKING:  # the modules bindings serves, for editors and mypy
 
 class OktaIdentityCenterApplication(Construct):
     def __init__(
-        self, scope: Construct, id_: str, *, spec: PlatformSpec, settings: OktaSettings, groups: IdentityGroups
+        self, scope: Construct, id_: str, *, organization: str, settings: OktaSettings, groups: IdentityGroups
     ) -> None:
         super().__init__(scope, id_)
         urls = identity_center_variables(self)
         self.application = bindings.okta_app_saml.AppSaml(
             self,
             "application",
-            label=settings.application_label or f"{spec.organization.name} AWS IAM Identity Center",
+            label=settings.application_label or f"{organization} AWS IAM Identity Center",
             preconfigured_app=PRECONFIGURED_APP,
             key_years_valid=settings.key_years_valid,
             app_settings_json=cdktf.Fn.jsonencode(
@@ -51,7 +50,7 @@ class OktaIdentityCenterApplication(Construct):
                     self,
                     construct_id,
                     name=group_name,
-                    description=groups.description(key, spec.organization.name),
+                    description=groups.description(key, organization),
                 )
             self.group_ids[key] = group.id
             bindings.okta_app_group_assignment.AppGroupAssignment(

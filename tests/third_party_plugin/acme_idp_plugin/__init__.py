@@ -14,14 +14,15 @@ class AcmeIdpSettings(PluginSettings):
 
 
 class AcmeIdpPlugin(IdentityProviderPlugin):
+    contract = 2
     name = "acme_idp"
     settings_model = AcmeIdpSettings
     settings: AcmeIdpSettings
 
-    def configure_provider(self, stack, spec) -> None:
+    def configure_provider(self, stack, idp) -> None:
         """Nothing to configure: the app is set up in Acme's console."""
 
-    def build(self, stack, spec, groups: IdentityGroups) -> IdentityBuild:
+    def build(self, stack, idp, groups: IdentityGroups) -> IdentityBuild:
         import cdktf
 
         base = f"https://{self.settings.tenant}.idp.example.com"
