@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from hyperpod_teams import naming
-from hyperpod_teams.spec.models import PlatformSpec, Team
+from hyperpod_teams.spec.models import Organization, PlatformSpec, Team
 
 CLUSTER_TYPE = "AWS::SageMaker::Cluster"
 
@@ -237,7 +237,7 @@ class ComputeQuotaProperties(CfnModel):
     tags: list[Tag] = Field(alias="Tags", max_length=50)
 
 
-def compute_quota(spec: PlatformSpec, team: Team, *, cluster_arn: str) -> ComputeQuotaProperties:
+def compute_quota(organization: Organization, team: Team, *, cluster_arn: str) -> ComputeQuotaProperties:
     compute = team.compute
     return ComputeQuotaProperties(
         name=naming.compute_quota_name(team.name),
@@ -252,5 +252,5 @@ def compute_quota(spec: PlatformSpec, team: Team, *, cluster_arn: str) -> Comput
         compute_quota_target=ComputeQuotaTarget(team_name=team.name, fair_share_weight=compute.fair_share_weight),
         activation_state="Enabled",
         description=f"Compute quota of team {team.title} (hyperpod-teams)"[:256],
-        tags=tag_list(naming.team_resource_tags(spec.organization, team)),
+        tags=tag_list(naming.team_resource_tags(organization, team)),
     )

@@ -170,7 +170,7 @@ def desired_states(spec: PlatformSpec) -> list[DesiredState]:
             states.append(
                 DesiredState(
                     cloudformation.COMPUTE_QUOTA_TYPE,
-                    partial(cloudformation.compute_quota, spec, team, cluster_arn=values["cluster_arn"]),
+                    partial(cloudformation.compute_quota, spec.organization, team, cluster_arn=values["cluster_arn"]),
                     COMPUTE_QUOTA_FIELDS,
                     pointer_prefix=str(index),
                 )

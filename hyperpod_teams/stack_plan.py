@@ -21,7 +21,7 @@ from hyperpod_teams.plugins import (
     IdentityProviderPlugin,
     load_identity_provider,
 )
-from hyperpod_teams.spec.models import PlatformSpec
+from hyperpod_teams.spec.models import Network, Organization, PlatformSpec
 
 #: What a stack is: `app.BUILDERS` has one builder per kind.
 StackKind = Literal[
@@ -64,6 +64,28 @@ def identity_provider_inputs(spec: PlatformSpec) -> IdentityProviderInputs:
         region=spec.organization.region,
         identity_center_instance_arn=center.instance_arn,
         identity_store_id=center.identity_store_id,
+    )
+
+
+@dataclass(frozen=True)
+class TeamStackInputs:
+    """What a team's resources need of the spec besides the team itself: the organization (account,
+    region, tags), the network its Studio domain runs in, the EKS cluster its access entries go
+    to, and whether task governance gives it a compute quota."""
+
+    organization: Organization
+    network: Network
+    #: The EKS cluster's name as the spec gives it: the IAM policies name it before it exists.
+    eks_cluster_name: str
+    task_governance: bool
+
+
+def team_stack_inputs(spec: PlatformSpec) -> TeamStackInputs:
+    return TeamStackInputs(
+        organization=spec.organization,
+        network=spec.cluster.network,
+        eks_cluster_name=naming.shared_eks_cluster_name(spec.cluster),
+        task_governance=spec.cluster.task_governance.enabled,
     )
 
 

@@ -7,6 +7,7 @@ from constructs import Construct
 from hyperpod_teams import naming
 from hyperpod_teams.constructs.team import TeamEnvironment
 from hyperpod_teams.spec.models import PlatformSpec, Team
+from hyperpod_teams.stack_plan import team_stack_inputs
 from hyperpod_teams.stacks.base import PlatformStack
 
 
@@ -28,7 +29,7 @@ class TeamStack(PlatformStack):
         self.environment = TeamEnvironment(
             self,
             "team",
-            spec=spec,
+            inputs=team_stack_inputs(spec),
             team=team,
             hyperpod_cluster_arn=hyperpod_cluster_arn,
             eks_cluster_name=eks_cluster_name,

@@ -24,6 +24,7 @@ import cdktf  # noqa: E402
 from constructs import Construct  # noqa: E402
 
 from hyperpod_teams.constructs.team import TeamEnvironment  # noqa: E402
+from hyperpod_teams.stack_plan import team_stack_inputs  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -49,7 +50,7 @@ class OneTeamStack(cdktf.TerraformStack):
         TeamEnvironment(
             self,
             team.name,
-            spec=spec,
+            inputs=team_stack_inputs(spec),
             team=team,
             hyperpod_cluster_arn=variable("hyperpod_cluster_arn", "ARN of the shared HyperPod cluster"),
             eks_cluster_name=variable("eks_cluster_name", "Name of the EKS cluster HyperPod runs on"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from constructs import Construct
 
 from hyperpod_teams import bindings, cost, naming
-from hyperpod_teams.spec.models import PlatformSpec, Team
+from hyperpod_teams.spec.models import Organization, PlatformSpec, Team
 
 
 class CostAllocation(Construct):
@@ -69,7 +69,7 @@ def _split_charge_rule(rule: dict):
 class TeamBudget(Construct):
     """A monthly cost budget over the team's tagged spend, one e-mail notification per threshold."""
 
-    def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec, team: Team) -> None:
+    def __init__(self, scope: Construct, id_: str, *, organization: Organization, team: Team) -> None:
         super().__init__(scope, id_)
         assert team.budget is not None, "TeamBudget needs a team with a budget"
         budget = team.budget
@@ -77,8 +77,8 @@ class TeamBudget(Construct):
         self.budget = budgets.BudgetsBudget(
             self,
             "monthly",
-            name=naming.team_budget_name(spec.organization.name, team.name),
-            account_id=spec.organization.account_id,
+            name=naming.team_budget_name(organization.name, team.name),
+            account_id=organization.account_id,
             budget_type="COST",
             time_unit="MONTHLY",
             limit_amount=cost.budget_limit_amount(budget.monthly_limit_usd),

@@ -12,7 +12,8 @@ from hyperpod_teams.constructs.access_entries import SsoRoleAccessEntry, StudioA
 from hyperpod_teams.constructs.cost import TeamBudget
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.constructs.lookups import cloud_control_lookup, property_check, same_cluster_check, tags_check
-from hyperpod_teams.spec.models import PlatformSpec, Team
+from hyperpod_teams.spec.models import Organization, Team
+from hyperpod_teams.stack_plan import TeamStackInputs
 
 #: CloudFormation type of a SageMaker AI domain, read through Cloud Control when taken over.
 DOMAIN_TYPE = "AWS::SageMaker::Domain"
@@ -24,10 +25,10 @@ class TeamExecutionRole(Construct):
     """The role of the team's domain apps and jobs: its own resources only (policies.py). Its policy
     comes with `grant`, once the team's domain (whose ID it names) exists."""
 
-    def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec, team: Team) -> None:
+    def __init__(self, scope: Construct, id_: str, *, inputs: TeamStackInputs, team: Team) -> None:
         super().__init__(scope, id_)
-        self.spec, self.team = spec, team
-        org = spec.organization
+        self.inputs, self.team = inputs, team
+        org = inputs.organization
         self.role = bindings.aws_iam_role.IamRole(
             self,
             "role",
@@ -39,7 +40,7 @@ class TeamExecutionRole(Construct):
 
     def grant(self, *, domain_id: str | None) -> None:
         """The role's policy: spaces and apps in the domain `domain_id` (None: no domain, none)."""
-        org = self.spec.organization
+        org = self.inputs.organization
         self.policy = bindings.aws_iam_role_policy.IamRolePolicy(
             self,
             "team-access",
@@ -51,7 +52,7 @@ class TeamExecutionRole(Construct):
                     team=self.team.name,
                     account_id=org.account_id,
                     region=org.region,
-                    eks_cluster_name=naming.shared_eks_cluster_name(self.spec.cluster),
+                    eks_cluster_name=self.inputs.eks_cluster_name,
                     domain_id=domain_id,
                 )
             ),
@@ -70,13 +71,13 @@ class TeamDomain(Construct):
         scope: Construct,
         id_: str,
         *,
-        spec: PlatformSpec,
+        inputs: TeamStackInputs,
         team: Team,
         execution_role: TeamExecutionRole,
         group_ids: dict[str, str],
     ) -> None:
         super().__init__(scope, id_)
-        org, network, studio = spec.organization, spec.cluster.network, team.studio
+        org, network, studio = inputs.organization, inputs.network, team.studio
         self.key = None
         self.existing = None
         fixed_at_creation: dict[str, object]
@@ -195,11 +196,11 @@ class ExistingComputeQuota(Construct):
     team's on this cluster, or its counts or sharing differ from the spec's."""
 
     def __init__(
-        self, scope: Construct, id_: str, *, spec: PlatformSpec, team: Team, arn: str, cluster_arn: str
+        self, scope: Construct, id_: str, *, organization: Organization, team: Team, arn: str, cluster_arn: str
     ) -> None:
         super().__init__(scope, id_)
         compute = team.compute
-        tags = naming.team_resource_tags(spec.organization, team)
+        tags = naming.team_resource_tags(organization, team)
         where = f"The compute quota {arn} (team {team.name})"
         fix = f"see `aws sagemaker describe-compute-quota --compute-quota-id {arn.rpartition('/')[2]}`"
         counts = {q.instance_type: q.count for q in compute.quota}
@@ -229,7 +230,7 @@ class ExistingComputeQuota(Construct):
                     f"{where} shares otherwise than teams[].compute.sharing ({compute.sharing}): {fix}, and make "
                     "the spec say what runs.",
                 ),
-                tags_check(tags, where, add_tags_command(arn, tags, spec.organization.region)),
+                tags_check(tags, where, add_tags_command(arn, tags, organization.region)),
             ],
         )
 
@@ -247,20 +248,20 @@ class TeamEnvironment(Construct):
         scope: Construct,
         id_: str,
         *,
-        spec: PlatformSpec,
+        inputs: TeamStackInputs,
         team: Team,
         hyperpod_cluster_arn: str,
         eks_cluster_name: str,
         group_ids: dict[str, str],
     ) -> None:
         super().__init__(scope, id_)
-        org = spec.organization
-        self.execution_role = TeamExecutionRole(self, "execution-role", spec=spec, team=team)
+        org = inputs.organization
+        self.execution_role = TeamExecutionRole(self, "execution-role", inputs=inputs, team=team)
         self.domain = None
         self.studio_access = None
         if team.studio.enabled:
             self.domain = TeamDomain(
-                self, "studio", spec=spec, team=team, execution_role=self.execution_role, group_ids=group_ids
+                self, "studio", inputs=inputs, team=team, execution_role=self.execution_role, group_ids=group_ids
             )
             self.execution_role.grant(domain_id=self.domain.domain.id)
             self.studio_access = StudioAccessEntry(
@@ -275,23 +276,23 @@ class TeamEnvironment(Construct):
             self.execution_role.grant(domain_id=None)
         self.compute_quota = None
         self.existing_compute_quota = None
-        if spec.cluster.task_governance.enabled and team.compute.existing_quota_arn is not None:
+        if inputs.task_governance and team.compute.existing_quota_arn is not None:
             self.existing_compute_quota = ExistingComputeQuota(
                 self,
                 "existing-compute-quota",
-                spec=spec,
+                organization=inputs.organization,
                 team=team,
                 arn=team.compute.existing_quota_arn,
                 cluster_arn=hyperpod_cluster_arn,
             )
-        elif spec.cluster.task_governance.enabled:
+        elif inputs.task_governance:
             # Task governance creates the team namespace hyperpod-ns-<team> with this quota.
             self.compute_quota = bindings.aws_cloudcontrolapi_resource.CloudcontrolapiResource(
                 self,
                 "compute-quota",
                 type_name=cloudformation.COMPUTE_QUOTA_TYPE,
                 desired_state=cloudformation.compute_quota(
-                    spec, team, cluster_arn=hyperpod_cluster_arn
+                    inputs.organization, team, cluster_arn=hyperpod_cluster_arn
                 ).desired_state(),
             )
         # Each role's members reach Kubernetes as the role's group, which the team's RBAC binds in
@@ -308,4 +309,4 @@ class TeamEnvironment(Construct):
             )
             for role in naming.ROLES
         }
-        self.budget = TeamBudget(self, "budget", spec=spec, team=team) if team.budget else None
+        self.budget = TeamBudget(self, "budget", organization=inputs.organization, team=team) if team.budget else None
