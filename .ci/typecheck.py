@@ -21,7 +21,11 @@ def main() -> int:
                 (package / entry.name).symlink_to(entry)
         (package / "stacks").symlink_to(ROOT / "stacks")
         (package / "providers").symlink_to(ROOT / "providers")
-        command = [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), "-p", "hyperpod_teams"]
+        (Path(tmp) / "tests").symlink_to(ROOT / "tests")
+        command = [
+            sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
+            "-p", "hyperpod_teams", "-p", "tests",
+        ]  # fmt: skip
         result = subprocess.run(command, cwd=tmp, capture_output=True, text=True)
         # Name the files as they are in the repository, not in the temporary tree.
         output = (result.stdout + result.stderr).replace("hyperpod_teams/stacks/", "stacks/")

@@ -12,6 +12,7 @@ import io
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 
@@ -33,7 +34,7 @@ HEADER_ROWS = (
 )
 
 
-def summary_report(rows: list[str], *, start="2026-11-01", end="2026-11-02", missing: list[str] = ()) -> str:
+def summary_report(rows: list[str], *, start="2026-11-01", end="2026-11-02", missing: Sequence[str] = ()) -> str:
     lines = [
         "Amazon SageMaker HyperPod",
         "Cluster Name: ml-shared",

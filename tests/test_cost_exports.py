@@ -182,7 +182,7 @@ def cur2_rows() -> tuple[list[str], list[list]]:
     columns = [("resource_tags" if c == TAG_COLUMN else snake(c)) for c in COLUMNS]
     rows = []
     for line in LINES:
-        row = list(line)
+        row: list = list(line)
         row[at] = {"user_hyperpod_teams_platform": line[at]} if line[at] else {}
         rows.append(row)
     return columns, rows
@@ -238,8 +238,8 @@ def test_the_amortized_cost_is_the_focus_converters_effective_cost(tmp_path):
     path = tmp_path / "cur.csv"
     path.write_text(_legacy_csv())
     effective = converter_effective_costs(path)
-    fraction = {"k": Decimal(7) / 30, "d": 0, "f": 0, "m": 0, "n": 0, "o": 0, "p": 0}
-    expected = sum((effective[line[0]] * Decimal(fraction.get(line[0], 1)) for line in LINES), Decimal(0))
+    fraction: dict[str, Decimal] = {"k": Decimal(7) / 30, **{n: Decimal(0) for n in "dfmnop"}}
+    expected = sum((effective[line[0]] * fraction.get(line[0], Decimal(1)) for line in LINES), Decimal(0))
     assert (
         expected.quantize(Decimal("0.01"))
         == AMORTIZED_TOTAL

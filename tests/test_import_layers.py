@@ -38,8 +38,8 @@ def _runtime_imports(tree: ast.AST, module: str, *, typing_too: bool = False) ->
 
     def visit(node: ast.AST) -> None:
         if isinstance(node, ast.If) and _type_checking_only(node) and not typing_too:
-            for child in node.orelse:
-                visit(child)
+            for statement in node.orelse:
+                visit(statement)
             return
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)

@@ -161,7 +161,7 @@ def run_query(athena, query: str, database: str, workgroup: str, poll_seconds: f
 
 def handler(event, context, athena=None, now=None):
     if athena is None:
-        import boto3  # type: ignore[import-untyped]  # the Lambda runtime has it; the module loads without it
+        import boto3  # the Lambda runtime has it; the module loads without it
 
         athena = boto3.client("athena")
     day = day_to_aggregate(event, now or datetime.datetime.now(datetime.UTC))
