@@ -99,9 +99,11 @@ def quickstart_data() -> dict:
 
 
 def _quickstart_data(cache: dict = {}) -> dict:  # noqa: B006 - a deliberate per-process cache
+    """The quickstart spec's data: parsed once per process, a fresh copy each call (a test that
+    changed the cached one changed every later test's spec)."""
     if "data" not in cache:
         cache["data"] = yaml.safe_load(QUICKSTART.read_text())
-    return cache["data"]
+    return copy.deepcopy(cache["data"])
 
 
 def require_module(module: str) -> None:

@@ -172,6 +172,7 @@ def test_the_wheel_installs_everything_under_hyperpod_teams(tmp_path):
 def test_every_kind_of_planned_stack_has_one_builder_and_the_app_builds_the_plan_in_its_order():
     """One stack graph: the app iterates stack_plan and calls the builder of each stack's kind, so
     a kind without a builder, or a builder the plan never uses, is a stack written in one place only."""
+    import copy
     from typing import get_args
 
     import cdktf
@@ -181,7 +182,7 @@ def test_every_kind_of_planned_stack_has_one_builder_and_the_app_builds_the_plan
     from tests.conftest import _quickstart_data
 
     assert set(BUILDERS) == set(get_args(StackKind))
-    data = _quickstart_data()
+    data = copy.deepcopy(_quickstart_data())  # the cached original is every test's
     data["cost"] = {"usage_reports": {"enabled": True}}
     spec = validate_spec(data)
     plan = stack_plan(spec)

@@ -228,7 +228,7 @@ def test_no_quota_worth_anything_is_refused_for_the_quota_split(quickstart_data)
     with pytest.raises(SpecError) as raised:
         validate_spec(quickstart_data)
     (problem,) = raised.value.problems
-    assert problem.location == "cost.shared_split" and "proportional or even" in problem.hint
+    assert problem.location == "cost.shared_split" and "proportional or even" in (problem.hint or "")
 
 
 def test_by_default_a_spec_the_quota_split_cannot_serve_stays_valid_and_splits_proportionally(quickstart_data):
@@ -238,4 +238,4 @@ def test_by_default_a_spec_the_quota_split_cannot_serve_stays_valid_and_splits_p
         team.setdefault("compute", {})["quota"] = []
     split = cost.shared_split(validate_spec(quickstart_data))
     assert (split.method, split.targets) == ("PROPORTIONAL", ("nlp", "research", "vision"))
-    assert "no team's guaranteed quota is worth anything" in split.fallback
+    assert "no team's guaranteed quota is worth anything" in (split.fallback or "")

@@ -68,4 +68,4 @@ def test_a_type_aws_does_not_offer_is_refused_naming_the_nearest(quickstart_data
     (problem,) = group
     assert problem.path[-1] == "instance_type"
     assert f"{instance_type} is not an instance type HyperPod offers" in problem.message
-    assert "did you mean ml." in problem.hint and "ClusterInstanceType" in problem.hint
+    assert problem.hint and "did you mean ml." in problem.hint and "ClusterInstanceType" in problem.hint

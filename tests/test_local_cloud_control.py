@@ -139,7 +139,12 @@ def test_an_sdk_retry_of_an_answered_call_gets_the_same_answer_and_runs_once():
 
     app = Additions(lambda environ, start: [], account_id="111122223333")
     runs = []
-    app.json_operations["Test.Create"] = lambda request: runs.append(1) or {"Id": f"id-{len(runs)}"}
+
+    def create(request):
+        runs.append(1)
+        return {"Id": f"id-{len(runs)}"}
+
+    app.json_operations["Test.Create"] = create
 
     def call(invocation: str, attempt: int) -> dict:
         environ = {

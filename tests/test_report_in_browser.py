@@ -138,7 +138,9 @@ def test_the_chart_names_every_team_in_full_each_in_its_own_colour(twelve_team_p
     import base64
 
     page = twelve_team_page.read_text()
-    svg = base64.b64decode(re.search(r"data:image/svg\+xml;base64,([^\"]+)", page)[1]).decode()
+    embedded = re.search(r"data:image/svg\+xml;base64,([^\"]+)", page)
+    assert embedded, "the page has no chart"
+    svg = base64.b64decode(embedded[1]).decode()
     for name in LONG_NAMES:
         assert f">{name}<" in svg, name  # the legend, whole
     fills = re.findall(r"\.color-(\d+)[^{]*\{[^}]*?fill:\s*(#[0-9a-f]{6})", svg)

@@ -438,7 +438,7 @@ def test_an_unknown_plugin_setting_gets_the_plugins_settings_as_hints(quickstart
     with pytest.raises(SpecError) as raised:
         validate_spec(quickstart_data)
     (problem,) = raised.value.problems
-    assert "did you mean 'tenant_id'" in problem.hint and "teams" not in problem.hint
+    assert problem.hint and "did you mean 'tenant_id'" in problem.hint and "teams" not in problem.hint
 
 
 def test_a_duplicate_instance_group_names_both_spellings(quickstart_data):
