@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from hyperpod_teams.spec import SpecError, load_spec, validate_spec
 
 
-def _parent(data: dict, path: str) -> tuple[dict | list, str | int]:
+def _parent(data: dict, path: str) -> tuple[Any, Any]:
     """The container holding the dotted/indexed `path` (`teams.0.name`), and the last key."""
     *parents, last = [int(p) if p.isdigit() else p for p in path.split(".")]
     node = data
@@ -311,7 +312,7 @@ def test_quota_over_capacity_names_the_instance_type_sum_and_capacity(quickstart
     (problem,) = raised.value.problems
     assert problem.location == "teams[1].compute.quota[0].count"
     assert "ml.p5.48xlarge" in problem.message and "9 nodes" in problem.message and "has 8" in problem.message
-    assert "reduce the quotas by 1 node in all" in problem.hint
+    assert "reduce the quotas by 1 node in all" in (problem.hint or "")
 
 
 def test_an_invalid_team_is_left_out_of_the_quota_sums(quickstart_data):
@@ -345,7 +346,7 @@ def test_quota_type_missing_from_cluster_lists_the_types_it_has(quickstart_data)
     quickstart_data["teams"][0]["compute"]["quota"][0]["instance_type"] = "ml.g5.xlarge"
     with pytest.raises(SpecError) as raised:
         validate_spec(quickstart_data)
-    assert "ml.c5.4xlarge, ml.p5.48xlarge" in raised.value.problems[0].hint
+    assert "ml.c5.4xlarge, ml.p5.48xlarge" in (raised.value.problems[0].hint or "")
 
 
 def test_every_problem_is_reported_at_once(quickstart_data):
@@ -365,7 +366,7 @@ def test_unknown_field_suggests_the_intended_one(quickstart_data):
     quickstart_data["teams"][0]["compute"]["sharng"] = quickstart_data["teams"][0]["compute"].pop("sharing")
     with pytest.raises(SpecError) as raised:
         validate_spec(quickstart_data)
-    assert "did you mean 'sharing'?" in raised.value.problems[0].hint
+    assert "did you mean 'sharing'?" in (raised.value.problems[0].hint or "")
 
 
 def test_errors_in_a_file_name_the_line(tmp_path):
@@ -377,7 +378,7 @@ def test_errors_in_a_file_name_the_line(tmp_path):
         load_spec(path)
     problem = raised.value.problems[0]
     assert problem.location == "teams[0].compute.quota[0].count"
-    assert "count: 40" in text.splitlines()[problem.line - 1]
+    assert problem.line is not None and "count: 40" in text.splitlines()[problem.line - 1]
     assert f"{path}:{problem.line}: teams[0].compute.quota[0].count" in raised.value.render()
     assert original != text
 
@@ -390,7 +391,7 @@ def test_missing_field_points_at_its_parent_line(tmp_path):
         load_spec(path)
     problem = raised.value.problems[0]
     assert problem.location == "organization.region"
-    assert text.splitlines()[problem.line - 1] == "organization:"
+    assert problem.line is not None and text.splitlines()[problem.line - 1] == "organization:"
 
 
 def test_yaml_syntax_error_gives_the_line(tmp_path):

@@ -6,6 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec, validate_spec
+from hyperpod_teams.spec.models import RemoteBackend, S3Backend
 from tests.conftest import EXAMPLE_SPECS
 
 
@@ -60,6 +61,7 @@ def test_minimal_spec_gets_the_documented_defaults(quickstart_data):
 def test_s3_backend_defaults(quickstart_data):
     quickstart_data["backend"] = {"type": "s3", "bucket": "acme-tf-state"}
     backend = validate_spec(quickstart_data).backend
+    assert isinstance(backend, S3Backend)
     assert (backend.key_prefix, backend.region, backend.use_lockfile, backend.encrypt, backend.kms_key_id) == (
         "hyperpod-teams/",
         None,
@@ -71,7 +73,8 @@ def test_s3_backend_defaults(quickstart_data):
 
 def test_remote_backend_defaults_to_hcp_terraform(quickstart_data):
     quickstart_data["backend"] = {"type": "remote", "organization": "acme", "workspace_prefix": "hp-"}
-    assert validate_spec(quickstart_data).backend.hostname == "app.terraform.io"
+    backend = validate_spec(quickstart_data).backend
+    assert isinstance(backend, RemoteBackend) and backend.hostname == "app.terraform.io"
 
 
 def test_existing_cluster_alone_means_no_cluster_is_created(quickstart_data):
@@ -108,4 +111,5 @@ def test_json_spec_is_accepted_with_lines(tmp_path, quickstart_data):
         load_spec(path)
     problem = raised.value.problems[0]
     assert problem.location == "teams[1].compute.fair_share_weight"
+    assert problem.line is not None
     assert '"fair_share_weight": 101' in path.read_text().splitlines()[problem.line - 1]

@@ -209,6 +209,7 @@ def test_usage_reports_need_task_governance_and_a_region_the_chart_has(usage_spe
 def aggregation_module():
     path = ROOT / "hyperpod_teams" / "functions" / "usage_aggregation" / "index.py"
     spec = importlib.util.spec_from_file_location("usage_aggregation_index", path)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
