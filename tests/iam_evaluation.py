@@ -13,7 +13,7 @@ operator fails, so nothing is allowed by an operator this evaluator does not kno
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 
 def _pattern(text: str, *, ignore_case: bool = False) -> re.Pattern:
@@ -29,7 +29,7 @@ def _matches_any(patterns: Iterable[str], value: str, *, ignore_case: bool = Fal
     return any(_pattern(p, ignore_case=ignore_case).match(value) for p in patterns)
 
 
-def _condition_holds(operator: str, key: str, expected, context: dict[str, object]) -> bool:
+def _condition_holds(operator: str, key: str, expected, context: Mapping[str, object]) -> bool:
     set_operator, _, base = operator.rpartition(":")
     if key not in context:
         return False
@@ -48,7 +48,7 @@ def _condition_holds(operator: str, key: str, expected, context: dict[str, objec
     return len(given) == 1 and test(given[0])
 
 
-def _statement_matches(statement: dict, action: str, resource: str, context: dict[str, object]) -> bool:
+def _statement_matches(statement: dict, action: str, resource: str, context: Mapping[str, object]) -> bool:
     if "NotAction" in statement or "NotResource" in statement:
         return False  # not written by the stacks; never read as an allow
     if not _matches_any(_listed(statement["Action"]), action, ignore_case=True):
@@ -62,7 +62,7 @@ def _statement_matches(statement: dict, action: str, resource: str, context: dic
     )
 
 
-def allows(policies: Iterable[dict], action: str, resource: str, context: dict[str, object] | None = None) -> bool:
+def allows(policies: Iterable[dict], action: str, resource: str, context: Mapping[str, object] | None = None) -> bool:
     """Whether the policies, together, allow `action` on `resource` in `context`."""
     context = context or {}
     statements = [s for policy in policies for s in policy["Statement"]]

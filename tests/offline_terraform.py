@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from hyperpod_teams import cloudformation
 from tests.conftest import ASSETS_KEY
@@ -138,7 +139,7 @@ def stub_remote_states(stack_dir: Path, stack: dict) -> None:
     text = json.dumps(stack)
     for name, source in stack.get("data", {}).get("terraform_remote_state", {}).items():
         outputs = set(re.findall(rf"data\.terraform_remote_state\.{re.escape(name)}\.outputs\.([\w-]+)", text))
-        state = {
+        state: dict = {
             "version": 4,
             "terraform_version": "1.11.0",
             "serial": 1,
@@ -153,7 +154,7 @@ def stub_remote_states(stack_dir: Path, stack: dict) -> None:
 
 
 #: Read-only primary identifier of each Cloud Control type the project manages.
-PRIMARY_IDENTIFIERS = {
+PRIMARY_IDENTIFIERS: dict[str, tuple[str, type[BaseModel]]] = {
     cloudformation.CLUSTER_TYPE: ("ClusterArn", cloudformation.ClusterProperties),
     cloudformation.SCHEDULER_CONFIG_TYPE: (
         "ClusterSchedulerConfigArn",

@@ -121,7 +121,8 @@ def adopted_world() -> World:
     search = spec.team("search")
     domain_id = search.studio.existing_domain_id
     permission_set = search.existing_permission_set("scientists")
-    assert domain_id and permission_set and governance.existing_scheduler_config_arn
+    quota_arn = search.compute.existing_quota_arn
+    assert domain_id and permission_set and governance.existing_scheduler_config_arn and quota_arn
     domain_settings = {
         "DomainId": domain_id,
         "DomainName": "search-studio",  # not the name the stacks would give a new domain
@@ -151,8 +152,8 @@ def adopted_world() -> World:
                 },
                 "Tags": PLATFORM_TAGS,
             },
-            (cloudformation.COMPUTE_QUOTA_TYPE, search.compute.existing_quota_arn): {
-                "ComputeQuotaArn": search.compute.existing_quota_arn,
+            (cloudformation.COMPUTE_QUOTA_TYPE, quota_arn): {
+                "ComputeQuotaArn": quota_arn,
                 # The team stack reads the cluster's ARN from the cluster stack's stub state.
                 "ClusterArn": STUB_OUTPUT,
                 "Name": "search-gpus",
@@ -256,6 +257,7 @@ def test_first_plans_import_what_exists_and_replace_nothing(first_plans):
     spec = load_spec(EXAMPLE)
     search = spec.team("search")
     scientists = search.existing_permission_set("scientists")
+    assert scientists is not None
     instance = spec.identity.identity_center.instance_arn
     imports = {
         (c["type"], c["change"]["importing"]["id"])

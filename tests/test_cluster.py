@@ -305,7 +305,7 @@ def test_the_training_operator_installs_as_awss_module_does_after_what_it_needs(
     stack = quickstart_stacks["acme-cluster"]
     resources = stack["resource"]
     addons = addons_by_name(stack)
-    key, operator = addons[REFERENCE_TRAINING_OPERATOR["addon_name"]]
+    key, operator = addons[str(REFERENCE_TRAINING_OPERATOR["addon_name"])]
     (association_key, association) = only_item(resources["aws_eks_pod_identity_association"])
     assert association["namespace"] == REFERENCE_TRAINING_OPERATOR["namespace"]
     assert association["service_account"] == REFERENCE_TRAINING_OPERATOR["service_account"]

@@ -132,7 +132,8 @@ def plan_change(before: dict, after: dict, tmp_path, *, guards: bool = True) -> 
     return terraform.plan(directory, "-refresh=false")
 
 
-def cluster_actions(plan: dict) -> list[str]:
+def cluster_actions(plan: dict | str) -> list[str]:
+    assert isinstance(plan, dict), plan
     (change,) = [c for c in plan["resource_changes"] if c["type"] == "aws_cloudcontrolapi_resource"]
     return change["change"]["actions"]
 
@@ -249,6 +250,7 @@ def test_reordering_subnets_and_security_groups_plans_no_change(unchanged, tmp_p
     # refresh of its own to plan): no guard replaced, the cluster's desired state unchanged.
     (tmp_path / "same").mkdir()
     same = plan_change(before, before, tmp_path / "same")
+    assert isinstance(same, dict), same
     actions = {c["address"]: c["change"]["actions"] for c in plan["resource_changes"]}
     assert actions == {c["address"]: c["change"]["actions"] for c in same["resource_changes"]}
     assert all(a == ["no-op"] for address, a in actions.items() if address.startswith("terraform_data."))

@@ -22,6 +22,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -51,16 +52,16 @@ class Round:
     waves: list[list[str]] = field(default_factory=list)
     applied: list = field(default_factory=list)
     replanned: list = field(default_factory=list)
-    guarded: object = None  # the destroy that prevent_destroy must stop
+    guarded: Any = None  # the destroy that prevent_destroy must stop
     guarded_state_before: int = 0
     guarded_state_after: int = 0
-    drift: object = None  # the re-plan after a setting fell back to AWS's default
+    drift: Any = None  # the re-plan after a setting fell back to AWS's default
     destroyed: list = field(default_factory=list)
     reapplied: list = field(default_factory=list)
     journeys: list = field(default_factory=list)  # tests/emulator/journeys.py Step
     decisions: list = field(default_factory=list)  # what IAM decided for each of their requests
-    removed_grant: object = None  # a journey step after its grant was removed from the deployed role
-    day_two: object = None  # tests/emulator/day_two.py DayTwo: the changed spec applied over the state
+    removed_grant: Any = None  # a journey step after its grant was removed from the deployed role
+    day_two: Any = None  # tests/emulator/day_two.py DayTwo: the changed spec applied over the state
     seconds: float = 0.0
 
     def summary(self) -> str:

@@ -32,8 +32,8 @@ def test_every_request_of_every_example_synth_encodes_as_jsii_would(tmp_path, fr
     assert jsii_requests.install()
     jsii_make_reference = jsii_requests._originals["make_reference"]
     wire_value, request_line, response = jsii_requests._wire_value, jsii_requests.request_line, jsii_requests._response
-    serializer = kernel.provider._process._serializer
-    checked = collections.Counter()
+    serializer = kernel.provider._process._serializer  # type: ignore[attr-defined]  # jsii's pinned internals
+    checked: collections.Counter = collections.Counter()
 
     def both_ways_value(kernel, value):
         ours = wire_value(kernel, value)
@@ -144,6 +144,7 @@ def test_a_reference_the_kernel_did_not_give_stops_before_anything_uses_it(fresh
 
     assert jsii_requests.install()
     app = cdktf.App(outdir="/nonexistent-hyperpod-teams-test")  # its answer tells the numbering
+    assert jsii_requests._deferred.next_id is not None
     jsii_requests._deferred.next_id += 7  # as if the kernel numbered objects another way
     cdktf.TerraformStack(app, "stack")
     with pytest.raises(RuntimeError, match=jsii_requests.FULL_IMPORT_ENV):
@@ -169,7 +170,7 @@ def test_an_object_python_overrides_is_called_back_while_its_child_is_created(fr
     import cdktf
     from constructs import Construct
 
-    calls = []
+    calls: list = []
     assert jsii_requests.install()
     stack = cdktf.TerraformStack(cdktf.App(outdir="/nonexistent-hyperpod-teams-test"), "stack")
     watched = _watched_construct_class(calls)(stack, "watched")
@@ -182,7 +183,7 @@ def test_an_overriding_object_made_before_install_is_called_back_too(fresh_insta
     import cdktf
     from constructs import Construct
 
-    calls = []
+    calls: list = []
     stack = cdktf.TerraformStack(cdktf.App(outdir="/nonexistent-hyperpod-teams-test"), "stack")
     watched = _watched_construct_class(calls)(stack, "watched")  # jsii as it is
     assert jsii_requests.install()

@@ -42,6 +42,7 @@ def _fill_tokens(type_name: str, value, key: str | None = None):
     if isinstance(value, list):
         return [_fill_tokens(type_name, v, key) for v in value]
     if isinstance(value, str) and re.fullmatch(r"\$\{.*\}", value):
+        assert key is not None, f"a token at the top of a {type_name} desired state"
         return APPLY_TIME_VALUES.get((type_name, key)) or APPLY_TIME_VALUES[("*", key)]
     return value
 
@@ -54,7 +55,7 @@ def _desired_states(stacks: dict[str, dict]):
 
 
 def test_every_desired_state_the_examples_synthesize_is_one_the_registry_accepts(example_stacks):
-    checked = {}
+    checked: dict = {}
     for example, stacks in example_stacks.items():
         for type_name, document in _desired_states(stacks):
             assert registry.refusals(type_name, document) == [], (example, type_name, document)
@@ -105,7 +106,7 @@ def test_the_unicode_classes_of_the_registry_patterns_are_matched():
 
 
 def test_a_read_only_property_in_a_desired_state_is_refused():
-    state = {"Name": "x", "ClusterArn": "arn:aws:sagemaker:us-east-1:123456789012:cluster/a1b2c3d4e5f6"}
+    state: dict = {"Name": "x", "ClusterArn": "arn:aws:sagemaker:us-east-1:123456789012:cluster/a1b2c3d4e5f6"}
     state |= {"SchedulerConfig": {"FairShare": "Enabled"}, "Status": "Created"}
     assert [r.pointer for r in registry.refusals("AWS::SageMaker::ClusterSchedulerConfig", state)] == ["/Status"]
 

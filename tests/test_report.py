@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -99,7 +100,7 @@ def test_the_html_report_is_one_self_contained_page_with_the_capacity_chart(quic
 
 
 @pytest.fixture(scope="module")
-def team_plans(quickstart_stacks, tmp_path_factory) -> dict[str, dict]:
+def team_plans(quickstart_stacks, tmp_path_factory) -> dict[str, Any]:
     """Two real plans of `acme-team-nlp`: the first (create only), and one against a state in which
     the domain sits in another VPC, so Terraform must replace it."""
     from tests.offline_terraform import offline_plan_config, stub_remote_states, terraform_or_skip, write_stack
@@ -169,7 +170,7 @@ def test_a_replaced_domain_comes_first_with_its_cause_and_a_loud_warning(team_pl
     # The stand-in state has the domain but not its key, so the key (known only after apply) forces too.
     assert "vpc_id" in first.forced_by and set(first.forced_by) <= {"vpc_id", "kms_key_id"}
     assert first.team == "nlp"
-    assert first.protected.startswith("SageMaker AI domain")
+    assert first.protected and first.protected.startswith("SageMaker AI domain")
     text = render_report(quickstart, [StackPlan("acme-team-nlp", team_plans["replaced"])])
     warning = next(line for line in text.splitlines() if line.startswith("> **"))
     assert "acme-team-nlp" in warning and "REPLACED" in warning and "vpc_id" in warning

@@ -134,7 +134,7 @@ def test_the_gitlab_child_pipeline_it_writes_passes_gitlabs_schema(mode, tmp_pat
     generator = text[text.index("<<'GENERATE'\n") + len("<<'GENERATE'\n") : text.index("GENERATE\n  artifacts")]
     code = "\n".join(line[6:] for line in generator.splitlines())
     waves = [["acme-cluster"], [f"acme-team-t{i:03d}" for i in range(450)], [f"acme-k8s-t{i:03d}" for i in range(450)]]
-    selection = {"stacks": [n for w in waves for n in w], "waves": waves, "changed": ["acme-cluster"]}
+    selection: dict[str, list] = {"stacks": [n for w in waves for n in w], "waves": waves, "changed": ["acme-cluster"]}
     (tmp_path / "stacks.json").write_text(json.dumps(selection))
     subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env={"MODE": mode, "SPEC": "teams.yaml"}, check=True)
     child = tmp_path / "stack-jobs.yml"

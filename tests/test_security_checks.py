@@ -176,7 +176,7 @@ TOKEN_STAND_INS = {
     r"\$\{data\.terraform_remote_state\.[\w-]+\.outputs\.[\w-]+\}": "ml-shared-eks",
 }
 #: Findings parliament makes of a document's kind rather than its content.
-BY_KIND = {
+BY_KIND: dict[str | None, set[tuple[str, str | None]]] = {
     # A role trust policy has no Resource by definition (parliament's own note in statement.py).
     "trust": {("MALFORMED", "Statement contains neither Resource nor NotResource")},
     # A key policy is where a key's permissions are managed, and its Resource "*" is the key itself.

@@ -24,6 +24,13 @@ from tests.conftest import EXAMPLE_SPECS, synthesize_stacks
 PROGRAMS = Path(__file__).parent / "programs"
 
 
+def _found(pattern: str, text: str) -> str:
+    """The first group of `pattern` in `text`, which must be there."""
+    match = re.search(pattern, text)
+    assert match, f"{pattern!r} not in the output:\n{text[-2000:]}"
+    return match.group(1)
+
+
 def program(name: str) -> str:
     return (PROGRAMS / name).read_text()
 
@@ -81,7 +88,7 @@ def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path):
     assert command.returncode == 0, command.stderr
     assert "UNCHECKED True" in command.stdout
     assert "DIRECT REQUESTS True" in command.stdout
-    deferred = int(re.search(r"DEFERRED ANSWERS (\d+)", command.stdout).group(1))
+    deferred = int(_found(r"DEFERRED ANSWERS (\d+)", command.stdout))
     assert deferred > 500  # most creates went without waiting for their answer
     # The ordinary path on both sides: Python imports every submodule, node requires every one.
     # Nothing of this process's own node set-up (tune_node_process in conftest) may reach it.
@@ -247,9 +254,7 @@ def test_a_real_synth_applies_every_node_rewrite(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     rewrites = [line.split("\t") for line in report.read_text().splitlines()]
-    lazy = {
-        re.search(r"@cdktf[\\/](provider-[a-z-]+)", f).group(1) for r, f in rewrites if r == "lazy-provider-exports"
-    }
+    lazy = {_found(r"@cdktf[\\/](provider-[a-z-]+)", f) for r, f in rewrites if r == "lazy-provider-exports"}
     assert lazy == {"provider-aws", "provider-azuread", "provider-helm", "provider-kubernetes"}
     assert [Path(f).name for r, f in rewrites if r == "no-creation-stacks"] == ["stack-trace.js"]
     assert sorted(Path(f).name for r, f in rewrites if r == "kernel-in-process") == ["jsii-runtime.js", "program.js"]
@@ -592,11 +597,11 @@ def test_blocks_python_changes_or_works_out_are_resolved_again_for_the_document(
         [sys.executable, "-c", PYTHON_OVERRIDE_SYNTH, str(tmp_path)], capture_output=True, text=True, timeout=300
     )
     assert result.returncode == 0, result.stderr
-    calls = int(re.search(r"CALLS (\d+)", result.stdout).group(1))
+    calls = int(_found(r"CALLS (\d+)", result.stdout))
     document = json.loads((tmp_path / "stacks" / "s" / "cdk.tf.json").read_text())
     assert calls == 2  # the preparing pass, then the document
     assert document["resource"]["null_resource"]["r"]["call"] == calls
-    later = json.loads(re.search(r"LATER (.*)", result.stdout).group(1))
+    later = json.loads(_found(r"LATER (.*)", result.stdout))
     assert later["null_resource"]["r"]["triggers"] == {"later": "yes"}
 
 
@@ -745,7 +750,9 @@ def test_editors_see_every_bindings_module_the_registry_names():
 
     tree = ast.parse(Path(bindings.__file__).read_text())
     (block,) = [n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", None) == "TYPE_CHECKING"]
-    seen = {alias.asname: f"{node.module}.{alias.name}" for node in block.body for alias in node.names}
+    imports = [node for node in block.body if isinstance(node, ast.ImportFrom)]
+    assert len(imports) == len(block.body)
+    seen = {alias.asname: f"{node.module}.{alias.name}" for node in imports for alias in node.names}
     assert seen == bindings.MODULES
 
 

@@ -304,10 +304,12 @@ def test_a_schema_read_back_from_a_binding_matches_the_published_one(provider, e
 
     (stand_in,) = [s for s in mirror.available() if s.name == provider]
     published = json.loads(gzip.decompress(stand_in.schema_file.read_bytes()))["resource_schemas"]
-    package = Path(importlib.util.find_spec(f"cdktf_cdktf_provider_{provider}").origin).parent
+    found = importlib.util.find_spec(f"cdktf_cdktf_provider_{provider}")
+    assert found is not None and found.origin is not None, f"the {provider} bindings are not installed"
+    package = Path(found.origin).parent
     (bundle,) = glob.glob(str(package / "_jsii" / "*.jsii.tgz"))
-    used = {t for stacks in example_stacks.values() for s in stacks.values() for t in s.get("resource", {})}
-    used = sorted(t for t in used if t.startswith(f"{provider}_"))
+    every = {t for stacks in example_stacks.values() for s in stacks.values() for t in s.get("resource", {})}
+    used = sorted(t for t in every if t.startswith(f"{provider}_"))
     assert used
     for type_name in used:
         folder = type_name.split("_", 1)[1].replace("_", "-")

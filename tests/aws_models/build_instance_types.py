@@ -34,7 +34,9 @@ def main() -> None:
         data = archive.read(name)
     model = json.loads(gzip.decompress(data) if name.endswith(".gz") else data)
     types = sorted(model["shapes"]["ClusterInstanceType"]["enum"])
-    version = re.search(r"botocore-([\d.]+)-", wheel.name)[1]
+    found = re.search(r"botocore-([\d.]+)-", wheel.name)
+    assert found, f"{wheel.name} is not a botocore wheel"
+    version = found[1]
     import moto
 
     ec2 = json.loads(

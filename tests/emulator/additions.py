@@ -179,7 +179,7 @@ class Additions:
         self.sso = SsoState()
         self.domains: dict[str, Json] = {}
         self.spaces: dict[tuple[str, str], Json] = {}  # (domain ID, space name)
-        self.apps: dict[tuple[str, str, str, str], Json] = {}  # (domain, space or profile, type, name)
+        self.apps: dict[tuple, Json] = {}  # (domain, space or profile, type, name)
         self.budget_subscribers: dict[tuple[str, str], list[Json]] = {}  # (budget, notification key)
         self.cost_allocation_tags: dict[str, Json] = {}
         #: Tags of the resources whose tagging the additions answer (domains, budgets): ARN -> tags.
@@ -242,7 +242,7 @@ class Additions:
         }
         #: Lambda functions' DeadLetterConfig, by function name (moto keeps none).
         self.dead_letter_configs: dict[str, Json] = {}
-        self.rest_operations: list[tuple[str, re.Pattern, Callable[..., Json]]] = [
+        self.rest_operations: list[tuple[str, re.Pattern, Callable[..., tuple[int, Json]]]] = [
             ("POST", re.compile(r"^/2015-03-31/functions/?$"), self.lambda_create_function),
             ("GET", re.compile(r"^/2015-03-31/functions/([^/]+)$"), self.lambda_get_function),
             ("GET", re.compile(r"^/2015-03-31/functions/([^/]+)/configuration$"), self.lambda_get_configuration),
@@ -376,8 +376,8 @@ class Additions:
 
     def _handler_for(self, request: Request) -> Callable[[], tuple[int, Json]] | None:
         if request.target in self.json_operations:
-            operation = self.json_operations[request.target]
-            return lambda: (200, operation(request))
+            json_operation = self.json_operations[request.target]
+            return lambda: (200, json_operation(request))
         if request.service in ("eks", "lambda"):
             for method, pattern, operation in self.rest_operations:
                 match = pattern.match(request.path)
@@ -819,7 +819,7 @@ class Additions:
                 addon[key] = body[key]
                 params.append({"type": kind, "value": body[key]})
         addon["modifiedAt"] = _now()
-        update = {
+        update: Json = {
             "id": str(uuid.uuid4()),
             "status": "Successful",
             "type": "AddonUpdate",

@@ -191,16 +191,16 @@ class Authorization:
             decision = Decision(session.arn, name, "", allowed=False, modelled=False)
             self.decisions.append(decision)
             return decision
-        decision = None
+        checked: Decision | None = None
         for action, resource, context in asked if isinstance(asked, list) else [asked]:
             allowed = action in NO_PERMISSION_NEEDED or allows(
                 self.role_policies(session.role_arn), action, resource, context
             )
-            decision = Decision(session.arn, action, resource, allowed=allowed)
-            self.decisions.append(decision)
+            checked = Decision(session.arn, action, resource, allowed=allowed)
+            self.decisions.append(checked)
             if not allowed:
                 break
-        return decision
+        return checked
 
 
 def _resource_tags(tags: Any) -> Json:

@@ -19,6 +19,6 @@ def defer(self, node_process, request, response_type):
     return published_defer(self, node_process, request, response_type)
 
 
-jsii_requests._DeferredAnswers.defer = defer
+jsii_requests._DeferredAnswers.defer = defer  # type: ignore[method-assign]  # the fault this program injects
 sys.argv = ["hyperpod-teams", *sys.argv[1:]]
 cli.main()

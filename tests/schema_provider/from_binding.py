@@ -20,6 +20,7 @@ import json
 import re
 import sys
 import tarfile
+from typing import Any
 
 GETTERS = {
     "getStringAttribute": "string",
@@ -35,6 +36,13 @@ STORAGE = {"string": "string", "number": "number", "boolean": "bool"}
 COLLECTIONS = {"List": "list", "Map": "map"}
 
 
+def _group(pattern: str, text: str) -> str:
+    """The first group of `pattern` in `text`, which must match."""
+    match = re.search(pattern, text)
+    assert match, f"{pattern!r} not found in the binding"
+    return match.group(1)
+
+
 def _classes(js: str) -> dict[str, str]:
     starts = [(m.group(1), m.start()) for m in re.finditer(r"^class (\w+) extends", js, re.M)]
     ends = [start for _, start in starts[1:]] + [len(js)]
@@ -48,8 +56,8 @@ def _hcl_attributes(text: str) -> dict[str, dict]:
     for name, kind in re.findall(r"^\s+([\w-]+): \{(.*?)\},?$", body.group(1) if body else "", re.M | re.S):
         found[name] = {
             "isBlock": "isBlock: true" in kind,
-            "type": re.search(r'type: "(\w+)"', kind).group(1),
-            "storage": re.search(r'storageClassType: "(\w+)"', kind).group(1),
+            "type": _group(r'type: "(\w+)"', kind),
+            "storage": _group(r'storageClassType: "(\w+)"', kind),
         }
     return found
 
@@ -117,15 +125,17 @@ class Binding:
         computed_maps = re.findall(r"new cdktf\.(String|Number|Boolean|BooleanList)Map\(this, \"([\w-]+)\"", class_text)
         for kind, name in computed_maps:
             if name not in kinds:
-                element = {"String": "string", "Number": "number", "Boolean": "bool"}.get(kind, ["list", "bool"])
+                element: Any = {"String": "string", "Number": "number", "Boolean": "bool"}.get(kind, ["list", "bool"])
                 block["attributes"][name] = {"type": ["map", element], "computed": True}
         for struct, collection, name in re.findall(
             r"new (\w+?)(List|OutputReference|Map)\(this, \"([\w-]+)\"", class_text
         ):
             if name not in kinds:
                 nested = self._struct_block(struct)
-                element = ["object", {n: a["type"] for n, a in nested["attributes"].items()}]
-                attribute_type = {"List": ["list", element], "Map": ["map", element]}.get(collection, element)
+                struct_type: list = ["object", {n: a["type"] for n, a in nested["attributes"].items()}]
+                attribute_type = {"List": ["list", struct_type], "Map": ["map", struct_type]}.get(
+                    collection, struct_type
+                )
                 block["attributes"][name] = {"type": attribute_type, "computed": True}
         if not block["block_types"]:
             del block["block_types"]
@@ -140,8 +150,13 @@ class Binding:
 
 def read_binding(tgz: str, folder: str) -> Binding:
     with tarfile.open(tgz) as archive:
-        js = archive.extractfile(f"package/lib/{folder}/index.js").read().decode()
-        assembly = json.load(archive.extractfile("package/.jsii"))
+        js_file, assembly_file = (
+            archive.extractfile(f"package/lib/{folder}/index.js"),
+            archive.extractfile("package/.jsii"),
+        )
+        assert js_file is not None and assembly_file is not None, f"{tgz} is not a jsii package"
+        js = js_file.read().decode()
+        assembly = json.load(assembly_file)
     module = re.sub(r"-(\w)", lambda m: m.group(1).upper(), folder)
     return Binding(js, assembly, module)
 

@@ -49,11 +49,11 @@ def published_schema(git_dir: Path, tag: str) -> dict:
     schema: dict = {"provider": {}}
     missing: list[str] = []
     for _table, type_name, package, constant in registered:
-        text = constants.get((package, constant.lower()))
-        if text is None:
+        published = constants.get((package, constant.lower()))
+        if published is None:
             missing.append(type_name)
             continue
-        schema.setdefault(KINDS[package], {})[type_name] = json.loads(_go_string_constant(text))
+        schema.setdefault(KINDS[package], {})[type_name] = json.loads(_go_string_constant(published))
     if missing:
         schema["//"] = {"types missing from the copy read (left out)": sorted(missing)}
     return schema

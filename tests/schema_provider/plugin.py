@@ -33,6 +33,7 @@ import threading
 import time
 from concurrent import futures
 from pathlib import Path
+from typing import Any
 
 import grpc
 import msgpack
@@ -58,7 +59,8 @@ DATA_ANSWERS: dict[str, dict[str, object]] = json.loads(os.environ.get("SCHEMA_P
 #: cty's msgpack encoding of an unknown value (cty/msgpack: an extension of type 0).
 UNKNOWN = msgpack.ExtType(0, b"\x00")
 
-NESTING = {"single": 1, "list": 2, "set": 3, "map": 4, "group": 5}
+#: tfplugin's NestingMode values (protobuf takes the numbers; its stubs name only the enum type).
+NESTING: dict[str, Any] = {"single": 1, "list": 2, "set": 3, "map": 4, "group": 5}
 
 
 def load_schema(path: Path) -> dict:
