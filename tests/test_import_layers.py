@@ -123,6 +123,17 @@ def test_the_check_finds_a_circle_made_of_a_function_level_import():
     assert circles(graph) == [["hyperpod_teams.spec.models", "hyperpod_teams.spec.rules"]]
 
 
-@pytest.mark.parametrize("module", ["hyperpod_teams.naming", "hyperpod_teams.instance_types", "hyperpod_teams.regions"])
+GROUND_FLOOR = ["naming", "instance_types", "regions", "addons", "plugins", "input_files", "spec.problems"]
+
+
+@pytest.mark.parametrize("module", [f"hyperpod_teams.{name}" for name in GROUND_FLOOR])
 def test_the_ground_floor_imports_nothing_of_the_project(module):
+    """When it runs (naming names the spec's field models in its annotations only)."""
     assert import_graph()[module] == set()
+
+
+def test_the_spec_fields_and_the_instance_worth_stand_on_the_ground_floor_only():
+    graph = import_graph()
+    ground = {f"hyperpod_teams.{name}" for name in GROUND_FLOOR}
+    assert graph["hyperpod_teams.instance_worth"] == {"hyperpod_teams.instance_types"}
+    assert graph["hyperpod_teams.spec.fields"] <= ground
