@@ -393,6 +393,24 @@ def _shared(tags: dict) -> bool:
     return any(tags.get(key) == naming.PLATFORM_SHARED for key in TAG_KEYS)
 
 
+def _map_says_shared(cell: Any, column: str, where: str) -> bool:
+    """Whether a tags map (CUR 2.0 `resource_tags`, FOCUS `Tags`) tags the line shared; the JSON
+    of a line whose text does not even hold the value is not parsed."""
+    if not cell or (isinstance(cell, str) and naming.PLATFORM_SHARED not in cell):
+        return False
+    return _shared(_tags(cell, column, where))
+
+
+def _charge_period(
+    row: Sequence[Any], start_at: int, end_at: int | None, names: tuple[str, str], where: str
+) -> tuple[datetime, datetime | None]:
+    """A line's charge period in UTC: its start, and its end when the export gives one."""
+    start = _instant(row[start_at], names[0], where)
+    if end_at is None or row[end_at] in (None, ""):
+        return start, None
+    return start, _instant(row[end_at], names[1], where)
+
+
 def instance_type_of(*values: Any) -> str | None:
     """The HyperPod instance type a product attribute or a usage type names (`ml.p5.48xlarge`,
     `USE1-ml.p5.48xlarge-...`), or None."""
@@ -506,7 +524,7 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
         )
         if note not in out.notes:
             out.notes.append(note)
-    cost_at = at[names.unblended]
+    cost_at, period_names = at[names.unblended], (names.start, names.end)
     product_at, usage_type_at = at.get(names.instance_type), at.get(names.usage_type)
 
     def column(row: Sequence[Any], name: str, where: str, required: bool = True) -> Any:
@@ -526,18 +544,15 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
             shared = row[tag_at] == naming.PLATFORM_SHARED or str(row[tag_at] or "").strip() == naming.PLATFORM_SHARED
         else:
             assert map_at is not None
-            cell = row[map_at]
-            shared = bool(cell) and (not isinstance(cell, str) or naming.PLATFORM_SHARED in cell)
-            shared = shared and _shared(_tags(cell, names.tag_map or "", where))
+            shared = _map_says_shared(row[map_at], names.tag_map or "", where)
         line_type = str(row[type_at] or "").strip() if type_at is not None else ""
         if not shared:
             if line_type in _COMMITMENT_FEES:
-                start = _instant(row[start_at], names.start, where)
-                end = _instant(row[end_at], names.end, where) if end_at is not None and row[end_at] else None
-                out.untagged_commitment_lines += bool(_overlap(start, end, period))
+                out.untagged_commitment_lines += bool(
+                    _overlap(*_charge_period(row, start_at, end_at, period_names, where), period)
+                )
             continue
-        start = _instant(row[start_at], names.start, where)
-        end = _instant(row[end_at], names.end, where) if end_at is not None and row[end_at] not in (None, "") else None
+        start, end = _charge_period(row, start_at, end_at, period_names, where)
         fraction = _overlap(start, end, period)
         if not fraction:
             continue
@@ -588,13 +603,9 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
     cost_at, usage_type_at = at[cost_column], at.get(FOCUS_USAGE_TYPE)
     for where, row in part.rows:
         out.lines_read += 1
-        cell = row[tags_at]
-        if not cell or (isinstance(cell, str) and naming.PLATFORM_SHARED not in cell):
+        if not _map_says_shared(row[tags_at], FOCUS_TAGS, where):
             continue
-        if not _shared(_tags(cell, FOCUS_TAGS, where)):
-            continue
-        start = _instant(row[start_at], FOCUS_START, where)
-        end = _instant(row[end_at], FOCUS_END, where) if end_at is not None and row[end_at] not in (None, "") else None
+        start, end = _charge_period(row, start_at, end_at, (FOCUS_START, FOCUS_END), where)
         fraction = _overlap(start, end, period)
         if not fraction:
             continue
