@@ -1,4 +1,5 @@
-"""Build the cdktf App of a validated spec: the stacks `stack_plan` lists (names, credentials,
+"""Build the CDK app (cdktn or cdktf: hyperpod_teams.engine) of a validated spec: the stacks
+`stack_plan` lists (names, credentials,
 deploy order and dependencies come from that one graph), each built from its constructs."""
 
 from __future__ import annotations
@@ -6,9 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import cdktf
-
-from hyperpod_teams import naming
+from hyperpod_teams import engine, naming
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.plugins import IdentityBuild, IdentityGroups, IdentityProviderPlugin
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stack_plan import PlannedStack, StackKind, identity_groups, identity_plugin, stack_plan
@@ -57,9 +57,11 @@ class PlatformStacks:
         return {stack.stack_name: stack for stack in self.all()}
 
 
-def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
+def add_platform_stacks(app: cdk.App, spec: PlatformSpec) -> PlatformStacks:
     """Add the platform's stacks to `app` with their providers, backends and dependencies: each
-    stack of `stack_plan`, in its order, by the builder of its kind."""
+    stack of `stack_plan`, in its order, by the builder of its kind. `app` is a cdktn.App or a
+    cdktf.App: the engine of this process (hyperpod_teams.engine), refused clearly if not."""
+    engine.for_app(app)
     plugin = identity_plugin(spec)
     building = _Building(app, spec, plugin, identity_groups(spec))
     plan = stack_plan(spec)
@@ -79,7 +81,7 @@ def add_platform_stacks(app: cdktf.App, spec: PlatformSpec) -> PlatformStacks:
 class _Building:
     """The stacks built so far, which later stacks refer to."""
 
-    app: cdktf.App
+    app: cdk.App
     spec: PlatformSpec
     plugin: IdentityProviderPlugin
     groups: IdentityGroups
@@ -205,8 +207,8 @@ BUILDERS: dict[StackKind, Callable[[_Building, PlannedStack], PlatformStack]] = 
 }
 
 
-def build_app(spec: PlatformSpec, *, outdir: str | None = None, context: dict | None = None) -> cdktf.App:
-    """A cdktf App holding the platform's stacks; call `.synth()` to write them."""
-    app = cdktf.App(outdir=outdir, context=context, skip_validation=False)
+def build_app(spec: PlatformSpec, *, outdir: str | None = None, context: dict | None = None) -> cdk.App:
+    """An App of the process's engine holding the platform's stacks; call `.synth()` to write them."""
+    app = cdk.App(outdir=outdir, context=context, skip_validation=False)
     add_platform_stacks(app, spec)
     return app

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import cdktf
-
 from hyperpod_teams import naming
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import LocalBackend, PlatformSpec, RemoteBackend, S3Backend
 
 
@@ -17,12 +16,12 @@ def local_state_path(stack_name: str) -> str:
     return f"../../../terraform.{stack_name}.tfstate"
 
 
-def configure_backend(stack: cdktf.TerraformStack, stack_name: str, spec: PlatformSpec) -> None:
+def configure_backend(stack: cdk.TerraformStack, stack_name: str, spec: PlatformSpec) -> None:
     backend = spec.backend
     if isinstance(backend, LocalBackend):
-        cdktf.LocalBackend(stack, path=local_state_path(stack_name))
+        cdk.LocalBackend(stack, path=local_state_path(stack_name))
     elif isinstance(backend, S3Backend):
-        s3 = cdktf.S3Backend(
+        s3 = cdk.S3Backend(
             stack,
             bucket=backend.bucket,
             key=naming.state_key(backend.key_prefix, stack_name),
@@ -33,11 +32,11 @@ def configure_backend(stack: cdktf.TerraformStack, stack_name: str, spec: Platfo
         # S3-native locking (Terraform >= 1.10); the prebuilt cdktf S3Backend predates the field.
         s3.add_override("use_lockfile", backend.use_lockfile)
     elif isinstance(backend, RemoteBackend):
-        cdktf.RemoteBackend(
+        cdk.RemoteBackend(
             stack,
             organization=backend.organization,
             hostname=backend.hostname,
-            workspaces=cdktf.NamedRemoteWorkspace(naming.remote_workspace_name(backend.workspace_prefix, stack_name)),
+            workspaces=cdk.NamedRemoteWorkspace(naming.remote_workspace_name(backend.workspace_prefix, stack_name)),
         )
     else:  # pragma: no cover - the spec models admit no other type
         raise TypeError(f"unsupported backend {backend!r}")

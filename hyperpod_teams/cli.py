@@ -57,6 +57,20 @@ def out_option(help_text: str):
     )
 
 
+def engine_option(function):
+    """`--engine`, the CDK engine that builds the stacks (hyperpod_teams.engine), as `synth` and
+    `stacks` take it."""
+    return click.option(
+        "--engine",
+        "engine_name",
+        envvar="HYPERPOD_TEAMS_ENGINE",
+        type=click.Choice(["cdktn", "cdktf"]),
+        default=None,
+        help="The CDK engine: cdktn (CDK Terrain, the default) or cdktf (CDKTF 0.21, for apps on it; "
+        "pip install 'hyperpod-teams[cdktf]'). Defaults to $HYPERPOD_TEAMS_ENGINE, else cdktn when installed.",
+    )(function)
+
+
 def _version() -> str:
     from hyperpod_teams import __version__
 
@@ -111,7 +125,8 @@ def validate(spec_path: Path) -> None:
 @out_option(
     "Output folder (cdktf layout: manifest.json, stacks/<stack>/cdk.tf.json). Defaults to $CDKTF_OUTDIR when set."
 )
-def synth(spec_path: Path, out_dir: Path) -> None:
+@engine_option
+def synth(spec_path: Path, out_dir: Path, engine_name: str | None) -> None:
     """Synthesize SPEC into one Terraform JSON stack per unit of credentials.
 
     The output folder is replaced only when synthesis succeeds; on any failure its previous
@@ -122,7 +137,7 @@ def synth(spec_path: Path, out_dir: Path) -> None:
     """
     spec = _load(spec_path)
     started = time.monotonic()
-    summaries = _synthesize(spec, out_dir)
+    summaries = _synthesize(spec, out_dir, engine_name=engine_name)
     header, *rows = stack_table(summaries)
     stdout.print(f"Stacks in {out_dir}, in deploy order:", markup=False)
     stdout.print(header, style="bold", markup=False)
@@ -157,7 +172,15 @@ def synth(spec_path: Path, out_dir: Path) -> None:
     help='json: {"stacks": [...], "waves": [[...], ...], "changed": [...], "removed": [...], "unchanged": N}, '
     "for a CI matrix.",
 )
-def stacks(spec_path: Path, old_out_dir: Path | None, git_ref: str | None, out_dir: Path, output_format: str) -> None:
+@engine_option
+def stacks(
+    spec_path: Path,
+    old_out_dir: Path | None,
+    git_ref: str | None,
+    out_dir: Path,
+    output_format: str,
+    engine_name: str | None,
+) -> None:
     """List SPEC's stacks in deploy waves; with --changed-since or --changed-since-ref, only those a
     change touches.
 
@@ -195,10 +218,10 @@ def stacks(spec_path: Path, old_out_dir: Path | None, git_ref: str | None, out_d
                     old_spec = _spec_at_ref(spec_path, git_ref, Path(scratch))
                     if old_spec is not None:
                         old_out_dir = Path(scratch) / "old.out"
-                        _synthesize(old_spec, old_out_dir, f"{spec_path} as of {git_ref}")
+                        _synthesize(old_spec, old_out_dir, f"{spec_path} as of {git_ref}", engine_name)
                 if old_out_dir is not None:
                     old, _ = stack_changes.read_output(old_out_dir)
-                _synthesize(spec, out_dir, str(spec_path))
+                _synthesize(spec, out_dir, str(spec_path), engine_name)
                 selection = stack_changes.changed_stacks(old, out_dir)
             except stack_changes.SynthOutputError as error:
                 _user_error(str(error))
@@ -237,17 +260,20 @@ def _spec_at_ref(spec_path: Path, git_ref: str, scratch: Path) -> PlatformSpec |
         )
 
 
-def _synthesize(spec: PlatformSpec, out_dir: Path, what: str | None = None) -> list[StackSummary]:
-    """Synthesize with progress (each phase prefixed by `what`): a refused output folder exits 2,
-    a mismatch of the fast path runs the command again the ordinary way."""
+def _synthesize(
+    spec: PlatformSpec, out_dir: Path, what: str | None = None, engine_name: str | None = None
+) -> list[StackSummary]:
+    """Synthesize with progress (each phase prefixed by `what`): a refused output folder or an
+    engine not installed exits 2, a mismatch of the fast path runs the command again the ordinary way."""
+    from hyperpod_teams.engine import EngineError
     from hyperpod_teams.speedups.jsii_requests import FastPathMismatch
     from hyperpod_teams.synth import OutputFolderError, prepare_output_folder, synthesize
 
     phase = _phase if what is None else (lambda description: _phase(f"{what}: {description}"))
     try:
         prepare_output_folder(out_dir)  # before seconds of loading: refuse a folder at once
-        return synthesize(spec, out_dir, phase=phase)
-    except OutputFolderError as error:
+        return synthesize(spec, out_dir, phase=phase, engine_name=engine_name)
+    except (OutputFolderError, EngineError) as error:
         _user_error(str(error))
     except FastPathMismatch as error:
         sys.exit(_synthesize_the_ordinary_way(error))
@@ -612,9 +638,9 @@ def main() -> None:
         sys.stderr.write("interrupted\n")
         sys.stderr.flush()
         sys.exit(130)
-    except MissingBindingsError as error:  # the environment lacks an extra: not a bug, not the spec
+    except MissingBindingsError as error:  # the environment lacks an extra: not a bug; the message says the fix
         stderr.print(f"error: {error}", markup=False)
-        sys.exit(EXIT_INTERNAL_ERROR)
+        sys.exit(EXIT_INVALID_SPEC)
     except Exception as error:  # anything else is our bug, not the user's spec
         if os.environ.get(DEBUG_ENV):
             traceback.print_exc()

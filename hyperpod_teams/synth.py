@@ -52,24 +52,29 @@ class StackSummary:
     depends_on: tuple[str, ...]
 
 
-def synthesize(spec: PlatformSpec, out_dir: str | Path, *, phase: Phase | None = None) -> list[StackSummary]:
-    """Synthesize the platform's stacks into `out_dir` (cdktf layout) and summarize them."""
+def synthesize(
+    spec: PlatformSpec, out_dir: str | Path, *, phase: Phase | None = None, engine_name: str | None = None
+) -> list[StackSummary]:
+    """Synthesize the platform's stacks into `out_dir` (cdktf layout) and summarize them, with
+    engine `engine_name` (cdktn or cdktf; else hyperpod_teams.engine's choice)."""
+    from hyperpod_teams import engine
+
     phase = phase or (lambda _: contextlib.nullcontext())
+    in_use = engine.use(engine_name) if engine_name else engine.current()
     out_dir = prepare_output_folder(out_dir)
-    with phase("Loading cdktf and the provider bindings"):
+    with phase(f"Loading {in_use.title} ({in_use.name}) and the provider bindings"):
         from hyperpod_teams import bindings, speedups
 
         speedups.enable()  # this process runs only the project's own stacks
-        import cdktf
-
         from hyperpod_teams.app import add_platform_stacks
+        from hyperpod_teams.engine import cdk
 
         bindings.preload()
 
     staging = Path(tempfile.mkdtemp(prefix=f"{_staging_prefix(out_dir)}{os.getpid()}-", dir=out_dir.parent))
     try:
         with phase(f"Building the stacks of {len(spec.teams)} teams"), _no_cyclic_garbage_collection():
-            app = cdktf.App(outdir=str(staging))
+            app = cdk.App(outdir=str(staging))
             stacks = add_platform_stacks(app, spec)
         with phase("Writing Terraform JSON"):
             app.synth()

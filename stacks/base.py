@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings, naming
 from hyperpod_teams.backends import configure_backend
 from hyperpod_teams.constructs.eks import EXEC_API_VERSION, EksCluster, get_token_command
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec
 
 
-class PlatformStack(cdktf.TerraformStack):
+class PlatformStack(cdk.TerraformStack):
     """A stack of the platform: one unit of credentials and of blast radius."""
 
     #: Which system's credentials the stack needs, for reviewers and the runbook (set from
@@ -44,7 +44,7 @@ class PlatformStack(cdktf.TerraformStack):
             self,
             "kubernetes",
             host=eks.endpoint,
-            cluster_ca_certificate=cdktf.Fn.base64decode(eks.certificate_authority_data),
+            cluster_ca_certificate=cdk.Fn.base64decode(eks.certificate_authority_data),
             exec=[
                 kubernetes.KubernetesProviderExec(
                     api_version=EXEC_API_VERSION,
@@ -62,7 +62,7 @@ class PlatformStack(cdktf.TerraformStack):
             "helm",
             kubernetes=helm.HelmProviderKubernetes(
                 host=eks.endpoint,
-                cluster_ca_certificate=cdktf.Fn.base64decode(eks.certificate_authority_data),
+                cluster_ca_certificate=cdk.Fn.base64decode(eks.certificate_authority_data),
                 exec=helm.HelmProviderKubernetesExec(
                     api_version=EXEC_API_VERSION,
                     command="aws",

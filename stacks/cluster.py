@@ -3,7 +3,6 @@ execution role, and task governance (AWS)."""
 
 from __future__ import annotations
 
-import cdktf
 from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming, policies
@@ -17,6 +16,7 @@ from hyperpod_teams.constructs.hyperpod import (
     TaskGovernance,
 )
 from hyperpod_teams.constructs.training_operator import TrainingOperator
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -101,14 +101,14 @@ class ClusterStack(PlatformStack):
             cluster_admin=True,
             partition=policies.aws_partition(spec.organization.region),
         )
-        cdktf.TerraformOutput(
+        cdk.TerraformOutput(
             self,
             "hyperpod_cluster_arn",
             value=self.hyperpod.arn,
             description="The shared HyperPod cluster (hyp set-cluster-context --cluster-name takes its name)",
         )
         if lifecycle_s3_uri is not None:
-            cdktf.TerraformOutput(
+            cdk.TerraformOutput(
                 self,
                 "lifecycle_scripts_s3_uri",
                 value=lifecycle_s3_uri,

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import cdktf
 from constructs import Construct
 
 from hyperpod_teams import naming
 from hyperpod_teams.constructs.eks import EksCluster
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -16,8 +16,8 @@ class EksStack(PlatformStack):
         super().__init__(scope, stack_name, spec=spec)
         self.add_aws_provider(tags=naming.shared_platform_tags(spec.organization))  # the shared platform
         self.eks = EksCluster(self, "eks", spec=spec)
-        cdktf.TerraformOutput(self, "eks_cluster_name", value=self.eks.name, description="EKS cluster of HyperPod")
-        cdktf.TerraformOutput(
+        cdk.TerraformOutput(self, "eks_cluster_name", value=self.eks.name, description="EKS cluster of HyperPod")
+        cdk.TerraformOutput(
             self,
             "eks_cluster_arn",
             value=self.eks.arn,

@@ -4,12 +4,12 @@ credentials only."""
 
 from __future__ import annotations
 
-import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings, dependencies_chart
 from hyperpod_teams.constructs.eks import EksCluster
 from hyperpod_teams.constructs.helm import chart_is_cloned
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -26,7 +26,7 @@ class HyperPodDependenciesStack(PlatformStack):
         if dependencies_chart.uses_local_clone(chart):
             regional = dependencies_chart.regional_values_file(chart, region)
             values.append(
-                cdktf.Token.as_string(cdktf.Fn.conditional(cdktf.Fn.fileexists(regional), cdktf.Fn.file(regional), ""))
+                cdk.Token.as_string(cdk.Fn.conditional(cdk.Fn.fileexists(regional), cdk.Fn.file(regional), ""))
             )
             preconditions.append(
                 chart_is_cloned(
@@ -53,5 +53,5 @@ class HyperPodDependenciesStack(PlatformStack):
             # A half-installed chart would let the HyperPod cluster start without its agents.
             atomic=True,
             wait=True,
-            lifecycle=cdktf.TerraformResourceLifecycle(precondition=preconditions) if preconditions else None,
+            lifecycle=cdk.TerraformResourceLifecycle(precondition=preconditions) if preconditions else None,
         )

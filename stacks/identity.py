@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import cdktf
 from constructs import Construct
 
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.plugins import SAML_OUTPUTS, IdentityBuild, IdentityGroups, IdentityProviderPlugin
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stack_plan import identity_provider_inputs
@@ -28,7 +28,7 @@ class IdentityStack(PlatformStack):
         self.build: IdentityBuild = plugin.build(self, idp, groups)
         # What the operator pastes into IAM Identity Center (the runbook names these outputs).
         for output_name, value in sorted(self.build.outputs.items()):
-            cdktf.TerraformOutput(
+            cdk.TerraformOutput(
                 self,
                 output_name,
                 value=value,

@@ -33,9 +33,13 @@ class TeamKubernetesStack(PlatformStack):
             self.namespace = namespace.NamespaceV1(
                 self,
                 NAMESPACE_ID,
-                metadata=namespace.NamespaceV1Metadata(
-                    name=self.namespace_name,
-                    labels=rbac.team_labels(team.name),
+                metadata=bindings.block(
+                    "kubernetes_namespace",
+                    "metadata",
+                    namespace.NamespaceV1Metadata(
+                        name=self.namespace_name,
+                        labels=rbac.team_labels(team.name),
+                    ),
                 ),
             )
         else:

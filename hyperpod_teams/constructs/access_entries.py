@@ -5,10 +5,10 @@ cluster stack both use them."""
 
 from __future__ import annotations
 
-import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings, naming
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import Team
 
 
@@ -39,7 +39,7 @@ class SsoRoleAccessEntry(Construct):
             path_prefix=naming.SSO_ROLE_PATH,
         )
         # Exactly one role matches; `one` fails the plan loudly if the assignment is missing.
-        self.principal_arn = cdktf.Fn.one(self.roles.arns)
+        self.principal_arn = cdk.Fn.one(self.roles.arns)
         self.entry = add_access_entry(
             self,
             principal_arn=self.principal_arn,

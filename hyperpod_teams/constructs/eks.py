@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import cdktf
 from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming, policies
 from hyperpod_teams.constructs.kms import EncryptionKey
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec
 
 #: Control-plane log types; all of them, so reviewers can audit who did what in the cluster.
@@ -111,10 +111,10 @@ class EksCluster(Construct):
         )
 
 
-def _vpc_cni_floor(cluster_name: str, region: str, *, existing: bool) -> cdktf.TerraformResourceLifecycle:
-    return cdktf.TerraformResourceLifecycle(
+def _vpc_cni_floor(cluster_name: str, region: str, *, existing: bool) -> cdk.TerraformResourceLifecycle:
+    return cdk.TerraformResourceLifecycle(
         postcondition=[
-            cdktf.Postcondition(
+            cdk.Postcondition(
                 condition=addons.vpc_cni_floor_condition(),
                 error_message=addons.vpc_cni_floor_message(cluster_name, region, existing=existing),
             )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-import cdktf
+from hyperpod_teams.engine import cdk
 
 
 def hcl_string_content(text: str) -> str:
@@ -13,7 +13,7 @@ def hcl_string_content(text: str) -> str:
     return json.dumps(text)[1:-1].replace("${", "$${").replace("%{", "%%{")
 
 
-def chart_is_cloned(chart_dir: str, error_message: str) -> cdktf.Precondition:
+def chart_is_cloned(chart_dir: str, error_message: str) -> cdk.Precondition:
     """Stop the plan with `error_message` (the clone command) unless `chart_dir`, relative to the
     stack's folder, holds a Helm chart.
 
@@ -23,7 +23,7 @@ def chart_is_cloned(chart_dir: str, error_message: str) -> cdktf.Precondition:
     The expression is written out whole: cdktf would escape `${path.module}` inside `Fn.fileexists`.
     """
     chart_file = hcl_string_content(f"{chart_dir.rstrip('/')}/Chart.yaml")
-    return cdktf.Precondition(
+    return cdk.Precondition(
         condition='${fileexists("${path.module}/' + chart_file + '")}',
         error_message=error_message,
     )

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from importlib import resources
 
-import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings, cloudformation, naming, policies
@@ -18,6 +17,7 @@ from hyperpod_teams.constructs.lookups import (
     tags_check,
 )
 from hyperpod_teams.constructs.storage import add_private_bucket
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec
 
 #: Prefix of the lifecycle scripts inside a bucket the project creates.
@@ -140,14 +140,14 @@ class CreateOnlyGuards(Construct):
         self.references: list[str] = []
         for field, value in fields.items():
             per_group = field.startswith(cloudformation.INSTANCE_GROUP_FIELD_PREFIX)
-            guard = cdktf.DataResource(
+            guard = cdk.DataResource(
                 self,
                 field,
                 # A changed trigger replaces the guard (an input would only update it), so the
                 # guard's own prevent_destroy names the field in Terraform's error.
                 triggers_replace={field: value},
                 # A removed instance group destroys its guard; only cluster-level guards refuse.
-                lifecycle=cdktf.TerraformResourceLifecycle(prevent_destroy=protect and not per_group),
+                lifecycle=cdk.TerraformResourceLifecycle(prevent_destroy=protect and not per_group),
             )
             address = f"{cloudformation.CREATE_ONLY_GUARD}{field}"
             guard.override_logical_id(address.partition(".")[2])
@@ -190,7 +190,7 @@ class HyperPodCluster(Construct):
             timeouts=cloudcontrol.CloudcontrolapiResourceTimeouts(
                 create=timeouts.create, update=timeouts.update, delete=timeouts.delete
             ),
-            lifecycle=cdktf.TerraformResourceLifecycle(
+            lifecycle=cdk.TerraformResourceLifecycle(
                 prevent_destroy=protect, replace_triggered_by=self.create_only.references
             ),
             depends_on=[
@@ -234,9 +234,7 @@ class ExistingHyperPodCluster(Construct):
             ],
         )
         # A local, so that other stacks read the ARN itself, not the whole description to decode.
-        arn = cdktf.TerraformLocal(
-            self, "arn", cdktf.Fn.lookup(cdktf.Fn.jsondecode(self.lookup.properties), "ClusterArn")
-        )
+        arn = cdk.TerraformLocal(self, "arn", cdk.Fn.lookup(cdk.Fn.jsondecode(self.lookup.properties), "ClusterArn"))
         self.arn: str = arn.as_string
         #: What task governance waits for: nothing to create here.
         self.resource = None
@@ -312,7 +310,7 @@ class TaskGovernance(Construct):
                 addon_name=TASK_GOVERNANCE_ADDON,
                 depends_on=[cluster.resource] if cluster.resource is not None else None,
                 # Taken over: what was the user's is never deleted by the stacks.
-                lifecycle=cdktf.TerraformResourceLifecycle(prevent_destroy=True)
+                lifecycle=cdk.TerraformResourceLifecycle(prevent_destroy=True)
                 if governance.existing_addon == "take_over"
                 else None,
             )

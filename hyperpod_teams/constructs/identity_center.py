@@ -4,10 +4,10 @@ over when it exists already. The access stack (`stacks/access.py`) holds them.""
 
 from __future__ import annotations
 
-import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings, policies
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import ExistingPermissionSet, PlatformSpec
 
 
@@ -62,7 +62,7 @@ class PermissionSet(Construct):
         super().__init__(scope, id_)
         instance_arn = spec.identity.identity_center.instance_arn
         account_id = spec.organization.account_id
-        keep = cdktf.TerraformResourceLifecycle(prevent_destroy=True) if existing is not None else None
+        keep = cdk.TerraformResourceLifecycle(prevent_destroy=True) if existing is not None else None
         self.permission_set = bindings.aws_ssoadmin_permission_set.SsoadminPermissionSet(
             self,
             "permission-set",

@@ -32,7 +32,7 @@ class TeamRbac(Construct):
                 return getattr(module, f"{prefix}{suffix}")(**fields)
 
             metadata = manifest["metadata"]
-            arguments: dict = {"metadata": struct("Metadata", **metadata)}
+            arguments: dict = {"metadata": bindings.block(module_name, "metadata", struct("Metadata", **metadata))}
             if "rules" in manifest:
                 arguments["rule"] = [
                     struct(

@@ -3,7 +3,6 @@ entries and budget, gathered in `TeamEnvironment`."""
 
 from __future__ import annotations
 
-import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings, cloudformation, naming, policies
@@ -12,6 +11,7 @@ from hyperpod_teams.constructs.access_entries import SsoRoleAccessEntry, StudioA
 from hyperpod_teams.constructs.cost import TeamBudget
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.constructs.lookups import cloud_control_lookup, property_check, same_cluster_check, tags_check
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import Organization, Team
 from hyperpod_teams.stack_plan import TeamStackInputs
 
@@ -137,7 +137,7 @@ class TeamDomain(Construct):
             else None,
             tag_propagation="ENABLED",
             tags=naming.team_resource_tags(org, team),
-            lifecycle=cdktf.TerraformResourceLifecycle(prevent_destroy=True),
+            lifecycle=cdk.TerraformResourceLifecycle(prevent_destroy=True),
         )
         if studio.existing_domain_id is not None:
             # aws_sagemaker_domain imports by domain ID.
@@ -177,15 +177,15 @@ class ExistingDomain(Construct):
                 )
             ],
         )
-        properties = cdktf.TerraformLocal(self, "properties", cdktf.Fn.jsondecode(self.lookup.properties)).expression
+        properties = cdk.TerraformLocal(self, "properties", cdk.Fn.jsondecode(self.lookup.properties)).expression
         #: The domain's settings AWS fixes at creation (ForceNew in the provider's aws_sagemaker_domain);
         #: a domain without a key of its own has no KmsKeyId, which the provider reads as "".
         self.fixed_at_creation: dict[str, object] = {
-            "domain_name": cdktf.Fn.lookup(properties, "DomainName"),
-            "vpc_id": cdktf.Fn.lookup(properties, "VpcId"),
-            "subnet_ids": cdktf.Token.as_list(cdktf.Fn.lookup(properties, "SubnetIds")),
-            "app_network_access_type": cdktf.Fn.lookup(properties, "AppNetworkAccessType"),
-            "kms_key_id": cdktf.Fn.try_([cdktf.Fn.lookup(properties, "KmsKeyId"), ""]),
+            "domain_name": cdk.Fn.lookup(properties, "DomainName"),
+            "vpc_id": cdk.Fn.lookup(properties, "VpcId"),
+            "subnet_ids": cdk.Token.as_list(cdk.Fn.lookup(properties, "SubnetIds")),
+            "app_network_access_type": cdk.Fn.lookup(properties, "AppNetworkAccessType"),
+            "kms_key_id": cdk.Fn.try_([cdk.Fn.lookup(properties, "KmsKeyId"), ""]),
         }
 
 

@@ -10,13 +10,13 @@ import zipfile
 from importlib import resources
 from pathlib import Path
 
-import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings, policies, usage_report
 from hyperpod_teams.constructs.helm import chart_is_cloned
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.constructs.storage import add_private_bucket
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import Organization, PlatformSpec
 
 #: Runtime of the aggregation function (a Lambda runtime AWS supports; the template's python3.9
@@ -220,9 +220,7 @@ class UsageReportInfrastructure(Construct):
                 )
             ),
         )
-        code = cdktf.TerraformAsset(
-            self, "aggregation-code", path=str(aggregation_package()), type=cdktf.AssetType.FILE
-        )
+        code = cdk.TerraformAsset(self, "aggregation-code", path=str(aggregation_package()), type=cdk.AssetType.FILE)
         function = bindings.aws_lambda_function.LambdaFunction(
             self,
             "aggregation",
@@ -231,7 +229,7 @@ class UsageReportInfrastructure(Construct):
             runtime=AGGREGATION_RUNTIME,
             handler="index.handler",
             filename=code.path,
-            source_code_hash=cdktf.Fn.filebase64sha256(code.path),
+            source_code_hash=cdk.Fn.filebase64sha256(code.path),
             timeout=AGGREGATION_TIMEOUT_SECONDS,
             # One run at a time: two at once would insert the same day twice.
             reserved_concurrent_executions=1,
@@ -285,16 +283,20 @@ class UsageReportOperator(Construct):
         created = namespace.NamespaceV1(
             self,
             "namespace",
-            metadata=namespace.NamespaceV1Metadata(
-                name=usage_report.OPERATOR_NAMESPACE,
-                labels={"app.kubernetes.io/managed-by": "Helm"},
-                annotations={
-                    "meta.helm.sh/release-name": release_name,
-                    "meta.helm.sh/release-namespace": usage_report.OPERATOR_NAMESPACE,
-                },
+            metadata=bindings.block(
+                "kubernetes_namespace",
+                "metadata",
+                namespace.NamespaceV1Metadata(
+                    name=usage_report.OPERATOR_NAMESPACE,
+                    labels={"app.kubernetes.io/managed-by": "Helm"},
+                    annotations={
+                        "meta.helm.sh/release-name": release_name,
+                        "meta.helm.sh/release-namespace": usage_report.OPERATOR_NAMESPACE,
+                    },
+                ),
             ),
             # Helm adds the chart's labels when it adopts the namespace.
-            lifecycle=cdktf.TerraformResourceLifecycle(ignore_changes=["metadata[0].labels"]),
+            lifecycle=cdk.TerraformResourceLifecycle(ignore_changes=["metadata[0].labels"]),
         )
         chart = settings.chart.rstrip("/")
         release = bindings.helm_release
@@ -310,7 +312,7 @@ class UsageReportOperator(Construct):
             ],
             atomic=True,
             wait=True,
-            lifecycle=cdktf.TerraformResourceLifecycle(
+            lifecycle=cdk.TerraformResourceLifecycle(
                 precondition=[
                     chart_is_cloned(
                         chart,

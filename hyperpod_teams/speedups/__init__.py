@@ -39,7 +39,8 @@ __all__ = [
 
 
 def enable() -> bool:
-    """Opt this process in, before it loads cdktf: the node preload, no Python argument checks
+    """Opt this process in, before it loads its engine (cdktn or cdktf; choose it first with
+    hyperpod_teams.engine.use when not the default): the node preload, no Python argument checks
     in the generated modules (unless HYPERPOD_TEAMS_TYPE_CHECKS is set), and the kernel requests
     of jsii_requests. For a process that runs only hyperpod-teams' own stacks: an app of yours
     with Python classes that jsii calls back keeps working (jsii_requests steps aside), but loses
@@ -48,7 +49,9 @@ def enable() -> bool:
     if os.environ.get(FULL_IMPORT_ENV):
         return False
     tune_node_process()
-    import cdktf  # noqa: F401 - loaded now, with the preload in place
+    from hyperpod_teams import engine
+
+    engine.core()  # loaded now, with the preload in place: the process's engine (fixed here if not yet)
 
     from hyperpod_teams.speedups import jsii_requests
 

@@ -1,6 +1,6 @@
 """Microsoft Entra ID as the SAML 2.0 (and SCIM) identity provider of IAM Identity Center.
 
-Validating settings imports nothing from cdktf; the azuread bindings (extra `entra`) are imported
+Validating settings imports no CDK engine; the azuread bindings (extra `entra`) are imported
 only when the identity stack is built (`resources.py`).
 """
 
@@ -24,18 +24,16 @@ from hyperpod_teams.plugins import (
 #: `entra` extra installs them; nothing loads until the plugin builds).
 bindings.register(
     {
-        "azuread_app_role_assignment": "cdktf_cdktf_provider_azuread.app_role_assignment",
-        "azuread_application": "cdktf_cdktf_provider_azuread.application",
-        "azuread_data_client_config": "cdktf_cdktf_provider_azuread.data_azuread_client_config",
-        "azuread_data_group": "cdktf_cdktf_provider_azuread.data_azuread_group",
-        "azuread_group": "cdktf_cdktf_provider_azuread.group",
-        "azuread_provider": "cdktf_cdktf_provider_azuread.provider",
-        "azuread_service_principal": "cdktf_cdktf_provider_azuread.service_principal",
-        "azuread_service_principal_token_signing_certificate": (
-            "cdktf_cdktf_provider_azuread.service_principal_token_signing_certificate"
-        ),
-        "azuread_synchronization_job": "cdktf_cdktf_provider_azuread.synchronization_job",
-        "azuread_synchronization_secret": "cdktf_cdktf_provider_azuread.synchronization_secret",
+        "azuread_app_role_assignment": "azuread.app_role_assignment",
+        "azuread_application": "azuread.application",
+        "azuread_data_client_config": "azuread.data_azuread_client_config",
+        "azuread_data_group": "azuread.data_azuread_group",
+        "azuread_group": "azuread.group",
+        "azuread_provider": "azuread.provider",
+        "azuread_service_principal": "azuread.service_principal",
+        "azuread_service_principal_token_signing_certificate": ("azuread.service_principal_token_signing_certificate"),
+        "azuread_synchronization_job": "azuread.synchronization_job",
+        "azuread_synchronization_secret": "azuread.synchronization_secret",
     },
     extra="entra",
 )

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings
 from hyperpod_teams.constructs.identity_provider import ScimCredentials, identity_center_variables
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.plugins import IdentityGroups, group_key_id
 from hyperpod_teams.providers.entra_id import AWS_IDENTITY_CENTER_TEMPLATE_ID, EntraIdSettings
 
 if TYPE_CHECKING:  # the modules bindings serves, for editors and mypy
-    from cdktf_cdktf_provider_azuread import data_azuread_group
-    from cdktf_cdktf_provider_azuread import group as azuread_group
+    from cdktn_provider_azuread import data_azuread_group
+    from cdktn_provider_azuread import group as azuread_group
 
 
 class EntraIdentityCenterApplication(Construct):
@@ -41,7 +41,7 @@ class EntraIdentityCenterApplication(Construct):
             identifier_uris=[urls["identity_center_issuer_url"].string_value],
             web=application.ApplicationWeb(redirect_uris=[urls["identity_center_acs_url"].string_value]),
             # The template brings its own app roles ("User", "msiam_access"); leave them alone.
-            lifecycle=cdktf.TerraformResourceLifecycle(ignore_changes=["app_role"]),
+            lifecycle=cdk.TerraformResourceLifecycle(ignore_changes=["app_role"]),
         )
         principal = bindings.azuread_service_principal
         self.service_principal = principal.ServicePrincipal(
@@ -103,7 +103,7 @@ class EntraIdentityCenterApplication(Construct):
                 secret.SynchronizationSecretCredential(key="BaseAddress", value=scim.endpoint.string_value),
                 secret.SynchronizationSecretCredential(key="SecretToken", value=scim.access_token.string_value),
             ],
-            lifecycle=cdktf.TerraformResourceLifecycle(precondition=[scim.precondition]),
+            lifecycle=cdk.TerraformResourceLifecycle(precondition=[scim.precondition]),
         )
         self.synchronization_job = bindings.azuread_synchronization_job.SynchronizationJob(
             self,

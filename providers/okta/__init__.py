@@ -1,6 +1,6 @@
 """Okta as the SAML 2.0 identity provider of IAM Identity Center (extra `okta`).
 
-Validating settings imports nothing from cdktf; the okta bindings are imported only when the
+Validating settings imports no CDK engine; the okta bindings are imported only when the
 identity stack is built (`resources.py`). The Okta provider configures SAML, groups and their
 assignment to the app; SCIM provisioning (the app's API integration and group push) has no
 resource in it, so the runbook gives those steps.
@@ -23,16 +23,18 @@ from hyperpod_teams.plugins import (
 )
 
 #: The okta bindings modules this plugin builds with, served by hyperpod_teams.bindings (the
-#: `okta` extra installs them; nothing loads until the plugin builds).
+#: `okta` extra installs them; nothing loads until the plugin builds). The CDKTF engine only: no
+#: CDK Terrain binding of the okta provider is published (docs/engines.md, "Okta").
 bindings.register(
     {
-        "okta_app_group_assignment": "cdktf_cdktf_provider_okta.app_group_assignment",
-        "okta_app_saml": "cdktf_cdktf_provider_okta.app_saml",
-        "okta_data_group": "cdktf_cdktf_provider_okta.data_okta_group",
-        "okta_group": "cdktf_cdktf_provider_okta.group",
-        "okta_provider": "cdktf_cdktf_provider_okta.provider",
+        "okta_app_group_assignment": "okta.app_group_assignment",
+        "okta_app_saml": "okta.app_saml",
+        "okta_data_group": "okta.data_okta_group",
+        "okta_group": "okta.group",
+        "okta_provider": "okta.provider",
     },
     extra="okta",
+    engines=("cdktf",),
 )
 
 if TYPE_CHECKING:  # pragma: no cover

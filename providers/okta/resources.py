@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import cdktf
 from constructs import Construct
 
 from hyperpod_teams import bindings
 from hyperpod_teams.constructs.identity_provider import identity_center_variables
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.plugins import IdentityGroups, group_key_id
 from hyperpod_teams.providers.okta import PRECONFIGURED_APP, OktaSettings
 
@@ -30,7 +30,7 @@ class OktaIdentityCenterApplication(Construct):
             label=settings.application_label or f"{organization} AWS IAM Identity Center",
             preconfigured_app=PRECONFIGURED_APP,
             key_years_valid=settings.key_years_valid,
-            app_settings_json=cdktf.Fn.jsonencode(
+            app_settings_json=cdk.Fn.jsonencode(
                 {
                     "acsURL": urls["identity_center_acs_url"].string_value,
                     "entityID": urls["identity_center_issuer_url"].string_value,
