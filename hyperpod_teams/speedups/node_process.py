@@ -10,11 +10,12 @@ from pathlib import Path
 from hyperpod_teams.speedups.python_bindings import FULL_IMPORT_ENV
 
 #: Script preloaded into jsii's node process (see the script and the rewriters beside it for why):
-#: provider indexes load their submodules on first use, cdktf records no stack trace per token,
+#: provider indexes load their submodules on first use, the engine records no stack trace per token,
 #: and the kernel runs in the process Python started instead of behind a relay. Node's peak memory
 #: drops from about 1,000 MiB to about 200, the quickstart synth from about 7 s to 3, and a 100-team
 #: synth by another 5 s (docs/performance.md; benchmarks/synth.py). The output is the same bytes.
 NODE_PRELOAD_SCRIPT = Path(__file__).parent / "node" / "preload.js"
+CREATION_STACK_ENV = "CDKTN_DISABLE_CREATION_STACK"
 
 
 def tune_node_process(environ: MutableMapping[str, str] = os.environ) -> None:
@@ -35,3 +36,6 @@ def tune_node_process(environ: MutableMapping[str, str] = os.environ) -> None:
     # into its work folder share one copy of cdktf and constructs; the kernel run in place of the
     # launcher needs the same, and node reads this one only at startup.
     environ["NODE_PRESERVE_SYMLINKS"] = "1"
+    # CDK Terrain's own switch for what the no-creation-stacks rewriter does to CDKTF: no JavaScript
+    # stack trace per token (cdktn's lib/tokens/private/stack-trace.js, captureCreationStack).
+    environ.setdefault(CREATION_STACK_ENV, "1")

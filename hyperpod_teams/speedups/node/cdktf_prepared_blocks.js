@@ -33,11 +33,11 @@
 // that changes a resource, and one with a Python class that jsii calls back).
 "use strict";
 
-const { occurrences, cdktfLibFile, JSII_KERNEL_FILE } = require("./source_text");
+const { occurrences, engineLibFile, JSII_KERNEL_FILE } = require("./source_text");
 
-const ASPECT_MODULE = cdktfLibFile("aspect.js");
-const RESOLVABLE_MODULE = cdktfLibFile("tokens", "resolvable.js");
-const STACK_MODULE = cdktfLibFile("terraform-stack.js");
+const ASPECT_MODULE = engineLibFile(["aspect.js"]);
+const RESOLVABLE_MODULE = engineLibFile(["tokens", "resolvable.js"]);
+const STACK_MODULE = engineLibFile(["terraform-stack.js"]);
 const THIS_MODULE = JSON.stringify(__filename);
 
 /** What the rewritten files share (one instance per process: they require this module). */

@@ -23,9 +23,9 @@
 // output is the same bytes (a test compares).
 "use strict";
 
-const { occurrences, cdktfLibFile } = require("./source_text");
+const { occurrences, engineLibFile } = require("./source_text");
 
-const RESOLVE_MODULE = cdktfLibFile("tokens", "private", "resolve.js");
+const RESOLVE_MODULE = engineLibFile(["tokens", "private", "resolve.js"]);
 
 const DEFINITION = "function resolve(obj, options) {";
 // What the inserted test relies on, as cdktf 0.21 has it: the names it uses, the depth limit,

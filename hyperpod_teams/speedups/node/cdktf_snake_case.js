@@ -9,9 +9,9 @@
 // text (another cdktf version), nothing changes. The output is the same bytes (a test compares).
 "use strict";
 
-const { occurrences, cdktfLibFile } = require("./source_text");
+const { occurrences, engineLibFile } = require("./source_text");
 
-const UTIL_MODULE = cdktfLibFile("util.js");
+const UTIL_MODULE = engineLibFile(["util.js"]);
 
 // snakeCase as cdktf 0.21 has it: a function of its argument alone.
 const SNAKE_CASE = `function snakeCase(str) {

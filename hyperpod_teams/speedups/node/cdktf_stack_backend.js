@@ -11,9 +11,9 @@
 // output is the same bytes (a test compares).
 "use strict";
 
-const { occurrences, cdktfLibFile } = require("./source_text");
+const { occurrences, engineLibFile } = require("./source_text");
 
-const STACK_MODULE = cdktfLibFile("terraform-stack.js");
+const STACK_MODULE = engineLibFile(["terraform-stack.js"]);
 
 // findAll as cdktf 0.21 has it: pre-order, every child in order, substacks included.
 const FIND_ALL = `    findAll(predicate) {

@@ -11,9 +11,9 @@
 // changes. The output is the same bytes (a test compares).
 "use strict";
 
-const { occurrences, cdktfLibFile } = require("./source_text");
+const { occurrences, engineLibFile } = require("./source_text");
 
-const STACK_MODULE = cdktfLibFile("terraform-stack.js");
+const STACK_MODULE = engineLibFile(["terraform-stack.js"]);
 
 // The end of toTerraform() as cdktf 0.21 has it: the document is the metadata, then the resolved
 // blocks, then the stack's overrides, resolved again as a whole.

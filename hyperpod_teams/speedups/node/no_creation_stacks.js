@@ -8,9 +8,9 @@
 // errors keep their message, and the synthesized output is the same bytes (a test compares).
 "use strict";
 
-const { occurrences, cdktfLibFile } = require("./source_text");
+const { occurrences, engineLibFile } = require("./source_text");
 
-const STACK_TRACE_MODULE = cdktfLibFile("tokens", "private", "stack-trace.js");
+const STACK_TRACE_MODULE = engineLibFile(["tokens", "private", "stack-trace.js"], ["cdktf"]);
 const DEFINITION = "function captureStackTrace(below) {";
 
 /** cdktf's stack-trace module made to capture nothing, or null when it is not the expected one. */

@@ -8,18 +8,19 @@ function occurrences(source, text) {
 }
 
 /**
- * The path of a file in cdktf's lib folder (`parts` below it), wherever cdktf lies: in a
- * node_modules folder (cdktf/lib/...) or in jsii's package cache (cdktf/<version>/<hash>/lib/...).
+ * The path of a file in an engine's lib folder (`parts` below it), wherever the engine lies: in a
+ * node_modules folder (cdktn/lib/...) or in jsii's package cache (cdktn/<version>/<hash>/lib/...).
+ * `engines`: the package names, by default both: CDK Terrain (cdktn) kept CDKTF's files.
  */
-function cdktfLibFile(...parts) {
+function engineLibFile(parts, engines = ["cdktn", "cdktf"]) {
   const escaped = parts.map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  // Not a package of cdktf's own node_modules (core-util-is/lib/util.js is no cdktf file).
+  // Not a package of the engine's own node_modules (core-util-is/lib/util.js is no cdktf file).
   return new RegExp(
-    `[\\\\/]cdktf[\\\\/](?:(?!node_modules[\\\\/])[^\\\\/]+[\\\\/]){0,2}lib[\\\\/]${escaped.join("[\\\\/]")}$`,
+    `[\\\\/](?:${engines.join("|")})[\\\\/](?:(?!node_modules[\\\\/])[^\\\\/]+[\\\\/]){0,2}lib[\\\\/]${escaped.join("[\\\\/]")}$`,
   );
 }
 
 /** The jsii kernel's bundle (lib/program.js of jsii's runtime), as the launcher starts it. */
 const JSII_KERNEL_FILE = /[\\/]lib[\\/]program\.js$/;
 
-module.exports = { occurrences, cdktfLibFile, JSII_KERNEL_FILE };
+module.exports = { occurrences, engineLibFile, JSII_KERNEL_FILE };
