@@ -190,6 +190,12 @@ def block(name: str, argument: str, value: Any) -> Any:
     return [value] if engine.current().name in LIST_BLOCKS.get((name, argument), ()) else value
 
 
+def read_block(name: str, argument: str, attribute: Any) -> Any:
+    """The block `argument` of a resource of `name` to read from: the attribute itself, or its one
+    element where the engine's binding makes it a list (LIST_BLOCKS)."""
+    return attribute.get(0) if engine.current().name in LIST_BLOCKS.get((name, argument), ()) else attribute
+
+
 def _missing(provider: str, package: str, in_use: engine.Engine) -> MissingBindingsError:
     engines = ENGINES.get(provider)
     extra = EXTRAS.get(provider)

@@ -115,11 +115,19 @@ def require_module(module: str) -> None:
 
 
 def synthesize_stacks(spec, out_dir: Path) -> dict[str, dict]:
-    """Synthesize `spec` with the real cdktf App into `out_dir`; the stacks' JSON by name."""
-    from hyperpod_teams.app import build_app
+    """Synthesize `spec` with the real App of the process's engine into `out_dir`; the stacks' JSON
+    by name. A spec whose identity provider builds on the other engine only (okta: CDKTF) is
+    synthesized as a user would, by the `synth` command with `--engine`, in a process of its own."""
+    from hyperpod_teams import engine
 
-    app = build_app(spec, outdir=str(out_dir))
-    app.synth()
+    other = _engine_required_by(spec)
+    if other and other != engine.current().name:
+        _synthesize_in_a_process_of(other, spec, out_dir)
+    else:
+        from hyperpod_teams.app import build_app
+
+        app = build_app(spec, outdir=str(out_dir))
+        app.synth()
     manifest = json.loads((out_dir / "manifest.json").read_text())
     stacks = {}
     for name, entry in manifest["stacks"].items():
@@ -130,6 +138,31 @@ def synthesize_stacks(spec, out_dir: Path) -> dict[str, dict]:
             # them beside the stack. Terraform ignores "//" properties (JSON syntax comments).
             stacks[name]["//"][ASSETS_KEY] = str(path.parent / "assets")
     return stacks
+
+
+def _engine_required_by(spec) -> str | None:
+    """The one engine the spec's identity-provider plugin builds with, when it names one."""
+    from hyperpod_teams import bindings
+    from hyperpod_teams.stack_plan import identity_plugin
+
+    identity_plugin(spec)  # loaded: its bindings registered, with their engines
+    engines = bindings.ENGINES.get(spec.identity.provider)
+    return engines[0] if engines else None
+
+
+def _synthesize_in_a_process_of(engine_name: str, spec, out_dir: Path) -> None:
+    import subprocess
+
+    spec_file = out_dir.parent / f"{out_dir.name}.spec.yaml"
+    spec_file.write_text(json.dumps(spec.model_dump(mode="json", exclude_unset=True)))
+    result = subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams", "synth", str(spec_file), "--out", str(out_dir)],
+        env={**os.environ, "HYPERPOD_TEAMS_ENGINE": engine_name},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
 
 
 #: Where a synthesized stack's assets folder is, in the stack's "//" comment property.

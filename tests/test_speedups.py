@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from hyperpod_teams import bindings, speedups
+from hyperpod_teams import bindings, engine, speedups
 from hyperpod_teams.spec import load_spec
 from hyperpod_teams.speedups import python_bindings
 from hyperpod_teams.synth import OUTPUT_MARKER
@@ -36,21 +36,25 @@ def program(name: str) -> str:
 
 
 def _pins() -> dict[str, str]:
+    """Every exact pin of pyproject: the dependencies and the extras (cdktf's engine is an extra)."""
     import tomllib
 
-    dependencies = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())["project"][
-        "dependencies"
-    ]
-    return dict(d.split("==") for d in dependencies if "==" in d)
+    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())["project"]
+    requirements = [*project["dependencies"], *(r for extra in project["optional-dependencies"].values() for r in extra)]
+    return dict(d.split("==") for d in requirements if "==" in d)
+
+
+#: The engines whose packaged JavaScript the rewriters are checked against, each the same way.
+ENGINE_PACKAGES = ["cdktn", "cdktf"]
 
 
 def require_pinned_runtime() -> None:
-    """The rewriters and jsii_requests expect the exact jsii, constructs and cdktf that pyproject
-    pins; on another version they decline (by design), so a test that they apply would only
-    report that: skip it, saying why."""
+    """The rewriters and jsii_requests expect the exact jsii, constructs and engine (cdktn, cdktf)
+    that pyproject pins; on another version they decline (by design), so a test that they apply
+    would only report that: skip it, saying why."""
     from importlib.metadata import version
 
-    for package in ("jsii", "constructs", "cdktf"):
+    for package in ("jsii", "constructs", *ENGINE_PACKAGES):
         if version(package) != _pins()[package]:
             pytest.skip(
                 f"{package} {version(package)} is installed, the speed-ups expect {_pins()[package]} (pyproject)"
@@ -68,41 +72,61 @@ def tree(out: Path) -> dict[str, bytes]:
     return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
 
 
-def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path):
-    """Three ways to the same bytes: this test process (the library's way: the node preload,
-    type checks on), the synth command's way (type checks off, jsii requests encoded directly),
-    and the ordinary way."""
+def _examples_of(package: str) -> list[Path]:
+    """The examples an engine builds: every one but okta's under cdktn (no okta binding)."""
+    return [p for p in EXAMPLE_SPECS if package == "cdktf" or p.parent.name != "okta"]
+
+
+@pytest.mark.parametrize("package", ENGINE_PACKAGES)
+def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path, package):
+    """Three ways to the same bytes, under each engine: this test process (the library's way: the
+    node preload, type checks on; its own engine only), the synth command's way (type checks off,
+    jsii requests encoded directly), and the ordinary way."""
     require_pinned_runtime()
+    examples = _examples_of(package)
     in_process, command_args, ordinary_args = {}, [], []
-    for path in EXAMPLE_SPECS:
+    for path in examples:
         name = path.parent.name
-        (tmp_path / "fast").mkdir(exist_ok=True)
-        synthesize_stacks(load_spec(path), tmp_path / "fast" / name)
-        in_process[name] = tree(tmp_path / "fast" / name)
+        if package == engine.current().name:
+            (tmp_path / "fast").mkdir(exist_ok=True)
+            synthesize_stacks(load_spec(path), tmp_path / "fast" / name)
+            in_process[name] = tree(tmp_path / "fast" / name)
         command_args += [str(path), str(tmp_path / "command" / name)]
         ordinary_args += [str(path), str(tmp_path / "ordinary" / name)]
     command_env = {k: v for k, v in os.environ.items() if k not in (python_bindings.TYPE_CHECKS_ENV, "NODE_OPTIONS")}
+    command_env[engine.ENGINE_ENV] = package
     command = subprocess.run(
         [sys.executable, "-c", COMMAND_SYNTH, *command_args], env=command_env, capture_output=True, text=True
     )
     assert command.returncode == 0, command.stderr
     assert "UNCHECKED True" in command.stdout
     assert "DIRECT REQUESTS True" in command.stdout
+    assert f"ENGINE {package}" in command.stdout
     deferred = int(_found(r"DEFERRED ANSWERS (\d+)", command.stdout))
     assert deferred > 500  # most creates went without waiting for their answer
     # The ordinary path on both sides: Python imports every submodule, node requires every one.
     # Nothing of this process's own node set-up (tune_node_process in conftest) may reach it.
-    env = {k: v for k, v in os.environ.items() if k not in ("NODE_OPTIONS", "NODE_PRESERVE_SYMLINKS")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("NODE_OPTIONS", "NODE_PRESERVE_SYMLINKS", "CDKTN_DISABLE_CREATION_STACK")
+    }
     env[python_bindings.FULL_IMPORT_ENV] = "1"
+    env[engine.ENGINE_ENV] = package
     result = subprocess.run(
         [sys.executable, "-c", FULL_IMPORT_SYNTH, *ordinary_args], env=env, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
-    assert int(result.stdout.split("SUBMODULES")[1]) > 2000  # the ordinary path really imported them all
-    for path in EXAMPLE_SPECS:
+    submodules = int(result.stdout.split("SUBMODULES")[1])
+    if package == "cdktf":
+        assert submodules > 2000  # the ordinary path really imported them all
+    else:  # cdktn's packages load a submodule when it is first used (their own __getattr__)
+        assert submodules < 200
+    for path in examples:
         name = path.parent.name
         ordinary = tree(tmp_path / "ordinary" / name)
-        assert in_process[name] == ordinary, f"{name}: the library's fast path changed the output"
+        if name in in_process:
+            assert in_process[name] == ordinary, f"{name}: the library's fast path changed the output"
         command_tree = tree(tmp_path / "command" / name)
         assert command_tree.pop(OUTPUT_MARKER).startswith(b"This folder was written by")  # the command's own
         assert command_tree == ordinary, f"{name}: the synth command changed the output"
@@ -110,7 +134,8 @@ def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path):
 
 def test_this_process_imported_only_the_submodules_it_uses():
     bindings.aws_provider  # noqa: B018 - loads through the fast path
-    loaded = [m for m in sys.modules if m.startswith("cdktf_cdktf_provider_aws.") and m.count(".") == 1]
+    aws = engine.current().provider_package("aws")
+    loaded = [m for m in sys.modules if m.startswith(f"{aws}.") and m.count(".") == 1]
     if len(loaded) > 2000:
         pytest.skip("another test in this process imported the AWS bindings the ordinary way")
     assert len(loaded) < 100, f"{len(loaded)} AWS submodules imported; the stacks use a few dozen"
@@ -167,13 +192,13 @@ def test_an_unexpected_layout_falls_back_to_the_ordinary_import(fake_packages, i
 
 
 def test_missing_plugin_bindings_name_the_extra_to_install(monkeypatch):
-    monkeypatch.setitem(bindings.MODULES, "absent_provider", "cdktf_cdktf_provider_absent.provider")
-    monkeypatch.setitem(bindings.EXTRAS, "cdktf_cdktf_provider_absent", "absent")
+    monkeypatch.setitem(bindings.MODULES, "absent_provider", "absent.provider")
+    monkeypatch.setitem(bindings.EXTRAS, "absent", "absent")
     with pytest.raises(bindings.MissingBindingsError, match=r"pip install 'hyperpod-teams\[absent\]'"):
         bindings.absent_provider  # noqa: B018
 
 
-def test_missing_bindings_exit_1_with_the_fix_and_no_traceback(monkeypatch, capsys, tmp_path):
+def test_missing_bindings_exit_2_with_the_fix_and_no_traceback(monkeypatch, capsys, tmp_path):
     from hyperpod_teams import cli
     from tests.conftest import QUICKSTART
 
@@ -184,7 +209,7 @@ def test_missing_bindings_exit_1_with_the_fix_and_no_traceback(monkeypatch, caps
     monkeypatch.setattr(sys, "argv", ["hyperpod-teams", "synth", str(QUICKSTART), "--out", str(tmp_path / "o")])
     with pytest.raises(SystemExit) as raised:
         cli.main()
-    assert raised.value.code == 1
+    assert raised.value.code == 2
     err = capsys.readouterr().err
     assert "pip install y" in err and "bug" not in err and "Traceback" not in err
 
@@ -224,8 +249,12 @@ NODE = "node"
 NODE_DIR = speedups.NODE_PRELOAD_SCRIPT.parent
 
 
-def node(script: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([NODE, "-e", script, *args], capture_output=True, text=True, env=env, timeout=60)
+def node(
+    script: str, *args: str, env: dict | None = None, input_text: str | None = None
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [NODE, "-e", script, *args], input=input_text, capture_output=True, text=True, env=env, timeout=60
+    )
 
 
 def rewriter_applies(module: str, function: str, sources: list[str]) -> list[bool]:
@@ -240,13 +269,16 @@ def rewriter_applies(module: str, function: str, sources: list[str]) -> list[boo
     return json.loads(result.stdout)
 
 
-def test_a_real_synth_applies_every_node_rewrite(tmp_path):
+@pytest.mark.parametrize("package", ENGINE_PACKAGES)
+def test_a_real_synth_applies_every_node_rewrite(tmp_path, package):
+    """Under either engine every rewriter applies to the files it targets; cdktn's creation stacks
+    are off by its own switch (CDKTN_DISABLE_CREATION_STACK), cdktf's by the rewriter."""
     require_pinned_runtime()
     report = tmp_path / "rewrites.txt"
     env = {**os.environ, "HYPERPOD_TEAMS_NODE_REWRITES_REPORT": str(report), "NODE_OPTIONS": ""}
     spec = EXAMPLE_SPECS[[p.parent.name for p in EXAMPLE_SPECS].index("quickstart")]
     result = subprocess.run(
-        [sys.executable, "-m", "hyperpod_teams", "synth", str(spec), "--out", str(tmp_path / "out")],
+        [sys.executable, "-m", "hyperpod_teams", "synth", str(spec), "--out", str(tmp_path / "out"), "--engine", package],
         capture_output=True,
         text=True,
         env=env,
@@ -254,9 +286,10 @@ def test_a_real_synth_applies_every_node_rewrite(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     rewrites = [line.split("\t") for line in report.read_text().splitlines()]
-    lazy = {_found(r"@cdktf[\\/](provider-[a-z-]+)", f) for r, f in rewrites if r == "lazy-provider-exports"}
+    lazy = {_found(rf"@{package}[\\/](provider-[a-z-]+)", f) for r, f in rewrites if r == "lazy-provider-exports"}
     assert lazy == {"provider-aws", "provider-azuread", "provider-helm", "provider-kubernetes"}
-    assert [Path(f).name for r, f in rewrites if r == "no-creation-stacks"] == ["stack-trace.js"]
+    expected_stack_traces = ["stack-trace.js"] if package == "cdktf" else []
+    assert [Path(f).name for r, f in rewrites if r == "no-creation-stacks"] == expected_stack_traces
     assert sorted(Path(f).name for r, f in rewrites if r == "kernel-in-process") == ["jsii-runtime.js", "program.js"]
     assert [Path(f).name for r, f in rewrites if r == "kernel-assert-messages"] == ["program.js"]
     assert [Path(f).name for r, f in rewrites if r == "kernel-type-caches"] == ["program.js"]
@@ -291,6 +324,38 @@ def test_the_lazy_index_requires_a_submodule_only_when_it_is_used(tmp_path):
     result = node(script)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"before": [], "kind": "beta", "after": ["beta"], "keys": ["alpha", "beta"]}
+
+
+@pytest.mark.parametrize("package", ["cdktn_provider_helm", "cdktf_cdktf_provider_helm"])
+def test_the_published_provider_index_of_either_engine_becomes_lazy(tmp_path, package):
+    """The index as each engine's bindings package ships it (cdktn's compiled by TypeScript 5.9,
+    with its __importStar helpers; cdktf's with plain requires): every export becomes a getter,
+    and an index whose helpers differ by one character is left as it is."""
+    import importlib.util
+    import tarfile
+
+    found = importlib.util.find_spec(package)
+    assert found and found.origin
+    (tarball,) = (Path(found.origin).parent / "_jsii").glob("*.jsii.tgz")
+    with tarfile.open(tarball) as archive:
+        archive.extractall(tmp_path, filter="data")
+    published = (tmp_path / "package" / "lib" / "index.js").read_text()
+    script = (
+        f"const {{ lazyIndex }} = require({json.dumps(str(NODE_DIR / 'lazy_provider_exports.js'))});"
+        "const source = require('fs').readFileSync(0, 'utf8');"
+        "const rewritten = lazyIndex(source);"
+        "const exported = {}; new Function('exports', 'require', rewritten)(exported, () => ({ __esModule: true }));"
+        "const lazy = Object.keys(exported).filter((k) => Object.getOwnPropertyDescriptor(exported, k).get);"
+        "console.log(JSON.stringify({ keys: Object.keys(exported).sort(), lazy: lazy.sort(),"
+        " edited: lazyIndex(source.replace('__setModuleDefault(result, mod)', '__setModuleDefault(mod, result)')) }));"
+    )
+    result = node(script, input_text=published)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["keys"] == ["dataHelmTemplate", "provider", "release"]
+    assert report["lazy"] == report["keys"]
+    if package.startswith("cdktn"):
+        assert report["edited"] is None
 
 
 def test_an_index_of_another_shape_is_left_as_it_is():
@@ -336,21 +401,24 @@ REWRITTEN_TWIN = program("rewritten_twin.js")
 RESOLVE_BOTH_WAYS = program("rewritten_twin.js") + program("resolve_both_ways.js")
 
 
-def _packaged_cdktf_lib(tmp_path: Path) -> Path:
-    """The cdktf JavaScript the jsii kernel runs: the tarball in the cdktf Python package."""
+def _packaged_engine_lib(tmp_path: Path, package: str) -> Path:
+    """The engine's JavaScript the jsii kernel runs: the tarball in its Python package (cdktn or
+    cdktf, found without importing it)."""
+    import importlib.util
     import tarfile
 
-    import cdktf
-
-    (tarball,) = (Path(cdktf.__file__).parent / "_jsii").glob("cdktf@*.jsii.tgz")
+    found = importlib.util.find_spec(package)
+    assert found and found.origin, f"{package} is not installed (the dev extra has both engines)"
+    (tarball,) = (Path(found.origin).parent / "_jsii").glob(f"{package}@*.jsii.tgz")
     with tarfile.open(tarball) as archive:
         archive.extractall(tmp_path, filter="data")
     return tmp_path / "package" / "lib"
 
 
-def test_cdktf_resolve_rewritten_gives_every_answer_the_published_one_gives(tmp_path):
+@pytest.mark.parametrize("package", ENGINE_PACKAGES)
+def test_cdktf_resolve_rewritten_gives_every_answer_the_published_one_gives(tmp_path, package):
     require_pinned_runtime()
-    report = both_ways(tmp_path, RESOLVE_BOTH_WAYS, "cdktf_resolve.js", "resolve.js")
+    report = both_ways(tmp_path, package, RESOLVE_BOTH_WAYS, "cdktf_resolve.js", "resolve.js")
     assert report["differences"] == []
     assert report["compared"] > 100
     # The comparison covers the errors too: the depth limit, the placeholders, a function.
@@ -360,8 +428,9 @@ def test_cdktf_resolve_rewritten_gives_every_answer_the_published_one_gives(tmp_
     assert "map 200 leaf" not in report["errors"]
 
 
-def test_cdktf_resolve_of_another_shape_is_left_as_it_is(tmp_path):
-    published = (_packaged_cdktf_lib(tmp_path) / "tokens" / "private" / "resolve.js").read_text()
+@pytest.mark.parametrize("package", ENGINE_PACKAGES)
+def test_cdktf_resolve_of_another_shape_is_left_as_it_is(tmp_path, package):
+    published = (_packaged_engine_lib(tmp_path, package) / "tokens" / "private" / "resolve.js").read_text()
     edits = [
         published.replace("...options,", "...options, extra: 1,"),  # options with another field
         published.replace('const pathName = "/" + prefix.join("/");', 'let pathName = "/" + prefix.join("/");'),
@@ -395,20 +464,21 @@ def _packaged_constructs(tmp_path: Path) -> None:
     (tmp_path / "extracted" / "package").rename(tmp_path / "node_modules" / "constructs")
 
 
-def both_ways(tmp_path: Path, script: str, rewriter: str, module: str) -> dict:
-    """The report of a *_BOTH_WAYS script run on the packaged cdktf with `rewriter`, which must apply."""
-    lib = _packaged_cdktf_lib(tmp_path)
+def both_ways(tmp_path: Path, package: str, script: str, rewriter: str, module: str) -> dict:
+    """The report of a *_BOTH_WAYS script run on the packaged engine with `rewriter`, which must apply."""
+    lib = _packaged_engine_lib(tmp_path, package)
     _packaged_constructs(tmp_path)
     result = node(script, str(lib), str(NODE_DIR / rewriter), env={**os.environ, "NODE_OPTIONS": ""})
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert report["applied"], f"the packaged cdktf's {module} is no longer of the shape {rewriter} expects"
+    assert report["applied"], f"the packaged {package}'s {module} is no longer of the shape {rewriter} expects"
     return report
 
 
-def test_a_stacks_backend_found_early_is_the_one_cdktf_finds(tmp_path):
+@pytest.mark.parametrize("package", ENGINE_PACKAGES)
+def test_a_stacks_backend_found_early_is_the_one_cdktf_finds(tmp_path, package):
     require_pinned_runtime()
-    report = both_ways(tmp_path, STACK_BACKEND_BOTH_WAYS, "cdktf_stack_backend.js", "terraform-stack.js")
+    report = both_ways(tmp_path, package, STACK_BACKEND_BOTH_WAYS, "cdktf_stack_backend.js", "terraform-stack.js")
     answers = report["answers"]
     assert {name: a["rewritten"] for name, a in answers.items()} == {
         name: a["published"] for name, a in answers.items()
@@ -420,8 +490,9 @@ def test_a_stacks_backend_found_early_is_the_one_cdktf_finds(tmp_path):
     assert answers["none (a LocalBackend is added)"]["published"] == "LocalBackend s/backend of 2"
 
 
-def test_a_stack_module_of_another_shape_is_left_as_it_is(tmp_path):
-    published = (_packaged_cdktf_lib(tmp_path) / "terraform-stack.js").read_text()
+@pytest.mark.parametrize("package", ENGINE_PACKAGES)
+def test_a_stack_module_of_another_shape_is_left_as_it_is(tmp_path, package):
+    published = (_packaged_engine_lib(tmp_path, package) / "terraform-stack.js").read_text()
     edits = [
         published.replace("const visit = async (node) => {", "const visit = (node) => {"),
         published.replace("return backends[0] ||", "return backends[backends.length - 1] ||"),
@@ -441,9 +512,10 @@ def test_a_stack_module_of_another_shape_is_left_as_it_is(tmp_path):
 STACK_DOCUMENT_BOTH_WAYS = program("rewritten_twin.js") + program("stack_document_both_ways.js")
 
 
-def test_a_stack_document_resolved_once_is_the_one_cdktf_gives(tmp_path):
+@pytest.mark.parametrize("package", ENGINE_PACKAGES)
+def test_a_stack_document_resolved_once_is_the_one_cdktf_gives(tmp_path, package):
     require_pinned_runtime()
-    report = both_ways(tmp_path, STACK_DOCUMENT_BOTH_WAYS, "cdktf_stack_document.js", "terraform-stack.js")
+    report = both_ways(tmp_path, package, STACK_DOCUMENT_BOTH_WAYS, "cdktf_stack_document.js", "terraform-stack.js")
     answers = report["answers"]
     assert {name: a["rewritten"] for name, a in answers.items()} == {
         name: a["published"] for name, a in answers.items()
@@ -460,8 +532,9 @@ def test_a_stack_document_resolved_once_is_the_one_cdktf_gives(tmp_path):
     )
 
 
-def test_a_stack_module_without_the_expected_second_pass_is_left_as_it_is(tmp_path):
-    published = (_packaged_cdktf_lib(tmp_path) / "terraform-stack.js").read_text()
+@pytest.mark.parametrize("package", ENGINE_PACKAGES)
+def test_a_stack_module_without_the_expected_second_pass_is_left_as_it_is(tmp_path, package):
+    published = (_packaged_engine_lib(tmp_path, package) / "terraform-stack.js").read_text()
     edits = [
         published.replace(
             "        return (0, _tokens_1.resolve)(this, tf);\n    }\n    registerOutgoing",
@@ -484,9 +557,10 @@ def test_a_stack_module_without_the_expected_second_pass_is_left_as_it_is(tmp_pa
 SNAKE_CASE_BOTH_WAYS = program("rewritten_twin.js") + program("snake_case_both_ways.js")
 
 
-def test_snake_case_remembered_gives_the_answers_cdktf_gives(tmp_path):
+@pytest.mark.parametrize("package", ENGINE_PACKAGES)
+def test_snake_case_remembered_gives_the_answers_cdktf_gives(tmp_path, package):
     require_pinned_runtime()
-    report = both_ways(tmp_path, SNAKE_CASE_BOTH_WAYS, "cdktf_snake_case.js", "util.js")
+    report = both_ways(tmp_path, package, SNAKE_CASE_BOTH_WAYS, "cdktf_snake_case.js", "util.js")
     assert [a["rewritten"] for a in report["answers"]] == [a["published"] for a in report["answers"]]
     assert {a["arg"]: a["published"] for a in report["answers"]}["camelCase"] == "camel_case"
     assert (
@@ -496,8 +570,9 @@ def test_snake_case_remembered_gives_the_answers_cdktf_gives(tmp_path):
     )
 
 
-def test_a_util_module_of_another_shape_is_left_as_it_is(tmp_path):
-    published = (_packaged_cdktf_lib(tmp_path) / "util.js").read_text()
+@pytest.mark.parametrize("package", ENGINE_PACKAGES)
+def test_a_util_module_of_another_shape_is_left_as_it_is(tmp_path, package):
+    published = (_packaged_engine_lib(tmp_path, package) / "util.js").read_text()
     edits = [
         published.replace('.replace(/[^A-Za-z0-9]+|_+/g, "_")', '.replace(/[^A-Za-z0-9]+/g, "_")'),
         published + "\nconst snakeCaseOfString = 1;\n",
@@ -511,9 +586,10 @@ def test_a_util_module_of_another_shape_is_left_as_it_is(tmp_path):
 PREPARED_BLOCKS_APPS = program("prepared_blocks_apps.js")
 
 
-def test_a_document_reusing_prepared_blocks_is_the_one_cdktf_writes(tmp_path):
+@pytest.mark.parametrize("package", ENGINE_PACKAGES)
+def test_a_document_reusing_prepared_blocks_is_the_one_cdktf_writes(tmp_path, package):
     require_pinned_runtime()
-    lib = _packaged_cdktf_lib(tmp_path)
+    lib = _packaged_engine_lib(tmp_path, package)
     _packaged_constructs(tmp_path)
     reports = {}
     for mode in ("published", "rewritten"):
@@ -548,10 +624,11 @@ def test_a_document_reusing_prepared_blocks_is_the_one_cdktf_writes(tmp_path):
     assert reused["an aspect that changes a resource"] == 0
 
 
-def test_files_of_another_shape_keep_their_blocks_as_cdktf_does(tmp_path):
+@pytest.mark.parametrize("package", ENGINE_PACKAGES)
+def test_files_of_another_shape_keep_their_blocks_as_cdktf_does(tmp_path, package):
     import jsii
 
-    lib = _packaged_cdktf_lib(tmp_path)
+    lib = _packaged_engine_lib(tmp_path, package)
     stack, aspect, resolvable = (
         (lib / name).read_text() for name in ("terraform-stack.js", "aspect.js", "tokens/resolvable.js")
     )
@@ -753,7 +830,7 @@ def test_editors_see_every_bindings_module_the_registry_names():
     imports = [node for node in block.body if isinstance(node, ast.ImportFrom)]
     assert len(imports) == len(block.body)
     seen = {alias.asname: f"{node.module}.{alias.name}" for node in imports for alias in node.names}
-    assert seen == bindings.MODULES
+    assert seen == {name: f"{engine.DEFAULT.provider_prefix}{module}" for name, module in bindings.MODULES.items()}
 
 
 def test_a_wrong_foretelling_falls_back_to_the_ordinary_path_and_finishes_the_synth(tmp_path):
@@ -833,11 +910,16 @@ def test_each_plugin_registers_its_own_bindings_modules():
     assert not [name for name in bindings.MODULES if name.startswith(("azuread_", "okta_"))]
     load_identity_provider("entra_id")
     load_identity_provider("okta")
-    assert bindings.PLUGIN_MODULES["azuread_group"] == "cdktf_cdktf_provider_azuread.group"
-    assert bindings.PLUGIN_MODULES["okta_app_saml"] == "cdktf_cdktf_provider_okta.app_saml"
-    assert bindings.EXTRAS == {"cdktf_cdktf_provider_azuread": "entra", "cdktf_cdktf_provider_okta": "okta"}
+    assert bindings.PLUGIN_MODULES["azuread_group"] == "azuread.group"
+    assert bindings.PLUGIN_MODULES["okta_app_saml"] == "okta.app_saml"
+    assert bindings.EXTRAS == {"azuread": "entra", "okta": "okta"}
+    assert bindings.ENGINES == {"okta": ("cdktf",)}
     with pytest.raises(ValueError, match="registered already"):
-        bindings.register({"azuread_group": "cdktf_cdktf_provider_azuread.application"})
+        bindings.register({"azuread_group": "azuread.application"})
+    # A module named with an engine's package (as plugins of contract 2 wrote) is the same module.
+    bindings.register({"azuread_group": "cdktf_cdktf_provider_azuread.group"})
+    bindings.register({"azuread_group": "cdktn_provider_azuread.group"})
+    assert bindings.module_name("azuread_group") == f"{engine.current().provider_package('azuread')}.group"
 
 
 def test_a_cold_package_cache_gets_no_declarations_and_the_output_is_the_same(tmp_path):

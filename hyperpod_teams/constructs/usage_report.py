@@ -305,7 +305,7 @@ class UsageReportOperator(Construct):
             "operator",
             name=release_name,
             chart=chart,
-            namespace=created.metadata.name,
+            namespace=bindings.read_block("kubernetes_namespace", "metadata", created.metadata).name,
             set=[
                 release.ReleaseSet(name=name, value=value)
                 for name, value in usage_report.operator_chart_values(spec, bucket_name).items()

@@ -9,7 +9,9 @@ node side knows every type), then imports just the submodules asked for (`hyperp
 does, for every module it hands out). The output is byte for byte the same (a test synthesizes
 every example both ways). When a package's `__init__` does not have the expected shape (another
 bindings version), the ordinary import runs instead; HYPERPOD_TEAMS_FULL_BINDINGS_IMPORT=1 forces
-the ordinary import everywhere.
+the ordinary import everywhere. CDK Terrain's packages (cdktn_provider_*) need none of this: they
+load a submodule when it is first used (a module `__getattr__` of their own), so their `__init__`
+has no such block and is imported as published.
 """
 
 from __future__ import annotations

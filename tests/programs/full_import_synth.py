@@ -7,6 +7,10 @@ from hyperpod_teams.spec import load_spec
 
 for spec_path, out in zip(sys.argv[1::2], sys.argv[2::2], strict=True):
     build_app(load_spec(spec_path), outdir=out).synth()
-import cdktf_cdktf_provider_aws
+import importlib
 
-print("SUBMODULES", sum(1 for m in sys.modules if m.startswith("cdktf_cdktf_provider_aws.")))
+from hyperpod_teams import engine
+
+aws = engine.current().provider_package("aws")
+importlib.import_module(aws)
+print("SUBMODULES", sum(1 for m in sys.modules if m.startswith(f"{aws}.")))
