@@ -40,7 +40,10 @@ def _pins() -> dict[str, str]:
     import tomllib
 
     project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())["project"]
-    requirements = [*project["dependencies"], *(r for extra in project["optional-dependencies"].values() for r in extra)]
+    requirements = [
+        *project["dependencies"],
+        *(r for extra in project["optional-dependencies"].values() for r in extra),
+    ]
     return dict(d.split("==") for d in requirements if "==" in d)
 
 
@@ -278,7 +281,17 @@ def test_a_real_synth_applies_every_node_rewrite(tmp_path, package):
     env = {**os.environ, "HYPERPOD_TEAMS_NODE_REWRITES_REPORT": str(report), "NODE_OPTIONS": ""}
     spec = EXAMPLE_SPECS[[p.parent.name for p in EXAMPLE_SPECS].index("quickstart")]
     result = subprocess.run(
-        [sys.executable, "-m", "hyperpod_teams", "synth", str(spec), "--out", str(tmp_path / "out"), "--engine", package],
+        [
+            sys.executable,
+            "-m",
+            "hyperpod_teams",
+            "synth",
+            str(spec),
+            "--out",
+            str(tmp_path / "out"),
+            "--engine",
+            package,
+        ],
         capture_output=True,
         text=True,
         env=env,
