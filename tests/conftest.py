@@ -106,6 +106,15 @@ def _quickstart_data(cache: dict = {}) -> dict:  # noqa: B006 - a deliberate per
     return copy.deepcopy(cache["data"])
 
 
+def one_block(value):
+    """A nested block of a synthesized document: Terraform's JSON syntax takes a single block as an
+    object or as a one-element list, and the engines' bindings differ in which they write
+    (Kubernetes 3.x `metadata`: hyperpod_teams.bindings.LIST_BLOCKS)."""
+    if isinstance(value, list):
+        (value,) = value
+    return value
+
+
 def require_module(module: str) -> None:
     """Skip when a checker of the dev extra is missing; under CI (`CI` set) fail instead."""
     if importlib.util.find_spec(module) is None:

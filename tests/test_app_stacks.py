@@ -1,5 +1,5 @@
 """The app builds the stack set of docs/architecture.md: one provider system per stack, the spec's backend,
-explicit deploy order. Real cdktf synth with the real bindings."""
+explicit deploy order. Real synth (the engine of hyperpod_teams.engine) with the real bindings."""
 
 from __future__ import annotations
 
@@ -175,9 +175,8 @@ def test_every_kind_of_planned_stack_has_one_builder_and_the_app_builds_the_plan
     import copy
     from typing import get_args
 
-    import cdktf
-
     from hyperpod_teams.app import BUILDERS, add_platform_stacks
+    from hyperpod_teams.engine import cdk
     from hyperpod_teams.stack_plan import StackKind, stack_plan
     from tests.conftest import _quickstart_data
 
@@ -187,7 +186,7 @@ def test_every_kind_of_planned_stack_has_one_builder_and_the_app_builds_the_plan
     spec = validate_spec(data)
     plan = stack_plan(spec)
     assert {s.kind for s in plan} == set(get_args(StackKind))  # the quickstart with usage reports has every kind
-    built = add_platform_stacks(cdktf.App(), spec)
+    built = add_platform_stacks(cdk.App(), spec)
     assert [s.stack_name for s in built.all()] == [s.name for s in plan]
 
 

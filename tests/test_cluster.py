@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from hyperpod_teams import cloudformation
 from hyperpod_teams.spec import load_spec, validate_spec
 from hyperpod_teams.spec.problems import SpecError
-from tests.conftest import QUICKSTART, ROOT, synthesize_stacks
+from tests.conftest import QUICKSTART, ROOT, one_block, synthesize_stacks
 
 EXISTING = ROOT / "examples" / "existing-cluster" / "teams.yaml"
 
@@ -201,7 +201,7 @@ def test_without_task_governance_the_project_owns_the_namespaces(quickstart_data
     assert not cloud_control(stacks["acme-cluster"], "AWS::SageMaker::ClusterSchedulerConfig")
     assert not stacks["acme-team-nlp"]["resource"].get("aws_cloudcontrolapi_resource")
     namespace = only(stacks["acme-k8s-nlp"]["resource"]["kubernetes_namespace_v1"])
-    assert namespace["metadata"]["name"] == "hyperpod-ns-nlp"
+    assert one_block(namespace["metadata"])["name"] == "hyperpod-ns-nlp"
 
 
 def test_over_capacity_is_refused_before_synth(tmp_path):
@@ -365,14 +365,14 @@ def test_the_pod_identity_agent_stays_where_it_is_when_usage_reports_are_switche
 def test_the_agents_former_addresses_move_or_are_forgotten_not_destroyed(quickstart_data, tmp_path):
     """Where the agent was before it was shared: the training operator's construct in <org>-cluster
     (a `moved` block to its address now), the usage-report stack (a `removed` block that keeps it).
-    The addresses are cdktf's own for those construct paths, computed here in a scratch stack."""
-    import cdktf
+    The addresses are the engine's own for those construct paths, computed here in a scratch stack."""
     from constructs import Construct
 
     from hyperpod_teams import bindings
+    from hyperpod_teams.engine import cdk
 
-    app = cdktf.App(outdir=str(tmp_path / "scratch"))
-    scratch = cdktf.TerraformStack(app, "scratch")
+    app = cdk.App(outdir=str(tmp_path / "scratch"))
+    scratch = cdk.TerraformStack(app, "scratch")
     former = {}
     for scope_id in ("training-operator", "usage-report"):
         addon = bindings.aws_eks_addon.EksAddon(

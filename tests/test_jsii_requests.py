@@ -101,52 +101,54 @@ def test_the_full_import_variable_keeps_jsii_as_it_is(fresh_install, monkeypatch
 
 def test_a_kernel_error_reaches_python_as_jsii_raises_it(fresh_install):
     """An answer that is not `ok` goes the way jsii's own send takes it: the kernel's message."""
-    import cdktf
+    from hyperpod_teams.engine import cdk
 
     assert jsii_requests.install()
-    app = cdktf.App(outdir="/nonexistent-hyperpod-teams-test")
+    app = cdk.App(outdir="/nonexistent-hyperpod-teams-test")
     with pytest.raises(RuntimeError, match="No child with id: 'missing'"):
         app.node.find_child("missing")
     assert app.node.id == ""
 
 
 def test_a_create_node_refuses_is_raised_at_the_next_call_that_waits_naming_the_class(fresh_install):
-    import cdktf
+    from hyperpod_teams.engine import cdk
 
     assert jsii_requests.install()
-    app = cdktf.App(outdir="/nonexistent-hyperpod-teams-test")
-    stack = cdktf.TerraformStack(app, "stack")
-    cdktf.TerraformStack(app, "stack")  # node refuses it; Python does not wait to hear so
+    app = cdk.App(outdir="/nonexistent-hyperpod-teams-test")
+    stack = cdk.TerraformStack(app, "stack")
+    cdk.TerraformStack(app, "stack")  # node refuses it; Python does not wait to hear so
     with pytest.raises(RuntimeError, match="There is already a Construct with name 'stack'") as raised:
         _ = stack.node.id
-    assert any("cdktf.TerraformStack" in note for note in raised.value.__notes__)
+    assert any(f"{cdk.__name__}.TerraformStack" in note for note in raised.value.__notes__)
     assert stack.node.id == "stack"  # every answer was read: Python and the kernel are in step
 
 
 def test_a_dependency_node_refuses_is_raised_at_the_next_call_that_waits_naming_the_method(fresh_install):
-    import cdktf
+    from hyperpod_teams.engine import cdk
 
     assert jsii_requests.install()
-    app = cdktf.App(outdir="/nonexistent-hyperpod-teams-test")
-    first, second = cdktf.TerraformStack(app, "first"), cdktf.TerraformStack(app, "second")
+    app = cdk.App(outdir="/nonexistent-hyperpod-teams-test")
+    first, second = cdk.TerraformStack(app, "first"), cdk.TerraformStack(app, "second")
     deferred = jsii_requests._deferred.deferred
     second.add_dependency(first)
     first.add_dependency(second)  # a cycle: node refuses it; Python does not wait to hear so
     assert jsii_requests._deferred.deferred == deferred + 2
     with pytest.raises(RuntimeError, match="circular dependency") as raised:
         _ = first.node.id
-    assert any("addDependency()" in note and "cdktf.TerraformStack@" in note for note in raised.value.__notes__)
+    assert any(
+        "addDependency()" in note and f"{cdk.__name__}.TerraformStack@" in note for note in raised.value.__notes__
+    )
     assert [d.node.id for d in second.dependencies] == ["first"] and first.dependencies == []
 
 
 def test_a_reference_the_kernel_did_not_give_stops_before_anything_uses_it(fresh_install):
-    import cdktf
+    from hyperpod_teams.engine import cdk
 
     assert jsii_requests.install()
-    app = cdktf.App(outdir="/nonexistent-hyperpod-teams-test")  # its answer tells the numbering
+    app = cdk.App(outdir="/nonexistent-hyperpod-teams-test")  # its answer tells the numbering
     assert jsii_requests._deferred.next_id is not None
     jsii_requests._deferred.next_id += 7  # as if the kernel numbered objects another way
-    cdktf.TerraformStack(app, "stack")
+    cdk.TerraformStack(app, "stack")
     with pytest.raises(RuntimeError, match=jsii_requests.FULL_IMPORT_ENV):
         _ = app.node.children
 
@@ -167,12 +169,12 @@ def _watched_construct_class(calls: list):
 
 
 def test_an_object_python_overrides_is_called_back_while_its_child_is_created(fresh_install):
-    import cdktf
+    from hyperpod_teams.engine import cdk
     from constructs import Construct
 
     calls: list = []
     assert jsii_requests.install()
-    stack = cdktf.TerraformStack(cdktf.App(outdir="/nonexistent-hyperpod-teams-test"), "stack")
+    stack = cdk.TerraformStack(cdk.App(outdir="/nonexistent-hyperpod-teams-test"), "stack")
     watched = _watched_construct_class(calls)(stack, "watched")
     child = Construct(watched, "child")
     assert calls  # the kernel asked Python for `node` while it created the child
@@ -180,11 +182,11 @@ def test_an_object_python_overrides_is_called_back_while_its_child_is_created(fr
 
 
 def test_an_overriding_object_made_before_install_is_called_back_too(fresh_install):
-    import cdktf
+    from hyperpod_teams.engine import cdk
     from constructs import Construct
 
     calls: list = []
-    stack = cdktf.TerraformStack(cdktf.App(outdir="/nonexistent-hyperpod-teams-test"), "stack")
+    stack = cdk.TerraformStack(cdk.App(outdir="/nonexistent-hyperpod-teams-test"), "stack")
     watched = _watched_construct_class(calls)(stack, "watched")  # jsii as it is
     assert jsii_requests.install()
     Construct(stack, "first")  # its answer tells the kernel's numbering

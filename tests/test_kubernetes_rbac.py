@@ -10,7 +10,7 @@ import pytest
 
 from hyperpod_teams import naming, rbac
 from hyperpod_teams.spec import load_spec, validate_spec
-from tests.conftest import QUICKSTART, synthesize_stacks
+from tests.conftest import QUICKSTART, one_block, synthesize_stacks
 
 KINDS = {
     "kubernetes_role_v1": "Role",
@@ -34,7 +34,11 @@ READABLE_BY_NAME = {("", "namespaces"), ("apiextensions.k8s.io", "customresource
 
 def manifest(resource_type: str, body: dict) -> dict:
     """A synthesized Terraform RBAC object, written back as the Kubernetes manifest it creates."""
-    result = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": KINDS[resource_type], "metadata": body["metadata"]}
+    result = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": KINDS[resource_type],
+        "metadata": one_block(body["metadata"]),
+    }
     if "rule" in body:
         result["rules"] = [
             {

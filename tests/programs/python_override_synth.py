@@ -2,16 +2,16 @@ import json, sys
 from hyperpod_teams import speedups
 
 speedups.tune_node_process()
-import cdktf
+from hyperpod_teams.engine import cdk
 
-stack = cdktf.TerraformStack(cdktf.App(outdir=sys.argv[1] + "/later"), "later")
-changed = cdktf.TerraformResource(stack, "r", terraform_resource_type="null_resource")
+stack = cdk.TerraformStack(cdk.App(outdir=sys.argv[1] + "/later"), "later")
+changed = cdk.TerraformResource(stack, "r", terraform_resource_type="null_resource")
 stack.prepare_stack()
 changed.add_override("triggers.later", "yes")
 print("LATER", json.dumps(stack.to_terraform()["resource"]))
 
 
-class Counting(cdktf.TerraformResource):
+class Counting(cdk.TerraformResource):
     calls = 0
 
     def _synthesize_attributes(self):
@@ -19,7 +19,7 @@ class Counting(cdktf.TerraformResource):
         return {"call": Counting.calls}
 
 
-app = cdktf.App(outdir=sys.argv[1])
-Counting(cdktf.TerraformStack(app, "s"), "r", terraform_resource_type="null_resource")
+app = cdk.App(outdir=sys.argv[1])
+Counting(cdk.TerraformStack(app, "s"), "r", terraform_resource_type="null_resource")
 app.synth()
 print("CALLS", Counting.calls)

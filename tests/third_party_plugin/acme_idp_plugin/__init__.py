@@ -1,5 +1,5 @@
 """A third-party identity provider whose SAML app is set up by hand: the identity stack only
-publishes its metadata as outputs, and it imports cdktf only when it builds."""
+publishes its metadata as outputs, and it imports the CDK engine (hyperpod_teams.engine.cdk) only when it builds."""
 
 from __future__ import annotations
 
@@ -23,10 +23,10 @@ class AcmeIdpPlugin(IdentityProviderPlugin):
         """Nothing to configure: the app is set up in Acme's console."""
 
     def build(self, stack, idp, groups: IdentityGroups) -> IdentityBuild:
-        import cdktf
+        from hyperpod_teams.engine import cdk  # the engine the app builds with (cdktn or cdktf)
 
         base = f"https://{self.settings.tenant}.idp.example.com"
-        cdktf.TerraformLocal(stack, "acme_tenant", self.settings.tenant)
+        cdk.TerraformLocal(stack, "acme_tenant", self.settings.tenant)
         # Acme prefixes the groups it provisions into Identity Center.
         return IdentityBuild(
             group_display_names={key: self.settings.group_prefix + name for key, name in groups.by_team_role.items()},
