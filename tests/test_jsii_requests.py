@@ -169,8 +169,9 @@ def _watched_construct_class(calls: list):
 
 
 def test_an_object_python_overrides_is_called_back_while_its_child_is_created(fresh_install):
-    from hyperpod_teams.engine import cdk
     from constructs import Construct
+
+    from hyperpod_teams.engine import cdk
 
     calls: list = []
     assert jsii_requests.install()
@@ -182,8 +183,9 @@ def test_an_object_python_overrides_is_called_back_while_its_child_is_created(fr
 
 
 def test_an_overriding_object_made_before_install_is_called_back_too(fresh_install):
-    from hyperpod_teams.engine import cdk
     from constructs import Construct
+
+    from hyperpod_teams.engine import cdk
 
     calls: list = []
     stack = cdk.TerraformStack(cdk.App(outdir="/nonexistent-hyperpod-teams-test"), "stack")
