@@ -293,16 +293,19 @@ def _shape(block: dict) -> dict:
 
 @pytest.mark.parametrize("provider", ["kubernetes", "azuread"])
 def test_a_schema_read_back_from_a_binding_matches_the_published_one(provider, example_stacks):
-    """The okta schema is read back from its prebuilt binding (no published one exists). The same
-    reading of the kubernetes and azuread bindings gives, for every resource type the stacks use,
+    """The okta schema is read back from its prebuilt binding (no published one exists), and so are
+    the CDK Terrain versions' resources (SOURCES.md). The same reading of the CDKTF kubernetes and
+    azuread bindings gives, for every resource type the stacks use,
     exactly their published schemas (at the level of detail SOURCES.md states)."""
     import glob
     import gzip
     import importlib.util
 
+    from hyperpod_teams import engine
     from tests.schema_provider.from_binding import read_binding
 
-    (stand_in,) = [s for s in mirror.available() if s.name == provider]
+    cdktf_version = dict(engine.CDKTF.provider_versions)[provider]
+    (stand_in,) = [s for s in mirror.available() if s.name == provider and s.version == cdktf_version]
     published = json.loads(gzip.decompress(stand_in.schema_file.read_bytes()))["resource_schemas"]
     found = importlib.util.find_spec(f"cdktf_cdktf_provider_{provider}")
     assert found is not None and found.origin is not None, f"the {provider} bindings are not installed"

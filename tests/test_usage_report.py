@@ -15,7 +15,7 @@ import pytest
 from hyperpod_teams import naming, stack_plan, usage_report
 from hyperpod_teams.spec import SpecError, validate_spec
 from hyperpod_teams.spec.models import USAGE_REPORT_REF
-from tests.conftest import ROOT, synthesize_stacks
+from tests.conftest import ROOT, one_block, synthesize_stacks
 from tests.offline_terraform import offline_plan_config, stub_remote_states, terraform_or_skip, write_stack
 
 #: cloudformation/usage-report.yaml, the Glue tables' locations, columns and partition keys as the
@@ -106,12 +106,13 @@ def test_operator_chart_gets_every_value_its_deployment_requires(usage_stacks):
     assert values["region"] == "us-west-2"
     assert values["s3BucketName"] == usage_report.bucket_name("acme", "111122223333", "us-west-2")
     (namespace,) = resources(stack, "kubernetes_namespace_v1")
-    annotations = namespace["metadata"]["annotations"]
+    metadata = one_block(namespace["metadata"])
+    annotations = metadata["annotations"]
     # permissions/usage-report-namespace.yaml.template: the namespace Helm may adopt.
-    assert namespace["metadata"]["labels"] == {"app.kubernetes.io/managed-by": "Helm"}
+    assert metadata["labels"] == {"app.kubernetes.io/managed-by": "Helm"}
     assert annotations == {
         "meta.helm.sh/release-name": release["name"],
-        "meta.helm.sh/release-namespace": namespace["metadata"]["name"],
+        "meta.helm.sh/release-namespace": metadata["name"],
     }
     # The release goes into that namespace, after it exists.
     assert release["namespace"].startswith("${kubernetes_namespace_v1.") and "metadata[0].name" in release["namespace"]

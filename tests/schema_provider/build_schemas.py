@@ -4,6 +4,8 @@ search tool's `fetch` brings them); the tests only read the result.
 
     python -m tests.schema_provider.build_schemas MIRROR_DIR [BINDINGS_SITE_PACKAGES]
 
+With BINDINGS_SITE_PACKAGES, the CDK Terrain engine's versions too (build_cdktn_schemas).
+
 MIRROR_DIR holds `<owner>+<repo>/repo` git folders: lonegunmanb/terraform-{aws,kubernetes,azuread,
 helm}-schema. The okta resources come from the okta binding's jsii bundle (from_binding.py).
 """
@@ -53,6 +55,113 @@ def helm_3_1_1(published_3_0_2: dict) -> dict:
     return schema
 
 
+def merged(published: dict, from_binding: dict) -> dict:
+    """A resource's schema at the binding's version: the names, types and block nesting the
+    binding has (it was generated from that version's schema), with what the binding does not carry
+    (descriptions, sensitivity, optional+computed, min/max items) kept from the published schema of
+    an earlier version wherever the two agree on the name, type and nesting."""
+    out = {k: v for k, v in published.items() if k not in ("attributes", "block_types")}
+    attributes = {}
+    for name, attribute in from_binding.get("attributes", {}).items():
+        earlier = published.get("attributes", {}).get(name)
+        same = earlier and (earlier.get("type") == attribute.get("type") or "nested_type" in earlier)
+        attributes[name] = earlier if same else attribute
+    # A nested attribute (plugin framework) reads back from the binding as a block: kept as published.
+    for name in from_binding.get("block_types", {}):
+        earlier = published.get("attributes", {}).get(name)
+        if earlier and "nested_type" in earlier:
+            attributes[name] = earlier
+    if attributes:
+        out["attributes"] = attributes
+    blocks = {}
+    for name, block_type in from_binding.get("block_types", {}).items():
+        if name in attributes:
+            continue
+        earlier = published.get("block_types", {}).get(name)
+        mode = block_type["nesting_mode"]
+        # The generator writes a block of max_items 1 (SDKv2 "list") as one object: "single" here.
+        same_shape = earlier and (
+            earlier["nesting_mode"] == mode or (mode == "single" and earlier.get("max_items") == 1)
+        )
+        if same_shape and mode == "list" and earlier.get("max_items") == 1 and block_type.get("max_items") != 1:
+            # The binding writes a list where the earlier version's generator wrote one object:
+            # the block takes more than one now (Kubernetes 3.x `metadata`); its limits are unknown.
+            limits = ("max_items", "min_items")
+            blocks[name] = {
+                **{k: v for k, v in earlier.items() if k not in limits},
+                "block": merged(earlier["block"], block_type["block"]),
+            }
+        elif same_shape:
+            blocks[name] = {**earlier, "block": merged(earlier["block"], block_type["block"])}
+        else:
+            blocks[name] = {**block_type, "block": merged((earlier or {}).get("block", {}), block_type["block"])}
+    if blocks:
+        out["block_types"] = blocks
+    return out
+
+
+def at_binding_version(published: dict, tgz: str, provider: str, modules: list[str]) -> dict:
+    """`published` (an earlier version's whole schema) with every resource and data source the
+    stacks use (`modules`: bindings submodules, hyperpod_teams.bindings) as the binding has it."""
+    schema = copy.deepcopy(published)
+    for module in modules:
+        if module == "provider":
+            continue
+        folder = module.replace("_", "-")
+        if module.startswith("data_"):
+            kind, type_name = "data_source_schemas", module.removeprefix("data_")
+        else:
+            kind, type_name = "resource_schemas", f"{provider}_{module}"
+        read = read_binding(tgz, folder).resource(type_name)
+        earlier = schema[kind].get(type_name, {"version": 0, "block": {}})
+        schema[kind][type_name] = {
+            **earlier,
+            "version": earlier["version"],
+            "block": merged(earlier["block"], read["block"]),
+        }
+    return schema
+
+
+def engine_modules() -> dict[str, list[str]]:
+    """Per provider, the bindings submodules the core stacks and the built-in plugins use."""
+    from hyperpod_teams import bindings
+    from hyperpod_teams.plugins import load_identity_provider
+
+    load_identity_provider("entra_id")
+    found: dict[str, list[str]] = {}
+    for module in [*bindings.MODULES.values(), *bindings.PLUGIN_MODULES.values()]:
+        provider, _, submodule = module.partition(".")
+        found.setdefault(provider, []).append(submodule)
+    return found
+
+
+def build_cdktn_schemas(mirror: Path, site: Path) -> None:
+    """The stand-ins of the CDK Terrain engine's pinned providers (schemas/SOURCES.md): no published
+    schema of these versions is in the copies at hand, so each is the latest published one there,
+    with the stacks' resources as the binding generated from the pinned version has them."""
+
+    def repo(name: str) -> Path:
+        return mirror / f"lonegunmanb+terraform-{name}-schema" / "repo"
+
+    def tgz(provider: str) -> str:
+        (found,) = glob.glob(str(site / f"cdktn_provider_{provider}" / "_jsii" / "*.jsii.tgz"))
+        return found
+
+    modules = engine_modules()
+    bases = {
+        "aws": (published_schema(repo("aws"), "v6.47.0"), "6.69.1", "aws-6.25.0"),
+        "kubernetes": (published_schema(repo("kubernetes"), "v2.38.0"), "3.4.0", "kubernetes-2.38.0"),
+        "azuread": (published_schema(repo("azuread"), "v3.7.0"), "3.10.0", "azuread-3.7.0"),
+        "helm": (helm_3_1_1(published_schema(repo("helm"), "v3.0.2")), "3.3.0", "helm-3.1.1"),
+    }
+    for provider, (base, version, earlier_block) in bases.items():
+        schema = at_binding_version(base, tgz(provider), provider, modules[provider])
+        schema["provider"] = _provider_block(earlier_block)
+        if provider == "aws":
+            schema["functions"] = json.loads((BLOCKS / "aws-6.25.0.functions.json").read_text())
+        _write(f"{provider}-{version}", schema)
+
+
 def _provider_block(name: str) -> dict:
     return json.loads((BLOCKS / f"{name}.json").read_text())
 
@@ -81,6 +190,7 @@ def main(argv: list[str]) -> None:
     helm["provider"] = _provider_block("helm-3.1.1")
     _write("helm-3.1.1", helm)
     if site:
+        build_cdktn_schemas(mirror, site)
         (tgz,) = glob.glob(str(site / "cdktf_cdktf_provider_okta" / "_jsii" / "*.jsii.tgz"))
         okta = {
             "provider": _provider_block("okta-4.20.0"),

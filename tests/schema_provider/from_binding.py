@@ -93,6 +93,14 @@ class Binding:
                 return {_snake(p["name"]) for p in spec.get("properties", []) if not p.get("optional")}
         return set()
 
+    def _one_object(self, interface: str) -> set[str]:
+        """The snake names of a config struct's properties that take one object, not a list: the
+        generator's form of a block of max_items 1 (its HCL kind says "list" either way)."""
+        for fqn, spec in self.assembly["types"].items():
+            if fqn.endswith(f".{self.module}.{interface}"):
+                return {_snake(p["name"]) for p in spec.get("properties", []) if "fqn" in p.get("type", {})}
+        return set()
+
     def _struct_block(self, struct: str) -> dict:
         function = re.search(
             rf"function {struct[0].lower()}{struct[1:]}ToHclTerraform\(struct\) \{{(.*?)\n}}", self.js, re.S
@@ -104,6 +112,7 @@ class Binding:
     def block(self, class_text: str, hcl_text: str, interface: str) -> dict:
         kinds = _hcl_attributes(hcl_text)
         required = self._required(interface)
+        one_object = self._one_object(interface)
         block: dict = {"attributes": {}, "block_types": {}}
         for name, kind in kinds.items():
             if kind["isBlock"]:
@@ -112,17 +121,21 @@ class Binding:
                     "nesting_mode": nesting,
                     "block": self._struct_block(_struct_name(kind["storage"])),
                 }
+                if nesting == "list" and name in one_object:
+                    block["block_types"][name]["max_items"] = 1
             else:
                 flag = "required" if name in required else "optional"
                 block["attributes"][name] = {"type": _cty(kind), flag: True}
         # Attributes only read (computed), not set: a getter with no config property behind it.
         for getter, name in re.findall(
-            r"get \w+\(\) \{\s*return (?:cdktf\.Fn\.\w+\()?this\.(get\w+Attribute)\('([\w-]+)'\)", class_text
+            r"get \w+\(\) \{\s*return (?:cdkt[fn]\.Fn\.\w+\()?this\.(get\w+Attribute)\('([\w-]+)'\)", class_text
         ):
             if name not in kinds and getter in GETTERS:
                 attribute_type = GETTERS[getter]
                 block["attributes"][name] = {"type": attribute_type, "computed": True}
-        computed_maps = re.findall(r"new cdktf\.(String|Number|Boolean|BooleanList)Map\(this, \"([\w-]+)\"", class_text)
+        computed_maps = re.findall(
+            r"new cdkt[fn]\.(String|Number|Boolean|BooleanList)Map\(this, \"([\w-]+)\"", class_text
+        )
         for kind, name in computed_maps:
             if name not in kinds:
                 element: Any = {"String": "string", "Number": "number", "Boolean": "bool"}.get(kind, ["list", "bool"])
@@ -143,7 +156,9 @@ class Binding:
 
     def resource(self, type_name: str) -> dict:
         for name, text in self.classes.items():
-            if re.search(rf'^{name}\.tfResourceType = "{re.escape(type_name)}";', self.js, re.M):
+            # cdktf's bundles set it after the class; cdktn's (TypeScript 5.9) as a static field in it.
+            assigned = rf'^{name}\.tfResourceType = "{re.escape(type_name)}";'
+            if re.search(assigned, self.js, re.M) or f'static tfResourceType = "{type_name}";' in text:
                 return {"version": 0, "block": self.block(text, text, f"{name}Config")}
         raise KeyError(type_name)
 
