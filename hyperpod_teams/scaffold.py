@@ -17,7 +17,7 @@ NEXT_STEPS_FILE = "NEXT-STEPS.md"
 GITIGNORE = ".gitignore"
 
 #: What each identity provider's starter `identity.settings` and install line are.
-IDENTITY_PROVIDERS = {
+IDENTITY_PROVIDERS: dict[str, dict[str, str | None]] = {
     # Any SAML 2.0 IdP: the stacks look up the groups it provisions into Identity Center.
     "generic_saml": {"extra": None, "settings": ""},
     # The enterprise application and groups in Entra ID, wired by SAML and SCIM.
@@ -128,6 +128,7 @@ def starter_files(*, org: str, provider: str, engine: str, schema_text: str) -> 
     """The files of a new platform folder, by name, in the order init lists them."""
     identity = IDENTITY_PROVIDERS[provider]
     extra_names = [name for name in (identity["extra"], "cdktf" if engine == "cdktf" else None) if name]
+    settings = identity["settings"] or ""
     install = f"pip install 'hyperpod-teams[{','.join(extra_names)}]'" if extra_names else "pip install hyperpod-teams"
     app = "python -m hyperpod_teams.cdktf_app" + (" --engine cdktf" if engine == "cdktf" else "")
     cdktf_json = {
@@ -144,7 +145,7 @@ def starter_files(*, org: str, provider: str, engine: str, schema_text: str) -> 
     if engine == "cdktf":
         cli_install = "npm install --global cdktf-cli@0.21.0"
     return {
-        SPEC_FILE: _SPEC.format(schema_file=SCHEMA_FILE, org=org, provider=provider, settings=identity["settings"]),
+        SPEC_FILE: _SPEC.format(schema_file=SCHEMA_FILE, org=org, provider=provider, settings=settings),
         SCHEMA_FILE: schema_text,
         CDKTF_JSON: json.dumps(cdktf_json, indent=2) + "\n",
         NEXT_STEPS_FILE: _NEXT_STEPS.format(
