@@ -444,7 +444,7 @@ def report(spec_path: Path, output_format: str, out_file: Path | None, plans: tu
     warning for any SageMaker domain, HyperPod or EKS cluster or lifecycle bucket that would go.
 
     \b
-    Example, after `cdktf synth` and a plan per stack:
+    Example, after `cdktn synth` and a plan per stack:
       terraform -chdir=cdktf.out/stacks/acme-team-nlp show -json plan.tfplan > cdktf.out/stacks/acme-team-nlp/plan.json
       hyperpod-teams report teams.yaml --plan cdktf.out/stacks/acme-team-nlp/plan.json > report.md
     """

@@ -55,7 +55,7 @@ def read_output(out_dir: Path) -> tuple[dict[str, dict], dict[str, list[str]]]:
     except FileNotFoundError as missing:
         raise SynthOutputError(
             f"{out_dir} is not a synth output: {Path(missing.filename or manifest_path).name} is missing "
-            "(give the folder `hyperpod-teams synth --out` or `cdktf synth` wrote, e.g. the previous run's cdktf.out)"
+            "(give the folder `hyperpod-teams synth --out` or `cdktn synth` wrote, e.g. the previous run's cdktf.out)"
         ) from None
     except (OSError, ValueError, KeyError, TypeError) as broken:
         raise SynthOutputError(f"{out_dir} is not a readable synth output: {broken}") from None

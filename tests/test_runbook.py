@@ -44,15 +44,15 @@ def test_the_entra_runbook_gives_identity_center_every_value_in_order():
         assert f"TF_VAR_{variable}=" in text
     order = [
         text.index("Identity source, part 1"),
-        text.index("cdktf deploy acme-identity --ignore-missing-stack-dependencies"),
+        text.index("cdktn deploy acme-identity --ignore-missing-stack-dependencies"),
         text.index("Identity source, part 2"),
         text.index("Automatic provisioning"),
         text.index("TF_VAR_enable_scim_provisioning=true"),
         text.index("Wait for provisioning"),
-        text.index("cdktf deploy acme-access --ignore-missing-stack-dependencies"),
-        text.index("cdktf deploy acme-eks"),
-        text.index("cdktf deploy acme-team-nlp"),
-        text.index("cdktf deploy acme-cost --ignore-missing-stack-dependencies"),
+        text.index("cdktn deploy acme-access --ignore-missing-stack-dependencies"),
+        text.index("cdktn deploy acme-eks"),
+        text.index("cdktn deploy acme-team-nlp"),
+        text.index("cdktn deploy acme-cost --ignore-missing-stack-dependencies"),
     ]
     assert order == sorted(order)
     for group in identity_groups(spec).all().values():
@@ -77,7 +77,7 @@ def test_the_runbook_says_how_to_add_and_remove_a_team():
     assert "## Add a team" in text and "no other team's stack changes" in text
     removal = text[text.index("## Remove a team without losing its data") :]
     assert "Nothing of theirs is destroyed" in removal and "retention_policy = Retain" in removal
-    assert removal.index("copy anything else") < removal.index("cdktf destroy acme-k8s-<team>")
+    assert removal.index("copy anything else") < removal.index("cdktn destroy acme-k8s-<team>")
 
 
 PIPELINES = ROOT / "examples" / "pipelines"
@@ -158,11 +158,12 @@ def test_every_cdktf_command_names_the_users_spec():
     for path in sorted(EXAMPLES.glob("*/teams.yaml")):
         text = render_runbook(load_spec(path), spec_path="specs/prod teams.yaml")
         # Commands, not prose that names one ("`cdktf deploy` no longer touches them").
-        commands = re.findall(r"`([^`]*\bcdktf (?:diff|(?:deploy|output|destroy) [^`]+))`", text)
+        cli = "cdktf" if path.parent.name == "okta" else "cdktn"  # okta builds with CDKTF only
+        commands = re.findall(r"`([^`]*\bcdkt[fn] (?:diff|(?:deploy|output|destroy) [^`]+))`", text)
         assert commands, path
         for command in commands:
-            assert "HYPERPOD_TEAMS_SPEC='specs/prod teams.yaml' cdktf " in command, command
-            assert command.count("cdktf ") == 1, command
+            assert f"HYPERPOD_TEAMS_SPEC='specs/prod teams.yaml' {cli} " in command, command
+            assert command.count("cdkt") == 1, command
 
 
 @pytest.mark.parametrize("path", EXAMPLE_SPECS, ids=lambda p: p.parent.name)

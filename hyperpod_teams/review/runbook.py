@@ -1,8 +1,9 @@
 """The runbook: the ordered procedure that takes a spec to a working shared cluster, with the
-manual steps Terraform cannot do and their exact values. Pure layer: no cdktf."""
+manual steps Terraform cannot do and their exact values. Pure layer: no CDK engine."""
 
 from __future__ import annotations
 
+import contextvars
 import json
 import re
 import shlex
@@ -16,18 +17,29 @@ from hyperpod_teams.spec.loading import SPEC_CONTEXT_KEY, SPEC_ENV
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stack_plan import PlannedStack, deploy_waves, identity_groups, identity_plugin, stack_plan
 
+#: Identity providers whose plugin builds with the CDKTF engine only (docs/engines.md, "Okta"): the
+#: runbook of such a spec runs the cdktf CLI; every other, CDK Terrain's.
+CDKTF_ONLY_PROVIDERS = frozenset({"okta"})
+#: The engine CLI of the runbook being written (build_runbook sets it).
+_CLI: contextvars.ContextVar[str] = contextvars.ContextVar("engine_cli", default="cdktn")
+
+
+def engine_cli(spec: PlatformSpec) -> str:
+    """The CLI that deploys `spec`'s stacks: `cdktn`, or `cdktf` for a CDKTF-only identity provider."""
+    return "cdktf" if spec.identity.provider in CDKTF_ONLY_PROVIDERS else "cdktn"
+
 
 def _cdktf(spec_path: str, command: str) -> str:
-    """A cdktf command on the user's spec: cdktf runs the app (cdktf.json's `app`), which reads the
-    spec from HYPERPOD_TEAMS_SPEC before cdktf.json's context key (this repository's names the
-    quickstart)."""
-    return f"{SPEC_ENV}={shlex.quote(spec_path)} cdktf {command}"
+    """An engine CLI command on the user's spec: the CLI runs the app (cdktf.json's `app`), which
+    reads the spec from HYPERPOD_TEAMS_SPEC before cdktf.json's context key (this repository's
+    names the quickstart)."""
+    return f"{SPEC_ENV}={shlex.quote(spec_path)} {_CLI.get()} {command}"
 
 
 def _naming_the_spec(step: str, spec_path: str) -> str:
-    """A plugin's step with its cdktf commands naming the spec, as the runbook's own do."""
+    """A plugin's step with its engine CLI commands naming the spec, as the runbook's own do."""
     prefix = f"{SPEC_ENV}={shlex.quote(spec_path)} "
-    return re.sub(r"(?<![\w=-])cdktf (deploy|diff|output|destroy)\b", lambda m: prefix + m[0], step)
+    return re.sub(r"(?<![\w=-])cdkt[fn] (deploy|diff|output|destroy)\b", lambda m: prefix + m[0], step)
 
 
 def _deploy(spec_path: str, *stacks: str) -> str:
@@ -69,6 +81,14 @@ class _Runbook:
 
 
 def build_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> Document:
+    token = _CLI.set(engine_cli(spec))
+    try:
+        return _build_runbook(spec, spec_path)
+    finally:
+        _CLI.reset(token)
+
+
+def _build_runbook(spec: PlatformSpec, spec_path: str) -> Document:
     r = _Runbook.of(spec, spec_path)
     document = Document(f"Runbook: {spec.organization.name} on {spec.cluster.name}")
     _intro_section(document, r)
@@ -90,9 +110,9 @@ def _intro_section(document: Document, r: _Runbook) -> None:
             f"From {md_code(spec_path)}: {len(stacks)} stacks, identity provider "
             f"{md_code(plugin.name)}. Run the commands from the "
             "folder of `cdktf.json`, with the credentials each step names, in this order: each step deploys only "
-            "its own stacks, those of earlier steps being in place already. Each `cdktf` command names the spec "
-            f"with {md_code(SPEC_ENV)} (or set the context key {md_code(SPEC_CONTEXT_KEY)} in "
-            "`cdktf.json` to it once): cdktf "
+            f"its own stacks, those of earlier steps being in place already. Each {md_code(_CLI.get())} command "
+            f"names the spec with {md_code(SPEC_ENV)} (or set the context key {md_code(SPEC_CONTEXT_KEY)} in "
+            f"`cdktf.json` to it once): {_CLI.get()} "
             "runs the app, which reads the spec from there."
         )
     )
@@ -311,7 +331,7 @@ def _remove_a_team_section(document: Document, r: _Runbook) -> None:
     document.add(
         Items(
             [
-                "Remove the team from the spec and synthesize: its two stacks leave the app, and `cdktf deploy` no "
+                "Remove the team from the spec and synthesize: its two stacks leave the app, and `cdktn deploy` no "
                 "longer touches them. Nothing of theirs is destroyed; the shared stacks drop the team's groups, "
                 "permission sets and cost category rule (review that in the plan: `hyperpod-teams report --plan`).",
                 "Keep what the team made: its SageMaker domain keeps home directories on EFS when deleted "

@@ -90,7 +90,7 @@ class EntraIdPlugin(IdentityProviderPlugin):
         return [
             f"Store the two values as secrets of the pipeline and deploy `{identity_stack}` again with them: "
             "`TF_VAR_enable_scim_provisioning=true TF_VAR_scim_endpoint=<SCIM endpoint> "
-            f"TF_VAR_scim_access_token=<access token> cdktf deploy {identity_stack}`. This creates the "
+            f"TF_VAR_scim_access_token=<access token> cdktn deploy {identity_stack}`. This creates the "
             "application's synchronization secret and job; Entra provisions the assigned groups and their "
             "members (the first cycle can take up to 40 minutes; *Provision on demand* in the application's "
             "Provisioning page is quicker for one group)."
