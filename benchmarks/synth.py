@@ -1,13 +1,14 @@
 """Print wall time and peak memory (the whole process tree: Python and the jsii node process) of
-`hyperpod-teams synth` on the quickstart and on generated 10/100/500-team specs, beside a naive
-cdktf app that imports the three bindings packages the usual way and synthesizes one empty stack.
+`hyperpod-teams synth` on the quickstart and on generated 10/100/500-team specs, under each engine
+(CDK Terrain and CDKTF, side by side in the same rounds), beside a naive app of each engine that
+imports the three bindings packages the usual way and synthesizes one empty stack.
 
 Runs are interleaved (every case once per round) and the medians reported; validate of 500 teams
 is timed too. "quickstart, cold" runs the quickstart as a fresh CI runner would, with an empty jsii
 package cache (JSII_RUNTIME_PACKAGE_CACHE_ROOT set to a new folder each round), and reports what
 jsii wrote into it. A benchmark, not a test: it prints figures.
 
-    .venv/bin/python benchmarks/synth.py [--rounds 5] [--teams 10 100 500]
+    .venv/bin/python benchmarks/synth.py [--rounds 5] [--teams 10 100 500] [--engines cdktn cdktf]
 """
 
 from __future__ import annotations
@@ -29,16 +30,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from validate import QUICKSTART, generated_spec
 
 NAIVE_APP = """
-import cdktf
-import cdktf_cdktf_provider_aws
-import cdktf_cdktf_provider_azuread
-import cdktf_cdktf_provider_kubernetes
-from cdktf_cdktf_provider_aws.provider import AwsProvider
-app = cdktf.App(outdir=__import__("sys").argv[1])
-stack = cdktf.TerraformStack(app, "empty")
+import {core}
+import {prefix}aws
+import {prefix}azuread
+import {prefix}kubernetes
+from {prefix}aws.provider import AwsProvider
+app = {core}.App(outdir=__import__("sys").argv[1])
+stack = {core}.TerraformStack(app, "empty")
 AwsProvider(stack, "aws", region="us-west-2")
 app.synth()
 """
+PROVIDER_PREFIXES = {"cdktn": "cdktn_provider_", "cdktf": "cdktf_cdktf_provider_"}
 
 
 def _tree_rss_kib(root: int) -> int:
@@ -96,10 +98,41 @@ def measure(command: list[str], extra_env: dict[str, str] | None = None) -> tupl
     return wall, peak / 1024
 
 
+def _print_engine_figures(args, results: dict, medians: dict, cache_mib: dict) -> None:
+    """Each engine's ratios, then the engines against each other."""
+    for engine in args.engines:
+        naive_wall, naive_memory = medians[f"naive app [{engine}]"]
+        quick_wall, quick_memory = medians[f"quickstart [{engine}]"]
+        print(
+            f"[{engine}] quickstart / naive app: wall {quick_wall / naive_wall:.3f}x (target <= 0.35x), "
+            f"memory {quick_memory / naive_memory:.3f}x (target <= 0.6x)"
+        )
+        if f"100 teams [{engine}]" in medians:
+            # Also per round: the two runs of a round are seconds apart, so a drift in the machine's
+            # speed (minutes long on a shared VM) cancels out of their ratio.
+            rounds = zip(results[f"100 teams [{engine}]"], results[f"quickstart [{engine}]"], strict=True)
+            paired = [hundred[0] / quick[0] for hundred, quick in rounds]
+            print(
+                f"[{engine}] 100 teams / quickstart: wall {medians[f'100 teams [{engine}]'][0] / quick_wall:.3f}x "
+                f"(target <= 2.5x); per round {', '.join(f'{r:.2f}' for r in paired)}, "
+                f"median {statistics.median(paired):.3f}x"
+            )
+        cold = medians[f"quickstart, cold [{engine}]"]
+        print(
+            f"[{engine}] quickstart, cold jsii package cache: {cold[0]:.2f} s, {cold[0] / quick_wall:.2f}x the warm "
+            f"quickstart, peak {cold[1]:.0f} MiB, {statistics.median(cache_mib[engine]):.0f} MiB written to the cache"
+        )
+    if set(args.engines) == {"cdktn", "cdktf"}:
+        for case in ["quickstart", *(f"{t} teams" for t in args.teams)]:
+            ratio = medians[f"{case} [cdktn]"][0] / medians[f"{case} [cdktf]"][0]
+            print(f"{case}, warm: cdktn / cdktf wall {ratio:.3f}x (target <= 1.3x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--teams", type=int, nargs="*", default=[10, 100, 500])
+    parser.add_argument("--engines", nargs="*", default=["cdktn", "cdktf"], choices=sorted(PROVIDER_PREFIXES))
     args = parser.parse_args()
 
     python = sys.executable
@@ -109,24 +142,37 @@ def main() -> None:
             path = Path(tmp) / f"teams-{teams}.yaml"
             path.write_text(yaml.safe_dump(generated_spec(teams), sort_keys=False))
             specs[f"{teams} teams"] = path
-        cases = {
-            name: [python, "-m", "hyperpod_teams", "synth", str(path), "--out", f"{tmp}/out-{i}"]
-            for i, (name, path) in enumerate(specs.items())
-        }
-        cases["naive app"] = [python, "-c", NAIVE_APP, f"{tmp}/naive"]
-        cold = "quickstart, cold"
-        cases[cold] = [python, "-m", "hyperpod_teams", "synth", str(QUICKSTART), "--out", f"{tmp}/out-cold"]
+        cases: dict[str, list[str]] = {}
+        engines: dict[str, str] = {}
+        for engine in args.engines:
+            for i, (name, path) in enumerate(specs.items()):
+                out = f"{tmp}/out-{engine}-{i}"
+                cases[f"{name} [{engine}]"] = [python, "-m", "hyperpod_teams", "synth", str(path), "--out", out]
+            naive = NAIVE_APP.format(core=engine, prefix=PROVIDER_PREFIXES[engine])
+            cases[f"naive app [{engine}]"] = [python, "-c", naive, f"{tmp}/naive-{engine}"]
+            cold_out = f"{tmp}/out-cold-{engine}"
+            cases[f"quickstart, cold [{engine}]"] = [
+                python,
+                "-m",
+                "hyperpod_teams",
+                "synth",
+                str(QUICKSTART),
+                "--out",
+                cold_out,
+            ]
+            engines.update({name: engine for name in cases if name.endswith(f"[{engine}]")})
         results: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
-        cache_mib = []
+        cache_mib: dict[str, list[float]] = {engine: [] for engine in args.engines}
         for round_ in range(args.rounds):
             for name, command in cases.items():
-                extra_env = None
-                if name == cold:
+                extra_env = {"HYPERPOD_TEAMS_ENGINE": engines[name]}
+                cold = name.startswith("quickstart, cold")
+                if cold:
                     cache = Path(tempfile.mkdtemp(dir=tmp, prefix="jsii-cache-"))
-                    extra_env = {"JSII_RUNTIME_PACKAGE_CACHE_ROOT": str(cache)}
+                    extra_env["JSII_RUNTIME_PACKAGE_CACHE_ROOT"] = str(cache)
                 results[name].append(measure(command, extra_env))
-                if name == cold:
-                    cache_mib.append(_folder_mib(cache))
+                if cold:
+                    cache_mib[engines[name]].append(_folder_mib(cache))
                     subprocess.run(["rm", "-rf", str(cache)], check=True)
                 print(f"  round {round_ + 1}/{args.rounds}: {name} done", file=sys.stderr)
         validate_runs = []
@@ -139,32 +185,14 @@ def main() -> None:
         f"synth benchmark: {args.rounds} interleaved rounds, medians; {os.cpu_count()} cores {cpu}, "
         f"{platform.python_implementation()} {platform.python_version()}"
     )
-    print(f"{'case':<12} {'wall s':>8} {'peak MiB':>9}")
+    print(f"{'case':<28} {'wall s':>8} {'peak MiB':>9}")
     medians = {}
     for name, runs in results.items():
         wall = statistics.median(r[0] for r in runs)
         memory = statistics.median(r[1] for r in runs)
         medians[name] = (wall, memory)
-        print(f"{name:<12} {wall:>8.2f} {memory:>9.0f}")
-    naive_wall, naive_memory = medians["naive app"]
-    quick_wall, quick_memory = medians["quickstart"]
-    print(
-        f"quickstart / naive app: wall {quick_wall / naive_wall:.3f}x (target <= 0.35x), "
-        f"memory {quick_memory / naive_memory:.3f}x (target <= 0.6x)"
-    )
-    if "100 teams" in medians:
-        # Also per round: the two runs of a round are seconds apart, so a drift in the machine's
-        # speed (minutes long on a shared VM) cancels out of their ratio.
-        rounds = zip(results["100 teams"], results["quickstart"], strict=True)
-        paired = [hundred[0] / quick[0] for hundred, quick in rounds]
-        print(
-            f"100 teams / quickstart: wall {medians['100 teams'][0] / quick_wall:.3f}x (target <= 2.5x); "
-            f"per round {', '.join(f'{r:.2f}' for r in paired)}, median {statistics.median(paired):.3f}x"
-        )
-    print(
-        f"quickstart, cold jsii package cache: wall {medians[cold][0] / quick_wall:.2f}x the warm quickstart, "
-        f"peak {medians[cold][1]:.0f} MiB, {statistics.median(cache_mib):.0f} MiB written to the cache"
-    )
+        print(f"{name:<28} {wall:>8.2f} {memory:>9.0f}")
+    _print_engine_figures(args, results, medians, cache_mib)
     if validate_runs:
         print(f"validate, 500 teams, whole process: {statistics.median(validate_runs):.2f} s (target < 1 s)")
 
