@@ -1,7 +1,7 @@
 """hyperpod-teams: compile typed team specs into Terraform stacks (CDK for Terraform) for a
 SageMaker HyperPod EKS cluster shared by several ML teams.
 
-Importing this package is cheap: the cdktf constructs load only when `build_app` or the
+Importing this package is cheap: the engine's constructs load only when `build_app` or the
 `hyperpod_teams.stacks` package is used.
 """
 

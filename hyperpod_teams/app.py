@@ -70,7 +70,7 @@ def add_platform_stacks(app: cdk.App, spec: PlatformSpec) -> PlatformStacks:
         stack = BUILDERS[planned.kind](building, planned)
         stack.credentials = planned.credentials
         # Each stack deploys after those the plan lists (why each dependency exists is said where
-        # stack_plan lists it); cdktf adds no duplicates for the ones cross-stack references imply.
+        # stack_plan lists it); the engine adds no duplicates for the ones cross-stack references imply.
         for dependency in planned.depends_on:
             stack.add_dependency(built[dependency])
         built[planned.name] = stack

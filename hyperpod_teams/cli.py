@@ -2,7 +2,7 @@
 spec's JSON Schema.
 
 Exit codes: 0 success, 2 invalid spec or usage, 1 internal error. `validate`, `schema`, `report`
-and `runbook` never import cdktf.
+and `runbook` never import a CDK engine (cdktn or cdktf).
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def validate(spec_path: Path) -> None:
     """Check SPEC against every rule of spec v1 and list all problems at once.
 
     Each problem names the field path (teams[2].compute.quota[0].count), the line in the file and,
-    where one helps, a hint. Exits 2 when the spec is invalid. Imports no cdktf: it takes
+    where one helps, a hint. Exits 2 when the spec is invalid. Imports no CDK engine: it takes
     milliseconds, so run it in editors and pre-commit hooks.
     """
     spec = _load(spec_path)
