@@ -23,6 +23,7 @@ import click
 from rich.console import Console
 
 from hyperpod_teams.bindings import MissingBindingsError
+from hyperpod_teams.engine import ENGINES
 from hyperpod_teams.input_files import NotAFile, TooLarge, read_at_most, regular_file_size
 from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec
 from hyperpod_teams.spec.models import MAX_AMOUNT_USD
@@ -64,7 +65,7 @@ def engine_option(function):
         "--engine",
         "engine_name",
         envvar="HYPERPOD_TEAMS_ENGINE",
-        type=click.Choice(["cdktn", "cdktf"]),
+        type=click.Choice(list(ENGINES)),
         default=None,
         help="The CDK engine: cdktn (CDK Terrain, the default) or cdktf (CDKTF 0.21, for apps on it; "
         "pip install 'hyperpod-teams[cdktf]'). Defaults to $HYPERPOD_TEAMS_ENGINE, else cdktn when installed.",
@@ -133,7 +134,7 @@ def validate(spec_path: Path) -> None:
 @click.option(
     "--engine",
     "engine_name",
-    type=click.Choice(["cdktn", "cdktf"]),
+    type=click.Choice(list(ENGINES)),
     default="cdktn",
     show_default=True,
     help="The engine cdktf.json's app builds with: cdktn (CDK Terrain) or cdktf (CDKTF 0.21).",
@@ -187,6 +188,8 @@ def _write_new_folder(folder: Path, files: dict[str, str]) -> None:
     import shutil
     import tempfile
 
+    from hyperpod_teams.synth import current_umask
+
     parent = folder.absolute().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -200,7 +203,7 @@ def _write_new_folder(folder: Path, files: dict[str, str]) -> None:
             for name in files:
                 (staging / name).rename(folder / name)
         else:
-            staging.chmod(0o777 & ~_current_umask())
+            staging.chmod(0o777 & ~current_umask())
             staging.rename(folder)
     except OSError as error:
         for name in files:  # what was moved in: the folder was empty before
@@ -208,12 +211,6 @@ def _write_new_folder(folder: Path, files: dict[str, str]) -> None:
         _user_error(f"cannot write into {folder}: {error.strerror or error}; nothing was left")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-
-
-def _current_umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 @cli.command()

@@ -95,11 +95,12 @@ def _named(name: str, *, where: str) -> Engine:
     return engine
 
 
-def use(name: str) -> Engine:
+def use(name: str, *, where: str = "engine") -> Engine:
     """Build with engine `name` in this process. Refused when another engine is in use already
-    (its stacks' classes are made of that engine's) or when `name` is not installed."""
+    (its stacks' classes are made of that engine's) or when `name` is not installed; `where` names
+    what asked for an unknown one."""
     global _in_use
-    engine = _named(name, where="engine")
+    engine = _named(name, where=where)
     if _in_use is not None and _in_use is not engine:
         raise EngineError(
             f"this process builds with {_in_use.title} ({_in_use.name}) already; choose {engine.name} before "
@@ -123,8 +124,7 @@ def current() -> Engine:
         return _in_use
     requested = os.environ.get(ENGINE_ENV)
     if requested:
-        _named(requested, where=ENGINE_ENV)
-        return use(requested)
+        return use(requested, where=ENGINE_ENV)
     imported = [engine for engine in ENGINES.values() if engine.name in sys.modules]
     if len(imported) == 1:
         return use(imported[0].name)

@@ -80,7 +80,7 @@ def synthesize(
             app.synth()
             summaries = _summarize(staging, {s.stack_name: s.credentials for s in stacks.all()})
             # mkdtemp makes the folder private (0700); the output follows the umask like any folder.
-            staging.chmod(0o777 & ~_umask())
+            staging.chmod(0o777 & ~current_umask())
             _update_folder(staging, out_dir)
     except KeyboardInterrupt:
         _stop_node()
@@ -181,7 +181,8 @@ def _running(pid: int) -> bool:
     return True
 
 
-def _umask() -> int:
+def current_umask() -> int:
+    """The process's umask (read by setting it, then set back)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask

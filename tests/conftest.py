@@ -138,16 +138,48 @@ def synthesize_stacks(spec, out_dir: Path) -> dict[str, dict]:
 
         app = build_app(spec, outdir=str(out_dir))
         app.synth()
-    manifest = json.loads((out_dir / "manifest.json").read_text())
-    stacks = {}
-    for name, entry in manifest["stacks"].items():
-        path = out_dir / entry["synthesizedStackPath"]
-        stacks[name] = json.loads(path.read_text())
+    stacks = read_stacks(out_dir)
+    for name, path in _stack_files(out_dir).items():
         if (path.parent / "assets").is_dir():
             # Files the stack reads (a Lambda package): tests.offline_terraform.write_stack copies
             # them beside the stack. Terraform ignores "//" properties (JSON syntax comments).
             stacks[name]["//"][ASSETS_KEY] = str(path.parent / "assets")
     return stacks
+
+
+def _stack_files(out_dir: Path) -> dict[str, Path]:
+    manifest = json.loads((out_dir / "manifest.json").read_text())
+    return {name: out_dir / entry["synthesizedStackPath"] for name, entry in manifest["stacks"].items()}
+
+
+def read_stacks(out_dir: Path) -> dict[str, dict]:
+    """The stacks' JSON by name, as a synth (any engine's, the command's or a CLI's) wrote them."""
+    return {name: json.loads(path.read_text()) for name, path in _stack_files(out_dir).items()}
+
+
+def synth_command(spec_path: Path, out_dir: Path, engine_name: str) -> dict[str, dict]:
+    """`hyperpod-teams synth SPEC --out OUT --engine ENGINE` in a process of its own, as a user runs
+    it; the stacks it wrote by name."""
+    import subprocess
+
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hyperpod_teams",
+            "synth",
+            str(spec_path),
+            "--out",
+            str(out_dir),
+            "--engine",
+            engine_name,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    return read_stacks(out_dir)
 
 
 def _engine_required_by(spec) -> str | None:
@@ -161,18 +193,9 @@ def _engine_required_by(spec) -> str | None:
 
 
 def _synthesize_in_a_process_of(engine_name: str, spec, out_dir: Path) -> None:
-    import subprocess
-
     spec_file = out_dir.parent / f"{out_dir.name}.spec.yaml"
     spec_file.write_text(json.dumps(spec.model_dump(mode="json", exclude_unset=True)))
-    result = subprocess.run(
-        [sys.executable, "-m", "hyperpod_teams", "synth", str(spec_file), "--out", str(out_dir)],
-        env={**os.environ, "HYPERPOD_TEAMS_ENGINE": engine_name},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr
+    synth_command(spec_file, out_dir, engine_name)
 
 
 #: Where a synthesized stack's assets folder is, in the stack's "//" comment property.

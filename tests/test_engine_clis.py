@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import QUICKSTART, ROOT, synthesize_stacks
+from tests.conftest import QUICKSTART, ROOT, read_stacks, synth_command, synthesize_stacks
 
 pytestmark = pytest.mark.cdktf_cli
 
@@ -68,28 +68,12 @@ def project_for(name: str, tmp_path: Path) -> Path:
     return tmp_path
 
 
-def stacks_in(out: Path) -> dict[str, dict]:
-    manifest = json.loads((out / "manifest.json").read_text())
-    return {n: json.loads((out / e["synthesizedStackPath"]).read_text()) for n, e in manifest["stacks"].items()}
-
-
-def synth_command(spec: Path, out: Path, engine_name: str) -> dict[str, dict]:
-    result = subprocess.run(
-        [sys.executable, "-m", "hyperpod_teams", "synth", str(spec), "--out", str(out), "--engine", engine_name],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr
-    return stacks_in(out)
-
-
 @pytest.mark.parametrize("name", list(CLIS))
 def test_the_engines_cli_runs_the_app_on_the_quickstart(name, tmp_path, tmp_path_factory):
     project = project_for(name, tmp_path)
     result = run_synth(name, project)
     assert result.returncode == 0, result.stdout + result.stderr
-    written = stacks_in(project / "cdktf.out")
+    written = read_stacks(project / "cdktf.out")
     assert {stack["//"]["metadata"]["version"] for stack in written.values()} == {
         "0.24.0" if name == "cdktn" else "0.21.0"
     }
@@ -102,7 +86,7 @@ def test_the_engines_cli_takes_the_spec_from_the_environment(name, tmp_path):
     spec = project / "examples" / "existing-cluster" / "teams.yaml"
     result = run_synth(name, project, {"HYPERPOD_TEAMS_SPEC": str(spec)})
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "globex-cluster" in stacks_in(project / "cdktf.out")
+    assert "globex-cluster" in read_stacks(project / "cdktf.out")
 
 
 def test_a_new_users_folder_synthesizes_with_cdktn_in_two_commands(tmp_path, tmp_path_factory):
@@ -120,7 +104,7 @@ def test_a_new_users_folder_synthesizes_with_cdktn_in_two_commands(tmp_path, tmp
     platform = tmp_path / "platform"
     result = run_synth("cdktn", platform)
     assert result.returncode == 0, result.stdout + result.stderr
-    written = stacks_in(platform / "cdktf.out")
+    written = read_stacks(platform / "cdktf.out")
     assert {"acme-team-research", "acme-k8s-product", "acme-cluster"} <= set(written)
     from hyperpod_teams.spec import load_spec
 

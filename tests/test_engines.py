@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from hyperpod_teams import engine
-from tests.conftest import EXAMPLE_SPECS, ROOT
+from tests.conftest import EXAMPLE_SPECS, ROOT, synth_command
 
 #: What differs between the engines' documents of the same spec, and nothing else:
 #: - the engine's version in each stack's "//" metadata and in manifest.json;
@@ -40,18 +40,6 @@ def normalized(stack: dict, engine_name: str) -> dict:
             for resource in stack.get("resource", {}).get(kind, {}).values():
                 (resource["metadata"],) = resource["metadata"]
     return stack
-
-
-def synth_command(spec: Path, out: Path, engine_name: str) -> dict[str, dict]:
-    result = subprocess.run(
-        [sys.executable, "-m", "hyperpod_teams", "synth", str(spec), "--out", str(out), "--engine", engine_name],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr
-    manifest = json.loads((out / "manifest.json").read_text())
-    return {n: json.loads((out / e["synthesizedStackPath"]).read_text()) for n, e in manifest["stacks"].items()}
 
 
 def provider_versions(stacks: dict[str, dict]) -> dict[str, str]:

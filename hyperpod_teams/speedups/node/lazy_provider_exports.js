@@ -21,11 +21,13 @@ const HARMLESS_LINE =
 
 /** The index with lazy submodule exports, or null when it is not of the expected shape. */
 function lazyIndex(source) {
-  const helpers = source.split(TYPESCRIPT_IMPORT_HELPERS);
-  if (helpers.length > 2) return null;
-  const withHelpers = helpers.length === 2;
+  // The helpers stay where they are ("use strict" and the licence comment come first); the text
+  // around them is rewritten line by line.
+  const parts = source.split(TYPESCRIPT_IMPORT_HELPERS);
+  if (parts.length > 2) return null;
+  const withHelpers = parts.length === 2;
   let lazy = 0;
-  const lines = helpers.join("").split("\n").map((line) => {
+  const lazyLine = (line) => {
     const match = REQUIRE_LINE.exec(line);
     if (!match) return HARMLESS_LINE.test(line) ? line : null;
     const [, name, importStar, target, closing] = match;
@@ -38,10 +40,10 @@ function lazyIndex(source) {
       ` Object.defineProperty(exports, "${name}", { value, enumerable: true, configurable: true, writable: true });` +
       ` return value; } });`
     );
-  });
-  if (lazy === 0 || lines.includes(null)) return null;
-  // The helpers go back where they were: "use strict" and the licence comment come first.
-  return withHelpers ? helpers[0] + TYPESCRIPT_IMPORT_HELPERS + lines.join("\n").slice(helpers[0].length) : lines.join("\n");
+  };
+  const rewritten = parts.map((part) => part.split("\n").map(lazyLine));
+  if (lazy === 0 || rewritten.some((lines) => lines.includes(null))) return null;
+  return rewritten.map((lines) => lines.join("\n")).join(TYPESCRIPT_IMPORT_HELPERS);
 }
 
 module.exports = {
