@@ -5,6 +5,7 @@ both read it from here.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -60,10 +61,14 @@ def cost_category_definition(spec: PlatformSpec) -> dict:
     # The shared platform's spend, before the split charge rule divides it.
     rules.append(all_tags(SHARED_PLATFORM, {naming.TAG_ORGANIZATION: org, naming.TAG_PLATFORM: naming.PLATFORM_SHARED}))
     split = shared_split(spec)
-    split_rule: dict = {"Source": SHARED_PLATFORM, "Targets": list(split.targets), "Method": split.method}
+    # AWS pairs Targets[i] with Values[i]. The provider sends `targets` (a set) in its own order and
+    # `values` (a list) as written: both are written here in the provider's order, so the pairs AWS
+    # receives are the spec's (the runbook's one-call repair writes the same pairs).
+    targets = provider_set_order(split.targets)
+    split_rule: dict = {"Source": SHARED_PLATFORM, "Targets": list(targets), "Method": split.method}
     if split.method == "FIXED":
         split_rule["Parameters"] = [
-            {"Type": "ALLOCATION_PERCENTAGES", "Values": [str(split.percentages[t]) for t in split.targets]}
+            {"Type": "ALLOCATION_PERCENTAGES", "Values": [str(split.percentages[t]) for t in targets]}
         ]
     return {
         "RuleVersion": COST_CATEGORY_RULE_VERSION,
@@ -71,6 +76,21 @@ def cost_category_definition(spec: PlatformSpec) -> dict:
         "DefaultValue": UNATTRIBUTED,
         "SplitChargeRules": [split_rule],
     }
+
+
+def provider_set_order(items: Iterable[str]) -> tuple[str, ...]:
+    """The order in which the AWS provider sends a set of strings to AWS.
+
+    `aws_ce_cost_category`'s `split_charge_rule.targets` is a set of strings with the default hash
+    (terraform-provider-aws, internal/service/ce/cost_category.go: `schema.TypeSet`, no `Set`
+    function), and the request takes the set's `List()` (`flex.ExpandStringValueSet`).
+    terraform-plugin-sdk v2 (helper/schema/set.go, serialize.go) hashes a string as the CRC-32
+    (IEEE) of the string followed by ";" and lists a set sorted by the decimal text of those hash
+    codes. `parameter.values` is a list, sent as written, and AWS pairs `Targets[i]` with
+    `Values[i]`: the values must follow this order, not the spec's. The real provider binary's
+    requests hold this order to account (tests/test_cost_category_requests.py).
+    """
+    return tuple(sorted(items, key=lambda item: str(zlib.crc32(f"{item};".encode()))))
 
 
 def budget_tag_filter(team: Team) -> str:

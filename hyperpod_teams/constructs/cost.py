@@ -56,6 +56,9 @@ def _rule(rule: dict):
 
 
 def _split_charge_rule(rule: dict):
+    """A split charge rule of `cost.cost_category_definition`, its `Values` in the order the
+    provider sends `Targets` (cost.provider_set_order): Terraform keeps `targets` as a set and
+    `values` as a list."""
     category = bindings.aws_ce_cost_category
     parameters = [
         category.CeCostCategorySplitChargeRuleParameter(type=p["Type"], values=p["Values"])

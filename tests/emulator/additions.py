@@ -150,6 +150,16 @@ EKS_ACCESS_POLICIES = {
 }
 
 
+#: Requests whose bodies the emulator keeps for the tests to read (`Additions.recorded`): the cost
+#: category's definition as the AWS provider sends it (tests/test_cost_category_requests.py).
+RECORDED = frozenset(
+    {
+        "AWSInsightsIndexService.CreateCostCategoryDefinition",
+        "AWSInsightsIndexService.UpdateCostCategoryDefinition",
+    }
+)
+
+
 @dataclass
 class EksState:
     access_config: dict[str, Json] = field(default_factory=dict)  # cluster -> accessConfig
@@ -190,6 +200,9 @@ class Additions:
         #: IAM for the team members' sessions (assumed roles): authorization.py.
         self.authorization = Authorization(self)
         self.calls: list[str] = []
+        #: The bodies of the requests in RECORDED, as the client sent them (`/_emulator/requests`):
+        #: what AWS received, whoever answered it.
+        self.recorded: list[Json] = []
         #: The answer each SDK invocation got (`amz-sdk-invocation-id`, the same on every attempt of
         #: one call): see `__call__`.
         self.answered: dict[str, tuple[int, Json]] = {}
@@ -298,6 +311,8 @@ class Additions:
             return self.seed(json.loads(body))
         if path == "/_emulator/calls":
             return {"calls": self.calls}
+        if path == "/_emulator/requests":
+            return {"requests": self.recorded}
         if path == "/_emulator/decisions":
             return {"decisions": [vars(d) for d in self.authorization.decisions]}
         if path == "/_emulator/cloud-control":
@@ -338,6 +353,9 @@ class Additions:
             status, headers, data = denial(request, decision)
             start_response(f"{status} Forbidden" if status == 403 else f"{status} Bad Request", list(headers.items()))
             return [data]
+        if request.target in RECORDED:
+            with self.lock:
+                self.recorded.append({"target": request.target, "body": json.loads(body or b"{}")})
         handler = self._handler_for(request)
         if handler is None:
             return self.moto_app(environ, start_response)

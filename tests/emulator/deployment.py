@@ -55,6 +55,11 @@ class Emulator:
         """Replace Cloud Control resources' properties: a change made outside the stacks."""
         return self._post("cloud-control", resources)
 
+    def requests(self) -> list[dict]:
+        """The recorded requests (additions.RECORDED) in the order they came: target and body."""
+        with urllib.request.urlopen(f"{self.url}/_emulator/requests", data=b"{}", timeout=30) as answer:
+            return json.loads(answer.read())["requests"]
+
     def domain_default(self, domain: str, setting: str, value: str) -> dict:
         """Have a SageMaker domain answer AWS's default for one setting (the drift test)."""
         return self._post("domain-default", {"domain": domain, "setting": setting, "value": value})
