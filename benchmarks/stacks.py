@@ -1,8 +1,8 @@
-"""Print the wall time of `hyperpod-teams stacks --changed-since` on generated 100- and 500-team
+"""Print the wall time of `hyperpod-teams stacks --changed-since` on generated 100- and 499-team
 specs after a one-team change, and how many stacks a pipeline plans then, against every stack
 (what the example pipelines planned before change detection). A benchmark, not a test.
 
-    .venv/bin/python benchmarks/stacks.py [--teams 100 500] [--rounds 3]
+    .venv/bin/python benchmarks/stacks.py [--teams 100 499] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def hyperpod_teams(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--teams", type=int, nargs="+", default=[100, 500])
+    parser.add_argument("--teams", type=int, nargs="+", default=[100, 499])
     parser.add_argument("--rounds", type=int, default=3)
     arguments = parser.parse_args()
     print(f"{'teams':>6} {'stacks':>7} {'planned after a one-team change':>32} {'stacks --changed-since (s)':>27}")

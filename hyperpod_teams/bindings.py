@@ -51,12 +51,14 @@ MODULES = {
     "aws_data_eks_cluster": "aws.data_aws_eks_cluster",
     "aws_data_iam_roles": "aws.data_aws_iam_roles",
     "aws_data_identitystore_group": "aws.data_aws_identitystore_group",
+    "aws_data_ssm_parameters_by_path": "aws.data_aws_ssm_parameters_by_path",
     "aws_eks_access_entry": "aws.eks_access_entry",
     "aws_eks_access_policy_association": "aws.eks_access_policy_association",
     "aws_eks_cluster": "aws.eks_cluster",
     "aws_cloudcontrolapi_resource": "aws.cloudcontrolapi_resource",
     "aws_eks_addon": "aws.eks_addon",
     "aws_iam_role": "aws.iam_role",
+    "aws_ssm_parameter": "aws.ssm_parameter",
     "aws_iam_role_policy": "aws.iam_role_policy",
     "aws_iam_role_policy_attachment": "aws.iam_role_policy_attachment",
     "aws_s3_bucket": "aws.s3_bucket",
@@ -100,6 +102,7 @@ if TYPE_CHECKING:  # what editors and mypy see: the default engine's modules (a 
     from cdktn_provider_aws import data_aws_eks_cluster as aws_data_eks_cluster  # noqa: F401
     from cdktn_provider_aws import data_aws_iam_roles as aws_data_iam_roles  # noqa: F401
     from cdktn_provider_aws import data_aws_identitystore_group as aws_data_identitystore_group  # noqa: F401
+    from cdktn_provider_aws import data_aws_ssm_parameters_by_path as aws_data_ssm_parameters_by_path  # noqa: F401
     from cdktn_provider_aws import eks_access_entry as aws_eks_access_entry  # noqa: F401
     from cdktn_provider_aws import eks_access_policy_association as aws_eks_access_policy_association  # noqa: F401
     from cdktn_provider_aws import eks_addon as aws_eks_addon  # noqa: F401
@@ -127,6 +130,7 @@ if TYPE_CHECKING:  # what editors and mypy see: the default engine's modules (a 
     from cdktn_provider_aws import s3_object as aws_s3_object  # noqa: F401
     from cdktn_provider_aws import sagemaker_domain as aws_sagemaker_domain  # noqa: F401
     from cdktn_provider_aws import sqs_queue as aws_sqs_queue  # noqa: F401
+    from cdktn_provider_aws import ssm_parameter as aws_ssm_parameter  # noqa: F401
     from cdktn_provider_aws import ssoadmin_account_assignment as aws_ssoadmin_account_assignment  # noqa: F401
     from cdktn_provider_aws import ssoadmin_application_assignment as aws_ssoadmin_application_assignment  # noqa: F401
     from cdktn_provider_aws import ssoadmin_permission_set as aws_ssoadmin_permission_set  # noqa: F401

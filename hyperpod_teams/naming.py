@@ -84,6 +84,11 @@ def team_kubernetes_stack_name(org: str, team: str) -> str:
     return f"{org}-k8s-{team}"
 
 
+#: The access stack's output naming the identity provider its groups come from (plan review
+#: alerts when a plan changes it: review/plan_summary.py).
+IDENTITY_PROVIDER_OUTPUT = "identity_provider"
+
+
 def cost_stack_name(org: str) -> str:
     return f"{org}-cost"
 
@@ -186,6 +191,12 @@ def hyperpod_execution_role_name(org: str, cluster: str) -> str:
 def training_operator_role_name(org: str, cluster: str) -> str:
     """The role the HyperPod training operator's controller gets through EKS Pod Identity."""
     return shorten(f"{org}-{cluster}-training-operator", IAM_ROLE_MAX)
+
+
+def deployed_instance_groups_parameter(org: str, cluster: str) -> str:
+    """The SSM parameter recording the instance groups the last apply left in the HyperPod cluster
+    (constructs/hyperpod.py DeployedInstanceGroups): `/hyperpod-teams/<org>/<cluster>/instance-groups`."""
+    return f"/hyperpod-teams/{org}/{cluster}/instance-groups"
 
 
 def lifecycle_bucket_name(org: str, cluster: str, account_id: str, region: str) -> str:

@@ -12,6 +12,7 @@ from constructs import Construct
 
 from hyperpod_teams import naming, policies
 from hyperpod_teams.constructs.identity_center import IdentityCenterGroup, PermissionSet
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.plugins import PLATFORM_ADMINS_KEY, IdentityBuild, group_key_id
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stacks.base import PlatformStack
@@ -75,3 +76,11 @@ class AccessStack(PlatformStack):
                 tags=tags,
                 existing=None if key == PLATFORM_ADMINS_KEY else teams[team_name].existing_permission_set(role),
             )
+        # Which identity provider the groups came from: a plan that changes it is a switch of the
+        # identity source on a running platform, which the plan review alerts on (plan_summary).
+        cdk.TerraformOutput(
+            self,
+            naming.IDENTITY_PROVIDER_OUTPUT,
+            value=spec.identity.provider,
+            description="The identity provider the groups come from (a change is an identity-source switch)",
+        )

@@ -69,13 +69,16 @@ def _proportional(org: str, *, day_two: bool = False) -> dict:
     return data
 
 
+def _five(org: str, *, day_two: bool = False) -> dict:
+    return _split_spec(org, 5, day_two=day_two)
+
+
+def _dozen(org: str, *, day_two: bool = False) -> dict:
+    return _split_spec(org, 12, day_two=day_two)
+
+
 #: org name -> the spec of the first deploy and of day 2.
-SPLITS = {
-    "acme": _quickstart,
-    "five": lambda org, day_two=False: _split_spec(org, 5, day_two=day_two),
-    "dozen": lambda org, day_two=False: _split_spec(org, 12, day_two=day_two),
-    "prop": _proportional,
-}
+SPLITS = {"acme": _quickstart, "five": _five, "dozen": _dozen, "prop": _proportional}
 
 
 def _pairs(request_body: dict) -> dict[str, str | None]:
@@ -124,8 +127,12 @@ def recorded(tmp_path_factory) -> dict[str, dict]:
                 found[org]["held"].append(client.describe_cost_category_definition(CostCategoryArn=found[org]["arn"]))
         requests = emulator.requests()
     for entry in found.values():
-        entry["creates"] = [r["body"] for r in requests if r["target"].endswith("CreateCostCategoryDefinition")
-                            and r["body"]["Name"] == naming.cost_category_name(entry["specs"][0].organization.name)]
+        entry["creates"] = [
+            r["body"]
+            for r in requests
+            if r["target"].endswith("CreateCostCategoryDefinition")
+            and r["body"]["Name"] == naming.cost_category_name(entry["specs"][0].organization.name)
+        ]
         entry["updates"] = [r["body"] for r in requests if r["body"].get("CostCategoryArn") == entry["arn"]]
     return found
 
@@ -190,4 +197,3 @@ def test_the_split_percentages_of_each_case_differ_between_teams():
     for org in ("five", "dozen"):
         shares = _expected(_validated(SPLITS[org](org)))
         assert len(set(shares.values())) == len(shares) and sum(Decimal(v or 0) for v in shares.values()) == 100
-

@@ -62,6 +62,15 @@ class Round:
     decisions: list = field(default_factory=list)  # what IAM decided for each of their requests
     removed_grant: Any = None  # a journey step after its grant was removed from the deployed role
     day_two: Any = None  # tests/emulator/day_two.py DayTwo: the changed spec applied over the state
+    #: The split charge rule AWS holds after the first apply and after day 2 (team -> share).
+    split_held: list = field(default_factory=list)
+    #: The cluster stack planned with an instance group renamed but not retired (the spec's
+    #: cluster.retired_instance_groups): the plan must stop.
+    unretired_rename: Any = None
+    #: The access stack's plan (`terraform show -json`) with the identity provider switched.
+    idp_switch_plan: Any = None
+    #: The HyperPod clusters the emulator holds after day 2, and the groups day 2 deleted.
+    clusters_after_day_two: dict = field(default_factory=dict)
     seconds: float = 0.0
 
     def summary(self) -> str:
@@ -125,10 +134,18 @@ def _day_two(result: Round, deployment, emulator, world: dict, second_dir: Path,
     if new_groups:
         emulator.seed({"identity_center": world["identity_center"], "groups": new_groups})
     day.removed_stacks = sorted(set(deployment.stacks) - set(later.stacks))
+    # The runbook's "Remove a team without losing its data", in its order: with the first day's
+    # spec (which still has the team), what keeps the team's data leaves the state, then the team
+    # stack is destroyed, prevent_destroy as synthesized; the shared stacks change after.
+    for name in day.removed_stacks:
+        day.kept[name] = day_two.keep_out_of_state(deployment, name)
+        day.removal.append(deployment.destroy(name))
     for name, stack in later.stacks.items():
-        if "aws_ce_cost_category" in stack.get("resource", {}):
+        # What the review reads: the cost category's plan, and the HyperPod cluster's.
+        if {"aws_ce_cost_category", "aws_ssm_parameter"} & set(stack.get("resource", {})):
             day.plans[name] = day_two.plan_json(later, name)
     day.applied = later.each_wave(later.apply)
+    day.left_in_aws = day_two.what_aws_holds_of(emulator.url, day.kept, region=world["identity_center"]["region"])
     day.destroyed = {o.stack: found for o in day.applied if (found := day_two.destroyed_addresses(o.output))}
     if all(o.ok for o in day.applied):
         day.replanned = later.all_at_once(later.replan)
@@ -160,6 +177,17 @@ def _a_round(
         result.applied = deployment.each_wave(deployment.apply)
         if not all(o.ok for o in result.applied):
             return result
+        result.split_held.append(split_held(emulator.url))
+        unretired = synth_dir.parent / "cdktf.unretired-rename"
+        if unretired.is_dir():
+            from hyperpod_teams import naming
+
+            renamed = Deployment(unretired, terraform.env, emulator.url)
+            result.unretired_rename = renamed.replan(naming.cluster_stack_name(spec["organization"]["name"]))
+            from tests.emulator.day_two import plan_json
+
+            switched = Deployment(synth_dir.parent / "cdktf.idp-switch", terraform.env, emulator.url)
+            result.idp_switch_plan = plan_json(switched, naming.access_stack_name(spec["organization"]["name"]))
         # prevent_destroy, as synthesized, must stop a destroy and leave the state as it was. The
         # refused destroy stops at its plan, as the re-plans do: all of them side by side.
         guarded = next(
@@ -187,6 +215,8 @@ def _a_round(
             _journeys(result, emulator, synth_dir.parent / "journeys")
         result.day_two = DayTwo(changes)
         _day_two(result, deployment, emulator, world, second_dir, second_spec)
+        result.split_held.append(split_held(emulator.url))
+        result.clusters_after_day_two = emulator.cloud_control_state()
     result.seconds = time.monotonic() - started
     return result
 
@@ -195,7 +225,7 @@ def _a_round(
 def rounds(tmp_path_factory) -> dict[str, Round]:
     require_module("moto")
     from hyperpod_teams.spec import validate_spec
-    from tests.emulator.day_two import first_day, second_day
+    from tests.emulator.day_two import RENAMED, first_day, rename_group, second_day
 
     terraform = terraform_or_skip(tmp_path_factory.mktemp("emulator-terraform"))
     futures = {}
@@ -211,6 +241,14 @@ def rounds(tmp_path_factory) -> dict[str, Round]:
             second_dir = synth_dir.parent / "cdktf.day-2"
             second_spec = validate_spec(second)
             synthesize_stacks(second_spec, second_dir)
+            if example == JOURNEY_EXAMPLE:
+                # The first day's spec with an instance group renamed and not retired.
+                unretired = rename_group(first_day(example, data), *RENAMED, retire=False)
+                synthesize_stacks(validate_spec(unretired), synth_dir.parent / "cdktf.unretired-rename")
+                # ... and with the identity provider switched (Entra ID -> a generic SAML IdP).
+                switched = first_day(example, data)
+                switched["identity"]["provider"] = "generic_saml"
+                synthesize_stacks(validate_spec(switched), synth_dir.parent / "cdktf.idp-switch")
             futures[example] = pool.submit(_a_round, example, synth_dir, terraform, second_dir, second_spec, changes)
         results = {example: future.result() for example, future in futures.items()}
     EMULATOR_SUMMARY.parent.mkdir(exist_ok=True)
@@ -224,6 +262,34 @@ def rounds(tmp_path_factory) -> dict[str, Round]:
     if walked:  # what each member's step ran, answered and called: for whoever reads a failure
         (EMULATOR_SUMMARY.parent / "journeys.json").write_text(json.dumps(walked, indent=1))
     return results
+
+
+def split_held(url: str) -> dict[str, str | None]:
+    """The shared spend's split as the emulator's Cost Explorer holds it: team -> share, paired
+    as AWS pairs them (Targets[i] with Values[i]; no share for a PROPORTIONAL or EVEN split)."""
+    import boto3
+
+    client = boto3.client(
+        "ce",
+        region_name="us-east-1",
+        endpoint_url=url,
+        aws_access_key_id="AKIAOFFLINEFAKE00000",
+        aws_secret_access_key="offline-fake-secret",
+    )
+    (reference,) = client.list_cost_category_definitions()["CostCategoryReferences"]
+    category = client.describe_cost_category_definition(CostCategoryArn=reference["CostCategoryArn"])
+    (rule,) = category["CostCategory"]["SplitChargeRules"]
+    values = [p["Values"] for p in rule.get("Parameters", [])]
+    return dict(zip(rule["Targets"], values[0], strict=True)) if values else dict.fromkeys(rule["Targets"])
+
+
+def expected_split(spec) -> dict[str, str | None]:
+    from hyperpod_teams import cost
+
+    split = cost.shared_split(spec)
+    if split.method != "FIXED":
+        return dict.fromkeys(split.targets)
+    return {team: str(share) for team, share in split.percentages.items()}
 
 
 def _failures(outcomes: list) -> str:
@@ -312,10 +378,26 @@ def test_day_two_keeps_the_clusters_add_ons(rounds, example):
     assert add_ons == []
 
 
-def test_a_removed_team_leaves_the_app_and_its_stacks_are_left_as_they_were(rounds):
+def test_a_team_removed_by_the_runbook_keeps_its_domain_and_key_and_loses_its_sso_roles(rounds):
+    """The runbook's "Remove a team without losing its data", end to end in its order: the kept
+    resources out of the state, the team stack destroyed with prevent_destroy as synthesized
+    (while the spec still has the team), then day 2's apply of the shared stacks. AWS then still
+    holds the domain and its home directories' key, Enabled; Identity Center has deleted the
+    removed team's `AWSReservedSSO_*` roles and kept the others'."""
     day = rounds[JOURNEY_EXAMPLE].day_two
     assert day is not None and day.applied, "day 2 never ran"
     assert day.removed_stacks == ["acme-team-vision"]
+    (removal,) = day.removal
+    assert removal.ok, _failures([removal])
+    assert removal.count > 0
+    kept = day.kept["acme-team-vision"]
+    assert sorted(a.split(".")[0] for a in kept) == ["aws_kms_alias", "aws_kms_key", "aws_sagemaker_domain"]
+    held = {a.split(".")[0]: state for a, state in day.left_in_aws.items()}
+    assert held["aws_kms_key"] == "Enabled", day.left_in_aws
+    assert held["aws_sagemaker_domain"] == "InService", day.left_in_aws
+    assert held["aws_kms_alias"] == kept[next(a for a in kept if a.startswith("aws_kms_key."))], day.left_in_aws
+    roles = held["AWSReservedSSO roles"].split()
+    assert roles and not [r for r in roles if "vision" in r] and [r for r in roles if "-nlp-" in r], roles
     assert "acme-team-speech" in [o.stack for o in day.applied]
     assert all(not o.stack.endswith("-vision") for o in day.applied + day.replanned)
 
@@ -349,6 +431,74 @@ def test_the_cost_category_the_provider_half_updates_is_warned_of_and_the_runboo
     assert repair.returncode == 0, repair.stdout + repair.stderr
     (cost,) = [o for o in day.replanned if o.stack == "acme-cost"]
     assert cost.ok, _failures([cost])
+
+
+@pytest.mark.parametrize("example", TIER_EXAMPLES)
+def test_the_cost_category_aws_holds_gives_each_team_its_own_share_after_apply_and_day_two(rounds, example):
+    """Read back from the emulator's Cost Explorer, not from Terraform's state (which pairs the set
+    `targets` with the list `values` its own way): tests/test_cost_category_requests.py says why."""
+    from hyperpod_teams.spec import validate_spec
+    from tests.emulator.day_two import first_day, second_day
+
+    data = yaml.safe_load((EXAMPLES / example / "teams.yaml").read_text())
+    result = rounds[example]
+    assert len(result.split_held) == 2, "the round stopped before day 2"
+    first, second = (validate_spec(first_day(example, data)), validate_spec(second_day(example, data)[0]))
+    assert result.split_held == [expected_split(first), expected_split(second)]
+
+
+def test_an_instance_group_renamed_without_retiring_it_stops_the_plan_naming_the_field(rounds):
+    """SageMaker knows a group by its name: the rename would terminate the old group's nodes. The
+    plan of the cluster stack stops (its precondition reads what the last apply recorded), naming
+    the group, its nodes and cluster.retired_instance_groups."""
+    from tests.emulator.day_two import RENAMED
+
+    result = rounds[JOURNEY_EXAMPLE]
+    plan = result.unretired_rename
+    assert plan is not None, "the renamed spec was never planned: the apply failed"
+    assert not plan.ok and "Resource precondition failed" in plan.output, plan.output[-2000:]
+    message = " ".join(plan.output.split())
+    assert f"{RENAMED[0]} (4 nodes)" in message and "cluster.retired_instance_groups" in message, message[-1500:]
+
+
+def test_a_retired_instance_group_leaves_the_cluster_and_its_new_name_starts_from_no_node(rounds):
+    """Day 2 renames the group and retires the old name: the apply goes through, the emulator's
+    SageMaker terminates the old group's nodes and provisions the new group from zero, and the
+    review of the day-2 plan said so before."""
+    from hyperpod_teams.review.document import Document, to_markdown
+    from hyperpod_teams.review.plan_summary import StackPlan, plan_section
+    from hyperpod_teams.spec import validate_spec
+    from tests.emulator.day_two import RENAMED, second_day
+
+    day = rounds[JOURNEY_EXAMPLE].day_two
+    assert day is not None and day.applied and all(o.ok for o in day.applied), "day 2 never applied"
+    held = rounds[JOURNEY_EXAMPLE].clusters_after_day_two
+    assert {"cluster": next(iter(held["clusters"])), "group": RENAMED[0], "nodes": 4} in held["terminated"]
+    (cluster,) = held["clusters"].values()
+    counts = {g["InstanceGroupName"]: g["CurrentCount"] for g in cluster["InstanceGroups"]}
+    assert counts == {"gpu-workers": 8, RENAMED[1]: 0}
+    data = yaml.safe_load((EXAMPLES / JOURNEY_EXAMPLE / "teams.yaml").read_text())
+    spec = validate_spec(second_day(JOURNEY_EXAMPLE, data)[0])
+    review = to_markdown(Document("review", plan_section([StackPlan(s, p) for s, p in day.plans.items()], spec)))
+    assert f"the instance group `{RENAMED[0]}` leaves the HyperPod cluster" in review, review[:3000]
+    assert "terminates its 4 ml.c5.4xlarge nodes" in review
+
+
+def test_an_identity_provider_switch_on_a_running_platform_is_alerted_in_review(rounds):
+    """Entra ID -> generic SAML: the AWS stacks look up the same group names and plan no change to
+    any resource; the review of the access stack's plan says what the identity-source change does."""
+    from hyperpod_teams.review.document import Document, to_markdown
+    from hyperpod_teams.review.plan_summary import StackPlan, plan_section
+    from hyperpod_teams.spec import validate_spec
+    from tests.emulator.day_two import first_day
+
+    plan = rounds[JOURNEY_EXAMPLE].idp_switch_plan
+    assert plan is not None, "the switched spec was never planned: the apply failed"
+    data = first_day(JOURNEY_EXAMPLE, yaml.safe_load((EXAMPLES / JOURNEY_EXAMPLE / "teams.yaml").read_text()))
+    data["identity"]["provider"] = "generic_saml"
+    review = to_markdown(Document("review", plan_section([StackPlan("acme-access", plan)], validate_spec(data))))
+    assert "the identity provider changes from `entra_id` to `generic_saml`" in review, review[:2000]
+    assert "AWSReservedSSO_" in review
 
 
 def test_the_day_two_summary_line_says_what_changed_and_what_was_destroyed(rounds):

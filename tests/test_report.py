@@ -226,7 +226,11 @@ def test_the_chart_names_the_largest_teams_and_groups_the_rest_without_losing_a_
         ("aws_eks_cluster", {}, "EKS cluster"),
         ("aws_cloudcontrolapi_resource", {"type_name": "AWS::SageMaker::Cluster"}, "HyperPod cluster"),
         ("aws_s3_bucket", {}, "lifecycle scripts bucket"),
-        ("aws_cloudcontrolapi_resource", {"type_name": "AWS::SageMaker::ComputeQuota"}, None),
+        # Task governance deletes a team's namespace and queue with its quota (#43).
+        ("aws_cloudcontrolapi_resource", {"type_name": "AWS::SageMaker::ComputeQuota"}, "compute quota"),
+        ("aws_cloudcontrolapi_resource", {"type_name": "AWS::SageMaker::ClusterSchedulerConfig"}, "scheduler config"),
+        ("aws_kms_key", {}, "KMS key"),
+        ("kubernetes_namespace_v1", {}, "Kubernetes namespace"),
         ("aws_iam_role", {}, None),
     ],
 )

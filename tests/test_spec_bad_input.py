@@ -203,7 +203,8 @@ CASES = [
         "100",
     ),
     ("no teams", set_at("teams", []), "teams", "at least 1"),
-    ("too many teams", many_teams(501), "teams", "at most 500"),
+    # 499: a cost category takes 500 rules, one per team and one for the shared platform.
+    ("too many teams", many_teams(500), "teams", "at most 499"),
     ("duplicate team", duplicate_team, "teams[3].name", "duplicate team name"),
     ("team name length", set_at("teams.0.name", "a" * 41), "teams[0].name", "40"),
     ("team name case", set_at("teams.0.name", "NLP"), "teams[0].name", "lowercase"),
@@ -284,6 +285,88 @@ CASES = [
         set_at("teams.0.budget.thresholds_percent", [80, 1001]),
         "teams[0].budget.thresholds_percent",
         "1001",
+    ),
+    # #43: YAML 1.1 booleans never become numbers, control characters never reach text, and every
+    # provider or API limit the stacks would meet at apply is a rule here.
+    ("count: yes", set_at("teams.0.compute.quota.0.count", True), "teams[0].compute.quota[0].count", "number"),
+    (
+        "borrow limit: on",
+        set_at("teams.0.compute.borrow_limit_percent", True),
+        "teams[0].compute.borrow_limit_percent",
+        "true/false",
+    ),
+    (
+        "budget: true",
+        set_at("teams.0.budget.monthly_limit_usd", True),
+        "teams[0].budget.monthly_limit_usd",
+        "write the number",
+    ),
+    (
+        "threshold: yes",
+        set_at("teams.0.budget.thresholds_percent", [80, True]),
+        "teams[0].budget.thresholds_percent[1]",
+        "number",
+    ),
+    ("group count: no", set_at("cluster.instance_groups.0.count", False), "cluster.instance_groups[0].count", "number"),
+    (
+        "price: on",
+        set_at("cost", {"instance_prices_usd": {"ml.p5.48xlarge": True}}),
+        "cost.instance_prices_usd.ml.p5.48xlarge",
+        "number",
+    ),
+    (
+        "escape in a display name",
+        set_at("teams.0.display_name", "NLP\x1b]0;owned\x07"),
+        "teams[0].display_name",
+        "control character",
+    ),
+    (
+        "newline in a tag",
+        set_at("organization.tags.owner", "ml\nplatform"),
+        "organization.tags.owner",
+        "control character",
+    ),
+    (
+        "bidi override in a cost center",
+        set_at("teams.0.cost_center", "CC\u202e1001"),
+        "teams[0].cost_center",
+        "control character",
+    ),
+    (
+        "too many budget notifications",
+        set_at("teams.0.budget.thresholds_percent", list(range(10, 120, 10))),
+        "teams[0].budget.thresholds_percent",
+        "at most 10",
+    ),
+    (
+        "helm release name",
+        set_at("cluster.dependencies_chart", {"release_name": "r" * 54}),
+        "cluster.dependencies_chart.release_name",
+        "at most 53",
+    ),
+    (
+        "studio instance type not an app type",  # a HyperPod type, not one of AppInstanceType
+        set_at("teams.0.studio", {"default_instance_type": "ml.c6a.4xlarge"}),
+        "teams[0].studio.default_instance_type",
+        "Studio apps",
+    ),
+    (
+        "entra group name",
+        set_at("teams.0.members", {"scientists": "g" * 257}),
+        "teams[0].members.scientists",
+        "at most 256",
+    ),
+    (
+        "retired group still in the cluster",
+        set_at("cluster.retired_instance_groups", ["gpu-workers"]),
+        "cluster.retired_instance_groups",
+        "both in instance_groups and retired",
+    ),
+    (
+        "partly priced quota split",
+        set_at("cost", {"shared_split": "quota", "instance_prices_usd": {"ml.c5.4xlarge": 0.68}}),
+        "cost.instance_prices_usd",
+        "dollars and accelerator counts do not add up",
     ),
     (
         "two teams share a group",

@@ -45,6 +45,21 @@ def test_domain_keeps_home_directories_and_cannot_be_destroyed_by_accident(quick
     assert domain["lifecycle"]["prevent_destroy"] is True
 
 
+def test_every_kms_key_of_every_example_cannot_be_destroyed_by_a_plan(example_stacks):
+    """A deleted key makes what it encrypted unreadable: a removed team's kept home directories
+    (its domain is kept, `retention_policy = Retain`), the EKS cluster's secrets. The runbook's
+    "Remove a team" takes the team's key out of the state instead (tests/test_emulator_tier.py)."""
+    keys = [
+        (example, stack_name, address, resource)
+        for example, stacks in example_stacks.items()
+        for stack_name, stack in stacks.items()
+        for address, resource in stack.get("resource", {}).get("aws_kms_key", {}).items()
+    ]
+    assert any(stack.startswith("acme-team-") for _, stack, _, _ in keys)
+    unguarded = [(e, s, a) for e, s, a, r in keys if r.get("lifecycle", {}).get("prevent_destroy") is not True]
+    assert unguarded == []
+
+
 def test_domain_tags_propagate_to_apps_and_spaces(quickstart_stacks):
     domain = only(quickstart_stacks["acme-team-nlp"]["resource"]["aws_sagemaker_domain"])
     assert domain["tag_propagation"] == "ENABLED"

@@ -3,6 +3,7 @@ HyperPod cluster itself, and task governance (add-on and scheduler config)."""
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 
 from constructs import Construct
@@ -202,6 +203,66 @@ class HyperPodCluster(Construct):
         )
         #: The cluster's primary identifier in Cloud Control is its ARN.
         self.arn: str = self.resource.id
+        DeployedInstanceGroups(self, "deployed-instance-groups", spec=spec, cluster=self.resource)
+
+
+#: The address (after `data.aws_ssm_parameters_by_path.`) of the record's lookup.
+RECORDED_GROUPS_ID = "deployed_instance_groups"
+
+
+class DeployedInstanceGroups(Construct):
+    """A deployed instance group leaves the cluster only when the spec says so on purpose.
+
+    SageMaker knows an instance group by its name (UpdateCluster deletes a group its
+    InstanceGroups no longer lists): a renamed or removed group's nodes are terminated with every
+    job on them, which a plan shows as a one-line in-place update of the cluster. Each apply
+    records the groups it left in an SSM parameter (after the cluster); the next plan reads the
+    record (before any change) and stops, naming `cluster.retired_instance_groups`, when a recorded
+    group is neither in the spec's instance groups nor retired there. No record yet (a first
+    deploy, or a platform deployed before this check) passes.
+    """
+
+    def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec, cluster) -> None:
+        super().__init__(scope, id_)
+        cluster_spec, org = spec.cluster, spec.organization
+        name = naming.deployed_instance_groups_parameter(org.name, cluster_spec.name)
+        groups = {group.name: group.count for group in cluster_spec.instance_groups}
+        recorded = bindings.aws_data_ssm_parameters_by_path.DataAwsSsmParametersByPath(
+            self, "recorded", path=name.rpartition("/")[0]
+        )
+        recorded.override_logical_id(RECORDED_GROUPS_ID)
+        source = f"data.aws_ssm_parameters_by_path.{RECORDED_GROUPS_ID}"
+        # The record's value (the provider marks `values` sensitive), as a map; {} without a record.
+        deployed = (
+            f"try({{for i, n in {source}.names : n => jsondecode(nonsensitive({source}.values[i]))"
+            f" if n == {json.dumps(name)}}}[{json.dumps(name)}], {{}})"
+        )
+        allowed = json.dumps(sorted(groups) + sorted(cluster_spec.retired_instance_groups))
+        dropped = f'[for group, nodes in {deployed} : "${{group}} (${{nodes}} nodes)" if !contains({allowed}, group)]'
+        cluster.add_override(
+            "lifecycle.precondition",
+            [
+                {
+                    "condition": f"${{length({dropped}) == 0}}",
+                    "error_message": (
+                        f"Deployed instance groups would leave the HyperPod cluster {cluster_spec.name}: "
+                        f'${{join(", ", {dropped})}}. SageMaker knows a group by its name: one missing from '
+                        "cluster.instance_groups is deleted, its nodes terminated with every job on them (a "
+                        "renamed group is a new one, provisioned from zero). If that is meant, list the group in "
+                        "cluster.retired_instance_groups; else put it back under its deployed name."
+                    ),
+                }
+            ],
+        )
+        self.record = bindings.aws_ssm_parameter.SsmParameter(
+            self,
+            "record",
+            name=name,
+            type="String",
+            value=json.dumps(groups, sort_keys=True, separators=(",", ":")),
+            description=f"Instance groups of the HyperPod cluster {cluster_spec.name} as last applied (hyperpod-teams)",
+            depends_on=[cluster],
+        )
 
 
 class ExistingHyperPodCluster(Construct):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from constructs import Construct
 
 from hyperpod_teams import bindings, policies
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import Organization
 
 #: Days a scheduled key deletion can still be cancelled: the longest AWS allows.
@@ -35,6 +36,10 @@ class EncryptionKey(Construct):
             policy=policies.policy_json(key_policy),
             enable_key_rotation=True,
             deletion_window_in_days=DELETION_WINDOW_DAYS,
+            # What the key encrypts (a team's home directories, kept when its domain goes; the EKS
+            # cluster's secrets) is unreadable once the key is deleted: no plan may destroy it.
+            # Removing a team takes it out of the stack's state instead (the runbook).
+            lifecycle=cdk.TerraformResourceLifecycle(prevent_destroy=True),
         )
         bindings.aws_kms_alias.KmsAlias(self, "alias", name=f"alias/{alias}", target_key_id=self.key.key_id)
         self.arn: str = self.key.arn

@@ -41,10 +41,21 @@ def protected_kind(change: dict) -> str | None:
         return "SageMaker AI domain (the team's home directories and spaces)"
     if resource_type == "aws_eks_cluster":
         return "EKS cluster (every team's workloads)"
+    if resource_type == "aws_kms_key":
+        return "KMS key (what it encrypts is unreadable once the key is deleted, 30 days on)"
+    if resource_type == "kubernetes_namespace_v1":
+        return "Kubernetes namespace (the team's workloads, deleted with it)"
     if resource_type == "aws_cloudcontrolapi_resource":
         body = change["change"].get("before") or change["change"].get("after") or {}
         if body.get("type_name") == cloudformation.CLUSTER_TYPE:
             return "HyperPod cluster (every team's nodes)"
+        if body.get("type_name") == cloudformation.COMPUTE_QUOTA_TYPE:
+            return (
+                "compute quota (task governance deletes the team's namespace and queue with what runs in them; "
+                "its guaranteed capacity is gone)"
+            )
+        if body.get("type_name") == cloudformation.SCHEDULER_CONFIG_TYPE:
+            return "scheduler config (task governance's priority classes and fair share, for every team)"
     if resource_type == "aws_s3_bucket" and "lifecycle" in change["address"]:
         return "lifecycle scripts bucket (the nodes' set-up scripts)"
     return None
@@ -66,6 +77,92 @@ def dropped_by_the_provider(change: dict) -> tuple[str, ...]:
     return tuple(
         name for name in COST_CATEGORY_DROPPED_ON_UPDATE if after.get(name) and before.get(name) == after.get(name)
     )
+
+
+def _desired_state(body: dict | None) -> dict:
+    """A Cloud Control resource's desired state, decoded; {} when unknown or absent."""
+    text = (body or {}).get("desired_state")
+    try:
+        return json.loads(text) if isinstance(text, str) else {}
+    except ValueError:
+        return {}
+
+
+def instance_groups_leaving(change: dict) -> list[tuple[str, int, str]]:
+    """The instance groups an update of the HyperPod cluster removes: (name, nodes, instance type).
+
+    SageMaker knows an instance group by its name (UpdateCluster: a group missing from
+    InstanceGroups is deleted, `InstanceGroupsToDelete`): a renamed or removed group's nodes are
+    terminated with every job on them, and a renamed group is a new one provisioned from zero.
+    The plan shows it as an in-place update of one attribute."""
+    if change["type"] != "aws_cloudcontrolapi_resource" or action_of(change) not in ("update", "replace"):
+        return []
+    before = _desired_state(change["change"].get("before"))
+    after = _desired_state(change["change"].get("after"))
+    if change["change"].get("before", {}).get("type_name") != cloudformation.CLUSTER_TYPE or not after:
+        return []
+    kept = {group.get("InstanceGroupName") for group in after.get("InstanceGroups", [])}
+    return [
+        (group["InstanceGroupName"], int(group.get("InstanceCount", 0)), str(group.get("InstanceType", "")))
+        for group in before.get("InstanceGroups", [])
+        if group.get("InstanceGroupName") not in kept
+    ]
+
+
+#: The output of the access stack that names the identity provider it was deployed with
+#: (stacks/access.py): a change of it in a plan is a switch on a running platform.
+IDENTITY_PROVIDER_OUTPUT = naming.IDENTITY_PROVIDER_OUTPUT
+
+
+def identity_provider_switch(plan: dict) -> tuple[str, str] | None:
+    """(before, after) when the plan changes the deployed identity provider."""
+    change = (plan.get("output_changes") or {}).get(IDENTITY_PROVIDER_OUTPUT)
+    if not change:
+        return None
+    before, after = change.get("before"), change.get("after")
+    if before and after and before != after:
+        return before, after
+    return None
+
+
+def _group_names(body: dict | None) -> set[str]:
+    return {g.get("InstanceGroupName", "") for g in _desired_state(body).get("InstanceGroups", [])}
+
+
+def _day_two_alerts(plans: list[StackPlan]) -> list[Block]:
+    """Changes that terminate nodes or drop what teams rely on, which a plan shows as harmless."""
+    alerts: list[Block] = []
+    for stack_plan in plans:
+        for change in stack_plan.plan.get("resource_changes", []):
+            leaving = instance_groups_leaving(change)
+            arriving = sorted(
+                _group_names(change["change"].get("after")) - _group_names(change["change"].get("before"))
+            )
+            new_here = f"; new in this plan: {', '.join(md_code(g) for g in arriving)}" if arriving else ""
+            for name, nodes, instance_type in leaving:
+                alerts.append(
+                    Alert(
+                        f"{md_text(stack_plan.stack)}: the instance group {md_code(name)} leaves the HyperPod cluster: "
+                        f"SageMaker terminates its {nodes} {md_text(instance_type)} node{'s' if nodes != 1 else ''} "
+                        "and every job running on them (groups are known by name: a renamed group is a new one, "
+                        f"provisioned from zero{new_here}). Only a spec that lists it in "
+                        "`cluster.retired_instance_groups` gets through the plan."
+                    )
+                )
+        switch = identity_provider_switch(stack_plan.plan)
+        if switch:
+            was, now = switch
+            alerts.append(
+                Alert(
+                    f"{md_text(stack_plan.stack)}: the identity provider changes from {md_code(was)} to "
+                    f"{md_code(now)} on a running platform. Changing IAM Identity Center's identity source "
+                    "removes its users' and groups' assignments and with them the permission sets' "
+                    "`AWSReservedSSO_*` roles; EKS access entries of a deleted role do not work for the role "
+                    "made again (they name the old principal). The AWS stacks may plan no change at all: "
+                    'follow docs/deploy.md, "Changes that destroy or terminate".'
+                )
+            )
+    return alerts
 
 
 ACTION_ORDER = {"delete": 0, "replace": 1, "import": 2, "update": 3, "create": 4}
@@ -164,7 +261,7 @@ def plan_section(plans: list[StackPlan], spec: PlatformSpec, *, max_rows: int | 
     """The plan summary; `max_rows` keeps the updates and creations table short (deletions,
     replacements and imports are always listed whole)."""
     found = changes(plans, spec)
-    blocks: list[Block] = [Heading("Plan")]
+    blocks: list[Block] = [Heading("Plan"), *_day_two_alerts(plans)]
     for change in found:
         if change.protected:
             verb = "DESTROYED" if change.action == "delete" else "REPLACED (destroyed, then created anew)"

@@ -323,28 +323,78 @@ def _add_a_team_section(document: Document, r: _Runbook) -> None:
     )
 
 
+#: What a team's AWS stack holds that its kept data needs: the domain (home directories on EFS) and
+#: the key they are encrypted with, and the key's alias. Taken out of the stack's state before
+#: the stack is destroyed, they stay in the account (the runbook's "Remove a team").
+KEPT_ON_REMOVAL = ("aws_sagemaker_domain", "aws_kms_key", "aws_kms_alias")
+
+
+def keep_out_of_state_command(team_stack: str) -> str:
+    """The commands that take KEPT_ON_REMOVAL out of a team stack's state (shell, from the app's
+    folder after a synth): the destroy that follows leaves them in the account."""
+    kept = "|".join(KEPT_ON_REMOVAL)
+    return (
+        f"cd cdktf.out/stacks/{team_stack} && terraform init -input=false\n"
+        f"terraform state list | grep -E '^({kept})\\.' | xargs -r terraform state rm"
+    )
+
+
 def _remove_a_team_section(document: Document, r: _Runbook) -> None:
     spec_path = r.spec_path
     org = r.spec.organization.name
     example = "<team>"
+    team_stack, k8s_stack = naming.team_stack_name(org, example), naming.team_kubernetes_stack_name(org, example)
+    alias = f"alias/{naming.team_studio_key_alias(org, example)}"
     document.add(Heading("Remove a team without losing its data"))
+    document.add(
+        Paragraph(
+            "In this order: the team's stacks go while the spec still has the team (they read its groups "
+            f"from {md_code(r.access)}, and its EKS access entries name the `AWSReservedSSO_*` roles that "
+            "Identity Center deletes once the team's permission sets leave the account); the shared stacks "
+            "change last. The team's SageMaker AI domain (home directories on EFS) and the KMS key they are "
+            "encrypted with stay in the account: both carry `prevent_destroy`, so no plan can destroy them "
+            "(a deleted key makes the kept home directories unreadable once its 30-day window ends)."
+        )
+    )
     document.add(
         Items(
             [
-                "Remove the team from the spec and synthesize: its two stacks leave the app, and `cdktn deploy` no "
-                "longer touches them. Nothing of theirs is destroyed; the shared stacks drop the team's groups, "
-                "permission sets and cost category rule (review that in the plan: `hyperpod-teams report --plan`).",
-                "Keep what the team made: its SageMaker domain keeps home directories on EFS when deleted "
-                "(`retention_policy = Retain`); copy anything else (S3 outputs, model artefacts) first.",
-                "When the data is safe, run "
-                f"{md_code(_cdktf(spec_path, 'destroy ' + naming.team_kubernetes_stack_name(org, example)))} and then "
-                f"{md_code(_cdktf(spec_path, 'destroy ' + naming.team_stack_name(org, example)))} "
-                "with a spec that still "
-                "has the team. "
-                "The domain has `prevent_destroy`: delete its spaces and apps, then remove the domain from state "
-                "(`terraform state rm`) and delete it in the console, or lift the lifecycle rule in a local copy.",
+                "Let the team's running jobs finish (destroying its stack deletes its compute quota, and "
+                f"task governance deletes the namespace {md_code(naming.team_namespace(example))} with what "
+                "runs in it); copy what it keeps outside its home directories (S3 outputs, model artefacts).",
+                f"With the spec still holding the team, {md_code(_cdktf(spec_path, 'synth'))}, then take the "
+                "domain, its key and the key's alias out of the team stack's state, so that the destroy leaves "
+                "them where they are (the commands below the list).",
+                f"{md_code(_cdktf(spec_path, 'destroy ' + k8s_stack))} and then "
+                f"{md_code(_cdktf(spec_path, 'destroy ' + team_stack))} (the spec still has the team): its "
+                "RBAC, compute quota, EKS access entries, execution role, application assignments and budget "
+                "go; the plan must show no `aws_sagemaker_domain` or `aws_kms_key` (`hyperpod-teams report "
+                "--plan` names them if it does).",
+                f"Remove the team from {md_code(spec_path)}, synthesize, review (`hyperpod-teams report "
+                f"--plan`) and deploy {md_code(r.access)}"
+                + (f" and {md_code(r.identity)}" if r.identity else "")
+                + f" and {md_code(r.cost_stack)}: the team's groups, permission sets (and with them the "
+                "`AWSReservedSSO_*` roles) and cost category rule go. No other team's stack changes.",
             ],
             ordered=True,
+        )
+    )
+    document.add(Paragraph("Step 2, from the folder of `cdktf.json`:"))
+    document.add(Code(keep_out_of_state_command(team_stack)))
+    document.add(
+        Paragraph(
+            f"What stays: the domain {md_code(naming.team_domain_name(org, example))}, its EFS home "
+            f"directories and the key {md_code(alias)}, tagged with the team, managed by no stack. When the "
+            "organization decides to delete the data for good: delete the domain's spaces, apps and user "
+            "profiles, then the domain with its home directories, then schedule the key's deletion (30 "
+            "days, cancellable until then with `aws kms cancel-key-deletion`):"
+        )
+    )
+    document.add(
+        Code(
+            "aws sagemaker delete-domain --domain-id <domain-id> --retention-policy HomeEfsFileSystem=Delete\n"
+            f"aws kms schedule-key-deletion --key-id {alias} --pending-window-in-days 30\n"
+            f"aws kms delete-alias --alias-name {alias}"
         )
     )
 

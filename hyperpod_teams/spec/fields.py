@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import (
     AfterValidator,
@@ -132,6 +132,33 @@ def _offered_by_hyperpod(value: str) -> str:
     )
 
 
+def _offered_by_studio(value: str) -> str:
+    """A Studio app's instance type must be one of SageMaker's AppInstanceType: the AWS provider
+    skips its own check of the domain's default when the block holds a value unknown at plan (the
+    execution role's ARN), so a made-up type would fail only at apply."""
+    if value in instance_types.STUDIO_OFFERED:
+        return value
+    nearest = difflib.get_close_matches(value, instance_types.STUDIO_INSTANCE_TYPES, n=3, cutoff=0.5)
+    raise PydanticCustomError(
+        "spec_rule",
+        "{value} is not an instance type SageMaker Studio apps run on",
+        {
+            "value": value,
+            "hint": (f"did you mean {', '.join(nearest)}? " if nearest else "")
+            + f"AWS's list (botocore {instance_types.BOTOCORE_VERSION}, AppInstanceType) is in "
+            "hyperpod_teams/instance_types.py",
+        },
+    )
+
+
+#: An instance type of a Studio app: one of AWS's AppInstanceType.
+StudioInstanceType = Annotated[
+    str,
+    _pattern(r"^ml\.[a-z0-9-]+\.[a-z0-9]+$", "an instance type of SageMaker Studio apps, such as ml.t3.medium"),
+    AfterValidator(_offered_by_studio),
+]
+
+
 #: An instance type of a HyperPod instance group or compute quota: one of AWS's ClusterInstanceType.
 ClusterInstanceType = Annotated[
     str,
@@ -212,10 +239,95 @@ PluginName = Annotated[
 ]
 
 
+def _takes_numbers(annotation: Any) -> bool:
+    """Whether a field's type holds numbers anywhere (int, float, a Literal of numbers, in a list,
+    a dict's values or an Optional)."""
+    if annotation is bool:
+        return False
+    if annotation in (int, float):
+        return True
+    args = get_args(annotation)
+    if get_origin(annotation) is Literal:
+        return any(isinstance(a, int | float) and not isinstance(a, bool) for a in args)
+    return any(_takes_numbers(a) for a in args)
+
+
+def _a_boolean_in(value: Any) -> str | None:
+    """Where a YAML boolean sits in a value meant to hold numbers: "" for the value itself, the
+    key or index within it, or None."""
+    if isinstance(value, bool):
+        return ""
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        if isinstance(item, bool):
+            return f"[{key}]" if isinstance(key, int) else f".{key}"
+    return None
+
+
+#: The bidirectional formatting characters (Unicode UAX #9: embeddings, overrides, isolates and
+#: marks), which reorder what a terminal or a review shows ("Trojan Source", CVE-2021-42574).
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _control_character_in(value: Any) -> tuple[str, str] | None:
+    """The first control character (Unicode category Cc: escape, NUL, newline, DEL...) or
+    bidirectional formatting character in a text field, a list of texts or a map of texts (its keys
+    too), as (where, repr); None when there is none. Nested sections check their own fields."""
+
+    def first(text: Any) -> str | None:
+        if not isinstance(text, str):
+            return None
+        return next((repr(c) for c in text if unicodedata.category(c) == "Cc" or c in BIDI_CONTROLS), None)
+
+    if isinstance(value, str):
+        found = first(value)
+        return ("", found) if found else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = first(key) or first(item)
+        if found:
+            return (f"[{key}]" if isinstance(key, int) else f".{key}", found)
+    return None
+
+
 class SpecModel(BaseModel):
-    """Base of every spec model: unknown fields are errors, models are immutable values."""
+    """Base of every spec model: unknown fields are errors, models are immutable values.
+
+    Two rules hold for every field of every section: a field of numbers takes no boolean (YAML 1.1
+    reads yes/no/on/off/true/false unquoted as booleans, which Python counts as 1 and 0: `count:
+    yes` would be a one-node quota), and no text takes a control character (an escape sequence in a
+    display name reaches terminals, reports and AWS descriptions)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _numbers_are_numbers_and_text_is_printable(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        for name, field in cls.model_fields.items():
+            key = field.alias or name
+            if key not in data:
+                continue
+            value = data[key]
+            if _takes_numbers(field.annotation):
+                where = _a_boolean_in(value)
+                if where is not None:
+                    raise spec_rule(
+                        "a number is needed, not true/false (YAML reads yes, no, on, off, true and false unquoted "
+                        "as booleans)",
+                        field=f"{key}{where}",
+                        hint="write the number",
+                    )
+            control = _control_character_in(value)
+            if control is not None:
+                raise spec_rule(
+                    f"the text holds the control character {control[1]}, which would reach terminals, reports "
+                    "and AWS as it is",
+                    field=f"{key}{control[0]}",
+                    hint="remove it",
+                )
+        return data
 
 
 def spec_rule(message: str, *, field: str | None = None, hint: str | None = None) -> PydanticCustomError:
@@ -519,7 +631,14 @@ class DependenciesChart(SpecModel):
     repository: str | None = Field(default=None, description="Chart repository URL, for a chart name.")
     version: str | None = None
     namespace: str = "kube-system"
-    release_name: str = "hyperpod-dependencies"
+    release_name: str = Field(
+        default="hyperpod-dependencies",
+        min_length=1,
+        # Helm refuses a longer release name (helm pkg/chartutil ValidateReleaseName: "release name
+        # exceeds max length of 53"); a DNS-1123 label otherwise.
+        max_length=53,
+        pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+    )
 
 
 Duration = Annotated[str, _pattern(r"^[1-9][0-9]{0,4}[mh]$", "a whole number of minutes or hours, such as 720m or 12h")]
@@ -584,6 +703,7 @@ CREATED_CLUSTER_ONLY = (
     "timeouts",
     "allow_destroy",
     "cloudwatch_observability",
+    "retired_instance_groups",
 )
 CREATED_INSTANCE_GROUP_ONLY = ("ebs_volume_gb", "threads_per_core", "deep_health_checks")
 
@@ -620,6 +740,14 @@ class Cluster(SpecModel):
         description="Lift lifecycle.prevent_destroy from the HyperPod cluster (optional field): "
         "only to delete the cluster on purpose.",
     )
+    retired_instance_groups: list[ResourceName] = Field(
+        default_factory=list,
+        max_length=100,
+        description="(optional addition) Deployed instance groups the spec removes or renames on purpose. "
+        "SageMaker knows a group by its name: a group that leaves instance_groups is deleted, its nodes "
+        "terminated with every job on them (a renamed group is a new one, provisioned from zero). A plan "
+        "that drops a deployed group not named here stops with an error naming this field.",
+    )
     training_operator: TrainingOperator = Field(
         default_factory=TrainingOperator,
         description="(optional addition) The HyperPod training operator add-on and what it needs.",
@@ -631,6 +759,17 @@ class Cluster(SpecModel):
         "CloudWatchAgentServerPolicy. Off by default: it sends metrics and container logs to CloudWatch, "
         "charged per node and per GB.",
     )
+
+    @model_validator(mode="after")
+    def _a_retired_group_is_no_group_of_the_cluster(self) -> Cluster:
+        both = sorted({group.name for group in self.instance_groups} & set(self.retired_instance_groups))
+        if both:
+            raise spec_rule(
+                f"{', '.join(both)} {'is' if len(both) == 1 else 'are'} both in instance_groups and retired",
+                field="retired_instance_groups",
+                hint="a retired group is one the cluster no longer has: remove it from one of the two lists",
+            )
+        return self
 
     @model_validator(mode="after")
     def _adopted_cluster_takes_no_creation_settings(self) -> Cluster:
@@ -744,7 +883,7 @@ class Studio(SpecModel):
         "never replaced, its users' home directories kept; its name, VPC, subnets, key and auth mode stay as "
         "they are (AWS fixes them at creation). It must use IAM Identity Center (auth mode SSO).",
     )
-    default_instance_type: InstanceType = "ml.t3.medium"
+    default_instance_type: StudioInstanceType = "ml.t3.medium"
     idle_timeout_minutes: int = Field(
         default=60,
         ge=60,
@@ -759,7 +898,9 @@ class Budget(SpecModel):
         description="USD a month; AWS Budgets takes a plain decimal number (BudgetLimit Amount)."
     )
     notify_emails: list[EmailAddress] = Field(min_length=1, max_length=10)
-    thresholds_percent: list[int] = Field(default_factory=lambda: [80, 100], min_length=1)
+    # One notification per threshold, and AWS Budgets takes at most 10 per budget (AWS Budgets
+    # quotas); the provider creates them one by one and would fail at the 11th, leaving half a budget.
+    thresholds_percent: list[int] = Field(default_factory=lambda: [80, 100], min_length=1, max_length=10)
 
     @field_validator("thresholds_percent")
     @classmethod

@@ -104,7 +104,9 @@ class PlatformSpec(SpecModel):
     backend: Backend = Field(default_factory=LocalBackend)
     identity: Identity
     cluster: Cluster
-    teams: list[Team] = Field(min_length=1, max_length=500)
+    # A cost category takes at most 500 rules (Billing and Cost Management API reference,
+    # CostCategoryRule list: 1 to 500), one per team and one for the shared platform (cost.py).
+    teams: list[Team] = Field(min_length=1, max_length=499)
     cost: Cost = Field(default_factory=Cost, description="(optional addition) How the shared spend is split.")
 
     @model_validator(mode="after")

@@ -172,7 +172,10 @@ def _quota_split(cost_section: Cost, teams: list[tuple[int, Team]]) -> Iterator[
                 )
     # Each unknown type is reported above, with its path; what is left is a split worth nothing.
     quotas = [[(q.instance_type, q.count) for q in team.compute.quota] for _, team in teams]
-    if teams and not unknown_seen and instance_worth.quota_split_problem(quotas, prices):
+    problem = instance_worth.quota_split_problem(quotas, prices) if teams and not unknown_seen else None
+    if problem and "do not add up" in problem:
+        yield Problem(("cost", "instance_prices_usd"), problem, "or choose cost.shared_split: proportional or even")
+    elif problem:
         yield Problem(
             ("cost", "shared_split"),
             "no team's guaranteed quota is worth anything, so the shared spend cannot be split by quota",
@@ -253,10 +256,39 @@ def _quota_rules(groups: list[InstanceGroup], teams: list[tuple[int, Team]]) -> 
         )
 
 
+#: The longest group name each identity provider takes, with its source. IAM Identity Center
+#: takes 1024 (Identity Store API reference, CreateGroup DisplayName), which every IdP's is below.
+GROUP_NAME_MAX: dict[str, tuple[int, str]] = {
+    # Microsoft Graph, group resource type: displayName, "Maximum length is 256 characters".
+    "entra_id": (256, "Microsoft Entra ID (Microsoft Graph group displayName)"),
+    # Okta Groups API, group profile `name`: 1 to 255 characters.
+    "okta": (255, "Okta (Groups API profile.name)"),
+}
+IDENTITY_CENTER_GROUP_NAME_MAX = 1024
+
+
+def _group_name_problem(group: str, identity: Identity, path: Path) -> Problem | None:
+    most, who = GROUP_NAME_MAX.get(
+        identity.provider, (IDENTITY_CENTER_GROUP_NAME_MAX, "IAM Identity Center (Identity Store DisplayName)")
+    )
+    if len(group) <= most:
+        return None
+    return Problem(
+        path,
+        f"group name {group[:40]!r}... has {len(group)} characters; {who} takes at most {most}",
+        "shorten the group name (identity.group_name_pattern, the team's members, or the team name)",
+    )
+
+
 def _unique_groups(organization: Organization, identity: Identity, teams: list[tuple[int, Team]]) -> Iterator[Problem]:
-    """Two roles sharing one IdP group would give its members both roles' access."""
+    """Two roles sharing one IdP group would give its members both roles' access; and every group
+    name must fit the identity provider."""
     pattern = identity.group_name_pattern
-    owners = {naming.platform_admins_group(pattern, organization).casefold(): "the platform admins"}
+    admins = naming.platform_admins_group(pattern, organization)
+    too_long = _group_name_problem(admins, identity, ("organization", "platform_admins_group"))
+    if too_long:
+        yield too_long
+    owners = {admins.casefold(): "the platform admins"}
     team_names: set[str] = set()
     for t, team in teams:
         if team.name in team_names:
@@ -265,6 +297,12 @@ def _unique_groups(organization: Organization, identity: Identity, teams: list[t
         for role in naming.ROLES:
             group = naming.team_group_name(pattern, organization.name, team, role)
             owner = f"team {team.name} ({role})"
+            explicit_path: Path = (
+                ("teams", t, "members", role) if getattr(team.members, role) is not None else ("teams", t, "name")
+            )
+            too_long = _group_name_problem(group, identity, explicit_path)
+            if too_long:
+                yield too_long
             if group.casefold() in owners:
                 explicit = getattr(team.members, role) is not None
                 path: Path = ("teams", t, "members", role) if explicit else ("teams", t, "name")

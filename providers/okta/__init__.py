@@ -63,7 +63,12 @@ class OktaSettings(PluginSettings):
         description="Label of the app in Okta; default: '<org> AWS IAM Identity Center'.",
     )
     key_years_valid: int = Field(
-        default=3, ge=2, le=10, description="Validity of the app's SAML signing key, in years."
+        default=3,
+        ge=2,
+        le=10,
+        description="No effect, kept so that specs that set it stay valid: okta_app_saml applies it only with "
+        "key_name, which the app does not use (Okta then manages the signing key's validity itself).",
+        deprecated=True,
     )
 
 

@@ -29,7 +29,6 @@ class OktaIdentityCenterApplication(Construct):
             "application",
             label=settings.application_label or f"{organization} AWS IAM Identity Center",
             preconfigured_app=PRECONFIGURED_APP,
-            key_years_valid=settings.key_years_valid,
             app_settings_json=cdk.Fn.jsonencode(
                 {
                     "acsURL": urls["identity_center_acs_url"].string_value,

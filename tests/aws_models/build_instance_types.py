@@ -34,6 +34,9 @@ def main() -> None:
         data = archive.read(name)
     model = json.loads(gzip.decompress(data) if name.endswith(".gz") else data)
     types = sorted(model["shapes"]["ClusterInstanceType"]["enum"])
+    # The instance types of a Studio app (a JupyterLab space's default among them); "system" is
+    # the type of the domain's system apps, no instance.
+    app_types = sorted(t for t in model["shapes"]["AppInstanceType"]["enum"] if t.startswith("ml."))
     found = re.search(r"botocore-([\d.]+)-", wheel.name)
     assert found, f"{wheel.name} is not a botocore wheel"
     version = found[1]
@@ -60,6 +63,7 @@ def main() -> None:
         f"CLUSTER_INSTANCE_TYPES: botocore {version}, SageMaker service model, shape ClusterInstanceType",
         f"({len(types)} types; the CloudFormation registry's AWS::SageMaker::ComputeQuota InstanceType enum is the",
         "same list).",
+        f"STUDIO_INSTANCE_TYPES: the same model, shape AppInstanceType ({len(app_types)} ml. types).",
         "ACCELERATORS_PER_INSTANCE: GPUs, Trainium or Inferentia devices per instance, from EC2",
         f"DescribeInstanceTypes as moto {moto.__version__} ships it; the types it lacks:",
         *(f"{t}: {c} ({s})." for t, (c, s) in MISSING_FROM_EC2.items()),
@@ -73,12 +77,18 @@ def main() -> None:
         *(f'    "{t}",' for t in types),
         ")",
         "",
+        "STUDIO_INSTANCE_TYPES: tuple[str, ...] = (",
+        *(f'    "{t}",' for t in app_types),
+        ")",
+        "",
         "ACCELERATORS_PER_INSTANCE: dict[str, int] = {",
         *(f'    "{t}": {c},' for t, c in counts.items()),
         "}",
         "",
         "#: For membership tests (the spec's check, the quota split's).",
         "OFFERED: frozenset[str] = frozenset(CLUSTER_INSTANCE_TYPES)",
+        "#: For membership tests of a Studio app's instance type (the spec's check).",
+        "STUDIO_OFFERED: frozenset[str] = frozenset(STUDIO_INSTANCE_TYPES)",
         "",
     ]
     sys.stdout.write("\n".join(lines))

@@ -218,6 +218,7 @@ class Additions:
             "SWBExternalService.ProvisionPermissionSet": self.sso_provision_permission_set,
             "SWBExternalService.DescribePermissionSetProvisioningStatus": self.sso_provisioning_status,
             "SWBExternalService.CreateAccountAssignment": self.sso_create_account_assignment,
+            "SWBExternalService.DeleteAccountAssignment": self.sso_delete_account_assignment,
             "SWBExternalService.CreateApplicationAssignment": self.sso_create_application_assignment,
             "SWBExternalService.DescribeApplicationAssignment": self.sso_describe_application_assignment,
             "SWBExternalService.DeleteApplicationAssignment": self.sso_delete_application_assignment,
@@ -313,6 +314,9 @@ class Additions:
             return {"calls": self.calls}
         if path == "/_emulator/requests":
             return {"requests": self.recorded}
+        if path == "/_emulator/cloud-control-state":
+            clusters = {i: m for (t, i), m in self.cloud_control.resources.items() if t == "AWS::SageMaker::Cluster"}
+            return {"clusters": clusters, "terminated": self.cloud_control.terminated}
         if path == "/_emulator/decisions":
             return {"decisions": [vars(d) for d in self.authorization.decisions]}
         if path == "/_emulator/cloud-control":
@@ -1069,6 +1073,29 @@ class Additions:
         self._provision_reserved_role(body["InstanceArn"], body["PermissionSetArn"], request.region)
         return answer
 
+    def sso_delete_account_assignment(self, request: Request) -> Json:
+        # SSO Admin DeleteAccountAssignment. When the last assignment of a permission set in an
+        # account goes, Identity Center deletes the set's `AWSReservedSSO_*` role there (IAM
+        # Identity Center user guide, "Permission sets": the role is removed when the permission
+        # set is no longer assigned to the account); what referred to the role by ARN (an EKS
+        # access entry) does not follow a role made again later.
+        body = request.json()
+        answer = self._via_moto(request)
+        sso = self._moto("sso-admin", request.region)
+        still = [
+            a
+            for a in sso.account_assignments
+            if a.permission_set_arn == body["PermissionSetArn"] and a.target_id == body["TargetId"]
+        ]
+        if not still:
+            permission_set = sso._find_permission_set(body["InstanceArn"], body["PermissionSetArn"])
+            iam = self._moto("iam", "global")
+            prefix = f"AWSReservedSSO_{permission_set.name}_"
+            for key, role in list(iam.roles.items()):
+                if role.name.startswith(prefix):
+                    del iam.roles[key]
+        return answer
+
     def _reserved_sso_role(self, permission_set_name: str, permission_set_arn: str, region: str) -> None:
         iam = self._moto("iam", "global")
         prefix = f"AWSReservedSSO_{permission_set_name}_"
@@ -1400,8 +1427,16 @@ class Additions:
 
     def sagemaker_delete_domain(self, request: Request) -> Json:
         # SageMaker DeleteDomain: the domain and its Identity Center application go; assignments
-        # to the application go with it.
+        # to the application go with it. A domain that still has spaces (or apps) is refused
+        # (DeleteDomain: "delete all user profiles, spaces and apps first"; ResourceInUse).
         domain = self._domain(request)
+        in_use = sorted(name for (domain_id, name) in self.spaces if domain_id == domain["DomainId"])
+        if in_use:
+            raise AwsError(
+                400,
+                "ResourceInUse",
+                f"Domain {domain['DomainId']} has spaces {', '.join(in_use)}: delete them before the domain",
+            )
         application = domain.get("SingleSignOnApplicationArn")
         if application:
             self.sso.applications.pop(application, None)

@@ -83,6 +83,8 @@ class CloudControl:
         #: (type name, identifier) -> the stored model (with read-only properties).
         self.resources: dict[tuple[str, str], Json] = {}
         self.requests: dict[str, Json] = {}
+        #: Instance groups an update deleted, with the nodes they had (`_groups_by_name`).
+        self.terminated: list[Json] = []
 
     def operations(self) -> dict[str, Callable]:
         return {
@@ -255,8 +257,26 @@ class CloudControl:
                 read_only[version_key] += 1
             updated = {**model, **read_only}
             self._fill_counts(type_name, updated)
+            if type_name == "AWS::SageMaker::Cluster":
+                self._groups_by_name(body["Identifier"], stored, updated)
             self.resources[(type_name, body["Identifier"])] = updated
         return self._event(type_name, "UPDATE", body["Identifier"], failure)
+
+    def _groups_by_name(self, identifier: str, before: Json, after: Json) -> None:
+        """SageMaker knows an instance group by its name (UpdateCluster: a group the request no
+        longer lists is deleted, `InstanceGroupsToDelete`): a group that left has its nodes
+        terminated (kept in `terminated`), and a group of a new name, a renamed one too, starts
+        from no node, its nodes provisioned afresh. (AWS then reaches InstanceCount; the emulator
+        leaves a new group's CurrentCount at 0 so that a test sees which groups started anew.)"""
+        was = {group["InstanceGroupName"]: group for group in before.get("InstanceGroups", [])}
+        names = set()
+        for group in after.get("InstanceGroups", []):
+            names.add(group["InstanceGroupName"])
+            if group["InstanceGroupName"] not in was:
+                group["CurrentCount"] = 0
+        for name, group in was.items():
+            if name not in names:
+                self.terminated.append({"cluster": identifier, "group": name, "nodes": group.get("CurrentCount", 0)})
 
     def delete_resource(self, request: Any) -> Json:
         body = request.json()

@@ -60,13 +60,29 @@ def second_day(example: str, data: dict) -> tuple[dict, list[str]]:
     tags = data["organization"].setdefault("tags", {})
     tags["owner"] = "ml-platform-day-2"
     tags["day-2"] = "yes"
+    rename_group(data, RENAMED[0], RENAMED[1], retire=True)
     return data, [
         "nlp's quota changed",
         "priority classes changed (one weight, one added)",
         "team speech added",
         "team vision removed",
         "organization tags changed",
+        f"instance group {RENAMED[0]} renamed {RENAMED[1]} (retired on purpose)",
     ]
+
+
+#: The quickstart's instance group renamed on day 2: (old, new).
+RENAMED = ("cpu-workers", "cpu-a")
+
+
+def rename_group(data: dict, old: str, new: str, *, retire: bool) -> dict:
+    """`data` with instance group `old` renamed `new` (in place), listed in
+    cluster.retired_instance_groups when `retire`."""
+    (group,) = [g for g in data["cluster"]["instance_groups"] if g["name"] == old]
+    group["name"] = new
+    if retire:
+        data["cluster"].setdefault("retired_instance_groups", []).append(old)
+    return data
 
 
 @dataclass
@@ -85,6 +101,11 @@ class DayTwo:
     #: The day-2 plans (`terraform show -json`) of the stacks with a cost category, by stack:
     #: what `hyperpod-teams report --plan` reads in review.
     plans: dict[str, dict] = field(default_factory=dict)
+    #: A removed team's stack: what the runbook took out of its state (address -> ID), and the
+    #: destroy that followed; what AWS then held of it after the day-2 apply (address -> state).
+    kept: dict[str, dict[str, str]] = field(default_factory=dict)
+    removal: list = field(default_factory=list)
+    left_in_aws: dict[str, str] = field(default_factory=dict)
 
     @property
     def data_destroyed(self) -> list[str]:
@@ -166,6 +187,68 @@ def repair_cost_category(deployment, stack: str, spec) -> subprocess.CompletedPr
         text=True,
         timeout=120,
     )
+
+
+def keep_out_of_state(deployment, stack: str) -> dict[str, str]:
+    """The runbook's step that takes what keeps a removed team's data out of its stack's state
+    (review/runbook.py KEPT_ON_REMOVAL), run on the state file the tier keeps; what it took,
+    address -> ID."""
+    import json
+
+    from hyperpod_teams.review.runbook import KEPT_ON_REMOVAL
+
+    state_file = deployment.directory(stack) / deployment.state_path(stack)
+    state = json.loads(state_file.read_text())
+    kept = {
+        f"{r['type']}.{r['name']}": r["instances"][0]["attributes"]["id"]
+        for r in state["resources"]
+        if r["mode"] == "managed" and r["type"] in KEPT_ON_REMOVAL
+    }
+    env = {**deployment.terraform_env, "AWS_ENDPOINT_URL": deployment.endpoint}
+    subprocess.run(
+        ["terraform", "state", "rm", f"-state={deployment.state_path(stack)}", *kept],
+        cwd=deployment.directory(stack),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return kept
+
+
+def what_aws_holds_of(url: str, kept: dict[str, dict[str, str]], *, region: str) -> dict[str, str]:
+    """The state AWS reports for each kept resource: a KMS key's KeyState, a domain's Status, an
+    alias's target key (or "gone")."""
+    import boto3
+    from botocore.exceptions import ClientError
+
+    def client(service: str):
+        return boto3.client(
+            service,
+            region_name=region,
+            endpoint_url=url,
+            aws_access_key_id="AKIAOFFLINEFAKE00000",
+            aws_secret_access_key="offline-fake-secret",
+        )
+
+    held: dict[str, str] = {}
+    for addresses in kept.values():
+        for address, identifier in addresses.items():
+            kind = address.split(".")[0]
+            try:
+                if kind == "aws_kms_key":
+                    held[address] = client("kms").describe_key(KeyId=identifier)["KeyMetadata"]["KeyState"]
+                elif kind == "aws_sagemaker_domain":
+                    held[address] = client("sagemaker").describe_domain(DomainId=identifier)["Status"]
+                elif kind == "aws_kms_alias":
+                    aliases = client("kms").list_aliases()["Aliases"]
+                    held[address] = next((a["TargetKeyId"] for a in aliases if a["AliasName"] == identifier), "gone")
+            except ClientError as error:
+                held[address] = f"gone ({error.response['Error']['Code']})"
+    roles = client("iam").list_roles(PathPrefix="/aws-reserved/sso.amazonaws.com/")["Roles"]
+    held["AWSReservedSSO roles"] = " ".join(sorted(role["RoleName"].rsplit("_", 1)[0] for role in roles))
+    return held
 
 
 def destroyed_addresses(output: str) -> list[str]:

@@ -57,8 +57,12 @@ class Emulator:
 
     def requests(self) -> list[dict]:
         """The recorded requests (additions.RECORDED) in the order they came: target and body."""
-        with urllib.request.urlopen(f"{self.url}/_emulator/requests", data=b"{}", timeout=30) as answer:
-            return json.loads(answer.read())["requests"]
+        return self._post("requests", {})["requests"]
+
+    def cloud_control_state(self) -> dict:
+        """The HyperPod clusters the local Cloud Control holds (identifier -> properties) and the
+        instance groups updates deleted (`terminated`: cluster, group, nodes)."""
+        return self._post("cloud-control-state", {})
 
     def domain_default(self, domain: str, setting: str, value: str) -> dict:
         """Have a SageMaker domain answer AWS's default for one setting (the drift test)."""
