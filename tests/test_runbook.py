@@ -72,6 +72,31 @@ def test_the_generic_saml_runbook_has_no_identity_stack_to_deploy():
     assert "globex-identity" not in text and "exchange the SAML metadata with your IdP by hand" in text
 
 
+def test_when_the_access_stack_creates_the_groups_neither_runbook_nor_report_waits_for_provisioning():
+    """generic_saml with create_groups_in_identity_center: the access stack creates the groups
+    (aws_identitystore_group, tests/test_identity_providers.py); nothing provisions them by SCIM,
+    so waiting for that would wait for ever (#43.6)."""
+    import yaml
+
+    from hyperpod_teams.review.report import render_report
+    from hyperpod_teams.spec import validate_spec
+
+    data = yaml.safe_load((EXAMPLES / "existing-cluster" / "teams.yaml").read_text())
+    data["identity"]["settings"] = {"create_groups_in_identity_center": True}
+    spec = validate_spec(data)
+    runbook, report = render_runbook(spec), render_report(spec)
+    for text in (runbook, report):
+        assert "Wait for provisioning" not in text and "Wait until every team group is provisioned" not in text
+        assert "creates the" in text and "add their members there" in text
+    assert "It creates the groups in Identity Center:" in runbook
+    assert "it creates the team's groups in Identity Center" in runbook  # adding a team
+    # And the other way round, as before: a provisioning IdP's groups are waited for.
+    data["identity"]["settings"] = {"create_groups_in_identity_center": False}
+    looked_up = validate_spec(data)
+    assert "Wait for provisioning" in render_runbook(looked_up)
+    assert "Wait until every team group is provisioned" in render_report(looked_up)
+
+
 def test_the_runbook_says_how_to_add_and_remove_a_team():
     text = render_runbook(load_spec(QUICKSTART))
     assert "## Add a team" in text and "no other team's stack changes" in text

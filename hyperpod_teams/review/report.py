@@ -250,7 +250,7 @@ def build_report(
     _journeys_section(document, spec)
     _compute_section(document, spec, shown, hidden, max_teams=max_teams, chart=chart)
     _cost_section(document, spec, shown, hidden)
-    _manual_steps_section(document)
+    _manual_steps_section(document, spec)
     return document
 
 
@@ -284,8 +284,13 @@ def _access_section(document: Document, spec: PlatformSpec, shown: list[Team], h
     document.add(Heading("Access, team by team"))
     document.add(
         Paragraph(
-            "For each team role, the chain from top to bottom: the IdP group, provisioned into Identity Center, gets "
-            "the permission set; Identity Center's role for it (`AWSReservedSSO_<set>_<hash>`) has an EKS access "
+            "For each team role, the chain from top to bottom: the "
+            + (
+                "group the access stack creates in Identity Center"
+                if identity_plugin(spec).creates_identity_center_groups
+                else "IdP group, provisioned into Identity Center,"
+            )
+            + " gets the permission set; Identity Center's role for it (`AWSReservedSSO_<set>_<hash>`) has an EKS access "
             "entry mapping it to the Kubernetes group, which the team's RBAC binds in the team namespace only."
         )
     )
@@ -500,14 +505,23 @@ def _cost_section(document: Document, spec: PlatformSpec, shown: list[Team], hid
         )
 
 
-def _manual_steps_section(document: Document) -> None:
+def _manual_steps_section(document: Document, spec: PlatformSpec) -> None:
     document.add(Heading("Manual steps still needed"))
+    if identity_plugin(spec).creates_identity_center_groups:
+        groups = [
+            "IAM Identity Center: the access stack creates the team roles' groups itself; after its deploy, add "
+            "their members there (and provision the users, by SCIM from the IdP or by hand).",
+        ]
+    else:
+        groups = [
+            "IAM Identity Center: enable automatic provisioning and give its SCIM endpoint and token to the IdP.",
+            "Wait until every team group is provisioned before the access stack deploys.",
+        ]
     document.add(
         Items(
             [
                 "IAM Identity Center: switch the identity source to the external IdP (SAML metadata both ways).",
-                "IAM Identity Center: enable automatic provisioning and give its SCIM endpoint and token to the IdP.",
-                "Wait until every team group is provisioned before the access stack deploys.",
+                *groups,
                 "Billing: the cost allocation tags can be activated only once they appear, up to 24 hours "
                 "after tagging.",
             ]

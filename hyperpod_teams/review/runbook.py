@@ -175,17 +175,18 @@ def _identity_steps(r: _Runbook) -> list[str]:
         "endpoint* and the *Access token* (shown once; Identity Center's tokens expire after a year)."
     )
     steps += [_naming_the_spec(step, spec_path) for step in plugin.provisioning_steps(identity)]
-    wait = " ".join(md_code(name) for name in sorted(groups.values()))
+    listed = " ".join(md_code(name) for name in sorted(groups.values()))
+    if plugin.creates_identity_center_groups:
+        # Nothing to wait for: the access stack creates the groups it would otherwise look up.
+        steps.append(
+            "Deploy the groups, permission sets and assignments with Identity Center account credentials: "
+            f"{md_code(_deploy(spec_path, access))}. It creates the groups in Identity Center: {listed}; then add "
+            "their members there (users provisioned by SCIM or by hand)."
+        )
+        return steps
     steps.append(
         f"**Wait for provisioning** before deploying {md_code(access)}: its group lookups fail until every group is in "
-        "Identity Center ("
-        + (
-            "they are created by the access stack itself"
-            if plugin.creates_identity_center_groups
-            else "check each with the command below"
-        )
-        + "). "
-        f"The groups: {wait}."
+        f"Identity Center (check each with the command below). The groups: {listed}."
     )
     steps.append(
         "Deploy the permission sets and assignments with Identity Center account credentials: "
@@ -314,9 +315,18 @@ def _add_a_team_section(document: Document, r: _Runbook) -> None:
                 (
                     f"Deploy {md_code(identity)} (the team's groups) and wait until they are provisioned; then "
                     if identity
+                    else ""
+                    if r.plugin.creates_identity_center_groups
                     else "Provision the team's groups into Identity Center; then "
                 )
-                + f"deploy {md_code(access)}, the two new stacks and {md_code(cost_stack)} (a new cost category rule).",
+                + ("Deploy " if r.plugin.creates_identity_center_groups and not identity else "deploy ")
+                + f"{md_code(access)}"
+                + (
+                    " (it creates the team's groups in Identity Center: add their members there)"
+                    if r.plugin.creates_identity_center_groups
+                    else ""
+                )
+                + f", the two new stacks and {md_code(cost_stack)} (a new cost category rule).",
             ],
             ordered=True,
         )

@@ -1,13 +1,14 @@
 """Day 2: the changes a platform team makes to a deployed spec, applied over the first deploy's
 state, as `cdktf deploy` applies them (tests/test_emulator_tier.py runs them after the round).
 
-- quickstart: a team's quota and the priority classes changed, a team added, a team removed, the
-  organization's tags changed;
+- quickstart: a team's quota and the priority classes changed, a team added, a team removed (by
+  the runbook's procedure: its domain and key kept), the organization's tags changed, an instance
+  group renamed with the old name retired;
 - existing-cluster: first deployed with task governance (and usage reports, which need it) off,
   then the example as it is: task governance switched on.
 
-A team removed from the spec leaves the app: its stacks are not run (the runbook's "Remove a team
-without losing its data"). After the apply, every stack is planned again and must show no change,
+A team removed from the spec leaves the app after the runbook's "Remove a team without losing
+its data" ran on its stack. After the apply, every stack is planned again and must show no change,
 and nothing that holds data may have been destroyed or replaced (DATA_HOLDING).
 """
 
@@ -127,7 +128,12 @@ class DayTwo:
             f"{total('destroyed')} destroyed)"
         ]
         if self.removed_stacks:
-            parts.append(f"{_stacks(len(self.removed_stacks))} of removed teams left as they were")
+            kept = sorted(state for address, state in self.left_in_aws.items() if address.startswith("aws_kms_key."))
+            parts.append(
+                f"{_stacks(len(self.removed_stacks))} of removed teams destroyed by the runbook's procedure, "
+                f"{'domains and keys' if len(self.removed_stacks) > 1 else 'its domain and key'} kept "
+                f"(key {', '.join(kept) or 'not found'})"
+            )
         parts += [
             f"{o.stack}'s cost category half-updated by the provider (terraform-provider-aws#49410) and "
             "written whole by the runbook's AWS CLI repair"
