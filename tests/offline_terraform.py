@@ -98,6 +98,9 @@ DATA_STAND_INS = {
         "aws_iam_roles",
         "arns",
     ): '["arn:aws:iam::111122223333:role/aws-reserved/sso.amazonaws.com/AWSReservedSSO_offline_0123456789abcdef"]',
+    # The cluster stack's record of its deployed instance groups, before the first apply: none
+    # (a local, OFFLINE_LOCALS: a precondition must refer to something of the configuration).
+    ("aws_ssm_parameters_by_path", "values"): "local.no_recorded_parameters",
     # An adopted HyperPod cluster as Cloud Control's GetResource describes it (its properties as JSON).
     ("aws_cloudcontrolapi_resource", "properties"): json.dumps(
         json.dumps(
@@ -109,6 +112,10 @@ DATA_STAND_INS = {
         )
     ),
 }
+
+
+#: Locals the stand-ins above refer to, added to a stack that then refers to them.
+OFFLINE_LOCALS = {"no_recorded_parameters": []}
 
 
 def needs_aws_to_plan(stack: dict) -> bool:
@@ -202,6 +209,9 @@ def offline_plan_config(stack: dict, stand_ins: dict[tuple[str, str], str] | Non
             text = json.dumps(stack).replace(f"data.{data_type}.{name}.{attribute}", json.dumps(value)[1:-1])
             stack = json.loads(text)
     stack.get("data", {}) or stack.pop("data", None)
+    for name, value in OFFLINE_LOCALS.items():
+        if f"local.{name}" in json.dumps(stack):
+            stack.setdefault("locals", {})[name] = value
     for resource in stack.get("resource", {}).get("aws_cloudcontrolapi_resource", {}).values():
         resource["schema"] = offline_type_schema(resource["type_name"])
     stack["terraform"].pop("backend", None)

@@ -71,6 +71,11 @@ class Round:
     idp_switch_plan: Any = None
     #: The HyperPod clusters the emulator holds after day 2, and the groups day 2 deleted.
     clusters_after_day_two: dict = field(default_factory=dict)
+    #: Day 3 (existing-cluster): task governance switched off again. The plans of the stacks that
+    #: held its resources (what review reads), the applies, and what Cloud Control then holds.
+    day_three_plans: dict = field(default_factory=dict)
+    day_three: list = field(default_factory=list)
+    after_day_three: dict = field(default_factory=dict)
     seconds: float = 0.0
 
     def summary(self) -> str:
@@ -160,6 +165,26 @@ def _day_two(result: Round, deployment, emulator, world: dict, second_dir: Path,
         day.replanned[index] = later.replan(outcome.stack)
 
 
+def _day_three(result: Round, second_dir: Path, third_dir: Path, terraform: Terraform, emulator) -> None:
+    """Task governance on -> off: the first day's spec again over day 2's state. The stacks whose
+    day-2 resources include task governance's (compute quotas, the scheduler config) are planned
+    for review first."""
+    from hyperpod_teams import cloudformation
+    from tests.emulator.day_two import move_states, plan_json
+    from tests.emulator.deployment import Deployment
+
+    move_states(second_dir, third_dir)
+    third = Deployment(third_dir, terraform.env, emulator.url)
+    governed = (cloudformation.COMPUTE_QUOTA_TYPE, cloudformation.SCHEDULER_CONFIG_TYPE)
+    for name in third.stacks:
+        day_two_stack = json.loads((second_dir / "stacks" / name / "synthesized.json").read_text())
+        resources = day_two_stack.get("resource", {}).get("aws_cloudcontrolapi_resource", {}).values()
+        if any(r.get("type_name") in governed for r in resources):
+            result.day_three_plans[name] = plan_json(third, name)
+    result.day_three = third.each_wave(third.apply)
+    result.after_day_three = emulator.cloud_control_state()
+
+
 def _a_round(
     example: str, synth_dir: Path, terraform: Terraform, second_dir: Path, second_spec, changes: list[str]
 ) -> Round:
@@ -217,6 +242,9 @@ def _a_round(
         _day_two(result, deployment, emulator, world, second_dir, second_spec)
         result.split_held.append(split_held(emulator.url))
         result.clusters_after_day_two = emulator.cloud_control_state()
+        third_dir = synth_dir.parent / "cdktf.day-3"
+        if third_dir.is_dir() and all(o.ok for o in result.day_two.applied):
+            _day_three(result, second_dir, third_dir, terraform, emulator)
     result.seconds = time.monotonic() - started
     return result
 
@@ -241,6 +269,9 @@ def rounds(tmp_path_factory) -> dict[str, Round]:
             second_dir = synth_dir.parent / "cdktf.day-2"
             second_spec = validate_spec(second)
             synthesize_stacks(second_spec, second_dir)
+            if example == "existing-cluster":
+                # Day 3: the first day's spec again, task governance switched off.
+                synthesize_stacks(validate_spec(first_day(example, data)), synth_dir.parent / "cdktf.day-3")
             if example == JOURNEY_EXAMPLE:
                 # The first day's spec with an instance group renamed and not retired.
                 unretired = rename_group(first_day(example, data), *RENAMED, retire=False)
@@ -499,6 +530,28 @@ def test_an_identity_provider_switch_on_a_running_platform_is_alerted_in_review(
     review = to_markdown(Document("review", plan_section([StackPlan("acme-access", plan)], validate_spec(data))))
     assert "the identity provider changes from `entra_id` to `generic_saml`" in review, review[:2000]
     assert "AWSReservedSSO_" in review
+
+
+def test_task_governance_switched_off_is_alerted_in_review_and_leaves_no_quota_in_aws(rounds):
+    """existing-cluster's day 3: task governance on -> off. The review of the real plans names
+    every compute quota and the scheduler config that go (task governance deletes the teams'
+    namespaces and queues with them); the applies go through and Cloud Control then holds none."""
+    from hyperpod_teams.review.document import Document, to_markdown
+    from hyperpod_teams.review.plan_summary import StackPlan, plan_section
+    from hyperpod_teams.spec import validate_spec
+    from tests.emulator.day_two import first_day
+
+    result = rounds["existing-cluster"]
+    assert result.day_three, "day 3 never ran: an earlier phase failed"
+    assert all(o.ok for o in result.day_three), _failures(result.day_three)
+    data = yaml.safe_load((EXAMPLES / "existing-cluster" / "teams.yaml").read_text())
+    spec = validate_spec(first_day("existing-cluster", data))
+    plans = [StackPlan(s, p) for s, p in result.day_three_plans.items()]
+    review = to_markdown(Document("review", plan_section(plans, spec)))
+    assert review.count("the compute quota") == len(spec.teams), review[:3000]
+    assert "the scheduler config" in review
+    left = result.after_day_three["task_governance"]
+    assert left == [], left
 
 
 def test_the_day_two_summary_line_says_what_changed_and_what_was_destroyed(rounds):

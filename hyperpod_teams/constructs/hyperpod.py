@@ -232,11 +232,9 @@ class DeployedInstanceGroups(Construct):
         )
         recorded.override_logical_id(RECORDED_GROUPS_ID)
         source = f"data.aws_ssm_parameters_by_path.{RECORDED_GROUPS_ID}"
-        # The record's value (the provider marks `values` sensitive), as a map; {} without a record.
-        deployed = (
-            f"try({{for i, n in {source}.names : n => jsondecode(nonsensitive({source}.values[i]))"
-            f" if n == {json.dumps(name)}}}[{json.dumps(name)}], {{}})"
-        )
+        # The record's value as a map; {} without a record. The path holds the record alone (its
+        # name is the path's only child); the provider marks `values` sensitive.
+        deployed = f"try(jsondecode(nonsensitive({source}.values[0])), {{}})"
         allowed = json.dumps(sorted(groups) + sorted(cluster_spec.retired_instance_groups))
         dropped = f'[for group, nodes in {deployed} : "${{group}} (${{nodes}} nodes)" if !contains({allowed}, group)]'
         cluster.add_override(
@@ -258,6 +256,7 @@ class DeployedInstanceGroups(Construct):
             self,
             "record",
             name=name,
+            # Group names and node counts, nothing secret: a plain String (.checkov.yaml says why).
             type="String",
             value=json.dumps(groups, sort_keys=True, separators=(",", ":")),
             description=f"Instance groups of the HyperPod cluster {cluster_spec.name} as last applied (hyperpod-teams)",

@@ -316,7 +316,8 @@ class Additions:
             return {"requests": self.recorded}
         if path == "/_emulator/cloud-control-state":
             clusters = {i: m for (t, i), m in self.cloud_control.resources.items() if t == "AWS::SageMaker::Cluster"}
-            return {"clusters": clusters, "terminated": self.cloud_control.terminated}
+            governed = [f"{t} {i}" for (t, i) in self.cloud_control.resources if t != "AWS::SageMaker::Cluster"]
+            return {"clusters": clusters, "terminated": self.cloud_control.terminated, "task_governance": governed}
         if path == "/_emulator/decisions":
             return {"decisions": [vars(d) for d in self.authorization.decisions]}
         if path == "/_emulator/cloud-control":
