@@ -115,7 +115,7 @@ DATA_STAND_INS = {
 
 
 #: Locals the stand-ins above refer to, added to a stack that then refers to them.
-OFFLINE_LOCALS = {"no_recorded_parameters": []}
+OFFLINE_LOCALS: dict[str, object] = {"no_recorded_parameters": []}
 
 
 def needs_aws_to_plan(stack: dict) -> bool:
@@ -209,9 +209,9 @@ def offline_plan_config(stack: dict, stand_ins: dict[tuple[str, str], str] | Non
             text = json.dumps(stack).replace(f"data.{data_type}.{name}.{attribute}", json.dumps(value)[1:-1])
             stack = json.loads(text)
     stack.get("data", {}) or stack.pop("data", None)
-    for name, value in OFFLINE_LOCALS.items():
-        if f"local.{name}" in json.dumps(stack):
-            stack.setdefault("locals", {})[name] = value
+    for local_name, local_value in OFFLINE_LOCALS.items():
+        if f"local.{local_name}" in json.dumps(stack):
+            stack.setdefault("locals", {})[local_name] = local_value
     for resource in stack.get("resource", {}).get("aws_cloudcontrolapi_resource", {}).values():
         resource["schema"] = offline_type_schema(resource["type_name"])
     stack["terraform"].pop("backend", None)

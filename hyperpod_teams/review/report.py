@@ -290,8 +290,8 @@ def _access_section(document: Document, spec: PlatformSpec, shown: list[Team], h
                 if identity_plugin(spec).creates_identity_center_groups
                 else "IdP group, provisioned into Identity Center,"
             )
-            + " gets the permission set; Identity Center's role for it (`AWSReservedSSO_<set>_<hash>`) has an EKS access "
-            "entry mapping it to the Kubernetes group, which the team's RBAC binds in the team namespace only."
+            + " gets the permission set; Identity Center's role for it (`AWSReservedSSO_<set>_<hash>`) has an EKS "
+            "access entry mapping it to the Kubernetes group, which the team's RBAC binds in the team namespace only."
         )
     )
     by_team: dict[str, list[RoleAccess]] = {}
