@@ -246,3 +246,17 @@ def test_by_default_a_spec_the_quota_split_cannot_serve_stays_valid_and_splits_p
     split = cost.shared_split(validate_spec(quickstart_data))
     assert (split.method, split.targets) == ("PROPORTIONAL", ("nlp", "research", "vision"))
     assert "no team's guaranteed quota is worth anything" in (split.fallback or "")
+
+
+def test_a_partly_priced_spec_is_split_proportionally_by_default_and_says_why(quickstart_data):
+    """Dollars and accelerator counts do not add up (#43): with only the CPU type priced, a c5 node
+    would weigh 3.67 and a p5 node 8. By default the split falls back to proportional, and the
+    cost category AWS receives is that one; chosen explicitly, quota is refused
+    (tests/test_spec_bad_input.py)."""
+    quickstart_data["cost"] = {"instance_prices_usd": {"ml.c5.4xlarge": 3.67}}
+    spec = validate_spec(quickstart_data)
+    split = cost.shared_split(spec)
+    assert split.method == "PROPORTIONAL" and split.fallback and "do not add up" in split.fallback
+    (rule,) = cost.cost_category_definition(spec)["SplitChargeRules"]
+    assert rule["Method"] == "PROPORTIONAL" and "Parameters" not in rule
+

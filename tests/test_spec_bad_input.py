@@ -388,6 +388,23 @@ def test_broken_rule_names_the_field(quickstart_data, mutate, path, fragment):
     assert fragment in f"{problem.message} {problem.hint or ''}"
 
 
+def test_an_okta_group_name_over_255_characters_is_refused_naming_the_limit():
+    """Okta's Groups API takes a group name of 1 to 255 characters, Entra ID 256: the rule is the
+    identity provider's (spec/rules.py GROUP_NAME_MAX)."""
+    import yaml
+
+    from tests.conftest import EXAMPLES
+
+    data = yaml.safe_load((EXAMPLES / "okta" / "teams.yaml").read_text())
+    data["teams"][0]["members"] = {"scientists": "g" * 256}
+    with pytest.raises(SpecError) as raised:
+        validate_spec(data)
+    problems = {p.location: p for p in raised.value.problems}
+    assert "at most 255" in problems["teams[0].members.scientists"].message
+    data["teams"][0]["members"] = {"scientists": "g" * 255}
+    validate_spec(data)
+
+
 def test_quota_over_capacity_names_the_instance_type_sum_and_capacity(quickstart_data):
     quickstart_data["teams"][1]["compute"]["quota"][0]["count"] = 5  # nlp 4 + vision 5 > 8
     with pytest.raises(SpecError) as raised:
