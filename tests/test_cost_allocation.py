@@ -259,4 +259,3 @@ def test_a_partly_priced_spec_is_split_proportionally_by_default_and_says_why(qu
     assert split.method == "PROPORTIONAL" and split.fallback and "do not add up" in split.fallback
     (rule,) = cost.cost_category_definition(spec)["SplitChargeRules"]
     assert rule["Method"] == "PROPORTIONAL" and "Parameters" not in rule
-

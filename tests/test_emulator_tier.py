@@ -146,8 +146,10 @@ def _day_two(result: Round, deployment, emulator, world: dict, second_dir: Path,
         day.kept[name] = day_two.keep_out_of_state(deployment, name)
         day.removal.append(deployment.destroy(name))
     for name, stack in later.stacks.items():
-        # What the review reads: the cost category's plan, and the HyperPod cluster's.
-        if {"aws_ce_cost_category", "aws_ssm_parameter"} & set(stack.get("resource", {})):
+        # What the review reads: the cost category's plan, the HyperPod cluster's, the access stack's.
+        if {"aws_ce_cost_category", "aws_ssm_parameter", "aws_ssoadmin_permission_set"} & set(
+            stack.get("resource", {})
+        ):
             day.plans[name] = day_two.plan_json(later, name)
     day.applied = later.each_wave(later.apply)
     day.left_in_aws = day_two.what_aws_holds_of(emulator.url, day.kept, region=world["identity_center"]["region"])
@@ -431,6 +433,16 @@ def test_a_team_removed_by_the_runbook_keeps_its_domain_and_key_and_loses_its_ss
     assert roles and not [r for r in roles if "vision" in r] and [r for r in roles if "-nlp-" in r], roles
     assert "acme-team-speech" in [o.stack for o in day.applied]
     assert all(not o.stack.endswith("-vision") for o in day.applied + day.replanned)
+    # The review of the access stack's day-2 plan said so before the apply.
+    from hyperpod_teams.review.document import Document, to_markdown
+    from hyperpod_teams.review.plan_summary import StackPlan, plan_section
+    from hyperpod_teams.spec import validate_spec
+    from tests.emulator.day_two import second_day
+
+    data = yaml.safe_load((EXAMPLES / JOURNEY_EXAMPLE / "teams.yaml").read_text())
+    spec = validate_spec(second_day(JOURNEY_EXAMPLE, data)[0])
+    review = to_markdown(Document("review", plan_section([StackPlan(s, p) for s, p in day.plans.items()], spec)))
+    assert "Team `vision` leaves" in review and "Team `nlp` leaves" not in review, review[:3000]
 
 
 def test_the_cost_category_the_provider_half_updates_is_warned_of_and_the_runbooks_repair_makes_it_whole(rounds):

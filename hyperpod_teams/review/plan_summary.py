@@ -129,9 +129,36 @@ def _group_names(body: dict | None) -> set[str]:
     return {g.get("InstanceGroupName", "") for g in _desired_state(body).get("InstanceGroups", [])}
 
 
-def _day_two_alerts(plans: list[StackPlan]) -> list[Block]:
+def teams_leaving(plans: list[StackPlan], spec: PlatformSpec) -> list[str]:
+    """Teams whose permission sets a plan destroys and that the spec no longer has: the team is
+    being removed, and its own stacks have left the app."""
+    kept = {team.name for team in spec.teams}
+    leaving = set()
+    for stack_plan in plans:
+        for change in stack_plan.plan.get("resource_changes", []):
+            if change["type"] != "aws_ssoadmin_permission_set" or action_of(change) != "delete":
+                continue
+            team = ((change["change"].get("before") or {}).get("tags") or {}).get(naming.TAG_TEAM)
+            if team and team not in kept:
+                leaving.add(team)
+    return sorted(leaving)
+
+
+def _day_two_alerts(plans: list[StackPlan], spec: PlatformSpec) -> list[Block]:
     """Changes that terminate nodes or drop what teams rely on, which a plan shows as harmless."""
     alerts: list[Block] = []
+    for team in teams_leaving(plans, spec):
+        org = spec.organization.name
+        own = f"{md_code(naming.team_stack_name(org, team))}, {md_code(naming.team_kubernetes_stack_name(org, team))}"
+        alerts.append(
+            Alert(
+                f"Team {md_code(team)} leaves: this plan destroys its permission sets, and Identity Center then "
+                f"deletes their `AWSReservedSSO_*` roles. Its own stacks ({own}) "
+                "are no longer in the app: destroy them first, by the runbook's \"Remove a team without losing its "
+                'data" (its domain and KMS key kept), or its compute quota keeps holding capacity and its access '
+                "entries name roles that are gone."
+            )
+        )
     for stack_plan in plans:
         for change in stack_plan.plan.get("resource_changes", []):
             leaving = instance_groups_leaving(change)
@@ -261,7 +288,7 @@ def plan_section(plans: list[StackPlan], spec: PlatformSpec, *, max_rows: int | 
     """The plan summary; `max_rows` keeps the updates and creations table short (deletions,
     replacements and imports are always listed whole)."""
     found = changes(plans, spec)
-    blocks: list[Block] = [Heading("Plan"), *_day_two_alerts(plans)]
+    blocks: list[Block] = [Heading("Plan"), *_day_two_alerts(plans, spec)]
     for change in found:
         if change.protected:
             verb = "DESTROYED" if change.action == "delete" else "REPLACED (destroyed, then created anew)"
