@@ -289,6 +289,13 @@ def rounds(tmp_path_factory) -> dict[str, Round]:
 
     lines = [r.summary() for r in results.values()]
     lines += [r.day_two.summary(r.example) for r in results.values() if r.day_two is not None]
+    lines += [
+        f"emulator: {r.example}: day 3: task governance switched off: {len(r.day_three)} stacks applied "
+        f"({sum(o.ok for o in r.day_three)} ok), {len(r.after_day_three.get('task_governance', []))} task governance "
+        "resources left in Cloud Control"
+        for r in results.values()
+        if r.day_three
+    ]
     lines += [summary(r.journeys) for r in results.values() if r.journeys]
     EMULATOR_SUMMARY.write_text("".join(line + "\n" for line in lines))
     walked = [vars(s) for r in results.values() for s in r.journeys]
