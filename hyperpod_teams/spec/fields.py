@@ -114,21 +114,30 @@ InstanceType = Annotated[
 ]
 
 
-def _offered_by_hyperpod(value: str) -> str:
-    """An instance type of a HyperPod cluster must be one AWS lists (hyperpod_teams/instance_types.py);
-    a made-up one would fail only at apply, after everything before it was created."""
-    if value in instance_types.OFFERED:
+def _one_of_aws_list(value: str, listed: tuple[str, ...], *, what: str, shape: str) -> str:
+    """`value` when AWS's list (a botocore enum, hyperpod_teams/instance_types.py) has it; else a
+    spec error naming the nearest types and the list."""
+    if value in listed:
         return value
-    nearest = difflib.get_close_matches(value, instance_types.CLUSTER_INSTANCE_TYPES, n=3, cutoff=0.5)
+    nearest = difflib.get_close_matches(value, listed, n=3, cutoff=0.5)
     raise PydanticCustomError(
         "spec_rule",
-        "{value} is not an instance type HyperPod offers",
+        "{value} is not an instance type {what}",
         {
             "value": value,
+            "what": what,
             "hint": (f"did you mean {', '.join(nearest)}? " if nearest else "")
-            + f"AWS's list (botocore {instance_types.BOTOCORE_VERSION}, ClusterInstanceType) is in "
+            + f"AWS's list (botocore {instance_types.BOTOCORE_VERSION}, {shape}) is in "
             "hyperpod_teams/instance_types.py",
         },
+    )
+
+
+def _offered_by_hyperpod(value: str) -> str:
+    """An instance type of a HyperPod cluster must be one AWS lists; a made-up one would fail only
+    at apply, after everything before it was created."""
+    return _one_of_aws_list(
+        value, instance_types.CLUSTER_INSTANCE_TYPES, what="HyperPod offers", shape="ClusterInstanceType"
     )
 
 
@@ -136,18 +145,8 @@ def _offered_by_studio(value: str) -> str:
     """A Studio app's instance type must be one of SageMaker's AppInstanceType: the AWS provider
     skips its own check of the domain's default when the block holds a value unknown at plan (the
     execution role's ARN), so a made-up type would fail only at apply."""
-    if value in instance_types.STUDIO_OFFERED:
-        return value
-    nearest = difflib.get_close_matches(value, instance_types.STUDIO_INSTANCE_TYPES, n=3, cutoff=0.5)
-    raise PydanticCustomError(
-        "spec_rule",
-        "{value} is not an instance type SageMaker Studio apps run on",
-        {
-            "value": value,
-            "hint": (f"did you mean {', '.join(nearest)}? " if nearest else "")
-            + f"AWS's list (botocore {instance_types.BOTOCORE_VERSION}, AppInstanceType) is in "
-            "hyperpod_teams/instance_types.py",
-        },
+    return _one_of_aws_list(
+        value, instance_types.STUDIO_INSTANCE_TYPES, what="SageMaker Studio apps run on", shape="AppInstanceType"
     )
 
 
