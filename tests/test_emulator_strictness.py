@@ -209,3 +209,25 @@ def test_a_permission_sets_arn_has_awss_form(endpoint):
     arn = created["PermissionSet"]["PermissionSetArn"]
     assert arn == f"arn:aws:sso:::permissionSet/{instance.split('/')[-1]}/{arn.split('/')[-1]}"
     assert sso.list_tags_for_resource(InstanceArn=instance, ResourceArn=arn)["Tags"] == []
+
+
+def test_a_domain_with_a_space_is_not_deleted_and_without_it_is(endpoint):
+    """DeleteDomain refuses a domain that still has spaces (ResourceInUse: "delete all user
+    profiles, spaces and apps first", SageMaker API reference, DeleteDomain). The runbook's
+    deletion of a removed team's data for good deletes the spaces first (docs/deploy.md)."""
+    iam = client(endpoint, "iam")
+    role = iam.create_role(RoleName="acme-team-search", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+    sagemaker = client(endpoint, "sagemaker")
+    domain = sagemaker.create_domain(
+        DomainName="acme-search",
+        AuthMode="IAM",
+        DefaultUserSettings={"ExecutionRole": role},
+        SubnetIds=["subnet-0a1b2c3d4e5f60718"],
+        VpcId="vpc-0abc1234def567890",
+    )["DomainArn"].rsplit("/", 1)[1]
+    sagemaker.create_space(DomainId=domain, SpaceName="notebooks")
+    error = refused(sagemaker.delete_domain, DomainId=domain, RetentionPolicy={"HomeEfsFileSystem": "Delete"})
+    assert code(error) == "ResourceInUse" and "notebooks" in str(error)
+    sagemaker.delete_space(DomainId=domain, SpaceName="notebooks")
+    sagemaker.delete_domain(DomainId=domain, RetentionPolicy={"HomeEfsFileSystem": "Delete"})
+    assert code(refused(sagemaker.describe_domain, DomainId=domain)) == "ResourceNotFound"

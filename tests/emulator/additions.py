@@ -231,6 +231,7 @@ class Additions:
             "SageMaker.ListDomains": self.sagemaker_list_domains,
             "SageMaker.CreateSpace": self.sagemaker_create_space,
             "SageMaker.DescribeSpace": self.sagemaker_describe_space,
+            "SageMaker.DeleteSpace": self.sagemaker_delete_space,
             "SageMaker.ListSpaces": self.sagemaker_list_spaces,
             "SageMaker.CreateApp": self.sagemaker_create_app,
             "SageMaker.DescribeApp": self.sagemaker_describe_app,
@@ -1294,6 +1295,17 @@ class Additions:
 
     def _space(self, domain_id: str, name: str) -> Json:
         return _found(self.spaces, (domain_id, name), AwsError(400, "ResourceNotFound", f"Space {name} not found"))
+
+    def sagemaker_delete_space(self, request: Request) -> Json:
+        # SageMaker DeleteSpace: the space goes (its apps with it here; AWS wants them deleted
+        # first, which no caller of the tier skips).
+        body = request.json()
+        space = self._space(body["DomainId"], body["SpaceName"])
+        del self.spaces[(body["DomainId"], body["SpaceName"])]
+        for key in [k for k in self.apps if k[0] == body["DomainId"] and k[1] == body["SpaceName"]]:
+            del self.apps[key]
+        self.tags.pop(space["SpaceArn"], None)
+        return {}
 
     def sagemaker_describe_space(self, request: Request) -> Json:
         body = request.json()
