@@ -587,7 +587,9 @@ def test_the_summary_line_counts_every_phase(rounds):
     lines = [
         line
         for line in EMULATOR_SUMMARY.read_text().splitlines()
-        if line.startswith("emulator:") and line.split(":")[1].strip() in TIER_EXAMPLES and ": day 2: " not in line
+        if line.startswith("emulator:")
+        and line.split(":")[1].strip() in TIER_EXAMPLES
+        and not re.search(r": day \d: ", line)
     ]
     assert len(lines) == len(TIER_EXAMPLES)
     assert all(re.search(r"stacks applied, \d+ resources created, (\d+)/\1 re-plans clean", line) for line in lines)
