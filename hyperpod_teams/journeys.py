@@ -62,6 +62,18 @@ STEPS: tuple[Step, ...] = (
     ),
     Step(
         "Studio",
+        "hyp set-cluster-context in a Studio space",
+        (
+            "sagemaker:DescribeCluster",
+            "iam:GetRole (own execution role)",
+            "eks:DescribeAccessEntry (own entry)",
+            "eks:DescribeCluster",
+        ),
+        "ReadTheSharedHyperPodCluster, ResolveTheOwnExecutionRole, CheckTheOwnEksAccessEntryFromStudio, "
+        "ReadTheSharedEksCluster (execution role)",
+    ),
+    Step(
+        "Studio",
         "see the HyperPod cluster and its tasks",
         (
             "sagemaker:ListClusters",

@@ -358,6 +358,13 @@ def team_execution_policy(
                 "Resource": [f"{sagemaker}:domain/*", f"{sagemaker}:user-profile/*"],
                 "Condition": {"StringEquals": {f"aws:ResourceTag/{team_tag}": team}},
             },
+            *hyp_from_studio_statements(
+                partition=partition,
+                account_id=account_id,
+                region=region,
+                eks_cluster_name=eks_cluster_name,
+                role_name=naming.team_execution_role_name(org, team),
+            ),
             {
                 # The team's Studio volumes are encrypted with the team's own key.
                 "Sid": "UseTheTeamsStudioKey",
@@ -463,6 +470,31 @@ def hyp_connect_statements(
             # access-entry/${ClusterName}/${IamIdentityType}/${IamIdentityAccountID}/${IamIdentityName}/${UUID}
             "Resource": [
                 f"arn:{partition}:eks:{region}:{account_id}:access-entry/{eks_cluster_name}/role/{account_id}/{role}*/*"
+            ],
+        },
+    ]
+
+
+def hyp_from_studio_statements(
+    *, partition: str, account_id: str, region: str, eks_cluster_name: str, role_name: str
+) -> list[dict]:
+    """What `hyp set-cluster-context` needs when it runs in a Studio space, as the team's
+    execution role (docs/kubernetes-access.md): `iam:GetRole` on that role itself and
+    `eks:DescribeAccessEntry` on its own access entry (HYP_LIST_ACTIONS says where the CLI calls
+    them; `sagemaker:ListClusters` is in ListWhatStudioShows). A refusal of the second exits 1."""
+    return [
+        {
+            "Sid": "ResolveTheOwnExecutionRole",
+            "Effect": "Allow",
+            "Action": ["iam:GetRole"],
+            "Resource": [f"arn:{partition}:iam::{account_id}:role/{role_name}"],
+        },
+        {
+            "Sid": "CheckTheOwnEksAccessEntryFromStudio",
+            "Effect": "Allow",
+            "Action": ["eks:DescribeAccessEntry"],
+            "Resource": [
+                f"arn:{partition}:eks:{region}:{account_id}:access-entry/{eks_cluster_name}/role/{account_id}/{role_name}/*"
             ],
         },
     ]

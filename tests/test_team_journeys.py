@@ -196,6 +196,40 @@ def test_studio_plants_no_space_or_app_in_another_teams_domain_even_tagged_as_it
     assert allows([without_domain], "sagemaker:CreateTrainingJob", f"{SAGEMAKER}:training-job/x", tagged_nlp)
 
 
+def execution_role(team: str) -> str:
+    return f"arn:aws:iam::{ACCOUNT}:role/acme-{team}-execution"
+
+
+def execution_access_entry(team: str) -> str:
+    return (
+        f"arn:aws:eks:{REGION}:{ACCOUNT}:access-entry/{EKS}/role/{ACCOUNT}/acme-{team}-execution/"
+        "4ec6a8f2-0000-4000-8000-000000000000"
+    )
+
+
+def hyp_from_studio_calls(team: str) -> list[tuple[str, str, dict]]:
+    """`hyp set-cluster-context` in a Studio space: the calls of hyp_connect_calls, made as the
+    team's execution role (the space's credentials), on that role and its access entry (#45)."""
+    return [
+        ("sagemaker:ListClusters", "*", {"aws:RequestedRegion": REGION}),
+        ("sagemaker:DescribeCluster", CLUSTER, PLATFORM_TAGS),
+        ("iam:GetRole", execution_role(team), {}),
+        ("eks:DescribeAccessEntry", execution_access_entry(team), {}),
+        ("eks:DescribeCluster", f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/{EKS}", {}),
+    ]
+
+
+def test_hyp_connects_from_a_studio_space_as_the_execution_role_and_to_nothing_of_another_team():
+    policy = execution_policy("nlp")
+    assert [c[:2] for c in hyp_from_studio_calls("nlp") if not allows([policy], *c)] == []
+    assert not allows([policy], "iam:GetRole", execution_role("vision"))
+    assert not allows([policy], "eks:DescribeAccessEntry", execution_access_entry("vision"))
+    # Without the grant, the CLI's access-entry check refuses and `hyp` exits 1.
+    policy["Statement"] = [s for s in policy["Statement"] if s["Sid"] != "CheckTheOwnEksAccessEntryFromStudio"]
+    refused = [c[0] for c in hyp_from_studio_calls("nlp") if not allows([policy], *c)]
+    assert refused == ["eks:DescribeAccessEntry"]
+
+
 # --- the Kubernetes steps of `hyp`, against the team's RBAC -------------------------------------------
 #
 # What the HyperPod CLI v3.9.0 asks the Kubernetes API for a PyTorch job in the own namespace:
@@ -359,7 +393,8 @@ def test_every_step_the_report_lists_is_evaluated_here_and_explained_in_the_docs
     from hyperpod_teams import journeys
 
     evaluated = {
-        call for calls in (hyp_connect_calls("acme-nlp-scientists"), studio_calls("nlp"), portal_calls("nlp"))
+        call for calls in (hyp_connect_calls("acme-nlp-scientists"), studio_calls("nlp"), portal_calls("nlp"),
+                           hyp_from_studio_calls("nlp"))
         for call, _, _ in calls
     }  # fmt: skip
     docs = (Path(__file__).resolve().parents[1] / "docs" / "team-journeys.md").read_text()
@@ -417,8 +452,10 @@ def test_the_report_shows_how_each_role_gets_in():
     header, *rows = parser.rows
     assert header == ["journey", "step", "calls", "allowed by"]
     assert [(r[0], r[1]) for r in rows] == [(s.journey, s.step) for s in journeys.STEPS]
-    (connect,) = [r for r in rows if r[1].startswith("hyp set-cluster-context")]
+    (connect,) = [r for r in rows if r[0] == "hyp" and r[1].startswith("hyp set-cluster-context")]
     assert "eks:DescribeAccessEntry (own entry)" in connect[2] and "CheckTheOwnEksAccessEntry" in connect[3]
+    (from_studio,) = [r for r in rows if r[0] == "Studio" and r[1].startswith("hyp set-cluster-context")]
+    assert "CheckTheOwnEksAccessEntryFromStudio" in from_studio[3]
 
 
 def test_the_journey_tier_runs_the_cli_release_the_chart_and_the_steps_are_read_from():
