@@ -6,6 +6,7 @@ from constructs import Construct
 
 from hyperpod_teams import naming
 from hyperpod_teams.constructs.team import TeamEnvironment
+from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stack_plan import team_stack_inputs
 from hyperpod_teams.stacks.base import PlatformStack
@@ -34,4 +35,33 @@ class TeamStack(PlatformStack):
             hyperpod_cluster_arn=hyperpod_cluster_arn,
             eks_cluster_name=eks_cluster_name,
             group_ids=group_ids,
+        )
+        self._quota_outputs(team)
+
+    def _quota_outputs(self, team: Team) -> None:
+        """What a team needs to see its quota: `aws sagemaker describe-compute-quota` takes the
+        quota's ID, and task governance's ClusterQueue shows its use (`kubectl get clusterqueue`)."""
+        environment = self.environment
+        if environment.compute_quota is not None:
+            quota = environment.compute_quota
+            arn, quota_id = quota.id, cdk.Fn.lookup(cdk.Fn.jsondecode(quota.properties), "ComputeQuotaId", "")
+        elif environment.existing_compute_quota is not None:
+            arn = team.compute.existing_quota_arn or ""
+            quota_id = arn.rsplit("/", 1)[-1]
+        else:
+            return
+        cdk.TerraformOutput(
+            self, "compute_quota_arn", value=arn, description=f"Team {team.name}'s compute quota (task governance)"
+        )
+        cdk.TerraformOutput(
+            self,
+            "compute_quota_id",
+            value=quota_id,
+            description="aws sagemaker describe-compute-quota --compute-quota-id takes it",
+        )
+        cdk.TerraformOutput(
+            self,
+            "cluster_queue",
+            value=naming.team_cluster_queue(team.name),
+            description="The team's use of its quota: kubectl get clusterqueue <this> (Kueue, task governance)",
         )

@@ -67,6 +67,9 @@ class Round:
     #: The cluster stack planned with an instance group renamed but not retired (the spec's
     #: cluster.retired_instance_groups): the plan must stop.
     unretired_rename: Any = None
+    #: After the first apply: each team stack's outputs (state), and the quotas Cloud Control holds.
+    team_outputs: dict = field(default_factory=dict)
+    quotas_held: dict = field(default_factory=dict)
     #: The access stack's plan (`terraform show -json`) with the identity provider switched.
     idp_switch_plan: Any = None
     #: The HyperPod clusters the emulator holds after day 2, and the groups day 2 deleted.
@@ -205,6 +208,11 @@ def _a_round(
         if not all(o.ok for o in result.applied):
             return result
         result.split_held.append(split_held(emulator.url))
+        for name in deployment.stacks:
+            state = json.loads((deployment.directory(name) / deployment.state_path(name)).read_text())
+            if "-team-" in name:
+                result.team_outputs[name] = {k: v["value"] for k, v in state.get("outputs", {}).items()}
+        result.quotas_held = emulator.cloud_control_state()["quotas"]
         unretired = synth_dir.parent / "cdktf.unretired-rename"
         if unretired.is_dir():
             from hyperpod_teams import naming
@@ -571,6 +579,25 @@ def test_task_governance_switched_off_is_alerted_in_review_and_leaves_no_quota_i
     assert "the scheduler config" in review
     left = result.after_day_three["task_governance"]
     assert left == [], left
+
+
+@pytest.mark.parametrize("example", TIER_EXAMPLES)
+def test_each_team_stack_gives_its_own_compute_quotas_id_and_queue(rounds, example):
+    """#45: a team finds its quota: `compute_quota_id` is the ID AWS gave the quota (the one
+    DescribeComputeQuota takes), `compute_quota_arn` its ARN, `cluster_queue` task governance's queue."""
+    from hyperpod_teams import naming
+
+    result = rounds[example]
+    assert result.team_outputs, "no team stack was applied"
+    with_quota = {name: o for name, o in result.team_outputs.items() if "compute_quota_id" in o}
+    if example == "existing-cluster":  # deployed first with task governance off: no quota, no output
+        assert with_quota == {}
+        return
+    assert set(with_quota) == set(result.team_outputs)
+    held = {o["compute_quota_arn"]: o["compute_quota_id"] for o in with_quota.values()}
+    assert held == result.quotas_held
+    for name, outputs in with_quota.items():
+        assert outputs["cluster_queue"] == naming.team_cluster_queue(name.rsplit("-team-", 1)[1])
 
 
 def test_the_day_two_summary_line_says_what_changed_and_what_was_destroyed(rounds):

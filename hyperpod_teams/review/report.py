@@ -413,6 +413,16 @@ def _compute_section(
                 f"{classes}."
             )
         )
+        example = shown[0].name if shown else "<team>"
+        document.add(
+            Paragraph(
+                "What each team may use and uses now: its team stack's outputs `compute_quota_id` (for "
+                f"`aws sagemaker describe-compute-quota --compute-quota-id <id>`, e.g. `cdktn output "
+                f"{naming.team_stack_name(spec.organization.name, example)}`) and `cluster_queue`; "
+                f"`kubectl get clusterqueue {naming.team_cluster_queue(example)}` shows the nodes its workloads "
+                "hold against the quota, borrowed ones included."
+            )
+        )
     else:
         document.add(Paragraph("Task governance is off: no quotas are enforced."))
 

@@ -318,7 +318,17 @@ class Additions:
         if path == "/_emulator/cloud-control-state":
             clusters = {i: m for (t, i), m in self.cloud_control.resources.items() if t == "AWS::SageMaker::Cluster"}
             governed = [f"{t} {i}" for (t, i) in self.cloud_control.resources if t != "AWS::SageMaker::Cluster"]
-            return {"clusters": clusters, "terminated": self.cloud_control.terminated, "task_governance": governed}
+            quotas = {
+                i: m.get("ComputeQuotaId")
+                for (t, i), m in self.cloud_control.resources.items()
+                if t == "AWS::SageMaker::ComputeQuota"
+            }
+            return {
+                "clusters": clusters,
+                "terminated": self.cloud_control.terminated,
+                "task_governance": governed,
+                "quotas": quotas,
+            }
         if path == "/_emulator/decisions":
             return {"decisions": [vars(d) for d in self.authorization.decisions]}
         if path == "/_emulator/cloud-control":
