@@ -84,6 +84,7 @@ MODULES = {
     "kubernetes_namespace": "kubernetes.namespace_v1",
     "kubernetes_role": "kubernetes.role_v1",
     "kubernetes_role_binding": "kubernetes.role_binding_v1",
+    "kubernetes_service_account": "kubernetes.service_account_v1",
     "kubernetes_provider": "kubernetes.provider",
 }
 
@@ -145,6 +146,7 @@ if TYPE_CHECKING:  # what editors and mypy see: the default engine's modules (a 
     from cdktn_provider_kubernetes import provider as kubernetes_provider  # noqa: F401
     from cdktn_provider_kubernetes import role_binding_v1 as kubernetes_role_binding  # noqa: F401
     from cdktn_provider_kubernetes import role_v1 as kubernetes_role  # noqa: F401
+    from cdktn_provider_kubernetes import service_account_v1 as kubernetes_service_account  # noqa: F401
 
 
 #: Modules plugins registered (`register`); per provider, the extra of hyperpod-teams that installs

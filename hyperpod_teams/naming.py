@@ -288,6 +288,26 @@ def team_studio_key_alias(org: str, team: str) -> str:
     return shorten(f"{org}-{team}-studio", KMS_ALIAS_MAX)
 
 
+def team_data_bucket_name(org: str, team: str, account_id: str, region: str) -> str:
+    """The team's data bucket: S3 bucket names are global, account and region make it ours."""
+    return shorten(re.sub(r"-+", "-", f"{org}-{team}-data-{account_id}-{region}"), S3_BUCKET_MAX)
+
+
+def team_data_key_alias(org: str, team: str) -> str:
+    """KMS alias (without `alias/`) of the key the team's data bucket is encrypted with."""
+    return shorten(f"{org}-{team}-data", KMS_ALIAS_MAX)
+
+
+def team_workload_role_name(org: str, team: str) -> str:
+    """The role the team's pods get through EKS Pod Identity (TEAM_SERVICE_ACCOUNT)."""
+    return shorten(f"{org}-{team}-workload", IAM_ROLE_MAX)
+
+
+#: The service account in a team's namespace that EKS Pod Identity binds to the team's workload
+#: role: `hyp create hyp-pytorch-job --service-account-name team-workload`.
+TEAM_SERVICE_ACCOUNT = "team-workload"
+
+
 def team_execution_role_name(org: str, team: str) -> str:
     return shorten(f"{org}-{team}-execution", IAM_ROLE_MAX)
 

@@ -277,11 +277,72 @@ STUDIO_EC2_ACTIONS = (
 )
 
 
+#: Reading and writing a team's data bucket (S3 object operations; listing is on the bucket).
+TEAM_DATA_OBJECT_ACTIONS = (
+    "s3:AbortMultipartUpload",
+    "s3:DeleteObject",
+    "s3:GetObject",
+    "s3:ListMultipartUploadParts",
+    "s3:PutObject",
+)
+TEAM_DATA_BUCKET_ACTIONS = ("s3:GetBucketLocation", "s3:ListBucket")
+
+
+def team_data_statements(bucket: str, partition: str) -> list[dict]:
+    """Read and write the team's own bucket, nothing else of S3 (the key it is encrypted with is
+    the team's, used through UseTheTeamsKeys)."""
+    return [
+        {
+            "Sid": "ListTheTeamsData",
+            "Effect": "Allow",
+            "Action": list(TEAM_DATA_BUCKET_ACTIONS),
+            "Resource": [f"arn:{partition}:s3:::{bucket}"],
+        },
+        {
+            "Sid": "ReadAndWriteTheTeamsData",
+            "Effect": "Allow",
+            "Action": list(TEAM_DATA_OBJECT_ACTIONS),
+            "Resource": [f"arn:{partition}:s3:::{bucket}/*"],
+        },
+    ]
+
+
+def team_keys_statement(team: str, account_id: str, region: str, partition: str) -> dict:
+    """Using (not administering) the team's keys: its Studio volumes' and its data's, which carry
+    the team's tag (the team stack's default tags)."""
+    return {
+        "Sid": "UseTheTeamsKeys",
+        "Effect": "Allow",
+        "Action": list(STUDIO_KEY_ACTIONS),
+        "Resource": [f"arn:{partition}:kms:{region}:{account_id}:key/*"],
+        "Condition": {"StringEquals": {f"aws:ResourceTag/{naming.TAG_TEAM}": team}},
+    }
+
+
+def team_workload_policy(*, team: str, account_id: str, region: str, data_bucket: str | None) -> dict:
+    """What the team's pods may do through their workload role: the team's data, and nothing else."""
+    partition = aws_partition(region)
+    statements = [team_keys_statement(team, account_id, region, partition)]
+    if data_bucket:
+        statements = [*team_data_statements(data_bucket, partition), *statements]
+    return {"Version": "2012-10-17", "Statement": statements}
+
+
 def team_execution_policy(
-    *, org: str, team: str, account_id: str, region: str, eks_cluster_name: str, domain_id: str | None = None
+    *,
+    org: str,
+    team: str,
+    account_id: str,
+    region: str,
+    eks_cluster_name: str,
+    domain_id: str | None = None,
+    data_bucket: str | None = None,
+    workload_role: str | None = None,
 ) -> dict:
     """What a team's domain apps and jobs may do: create and manage SageMaker resources tagged
-    with their own team, read the shared HyperPod and EKS clusters, and nothing of other teams.
+    with their own team, read the shared HyperPod and EKS clusters, read and write the team's data
+    (`data_bucket`), hand the team's own roles to the SageMaker jobs it starts, and nothing of
+    other teams.
 
     Spaces and apps are created in the team's own domain only (`domain_id`; without a domain, none):
     the team tag is the requester's to write, so alone it let the role plant a space, tagged as its
@@ -365,14 +426,21 @@ def team_execution_policy(
                 eks_cluster_name=eks_cluster_name,
                 role_name=naming.team_execution_role_name(org, team),
             ),
+            # The team's Studio volumes and data are encrypted with the team's own keys.
+            team_keys_statement(team, account_id, region, partition),
             {
-                # The team's Studio volumes are encrypted with the team's own key.
-                "Sid": "UseTheTeamsStudioKey",
+                # A training or processing job runs as a role it is given: the team's own only.
+                "Sid": "PassTheTeamsOwnRolesToSageMakerJobs",
                 "Effect": "Allow",
-                "Action": list(STUDIO_KEY_ACTIONS),
-                "Resource": [f"arn:{partition}:kms:{region}:{account_id}:key/*"],
-                "Condition": {"StringEquals": {f"aws:ResourceTag/{team_tag}": team}},
+                "Action": ["iam:PassRole"],
+                "Resource": [
+                    f"arn:{partition}:iam::{account_id}:role/{name}"
+                    for name in (naming.team_execution_role_name(org, team), workload_role)
+                    if name
+                ],
+                "Condition": {"StringEquals": {"iam:PassedToService": "sagemaker.amazonaws.com"}},
             },
+            *(team_data_statements(data_bucket, partition) if data_bucket else []),
         ],
     }
 

@@ -58,3 +58,18 @@ class TeamKubernetesStack(PlatformStack):
         self.rbac = TeamRbac(
             self, "rbac", team=team.name, depends_on=[self.namespace] if self.namespace is not None else None
         )
+        self.service_account = None
+        if team.workload_identity.enabled:
+            # What the team's pods run as: EKS Pod Identity binds it to the team's workload role
+            # (the team stack's association); team members cannot create service accounts.
+            account = bindings.kubernetes_service_account
+            self.service_account = account.ServiceAccountV1(
+                self,
+                "workload",
+                metadata=account.ServiceAccountV1Metadata(
+                    name=naming.TEAM_SERVICE_ACCOUNT,
+                    namespace=self.namespace_name,
+                    labels=rbac.team_labels(team.name),
+                ),
+                depends_on=[self.namespace] if self.namespace is not None else None,
+            )

@@ -439,11 +439,16 @@ def test_a_team_removed_by_the_runbook_keeps_its_domain_and_key_and_loses_its_ss
     assert removal.ok, _failures([removal])
     assert removal.count > 0
     kept = day.kept["acme-team-vision"]
-    assert sorted(a.split(".")[0] for a in kept) == ["aws_kms_alias", "aws_kms_key", "aws_sagemaker_domain"]
-    held = {a.split(".")[0]: state for a, state in day.left_in_aws.items()}
-    assert held["aws_kms_key"] == "Enabled", day.left_in_aws
-    assert held["aws_sagemaker_domain"] == "InService", day.left_in_aws
-    assert held["aws_kms_alias"] == kept[next(a for a in kept if a.startswith("aws_kms_key."))], day.left_in_aws
+    kinds = sorted({a.split(".")[0] for a in kept})
+    assert {"aws_kms_alias", "aws_kms_key", "aws_sagemaker_domain", "aws_s3_bucket"} <= set(kinds), kinds
+    assert "aws_s3_bucket_server_side_encryption_configuration" in kinds and "aws_s3_bucket_policy" in kinds
+    held = day.left_in_aws
+    keys = {kept[a] for a in kept if a.startswith("aws_kms_key.")}
+    assert len(keys) == 2  # the Studio key and the data key
+    assert [held[a] for a in kept if a.startswith("aws_kms_key.")] == ["Enabled", "Enabled"], held
+    assert {held[a] for a in kept if a.startswith("aws_kms_alias.")} == keys, held
+    assert [held[a] for a in kept if a.startswith("aws_sagemaker_domain.")] == ["InService"], held
+    assert [held[a] for a in kept if a.startswith("aws_s3_bucket.")] == ["aws:kms"], held
     roles = held["AWSReservedSSO roles"].split()
     assert roles and not [r for r in roles if "vision" in r] and [r for r in roles if "-nlp-" in r], roles
     assert "acme-team-speech" in [o.stack for o in day.applied]

@@ -107,7 +107,7 @@ def test_execution_role_policy_names_only_the_teams_own_resources():
             "CreateOnlyTaggedWithTheTeam",
             "ManageOnlyTheTeamsOwn",
             "TagOnlyWhileCreating",
-            "UseTheTeamsStudioKey",
+            "UseTheTeamsKeys",
         ):
             assert '"hyperpod-teams:team": "nlp"' in conditions.replace("aws:RequestTag/", "").replace(
                 "aws:ResourceTag/", ""

@@ -6,13 +6,28 @@ from __future__ import annotations
 from constructs import Construct
 
 from hyperpod_teams import bindings, policies
+from hyperpod_teams.engine import cdk
 
 
-def add_private_bucket(scope: Construct, name: str, *, region: str, lifecycle_rules: list):
+def add_private_bucket(
+    scope: Construct,
+    name: str,
+    *,
+    region: str,
+    lifecycle_rules: list,
+    kms_key_arn: str | None = None,
+    protect: bool = False,
+):
     """Add the bucket and its settings to `scope` (ids bucket, versioning, encryption, expiry,
     public-access, tls-only: the Terraform addresses of buckets that exist already depend on
-    them). `lifecycle_rules` are S3BucketLifecycleConfigurationRule objects."""
-    bucket = bindings.aws_s3_bucket.S3Bucket(scope, "bucket", bucket=name)
+    them). `lifecycle_rules` are S3BucketLifecycleConfigurationRule objects; `kms_key_arn` a key
+    of one's own (else the account's S3 key); `protect`: no plan may destroy the bucket."""
+    bucket = bindings.aws_s3_bucket.S3Bucket(
+        scope,
+        "bucket",
+        bucket=name,
+        lifecycle=cdk.TerraformResourceLifecycle(prevent_destroy=True) if protect else None,
+    )
     versioning = bindings.aws_s3_bucket_versioning
     versioning.S3BucketVersioningA(
         scope,
@@ -28,7 +43,7 @@ def add_private_bucket(scope: Construct, name: str, *, region: str, lifecycle_ru
         rule=[
             encryption.S3BucketServerSideEncryptionConfigurationRuleA(
                 apply_server_side_encryption_by_default=encryption.S3BucketServerSideEncryptionConfigurationRuleApplyServerSideEncryptionByDefaultA(
-                    sse_algorithm="aws:kms"
+                    sse_algorithm="aws:kms", kms_master_key_id=kms_key_arn
                 ),
                 bucket_key_enabled=True,
             )

@@ -11,6 +11,7 @@ from hyperpod_teams.constructs.access_entries import SsoRoleAccessEntry, StudioA
 from hyperpod_teams.constructs.cost import TeamBudget
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.constructs.lookups import cloud_control_lookup, property_check, same_cluster_check, tags_check
+from hyperpod_teams.constructs.storage import add_private_bucket
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import Organization, Team
 from hyperpod_teams.stack_plan import TeamStackInputs
@@ -38,8 +39,9 @@ class TeamExecutionRole(Construct):
         self.arn = self.role.arn
         self.policy = None
 
-    def grant(self, *, domain_id: str | None) -> None:
-        """The role's policy: spaces and apps in the domain `domain_id` (None: no domain, none)."""
+    def grant(self, *, domain_id: str | None, data_bucket: str | None = None, workload_role: str | None = None) -> None:
+        """The role's policy: spaces and apps in the domain `domain_id` (None: no domain, none), the
+        team's data bucket, and passing the team's own roles (`workload_role` too) to SageMaker jobs."""
         org = self.inputs.organization
         self.policy = bindings.aws_iam_role_policy.IamRolePolicy(
             self,
@@ -54,6 +56,8 @@ class TeamExecutionRole(Construct):
                     region=org.region,
                     eks_cluster_name=self.inputs.eks_cluster_name,
                     domain_id=domain_id,
+                    data_bucket=data_bucket,
+                    workload_role=workload_role,
                 )
             ),
         )
@@ -235,6 +239,104 @@ class ExistingComputeQuota(Construct):
         )
 
 
+class TeamData(Construct):
+    """The team's data home: its own bucket, encrypted with a key of its own (or, with
+    `data.existing_bucket`, that bucket, granted and left as it is)."""
+
+    def __init__(self, scope: Construct, id_: str, *, inputs: TeamStackInputs, team: Team) -> None:
+        super().__init__(scope, id_)
+        org = inputs.organization
+        self.key = None
+        self.bucket = None
+        if team.data.existing_bucket is not None:
+            self.bucket_name: str = team.data.existing_bucket
+            return
+        self.bucket_name = naming.team_data_bucket_name(org.name, team.name, org.account_id, org.region)
+        self.key = EncryptionKey(
+            self,
+            "key",
+            alias=naming.team_data_key_alias(org.name, team.name),
+            description=f"Data of team {team.name} (hyperpod-teams, {org.name})",
+            organization=org,
+        )
+        lifecycle = bindings.aws_s3_bucket_lifecycle_configuration
+        self.bucket = add_private_bucket(
+            self,
+            self.bucket_name,
+            region=org.region,
+            kms_key_arn=self.key.arn,
+            lifecycle_rules=[
+                # Old versions are the team's undo; incomplete uploads are nobody's data.
+                lifecycle.S3BucketLifecycleConfigurationRule(
+                    id="noncurrent-versions-and-incomplete-uploads",
+                    status="Enabled",
+                    filter=[lifecycle.S3BucketLifecycleConfigurationRuleFilter(prefix="")],
+                    noncurrent_version_expiration=[
+                        lifecycle.S3BucketLifecycleConfigurationRuleNoncurrentVersionExpiration(noncurrent_days=90)
+                    ],
+                    abort_incomplete_multipart_upload=[
+                        lifecycle.S3BucketLifecycleConfigurationRuleAbortIncompleteMultipartUpload(
+                            days_after_initiation=7
+                        )
+                    ],
+                )
+            ],
+            protect=True,
+        )
+
+
+class TeamWorkloadIdentity(Construct):
+    """What the team's pods run as: a role of the team's own (or `workload_identity.existing_role_arn`)
+    bound by EKS Pod Identity to the service account TEAM_SERVICE_ACCOUNT in the team's namespace,
+    which the team's Kubernetes stack creates."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        inputs: TeamStackInputs,
+        team: Team,
+        eks_cluster_name: str,
+        data_bucket: str | None,
+    ) -> None:
+        super().__init__(scope, id_)
+        org = inputs.organization
+        partition = policies.aws_partition(org.region)
+        self.role = None
+        self.role_name: str | None = None
+        role_arn = team.workload_identity.existing_role_arn
+        if role_arn is None:
+            eks_arn = f"arn:{partition}:eks:{org.region}:{org.account_id}:cluster/{eks_cluster_name}"
+            self.role_name = naming.team_workload_role_name(org.name, team.name)
+            self.role = bindings.aws_iam_role.IamRole(
+                self,
+                "role",
+                name=self.role_name,
+                assume_role_policy=policies.policy_json(policies.pod_identity_trust_policy(org.account_id, eks_arn)),
+            )
+            bindings.aws_iam_role_policy.IamRolePolicy(
+                self,
+                "team-data",
+                name="team-data",
+                role=self.role.id,
+                policy=policies.policy_json(
+                    policies.team_workload_policy(
+                        team=team.name, account_id=org.account_id, region=org.region, data_bucket=data_bucket
+                    )
+                ),
+            )
+            role_arn = self.role.arn
+        self.association = bindings.aws_eks_pod_identity_association.EksPodIdentityAssociation(
+            self,
+            "pod-identity",
+            cluster_name=eks_cluster_name,
+            namespace=naming.team_namespace(team.name),
+            service_account=naming.TEAM_SERVICE_ACCOUNT,
+            role_arn=role_arn,
+        )
+
+
 class TeamEnvironment(Construct):
     """Everything one team gets in AWS, placeable in any TerraformStack with an AWS provider:
     execution role, SageMaker AI domain, compute quota, EKS access entries and budget.
@@ -257,13 +359,23 @@ class TeamEnvironment(Construct):
         super().__init__(scope, id_)
         org = inputs.organization
         self.execution_role = TeamExecutionRole(self, "execution-role", inputs=inputs, team=team)
+        self.data = TeamData(self, "data", inputs=inputs, team=team) if team.data.enabled else None
+        data_bucket = self.data.bucket_name if self.data is not None else None
+        self.workload = (
+            TeamWorkloadIdentity(
+                self, "workload", inputs=inputs, team=team, eks_cluster_name=eks_cluster_name, data_bucket=data_bucket
+            )
+            if team.workload_identity.enabled
+            else None
+        )
+        grants = {"data_bucket": data_bucket, "workload_role": self.workload.role_name if self.workload else None}
         self.domain = None
         self.studio_access = None
         if team.studio.enabled:
             self.domain = TeamDomain(
                 self, "studio", inputs=inputs, team=team, execution_role=self.execution_role, group_ids=group_ids
             )
-            self.execution_role.grant(domain_id=self.domain.domain.id)
+            self.execution_role.grant(domain_id=self.domain.domain.id, **grants)
             self.studio_access = StudioAccessEntry(
                 self,
                 "studio-access",
@@ -273,7 +385,7 @@ class TeamEnvironment(Construct):
                 partition=policies.aws_partition(org.region),
             )
         else:
-            self.execution_role.grant(domain_id=None)
+            self.execution_role.grant(domain_id=None, **grants)
         self.compute_quota = None
         self.existing_compute_quota = None
         if inputs.task_governance and team.compute.existing_quota_arn is not None:

@@ -333,10 +333,17 @@ def _add_a_team_section(document: Document, r: _Runbook) -> None:
     )
 
 
-#: What a team's AWS stack holds that its kept data needs: the domain (home directories on EFS) and
-#: the key they are encrypted with, and the key's alias. Taken out of the stack's state before
-#: the stack is destroyed, they stay in the account (the runbook's "Remove a team").
-KEPT_ON_REMOVAL = ("aws_sagemaker_domain", "aws_kms_key", "aws_kms_alias")
+#: What a team's AWS stack holds that its kept data needs, as patterns of resource types: the domain
+#: (home directories on EFS), the data bucket with its settings (versioning, encryption, policy:
+#: destroyed alone, they would leave the bucket unencrypted and open to plain HTTP), the keys
+#: both are encrypted with and their aliases. Taken out of the stack's state before the stack is
+#: destroyed, they stay in the account (the runbook's "Remove a team").
+KEPT_ON_REMOVAL = ("aws_sagemaker_domain", "aws_s3_bucket[a-z_]*", "aws_kms_key", "aws_kms_alias")
+
+
+def kept_on_removal(resource_type: str) -> bool:
+    """Whether a team stack's resource of this type stays when the team is removed."""
+    return any(re.fullmatch(pattern, resource_type) for pattern in KEPT_ON_REMOVAL)
 
 
 def keep_out_of_state_command(team_stack: str) -> str:
@@ -355,15 +362,18 @@ def _remove_a_team_section(document: Document, r: _Runbook) -> None:
     example = "<team>"
     team_stack, k8s_stack = naming.team_stack_name(org, example), naming.team_kubernetes_stack_name(org, example)
     alias = f"alias/{naming.team_studio_key_alias(org, example)}"
+    data_alias = f"alias/{naming.team_data_key_alias(org, example)}"
+    account, region = r.spec.organization.account_id, r.spec.organization.region
+    bucket = naming.team_data_bucket_name(org, example, account, region)
     document.add(Heading("Remove a team without losing its data"))
     document.add(
         Paragraph(
             "In this order: the team's stacks go while the spec still has the team (they read its groups "
             f"from {md_code(r.access)}, and its EKS access entries name the `AWSReservedSSO_*` roles that "
             "Identity Center deletes once the team's permission sets leave the account); the shared stacks "
-            "change last. The team's SageMaker AI domain (home directories on EFS) and the KMS key they are "
-            "encrypted with stay in the account: both carry `prevent_destroy`, so no plan can destroy them "
-            "(a deleted key makes the kept home directories unreadable once its 30-day window ends)."
+            "change last. The team's SageMaker AI domain (home directories on EFS), its data bucket and the KMS "
+            "keys they are encrypted with stay in the account: they carry `prevent_destroy`, so no plan can destroy "
+            "them (a deleted key makes what it encrypted unreadable once its 30-day window ends)."
         )
     )
     document.add(
@@ -373,13 +383,13 @@ def _remove_a_team_section(document: Document, r: _Runbook) -> None:
                 f"task governance deletes the namespace {md_code(naming.team_namespace(example))} with what "
                 "runs in it); copy what it keeps outside its home directories (S3 outputs, model artefacts).",
                 f"With the spec still holding the team, {md_code(_cdktf(spec_path, 'synth'))}, then take the "
-                "domain, its key and the key's alias out of the team stack's state, so that the destroy leaves "
-                "them where they are (the commands below the list).",
+                "domain, the data bucket with its settings, the keys and their aliases out of the team stack's "
+                "state, so that the destroy leaves them where they are (the commands below the list).",
                 f"{md_code(_cdktf(spec_path, 'destroy ' + k8s_stack))} and then "
                 f"{md_code(_cdktf(spec_path, 'destroy ' + team_stack))} (the spec still has the team): its "
                 "RBAC, compute quota, EKS access entries, execution role, application assignments and budget "
-                "go; the plan must show no `aws_sagemaker_domain` or `aws_kms_key` (`hyperpod-teams report "
-                "--plan` names them if it does).",
+                "go; the plan must show no `aws_sagemaker_domain`, `aws_s3_bucket` or `aws_kms_key` "
+                "(`hyperpod-teams report --plan` names them if it does).",
                 f"Remove the team from {md_code(spec_path)}, synthesize, review (`hyperpod-teams report "
                 f"--plan`) and deploy {md_code(r.access)}"
                 + (f" and {md_code(r.identity)}" if r.identity else "")
@@ -394,17 +404,24 @@ def _remove_a_team_section(document: Document, r: _Runbook) -> None:
     document.add(
         Paragraph(
             f"What stays: the domain {md_code(naming.team_domain_name(org, example))}, its EFS home "
-            f"directories and the key {md_code(alias)}, tagged with the team, managed by no stack. When the "
-            "organization decides to delete the data for good: delete the domain's spaces, apps and user "
-            "profiles, then the domain with its home directories, then schedule the key's deletion (30 "
-            "days, cancellable until then with `aws kms cancel-key-deletion`):"
+            f"directories, the bucket {md_code(bucket)} and the keys {md_code(alias)} and {md_code(data_alias)}, "
+            "tagged with the team, managed by no stack. When the organization decides to delete the data for "
+            "good: delete the domain's spaces, apps and user profiles, then the domain with its home directories, "
+            "empty and delete the bucket (every version), then schedule the keys' deletion (30 days, cancellable "
+            "until then with `aws kms cancel-key-deletion`):"
         )
     )
     document.add(
         Code(
             "aws sagemaker delete-domain --domain-id <domain-id> --retention-policy HomeEfsFileSystem=Delete\n"
+            f'aws s3api delete-objects --bucket {bucket} --delete "$(aws s3api list-object-versions --bucket '
+            f"{bucket} --query '{{Objects: [Versions, DeleteMarkers][][].{{Key: Key, VersionId: VersionId}}}}' "
+            '--output json)"  # repeat while versions are left (1,000 a call)\n'
+            f"aws s3api delete-bucket --bucket {bucket}\n"
             f"aws kms schedule-key-deletion --key-id {alias} --pending-window-in-days 30\n"
-            f"aws kms delete-alias --alias-name {alias}"
+            f"aws kms schedule-key-deletion --key-id {data_alias} --pending-window-in-days 30\n"
+            f"aws kms delete-alias --alias-name {alias}\n"
+            f"aws kms delete-alias --alias-name {data_alias}"
         )
     )
 

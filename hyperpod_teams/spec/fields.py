@@ -71,6 +71,20 @@ ComputeQuotaArn = Annotated[
     ),
 ]
 DomainId = Annotated[str, _pattern(r"^d-(-*[a-z0-9]){1,61}$", "a SageMaker AI domain ID such as d-abcdef123456")]
+BucketName = Annotated[
+    str,
+    _pattern(
+        r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$",
+        "an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens",
+    ),
+]
+IamRoleArn = Annotated[
+    str,
+    _pattern(
+        r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9_+=,.@/-]{1,512}$",
+        "an IAM role ARN such as arn:aws:iam::111122223333:role/ml-team-jobs",
+    ),
+]
 PermissionSetArn = Annotated[
     str,
     _pattern(
@@ -925,6 +939,36 @@ class ExistingPermissionSet(SpecModel):
     )
 
 
+class TeamData(SpecModel):
+    """The team's own data home (optional addition within spec v1)."""
+
+    enabled: bool = Field(
+        default=True,
+        description="A bucket of the team's own (<org>-<team>-data-<account>-<region>), versioned, TLS only, "
+        "encrypted with a KMS key of the team's; its Studio execution role and workload role read and write it, "
+        "no other team's role does.",
+    )
+    existing_bucket: BucketName | None = Field(
+        default=None,
+        description="Grant this bucket instead of creating one (its encryption and policy stay as they are).",
+    )
+
+
+class WorkloadIdentity(SpecModel):
+    """What the team's pods run as (optional addition within spec v1)."""
+
+    enabled: bool = Field(
+        default=True,
+        description="A role of the team's own (<org>-<team>-workload), bound by EKS Pod Identity to the service "
+        "account team-workload in the team's namespace (hyp create hyp-pytorch-job --service-account-name "
+        "team-workload): the team's data, nothing of another team's. Needs the EKS Pod Identity agent add-on.",
+    )
+    existing_role_arn: IamRoleArn | None = Field(
+        default=None,
+        description="Bind this role instead of creating one (its trust policy must allow pods.eks.amazonaws.com).",
+    )
+
+
 class Team(SpecModel):
     name: TeamName
     display_name: str | None = Field(default=None, description="Free text; defaults to name.")
@@ -933,6 +977,10 @@ class Team(SpecModel):
     compute: Compute = Field(default_factory=Compute)
     studio: Studio = Field(default_factory=Studio)
     budget: Budget | None = Field(default=None, description="Absent: no budget for the team.")
+    data: TeamData = Field(default_factory=TeamData, description="(optional addition) The team's data home.")
+    workload_identity: WorkloadIdentity = Field(
+        default_factory=WorkloadIdentity, description="(optional addition) What the team's pods run as."
+    )
     existing_permission_sets: dict[Literal["scientists", "admins"], ExistingPermissionSet] = Field(
         default_factory=dict,
         description="(optional addition) Permission sets that exist already, by role, for the stacks to take over "

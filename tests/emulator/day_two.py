@@ -131,8 +131,8 @@ class DayTwo:
             kept = sorted(state for address, state in self.left_in_aws.items() if address.startswith("aws_kms_key."))
             parts.append(
                 f"{_stacks(len(self.removed_stacks))} of removed teams destroyed by the runbook's procedure, "
-                f"{'domains and keys' if len(self.removed_stacks) > 1 else 'its domain and key'} kept "
-                f"(key {', '.join(kept) or 'not found'})"
+                f"{'domains, buckets and keys' if len(self.removed_stacks) > 1 else 'its domain, bucket and keys'} "
+                f"kept (keys {', '.join(kept) or 'not found'})"
             )
         parts += [
             f"{o.stack}'s cost category half-updated by the provider (terraform-provider-aws#49410) and "
@@ -201,14 +201,14 @@ def keep_out_of_state(deployment, stack: str) -> dict[str, str]:
     address -> ID."""
     import json
 
-    from hyperpod_teams.review.runbook import KEPT_ON_REMOVAL
+    from hyperpod_teams.review.runbook import kept_on_removal
 
     state_file = deployment.directory(stack) / deployment.state_path(stack)
     state = json.loads(state_file.read_text())
     kept = {
         f"{r['type']}.{r['name']}": r["instances"][0]["attributes"]["id"]
         for r in state["resources"]
-        if r["mode"] == "managed" and r["type"] in KEPT_ON_REMOVAL
+        if r["mode"] == "managed" and kept_on_removal(r["type"])
     }
     env = {**deployment.terraform_env, "AWS_ENDPOINT_URL": deployment.endpoint}
     subprocess.run(
@@ -247,6 +247,11 @@ def what_aws_holds_of(url: str, kept: dict[str, dict[str, str]], *, region: str)
                     held[address] = client("kms").describe_key(KeyId=identifier)["KeyMetadata"]["KeyState"]
                 elif kind == "aws_sagemaker_domain":
                     held[address] = client("sagemaker").describe_domain(DomainId=identifier)["Status"]
+                elif kind == "aws_s3_bucket":
+                    client("s3").head_bucket(Bucket=identifier)
+                    encryption = client("s3").get_bucket_encryption(Bucket=identifier)
+                    rule = encryption["ServerSideEncryptionConfiguration"]["Rules"][0]
+                    held[address] = rule["ApplyServerSideEncryptionByDefault"]["SSEAlgorithm"]
                 elif kind == "aws_kms_alias":
                     aliases = client("kms").list_aliases()["Aliases"]
                     held[address] = next((a["TargetKeyId"] for a in aliases if a["AliasName"] == identifier), "gone")
