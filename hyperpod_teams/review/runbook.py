@@ -273,7 +273,11 @@ def _submit_a_job_section(document: Document, r: _Runbook) -> None:
     spec = r.spec
     if spec.cluster.task_governance.enabled:
         governance = spec.cluster.task_governance
-        team = spec.teams[0].name
+        first = spec.teams[0]
+        team = first.name
+        account = (
+            f" \\\n  --service-account-name {naming.TEAM_SERVICE_ACCOUNT}" if first.workload_identity.enabled else ""
+        )
         priority = (
             naming.workload_priority_class(governance.priority_classes[0].name) if governance.priority_classes else None
         )
@@ -294,8 +298,25 @@ def _submit_a_job_section(document: Document, r: _Runbook) -> None:
                 f"hyp create hyp-pytorch-job --job-name my-job --image <image> \\\n"
                 f"  --namespace {naming.team_namespace(team)} --queue-name {naming.team_local_queue(team)}"
                 + (f" \\\n  --priority {priority}" if priority else "")
+                + account
             )
         )
+        if first.workload_identity.enabled:
+            bucket = naming.team_data_bucket_name(
+                spec.organization.name, team, spec.organization.account_id, spec.organization.region
+            )
+            document.add(
+                Paragraph(
+                    f"With `--service-account-name {naming.TEAM_SERVICE_ACCOUNT}` the job's pods run as the team's "
+                    f"workload role (EKS Pod Identity) and read and write the team's data"
+                    + (
+                        f", {md_code('s3://' + bucket + '/')}"
+                        if first.data.enabled and not first.data.existing_bucket
+                        else ""
+                    )
+                    + "; without it they run with no role of the team's."
+                )
+            )
 
 
 def _add_a_team_section(document: Document, r: _Runbook) -> None:
