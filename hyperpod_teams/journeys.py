@@ -73,6 +73,12 @@ STEPS: tuple[Step, ...] = (
         "ReadTheSharedEksCluster (execution role)",
     ),
     Step(
+        "data",
+        "a job's pods (service account team-workload) read and write the team's bucket",
+        ("s3:ListBucket", "s3:GetObject", "s3:PutObject", "kms:GenerateDataKey", "kms:Decrypt"),
+        "ListTheTeamsData, ReadAndWriteTheTeamsData, UseTheTeamsKeys (workload role)",
+    ),
+    Step(
         "Studio",
         "see the HyperPod cluster and its tasks",
         (

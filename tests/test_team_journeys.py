@@ -21,6 +21,7 @@ import pytest
 
 from hyperpod_teams import policies
 from tests.iam_evaluation import allows
+from tests.test_team_data import data_calls
 
 ACCOUNT = "111122223333"
 REGION = "us-west-2"
@@ -394,7 +395,7 @@ def test_every_step_the_report_lists_is_evaluated_here_and_explained_in_the_docs
 
     evaluated = {
         call for calls in (hyp_connect_calls("acme-nlp-scientists"), studio_calls("nlp"), portal_calls("nlp"),
-                           hyp_from_studio_calls("nlp"))
+                           hyp_from_studio_calls("nlp"), data_calls("nlp"))
         for call, _, _ in calls
     }  # fmt: skip
     docs = (Path(__file__).resolve().parents[1] / "docs" / "team-journeys.md").read_text()
@@ -404,7 +405,7 @@ def test_every_step_the_report_lists_is_evaluated_here_and_explained_in_the_docs
             if ":" in action:  # an AWS call; the Kubernetes ones are the k8s_steps above
                 assert action in evaluated, (step.step, action)
             assert action in docs or call.split(" ", 1)[-1].split("/")[0] in docs, (step.step, call)
-        for sid in re.split(r"[,;] ", step.allowed_by.replace(" (execution role)", "")):
+        for sid in re.split(r"[,;] ", re.sub(r" \((execution|workload) role\)", "", step.allowed_by)):
             if sid[0].isupper():
                 assert f"`{sid}`" in docs, (step.step, sid)
 
