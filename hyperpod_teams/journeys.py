@@ -49,10 +49,16 @@ STEPS: tuple[Step, ...] = (
     Step("hyp", "hyp list / describe hyp-pytorch-job", ("list, get hyperpodpytorchjobs", "list pods"), "the team Role"),
     Step("hyp", "hyp delete hyp-pytorch-job", ("delete hyperpodpytorchjobs",), "the team Role"),
     Step(
+        "hyp",
+        "hyp get-monitoring --grafana",
+        ("eks:ListAddons", "eks:DescribeAddon (the observability add-on)"),
+        "ReachTheSharedEksCluster, ReadTheMonitoringAddOn",
+    ),
+    Step(
         "Studio",
         "open the team's domain from the access portal",
-        ("sagemaker:CreatePresignedDomainUrl", "sagemaker:DescribeDomain"),
-        "OpenStudioInTheTeamsDomain",
+        ("sagemaker:DescribeDomain",),
+        "the team's groups' assignment to the domain's Identity Center application; SeeTheTeamsStudio",
     ),
     Step(
         "Studio",

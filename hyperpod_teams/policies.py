@@ -256,7 +256,7 @@ STUDIO_LIST_ACTIONS = (
 STUDIO_DESCRIBE_ACTIONS = ("sagemaker:DescribeDomain", "sagemaker:DescribeUserProfile")
 #: What Studio's HyperPod page reads of the EKS cluster besides its description: the Kubernetes API
 #: (what the role may do there is the team's RBAC, through its access entry) and its add-ons.
-STUDIO_EKS_ACTIONS = ("eks:AccessKubernetesApi", "eks:DescribeAddon", "eks:DescribeCluster")
+STUDIO_EKS_ACTIONS = ("eks:AccessKubernetesApi", "eks:DescribeAddon", "eks:DescribeCluster", "eks:ListAddons")
 #: Studio's cluster metrics (CloudWatch's GetMetricData has no resource type: `*`, held to the region).
 STUDIO_METRICS_ACTIONS = ("cloudwatch:GetMetricData",)
 #: What Studio's HyperPod page reads of the cluster's network and instances. SageMaker developer
@@ -452,8 +452,10 @@ def team_execution_policy(
 # team stack tags them and the domain propagates its tags), plus read access to the shared
 # clusters. Nothing lists across the account: list calls need Resource "*".
 
-#: Studio in one's own team's domain, and what it shows.
-STUDIO_OPEN_ACTIONS = ("sagemaker:CreatePresignedDomainUrl",)
+#: What one's own team's Studio holds. A member opens the domain from the access portal: the
+#: team's groups are assigned to the domain's Identity Center application (the team stack), which
+#: takes no IAM grant of the permission set; `sagemaker:CreatePresignedDomainUrl` serves domains of
+#: IAM authentication only (SageMaker API reference, CreatePresignedDomainUrl), and these are SSO.
 STUDIO_READ_ACTIONS = (
     "sagemaker:DescribeApp",
     "sagemaker:DescribeDomain",
@@ -473,6 +475,11 @@ STUDIO_ADMIN_MANAGE_ACTIONS = (
 TASK_GOVERNANCE_READ_ACTIONS = ("sagemaker:DescribeComputeQuota",)
 SCHEDULER_READ_ACTIONS = ("sagemaker:DescribeClusterSchedulerConfig",)
 EKS_MEMBER_ACTIONS = ("eks:AccessKubernetesApi", "eks:DescribeCluster")
+#: `hyp get-monitoring` (aws/sagemaker-hyperpod-cli v3.9.0, observability/utils.py): ListAddons on
+#: the EKS cluster (is the observability add-on installed?), then DescribeAddon of that add-on for
+#: its Prometheus and Grafana workspaces.
+HYP_MONITORING_ACTIONS = ("eks:ListAddons",)
+OBSERVABILITY_ADDON = "amazon-sagemaker-hyperpod-observability"
 
 #: Platform admins: the cluster, its task governance, every team's Studio, the EKS cluster.
 CLUSTER_ADMIN_ACTIONS = (
@@ -592,8 +599,10 @@ def team_permission_set_policy(
     eks_cluster_name: str,
     permission_set: str,
     budget_name: str | None = None,
+    studio: bool = True,
 ) -> dict:
-    """The inline policy of a team role's permission set.
+    """The inline policy of a team role's permission set (`studio`: whether the team has a
+    SageMaker AI domain; without one, no Studio grant at all).
 
     scientists: open Studio in their own team's domain and see what it holds; describe the
     HyperPod cluster, its nodes and scheduler, and their own team's compute quota; reach the EKS
@@ -602,11 +611,12 @@ def team_permission_set_policy(
     """
     partition = aws_partition(region)
     sagemaker = f"arn:{partition}:sagemaker:{region}:{account_id}"
-    statements = [
+    eks = f"arn:{partition}:eks:{region}:{account_id}"
+    statements: list[dict] = [
         {
-            "Sid": "OpenStudioInTheTeamsDomain",
+            "Sid": "SeeTheTeamsStudio",
             "Effect": "Allow",
-            "Action": list(STUDIO_OPEN_ACTIONS + STUDIO_READ_ACTIONS),
+            "Action": list(STUDIO_READ_ACTIONS),
             "Resource": _studio_resources(sagemaker),
             "Condition": _owned_by(org, team),
         },
@@ -627,8 +637,14 @@ def team_permission_set_policy(
         {
             "Sid": "ReachTheSharedEksCluster",
             "Effect": "Allow",
-            "Action": list(EKS_MEMBER_ACTIONS),
-            "Resource": [f"arn:{partition}:eks:{region}:{account_id}:cluster/{eks_cluster_name}"],
+            "Action": list(EKS_MEMBER_ACTIONS + HYP_MONITORING_ACTIONS),
+            "Resource": [f"{eks}:cluster/{eks_cluster_name}"],
+        },
+        {
+            "Sid": "ReadTheMonitoringAddOn",
+            "Effect": "Allow",
+            "Action": ["eks:DescribeAddon"],
+            "Resource": [f"{eks}:addon/{eks_cluster_name}/{OBSERVABILITY_ADDON}/*"],
         },
         *hyp_connect_statements(
             partition=partition,
@@ -647,7 +663,9 @@ def team_permission_set_policy(
                 "Resource": [f"arn:{partition}:budgets::{account_id}:budget/{budget_name}"],
             }
         )
-    if role == "admins":
+    if not studio:
+        statements = [st for st in statements if st.get("Sid") != "SeeTheTeamsStudio"]
+    if role == "admins" and studio:
         statements += [
             {
                 "Sid": "CreateProfilesAndSpacesForTheTeam",
@@ -691,6 +709,7 @@ def permission_set_policy_of(spec: PlatformSpec, team: Team, role: str) -> dict:
         eks_cluster_name=naming.shared_eks_cluster_name(spec.cluster),
         permission_set=naming.team_permission_set_name(org.name, team, role),
         budget_name=naming.team_budget_name(org.name, team.name) if team.budget else None,
+        studio=team.studio.enabled,
     )
 
 
@@ -721,7 +740,7 @@ def platform_admins_permission_set_policy(*, org: str, account_id: str, region: 
             {
                 "Sid": "AdministerEveryTeamsStudio",
                 "Effect": "Allow",
-                "Action": sorted(set(STUDIO_OPEN_ACTIONS + STUDIO_READ_ACTIONS + STUDIO_ADMIN_MANAGE_ACTIONS)),
+                "Action": sorted(set(STUDIO_READ_ACTIONS + STUDIO_ADMIN_MANAGE_ACTIONS)),
                 "Resource": _studio_resources(sagemaker),
                 "Condition": _owned_by(org),
             },

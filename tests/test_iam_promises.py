@@ -72,4 +72,11 @@ def test_every_allow_in_a_team_policy_is_scoped_to_the_team_or_read_only(quickst
                     a.split(":")[1].startswith(("Describe", "List", "Get")) or a == "eks:AccessKubernetesApi"
                     for a in statement["Action"]
                 )
-                assert f'hyperpod-teams:team": "{team}"' in condition or read_only, f"{where}: {statement['Sid']}"
+                # Or on resources named as the team's own: its roles (PassRole), its data bucket.
+                resources = (
+                    statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+                )
+                named = all(f"acme-{team}-" in r for r in resources)
+                assert f'hyperpod-teams:team": "{team}"' in condition or read_only or named, (
+                    f"{where}: {statement['Sid']}"
+                )

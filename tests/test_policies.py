@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from hyperpod_teams import policies
 
 TEAMS = ("nlp", "vision", "nlp-research")
-COMMON = dict(org="acme", account_id="111122223333", region="us-west-2", eks_cluster_name="ml-shared-eks")
+COMMON: dict[str, Any] = dict(
+    org="acme", account_id="111122223333", region="us-west-2", eks_cluster_name="ml-shared-eks"
+)
 
 
 def team_policy(team: str, role: str, budget: str | None = "acme-x-monthly") -> dict:
@@ -35,6 +38,20 @@ def all_team_documents() -> list[tuple[str, dict]]:
                 region="us-west-2",
                 eks_cluster_name="ml-shared-eks",
                 domain_id=f"d-{t}",
+                data_bucket=f"acme-{t}-data-111122223333-us-west-2",
+                workload_role=f"acme-{t}-workload",
+            ),
+        )
+        for t in TEAMS
+    ]
+    documents += [
+        (
+            f"{t}/workload",
+            policies.team_workload_policy(
+                team=t,
+                account_id="111122223333",
+                region="us-west-2",
+                data_bucket=f"acme-{t}-data-111122223333-us-west-2",
             ),
         )
         for t in TEAMS
@@ -56,8 +73,12 @@ def test_no_team_policy_names_another_teams_resources(where, document):
         assert all(value == team for value in team_values), f"{where} {statement['Sid']}: {team_values}"
         writes = [a for a in statement["Action"] if is_write(a)]
         if writes and "eks:AccessKubernetesApi" not in writes:
-            # a write is only ever on the team's own tagged resources
-            assert team_values, f"{where} {statement['Sid']} writes {writes} on resources of no particular team"
+            # a write is only ever on the team's own tagged resources, or on resources named as the
+            # team's own (its roles, its data bucket)
+            named = all(f"acme-{team}-" in r for r in statement["Resource"])
+            assert team_values or named, (
+                f"{where} {statement['Sid']} writes {writes} on resources of no particular team"
+            )
 
 
 @pytest.mark.parametrize(
@@ -85,12 +106,13 @@ def test_scientists_may_not_manage_profiles_or_spaces_and_admins_may():
 
 def test_team_members_open_studio_and_reach_the_cluster():
     statements = {s["Sid"]: s for s in team_policy("nlp", "scientists")["Statement"]}
-    assert "sagemaker:CreatePresignedDomainUrl" in statements["OpenStudioInTheTeamsDomain"]["Action"]
+    assert "sagemaker:DescribeDomain" in statements["SeeTheTeamsStudio"]["Action"]
     assert {"sagemaker:DescribeCluster", "sagemaker:ListClusterNodes"} <= set(
         statements["DescribeTheSharedHyperPodCluster"]["Action"]
     )
     eks = statements["ReachTheSharedEksCluster"]
-    assert set(eks["Action"]) == {"eks:DescribeCluster", "eks:AccessKubernetesApi"}
+    # ListAddons: `hyp get-monitoring` asks whether the observability add-on is installed.
+    assert set(eks["Action"]) == {"eks:DescribeCluster", "eks:AccessKubernetesApi", "eks:ListAddons"}
     assert eks["Resource"] == ["arn:aws:eks:us-west-2:111122223333:cluster/ml-shared-eks"]
 
 

@@ -369,13 +369,54 @@ def test_studio_reads_the_nodes_and_the_teams_own_namespace_and_queue_and_no_oth
 
 
 def portal_calls(team: str) -> list[tuple[str, str, dict]]:
-    """Opening the team's domain from the access portal, as the team role (its user profile is
-    tagged by the domain's tag propagation)."""
+    """Opening the team's domain from the access portal, as the team role: the portal opens the
+    domain's Identity Center application (the group's assignment, no IAM call); the role then sees
+    the domain and the user profiles the domain's tag propagation tags."""
     own = {"aws:ResourceTag/hyperpod-teams:organization": "acme", "aws:ResourceTag/hyperpod-teams:team": team}
     return [
         ("sagemaker:DescribeDomain", f"{SAGEMAKER}:domain/d-{team}", own),
-        ("sagemaker:CreatePresignedDomainUrl", f"{SAGEMAKER}:user-profile/d-{team}/someone", own),
+        ("sagemaker:DescribeUserProfile", f"{SAGEMAKER}:user-profile/d-{team}/someone", own),
     ]
+
+
+def test_no_team_role_gets_a_presigned_domain_url_and_a_team_without_studio_gets_no_studio_grant():
+    """CreatePresignedDomainUrl serves domains of IAM authentication only; the teams' are SSO (#45).
+    A team whose studio is off has no domain: no Studio action is granted at all."""
+    for role in ("scientists", "admins"):
+        policy = team_policy("nlp", role)
+        assert "CreatePresignedDomainUrl" not in str(policy)
+        without = policies.team_permission_set_policy(
+            org="acme",
+            team="nlp",
+            role=role,
+            account_id=ACCOUNT,
+            region=REGION,
+            eks_cluster_name=EKS,
+            permission_set=f"acme-nlp-{role}",
+            studio=False,
+        )
+        studio_actions = [a for st in without["Statement"] for a in st["Action"] if a.startswith("sagemaker:") and any(
+            word in a for word in ("Domain", "UserProfile", "Space", "App"))]  # fmt: skip
+        assert studio_actions == [], (role, studio_actions)
+        assert [c[:2] for c in portal_calls("nlp") if allows([without], *c)] == []
+
+
+def monitoring_calls() -> list[tuple[str, str, dict]]:
+    """`hyp get-monitoring` (observability/utils.py): is the observability add-on there, and its config."""
+    eks = f"arn:aws:eks:{REGION}:{ACCOUNT}"
+    return [
+        ("eks:ListAddons", f"{eks}:cluster/{EKS}", {}),
+        ("eks:DescribeAddon", f"{eks}:addon/{EKS}/amazon-sagemaker-hyperpod-observability/0ec6a8f2", {}),
+    ]
+
+
+@pytest.mark.parametrize("role", ["scientists", "admins"])
+def test_a_team_member_reads_the_monitoring_config_and_no_other_add_on(role):
+    policy = team_policy("nlp", role)
+    assert [c[:2] for c in monitoring_calls() if not allows([policy], *c)] == []
+    other = f"arn:aws:eks:{REGION}:{ACCOUNT}:addon/{EKS}/amazon-cloudwatch-observability/1"
+    assert not allows([policy], "eks:DescribeAddon", other)
+    assert not allows([policy], "eks:ListAddons", f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/other-eks")
 
 
 @pytest.mark.parametrize("role", ["scientists", "admins"])
@@ -395,7 +436,7 @@ def test_every_step_the_report_lists_is_evaluated_here_and_explained_in_the_docs
 
     evaluated = {
         call for calls in (hyp_connect_calls("acme-nlp-scientists"), studio_calls("nlp"), portal_calls("nlp"),
-                           hyp_from_studio_calls("nlp"), data_calls("nlp"))
+                           hyp_from_studio_calls("nlp"), data_calls("nlp"), monitoring_calls())
         for call, _, _ in calls
     }  # fmt: skip
     docs = (Path(__file__).resolve().parents[1] / "docs" / "team-journeys.md").read_text()

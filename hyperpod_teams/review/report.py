@@ -27,7 +27,7 @@ from hyperpod_teams.stack_plan import identity_groups, identity_plugin
 
 
 def _sid_phrase(sid: str) -> str:
-    """`OpenStudioInTheTeamsDomain` -> `open studio in the team's domain`."""
+    """`SeeTheTeamsStudio` -> `see the team's studio`."""
     words = re.findall(r"[A-Z][a-z]*|[a-z]+|\d+", sid)
     text = " ".join(w.lower() for w in words)
     return text.replace("teams", "team's").replace("eks", "EKS").replace("hyper pod", "HyperPod")
