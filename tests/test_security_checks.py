@@ -186,6 +186,10 @@ BY_KIND: dict[str | None, set[tuple[str, str | None]]] = {
     # network-interface permissions HyperPod attaches the nodes' ENIs with, both required by the
     # AWS docs' "IAM role for SageMaker HyperPod" (EKS); the community auditors flag them by name.
     "node": {("CREDENTIALS_EXPOSURE", None), ("PERMISSIONS_MANAGEMENT_ACTIONS", None)},
+    # A team's execution role passes the team's own two roles (its own and the workload role), to
+    # SageMaker only, to the training and processing jobs it starts: iam:PassRole, which the
+    # community auditors flag by name (test_the_execution_roles_only_permission_management_is_passing_its_own_roles).
+    "execution": {("PERMISSIONS_MANAGEMENT_ACTIONS", None)},
 }
 
 
@@ -213,6 +217,8 @@ def test_parliament_finds_nothing_in_any_generated_iam_policy(example, example_s
             if f": {KEY_POLICY}." in where
             else "node"
             if "_eks-node-access_" in where
+            else "execution"
+            if "_execution-role_team-access_" in where
             else None
         )
         allowed = BY_KIND.get(kind, set())
@@ -221,6 +227,24 @@ def test_parliament_finds_nothing_in_any_generated_iam_policy(example, example_s
                 continue
             problems.append(f"{where}: {issue} {detail}")
     assert not problems, "\n".join(problems)
+
+
+def test_the_execution_roles_only_permission_management_is_passing_its_own_roles(example_stacks):
+    """What the "execution" allowance above lets through: iam:PassRole and no other IAM write, on the
+    team's own roles, to SageMaker only."""
+    for where, document in policy_documents(example_stacks["quickstart"]):
+        if "_execution-role_team-access_" not in where:
+            continue
+        team = where.split(": ")[0].removeprefix("acme-team-")
+        iam = [
+            st for st in document["Statement"] if any(a.startswith("iam:") and a != "iam:GetRole" for a in st["Action"])
+        ]
+        (passing,) = iam
+        assert passing["Action"] == ["iam:PassRole"]
+        assert all(
+            r.endswith((f"role/acme-{team}-execution", f"role/acme-{team}-workload")) for r in passing["Resource"]
+        )
+        assert passing["Condition"] == {"StringEquals": {"iam:PassedToService": "sagemaker.amazonaws.com"}}
 
 
 def test_parliament_does_find_an_unknown_action_and_a_wide_grant():

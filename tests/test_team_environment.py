@@ -124,6 +124,14 @@ def test_execution_role_policy_names_only_the_teams_own_resources():
                 a.split(":")[1].startswith(("List", "Get")) or a.startswith("ec2:Describe") for a in statement["Action"]
             )
             assert statement["Condition"] == {"StringEquals": {"aws:RequestedRegion": "us-west-2"}}
+        elif statement["Sid"] == "ResolveTheOwnExecutionRole":  # hyp in a Studio space
+            assert statement["Resource"] == ["arn:aws:iam::111122223333:role/acme-nlp-execution"]
+        elif statement["Sid"] == "CheckTheOwnEksAccessEntryFromStudio":
+            (entry,) = statement["Resource"]
+            assert entry.endswith(":access-entry/ml-shared-eks/role/111122223333/acme-nlp-execution/*")
+        elif statement["Sid"] == "PassTheTeamsOwnRolesToSageMakerJobs":
+            assert statement["Resource"] == ["arn:aws:iam::111122223333:role/acme-nlp-execution"]
+            assert statement["Condition"] == {"StringEquals": {"iam:PassedToService": "sagemaker.amazonaws.com"}}
         else:
             assert statement["Sid"] == "ReadTheSharedEksCluster"
             assert statement["Resource"] == [
@@ -222,10 +230,11 @@ def test_each_team_domain_is_encrypted_with_the_teams_own_key(quickstart_stacks)
     keys = {}
     for team in ("nlp", "vision", "research"):
         stack = quickstart_stacks[f"acme-team-{team}"]
-        (key_name,) = stack["resource"]["aws_kms_key"]
+        # The Studio key; the team's data key is the other (tests/test_team_data.py).
+        (key_name,) = [name for name in stack["resource"]["aws_kms_key"] if "studio" in name]
         (domain,) = stack["resource"]["aws_sagemaker_domain"].values()
         assert domain["kms_key_id"] == f"${{aws_kms_key.{key_name}.arn}}"
-        (alias,) = stack["resource"]["aws_kms_alias"].values()
-        assert alias["name"] == f"alias/acme-{team}-studio"
+        aliases = {a["name"] for a in stack["resource"]["aws_kms_alias"].values()}
+        assert aliases == {f"alias/acme-{team}-studio", f"alias/acme-{team}-data"}
         keys[team] = stack["resource"]["aws_kms_key"][key_name]["description"]
     assert len(set(keys.values())) == 3  # one key per team, none shared
