@@ -17,7 +17,7 @@ from hyperpod_teams.constructs.lookups import (
     same_cluster_check,
     tags_check,
 )
-from hyperpod_teams.constructs.storage import add_private_bucket
+from hyperpod_teams.constructs.storage import add_private_bucket, old_versions_expire
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec
 
@@ -36,27 +36,12 @@ class LifecycleScriptsBucket(Construct):
         super().__init__(scope, id_)
         org = spec.organization
         name = naming.lifecycle_bucket_name(org.name, spec.cluster.name, org.account_id, org.region)
-        lifecycle = bindings.aws_s3_bucket_lifecycle_configuration
         self.bucket = add_private_bucket(
             self,
             name,
             region=org.region,
-            lifecycle_rules=[
-                # Old versions of the scripts stay long enough to roll back a bad change.
-                lifecycle.S3BucketLifecycleConfigurationRule(
-                    id="expire-old-script-versions",
-                    status="Enabled",
-                    filter=[lifecycle.S3BucketLifecycleConfigurationRuleFilter(prefix="")],
-                    noncurrent_version_expiration=[
-                        lifecycle.S3BucketLifecycleConfigurationRuleNoncurrentVersionExpiration(noncurrent_days=90)
-                    ],
-                    abort_incomplete_multipart_upload=[
-                        lifecycle.S3BucketLifecycleConfigurationRuleAbortIncompleteMultipartUpload(
-                            days_after_initiation=7
-                        )
-                    ],
-                )
-            ],
+            # Old versions of the scripts stay long enough to roll back a bad change.
+            lifecycle_rules=[old_versions_expire("expire-old-script-versions")],
         )
         # The cluster runs its entry-point script at creation: the bucket must not start empty.
         self.default_script = bindings.aws_s3_object.S3Object(

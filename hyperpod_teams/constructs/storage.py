@@ -69,3 +69,22 @@ def add_private_bucket(
         depends_on=[public_access],
     )
     return bucket
+
+
+def old_versions_expire(rule_id: str, *, noncurrent_days: int = 90, abandoned_upload_days: int = 7):
+    """A lifecycle rule of a versioned bucket: versions no longer current go after
+    `noncurrent_days`, uploads left incomplete after `abandoned_upload_days`."""
+    lifecycle = bindings.aws_s3_bucket_lifecycle_configuration
+    return lifecycle.S3BucketLifecycleConfigurationRule(
+        id=rule_id,
+        status="Enabled",
+        filter=[lifecycle.S3BucketLifecycleConfigurationRuleFilter(prefix="")],
+        noncurrent_version_expiration=[
+            lifecycle.S3BucketLifecycleConfigurationRuleNoncurrentVersionExpiration(noncurrent_days=noncurrent_days)
+        ],
+        abort_incomplete_multipart_upload=[
+            lifecycle.S3BucketLifecycleConfigurationRuleAbortIncompleteMultipartUpload(
+                days_after_initiation=abandoned_upload_days
+            )
+        ],
+    )

@@ -11,7 +11,7 @@ from hyperpod_teams.constructs.access_entries import SsoRoleAccessEntry, StudioA
 from hyperpod_teams.constructs.cost import TeamBudget
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.constructs.lookups import cloud_control_lookup, property_check, same_cluster_check, tags_check
-from hyperpod_teams.constructs.storage import add_private_bucket
+from hyperpod_teams.constructs.storage import add_private_bucket, old_versions_expire
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import Organization, Team
 from hyperpod_teams.stack_plan import TeamStackInputs
@@ -259,28 +259,13 @@ class TeamData(Construct):
             description=f"Data of team {team.name} (hyperpod-teams, {org.name})",
             organization=org,
         )
-        lifecycle = bindings.aws_s3_bucket_lifecycle_configuration
         self.bucket = add_private_bucket(
             self,
             self.bucket_name,
             region=org.region,
             kms_key_arn=self.key.arn,
-            lifecycle_rules=[
-                # Old versions are the team's undo; incomplete uploads are nobody's data.
-                lifecycle.S3BucketLifecycleConfigurationRule(
-                    id="noncurrent-versions-and-incomplete-uploads",
-                    status="Enabled",
-                    filter=[lifecycle.S3BucketLifecycleConfigurationRuleFilter(prefix="")],
-                    noncurrent_version_expiration=[
-                        lifecycle.S3BucketLifecycleConfigurationRuleNoncurrentVersionExpiration(noncurrent_days=90)
-                    ],
-                    abort_incomplete_multipart_upload=[
-                        lifecycle.S3BucketLifecycleConfigurationRuleAbortIncompleteMultipartUpload(
-                            days_after_initiation=7
-                        )
-                    ],
-                )
-            ],
+            # Old versions are the team's undo; incomplete uploads are nobody's data.
+            lifecycle_rules=[old_versions_expire("noncurrent-versions-and-incomplete-uploads")],
             protect=True,
         )
 
