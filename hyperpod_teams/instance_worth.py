@@ -40,17 +40,27 @@ def quota_split_problem(quotas: Iterable[Quota], prices: Mapping[str, float]) ->
     unknown = sorted({t for quota in quotas for t, _ in quota if not worth_is_known(t, prices)})
     if unknown:
         return f"what {', '.join(unknown)} is worth is unknown (price it in cost.instance_prices_usd)"
-    # Prices and accelerator counts are no common unit: a spec that prices some quota types must
-    # price every quota type that weighs anything, or a CPU node at 3.67 (USD) would outweigh half
-    # a GPU node at 8 (GPUs) in the split AWS receives.
-    types = {t for quota in quotas for t, _ in quota}
-    counted = sorted(t for t in types if t not in prices and instance_types.ACCELERATORS_PER_INSTANCE.get(t))
-    if counted and types & set(prices):
-        return (
-            f"cost.instance_prices_usd prices {', '.join(sorted(types & set(prices)))} but not "
-            f"{', '.join(counted)}, weighed by accelerators: dollars and accelerator counts do not add up "
-            "(price every quota type in cost.instance_prices_usd, or none)"
-        )
+    mixed = mixed_units_problem(quotas, prices)
+    if mixed:
+        return mixed
     if not any(quota_worth(quota, prices) > 0 for quota in quotas):
         return "no team's guaranteed quota is worth anything"
     return None
+
+
+def mixed_units_problem(quotas: Iterable[Quota], prices: Mapping[str, float]) -> str | None:
+    """Why these quotas mix prices with accelerator counts, or None when they do not.
+
+    Prices and accelerator counts are no common unit: a spec that prices some quota types must
+    price every quota type that weighs anything, or a CPU node at 3.67 (USD) would outweigh half
+    a GPU node at 8 (GPUs) in the split AWS receives."""
+    types = {t for quota in quotas for t, _ in quota}
+    priced = sorted(types & set(prices))
+    counted = sorted(t for t in types if t not in prices and instance_types.ACCELERATORS_PER_INSTANCE.get(t))
+    if not (counted and priced):
+        return None
+    return (
+        f"cost.instance_prices_usd prices {', '.join(priced)} but not {', '.join(counted)}, weighed by "
+        "accelerators: dollars and accelerator counts do not add up (price every quota type in "
+        "cost.instance_prices_usd, or none)"
+    )

@@ -53,6 +53,12 @@ def aws_partition(region: str) -> str:
     return "aws"
 
 
+def eks_arn(partition: str, region: str, account_id: str) -> str:
+    """`arn:<partition>:eks:<region>:<account>`, which EKS resource ARNs continue with
+    `:cluster/<name>`, `:addon/<cluster>/...`, `:access-entry/<cluster>/...`."""
+    return f"arn:{partition}:eks:{region}:{account_id}"
+
+
 def managed_policy_arn(name: str, partition: str = "aws") -> str:
     return f"arn:{partition}:iam::aws:policy/{name}"
 
@@ -158,7 +164,7 @@ def hyperpod_eks_node_policy(
                 "Sid": "PodIdentity",
                 "Effect": "Allow",
                 "Action": list(NODE_POD_IDENTITY_ACTIONS),
-                "Resource": [f"arn:{partition}:eks:{region}:{account_id}:cluster/{eks_cluster_name}"],
+                "Resource": [f"{eks_arn(partition, region, account_id)}:cluster/{eks_cluster_name}"],
             },
         ],
     }
@@ -401,8 +407,8 @@ def team_execution_policy(
                 "Effect": "Allow",
                 "Action": list(STUDIO_EKS_ACTIONS),
                 "Resource": [
-                    f"arn:{partition}:eks:{region}:{account_id}:cluster/{eks_cluster_name}",
-                    f"arn:{partition}:eks:{region}:{account_id}:addon/{eks_cluster_name}/*",
+                    f"{eks_arn(partition, region, account_id)}:cluster/{eks_cluster_name}",
+                    f"{eks_arn(partition, region, account_id)}:addon/{eks_cluster_name}/*",
                 ],
             },
             {
@@ -532,20 +538,46 @@ def hyp_connect_statements(
             "Resource": "*",
             "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
         },
+        *_own_role_and_access_entry(
+            partition=partition,
+            account_id=account_id,
+            region=region,
+            eks_cluster_name=eks_cluster_name,
+            # Identity Center's role: its path and its random suffix are not known before it exists.
+            role_resource=f"role{naming.SSO_ROLE_PATH}*{role}*",
+            entry_role=f"{role}*",
+            sids=("ResolveTheOwnIdentityCenterRole", "CheckTheOwnEksAccessEntry"),
+        ),
+    ]
+
+
+def _own_role_and_access_entry(
+    *,
+    partition: str,
+    account_id: str,
+    region: str,
+    eks_cluster_name: str,
+    role_resource: str,
+    entry_role: str,
+    sids: tuple[str, str],
+) -> list[dict]:
+    """`iam:GetRole` on the caller's own role (`role_resource`, after `arn:...:iam::<account>:`)
+    and `eks:DescribeAccessEntry` on that role's access entry (`entry_role`, its name or a pattern
+    of it): what `hyp set-cluster-context` reads of the caller before it writes the kubeconfig."""
+    entries = f"{eks_arn(partition, region, account_id)}:access-entry/{eks_cluster_name}/role/{account_id}"
+    return [
         {
-            "Sid": "ResolveTheOwnIdentityCenterRole",
+            "Sid": sids[0],
             "Effect": "Allow",
             "Action": ["iam:GetRole"],
-            "Resource": [f"arn:{partition}:iam::{account_id}:role{naming.SSO_ROLE_PATH}*{role}*"],
+            "Resource": [f"arn:{partition}:iam::{account_id}:{role_resource}"],
         },
         {
-            "Sid": "CheckTheOwnEksAccessEntry",
+            "Sid": sids[1],
             "Effect": "Allow",
             "Action": ["eks:DescribeAccessEntry"],
             # access-entry/${ClusterName}/${IamIdentityType}/${IamIdentityAccountID}/${IamIdentityName}/${UUID}
-            "Resource": [
-                f"arn:{partition}:eks:{region}:{account_id}:access-entry/{eks_cluster_name}/role/{account_id}/{role}*/*"
-            ],
+            "Resource": [f"{entries}/{entry_role}/*"],
         },
     ]
 
@@ -557,22 +589,15 @@ def hyp_from_studio_statements(
     execution role (docs/kubernetes-access.md): `iam:GetRole` on that role itself and
     `eks:DescribeAccessEntry` on its own access entry (HYP_LIST_ACTIONS says where the CLI calls
     them; `sagemaker:ListClusters` is in ListWhatStudioShows). A refusal of the second exits 1."""
-    return [
-        {
-            "Sid": "ResolveTheOwnExecutionRole",
-            "Effect": "Allow",
-            "Action": ["iam:GetRole"],
-            "Resource": [f"arn:{partition}:iam::{account_id}:role/{role_name}"],
-        },
-        {
-            "Sid": "CheckTheOwnEksAccessEntryFromStudio",
-            "Effect": "Allow",
-            "Action": ["eks:DescribeAccessEntry"],
-            "Resource": [
-                f"arn:{partition}:eks:{region}:{account_id}:access-entry/{eks_cluster_name}/role/{account_id}/{role_name}/*"
-            ],
-        },
-    ]
+    return _own_role_and_access_entry(
+        partition=partition,
+        account_id=account_id,
+        region=region,
+        eks_cluster_name=eks_cluster_name,
+        role_resource=f"role/{role_name}",
+        entry_role=role_name,
+        sids=("ResolveTheOwnExecutionRole", "CheckTheOwnEksAccessEntryFromStudio"),
+    )
 
 
 def _studio_resources(sagemaker: str) -> list[str]:
@@ -604,22 +629,23 @@ def team_permission_set_policy(
     """The inline policy of a team role's permission set (`studio`: whether the team has a
     SageMaker AI domain; without one, no Studio grant at all).
 
-    scientists: open Studio in their own team's domain and see what it holds; describe the
+    scientists: see their own team's Studio domain and what it holds; describe the
     HyperPod cluster, its nodes and scheduler, and their own team's compute quota; reach the EKS
     cluster's Kubernetes API (what they may do there is the team's RBAC); see their budget.
     admins: all that, plus managing user profiles and spaces of their own team's domain.
     """
     partition = aws_partition(region)
     sagemaker = f"arn:{partition}:sagemaker:{region}:{account_id}"
-    eks = f"arn:{partition}:eks:{region}:{account_id}"
+    eks = eks_arn(partition, region, account_id)
+    see_studio = {
+        "Sid": "SeeTheTeamsStudio",
+        "Effect": "Allow",
+        "Action": list(STUDIO_READ_ACTIONS),
+        "Resource": _studio_resources(sagemaker),
+        "Condition": _owned_by(org, team),
+    }
     statements: list[dict] = [
-        {
-            "Sid": "SeeTheTeamsStudio",
-            "Effect": "Allow",
-            "Action": list(STUDIO_READ_ACTIONS),
-            "Resource": _studio_resources(sagemaker),
-            "Condition": _owned_by(org, team),
-        },
+        *([see_studio] if studio else []),
         {
             "Sid": "SeeTheTeamsComputeQuota",
             "Effect": "Allow",
@@ -663,8 +689,6 @@ def team_permission_set_policy(
                 "Resource": [f"arn:{partition}:budgets::{account_id}:budget/{budget_name}"],
             }
         )
-    if not studio:
-        statements = [st for st in statements if st.get("Sid") != "SeeTheTeamsStudio"]
     if role == "admins" and studio:
         statements += [
             {
@@ -719,7 +743,7 @@ def platform_admins_permission_set_policy(*, org: str, account_id: str, region: 
     every team's budget. Deleting the cluster or a domain is left to the pipeline (Terraform)."""
     partition = aws_partition(region)
     sagemaker = f"arn:{partition}:sagemaker:{region}:{account_id}"
-    eks = f"arn:{partition}:eks:{region}:{account_id}"
+    eks = eks_arn(partition, region, account_id)
     return {
         "Version": "2012-10-17",
         "Statement": [

@@ -81,9 +81,10 @@ def _dozen(org: str, *, day_two: bool = False) -> dict:
 SPLITS = {"acme": _quickstart, "five": _five, "dozen": _dozen, "prop": _proportional}
 
 
-def _pairs(request_body: dict) -> dict[str, str | None]:
-    """The team -> share AWS makes of one request: Targets[i] with Values[i]."""
-    (rule,) = request_body["SplitChargeRules"]
+def split_pairs(definition: dict) -> dict[str, str | None]:
+    """The team -> share AWS makes of a cost category definition (a request, or what it holds):
+    Targets[i] with Values[i]; no share for a PROPORTIONAL or EVEN split."""
+    (rule,) = definition["SplitChargeRules"]
     parameters = rule.get("Parameters") or []
     if not parameters:
         return dict.fromkeys(rule["Targets"])
@@ -93,7 +94,7 @@ def _pairs(request_body: dict) -> dict[str, str | None]:
     return dict(zip(rule["Targets"], parameter["Values"], strict=True))
 
 
-def _expected(spec) -> dict[str, str | None]:
+def expected_split(spec) -> dict[str, str | None]:
     split = cost.shared_split(spec)
     if split.method != "FIXED":
         return dict.fromkeys(split.targets)
@@ -106,13 +107,13 @@ def recorded(tmp_path_factory) -> dict[str, dict]:
     category as AWS holds it after each day's apply."""
     require_module("moto")
     from hyperpod_teams.spec import validate_spec
-    from tests.emulator.deployment import Deployment, running_emulator
+    from tests.emulator.deployment import Deployment, emulator_client, running_emulator
 
     terraform = terraform_or_skip(tmp_path_factory.mktemp("cost-category-terraform"))
     work = tmp_path_factory.mktemp("cost-category-requests")
     found: dict[str, dict] = {}
     with running_emulator(work, "111122223333") as emulator:
-        client = _cost_explorer(emulator.url)
+        client = emulator_client(emulator.url, "ce")
         for org, make in SPLITS.items():
             found[org] = {"specs": [validate_spec(make(org)), validate_spec(make(org, day_two=True))], "held": []}
             for day, spec in enumerate(found[org]["specs"]):
@@ -137,18 +138,6 @@ def recorded(tmp_path_factory) -> dict[str, dict]:
     return found
 
 
-def _cost_explorer(url: str):
-    import boto3
-
-    return boto3.client(
-        "ce",
-        region_name="us-east-1",
-        endpoint_url=url,
-        aws_access_key_id="AKIAOFFLINEFAKE00000",
-        aws_secret_access_key="offline-fake-secret",
-    )
-
-
 def _category_arn(state_file: Path) -> str:
     state = json.loads(state_file.read_text())
     (resource,) = [r for r in state["resources"] if r["type"] == "aws_ce_cost_category"]
@@ -160,7 +149,7 @@ def test_the_first_apply_sends_each_team_its_own_share(recorded, org):
     entry = recorded[org]
     # One request; the SDK's retry of it (an answer lost on this loaded machine) sends the same body.
     (create,) = {json.dumps(body, sort_keys=True): body for body in entry["creates"]}.values()
-    assert _pairs(create) == _expected(entry["specs"][0])
+    assert split_pairs(create) == expected_split(entry["specs"][0])
 
 
 @pytest.mark.parametrize("org", SPLITS)
@@ -168,15 +157,15 @@ def test_a_day_two_change_of_the_split_sends_each_team_its_new_share(recorded, o
     entry = recorded[org]
     updates = [u for u in entry["updates"] if u.get("SplitChargeRules")]
     assert updates, "day 2 sent no split charge rule: the split did not change?"
-    assert _pairs(updates[-1]) == _expected(entry["specs"][1])
-    assert _expected(entry["specs"][1]) != _expected(entry["specs"][0])
+    assert split_pairs(updates[-1]) == expected_split(entry["specs"][1])
+    assert expected_split(entry["specs"][1]) != expected_split(entry["specs"][0])
 
 
 @pytest.mark.parametrize("org", SPLITS)
 def test_the_category_aws_holds_after_each_apply_pairs_each_team_with_its_share(recorded, org):
     entry = recorded[org]
     for spec, held in zip(entry["specs"], entry["held"], strict=True):
-        assert _pairs(held["CostCategory"]) == _expected(spec)
+        assert split_pairs(held["CostCategory"]) == expected_split(spec)
 
 
 def test_the_larger_splits_are_far_from_alphabetical_in_the_order_the_provider_sends():
@@ -184,7 +173,7 @@ def test_the_larger_splits_are_far_from_alphabetical_in_the_order_the_provider_s
     differ from the spec's (alphabetical) order, else a values list in the spec's order would
     pass too."""
     for org in ("acme", "five", "dozen"):
-        teams = sorted(_expected(_validated(SPLITS[org](org))))
+        teams = sorted(expected_split(_validated(SPLITS[org](org))))
         assert list(cost.provider_set_order(teams)) != teams, org
 
 
@@ -196,5 +185,5 @@ def _validated(data: dict):
 
 def test_the_split_percentages_of_each_case_differ_between_teams():
     for org in ("five", "dozen"):
-        shares = _expected(_validated(SPLITS[org](org)))
+        shares = expected_split(_validated(SPLITS[org](org)))
         assert len(set(shares.values())) == len(shares) and sum(Decimal(v or 0) for v in shares.values()) == 100

@@ -314,30 +314,14 @@ def rounds(tmp_path_factory) -> dict[str, Round]:
 
 def split_held(url: str) -> dict[str, str | None]:
     """The shared spend's split as the emulator's Cost Explorer holds it: team -> share, paired
-    as AWS pairs them (Targets[i] with Values[i]; no share for a PROPORTIONAL or EVEN split)."""
-    import boto3
+    as AWS pairs them (tests/test_cost_category_requests.py, split_pairs)."""
+    from tests.emulator.deployment import emulator_client
+    from tests.test_cost_category_requests import split_pairs
 
-    client = boto3.client(
-        "ce",
-        region_name="us-east-1",
-        endpoint_url=url,
-        aws_access_key_id="AKIAOFFLINEFAKE00000",
-        aws_secret_access_key="offline-fake-secret",
-    )
+    client = emulator_client(url, "ce")
     (reference,) = client.list_cost_category_definitions()["CostCategoryReferences"]
     category = client.describe_cost_category_definition(CostCategoryArn=reference["CostCategoryArn"])
-    (rule,) = category["CostCategory"]["SplitChargeRules"]
-    values = [p["Values"] for p in rule.get("Parameters", [])]
-    return dict(zip(rule["Targets"], values[0], strict=True)) if values else dict.fromkeys(rule["Targets"])
-
-
-def expected_split(spec) -> dict[str, str | None]:
-    from hyperpod_teams import cost
-
-    split = cost.shared_split(spec)
-    if split.method != "FIXED":
-        return dict.fromkeys(split.targets)
-    return {team: str(share) for team, share in split.percentages.items()}
+    return split_pairs(category["CostCategory"])
 
 
 def _failures(outcomes: list) -> str:
@@ -502,6 +486,7 @@ def test_the_cost_category_aws_holds_gives_each_team_its_own_share_after_apply_a
     `targets` with the list `values` its own way): tests/test_cost_category_requests.py says why."""
     from hyperpod_teams.spec import validate_spec
     from tests.emulator.day_two import first_day, second_day
+    from tests.test_cost_category_requests import expected_split
 
     data = yaml.safe_load((EXAMPLES / example / "teams.yaml").read_text())
     result = rounds[example]

@@ -162,6 +162,8 @@ def _day_two_alerts(plans: list[StackPlan], spec: PlatformSpec) -> list[Block]:
     for stack_plan in plans:
         for change in stack_plan.plan.get("resource_changes", []):
             leaving = instance_groups_leaving(change)
+            if not leaving:
+                continue
             arriving = sorted(
                 _group_names(change["change"].get("after")) - _group_names(change["change"].get("before"))
             )

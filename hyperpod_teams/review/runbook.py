@@ -324,6 +324,17 @@ def _add_a_team_section(document: Document, r: _Runbook) -> None:
     org = r.spec.organization.name
     document.add(Heading("Add a team"))
     example = "<team>"
+    creates = r.plugin.creates_identity_center_groups
+    if identity:
+        before = f"Deploy {md_code(identity)} (the team's groups) and wait until they are provisioned; then deploy "
+    elif creates:
+        before = "Deploy "
+    else:
+        before = "Provision the team's groups into Identity Center; then deploy "
+    created = " (it creates the team's groups in Identity Center: add their members there)" if creates else ""
+    deploy_step = (
+        f"{before}{md_code(access)}{created}, the two new stacks and {md_code(cost_stack)} (a new cost category rule)."
+    )
     document.add(
         Items(
             [
@@ -333,21 +344,7 @@ def _add_a_team_section(document: Document, r: _Runbook) -> None:
                 f"{md_code(f'hyperpod-teams synth {spec_path}')}: two new stacks, "
                 f"{md_code(naming.team_stack_name(org, example))} and "
                 f"{md_code(naming.team_kubernetes_stack_name(org, example))}; no other team's stack changes.",
-                (
-                    f"Deploy {md_code(identity)} (the team's groups) and wait until they are provisioned; then "
-                    if identity
-                    else ""
-                    if r.plugin.creates_identity_center_groups
-                    else "Provision the team's groups into Identity Center; then "
-                )
-                + ("Deploy " if r.plugin.creates_identity_center_groups and not identity else "deploy ")
-                + f"{md_code(access)}"
-                + (
-                    " (it creates the team's groups in Identity Center: add their members there)"
-                    if r.plugin.creates_identity_center_groups
-                    else ""
-                )
-                + f", the two new stacks and {md_code(cost_stack)} (a new cost category rule).",
+                deploy_step,
             ],
             ordered=True,
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
+from collections.abc import Iterator
 from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import (
@@ -128,10 +129,10 @@ InstanceType = Annotated[
 ]
 
 
-def _one_of_aws_list(value: str, listed: tuple[str, ...], *, what: str, shape: str) -> str:
-    """`value` when AWS's list (a botocore enum, hyperpod_teams/instance_types.py) has it; else a
-    spec error naming the nearest types and the list."""
-    if value in listed:
+def _one_of_aws_list(value: str, offered: frozenset[str], listed: tuple[str, ...], *, what: str, shape: str) -> str:
+    """`value` when AWS's list (a botocore enum, hyperpod_teams/instance_types.py: `listed`, and
+    `offered` for the look-up) has it; else a spec error naming the nearest types and the list."""
+    if value in offered:
         return value
     nearest = difflib.get_close_matches(value, listed, n=3, cutoff=0.5)
     raise PydanticCustomError(
@@ -151,7 +152,11 @@ def _offered_by_hyperpod(value: str) -> str:
     """An instance type of a HyperPod cluster must be one AWS lists; a made-up one would fail only
     at apply, after everything before it was created."""
     return _one_of_aws_list(
-        value, instance_types.CLUSTER_INSTANCE_TYPES, what="HyperPod offers", shape="ClusterInstanceType"
+        value,
+        instance_types.OFFERED,
+        instance_types.CLUSTER_INSTANCE_TYPES,
+        what="HyperPod offers",
+        shape="ClusterInstanceType",
     )
 
 
@@ -160,7 +165,11 @@ def _offered_by_studio(value: str) -> str:
     skips its own check of the domain's default when the block holds a value unknown at plan (the
     execution role's ARN), so a made-up type would fail only at apply."""
     return _one_of_aws_list(
-        value, instance_types.STUDIO_INSTANCE_TYPES, what="SageMaker Studio apps run on", shape="AppInstanceType"
+        value,
+        instance_types.STUDIO_OFFERED,
+        instance_types.STUDIO_INSTANCE_TYPES,
+        what="SageMaker Studio apps run on",
+        shape="AppInstanceType",
     )
 
 
@@ -265,16 +274,20 @@ def _takes_numbers(annotation: Any) -> bool:
     return any(_takes_numbers(a) for a in args)
 
 
+def _entries(value: Any) -> Iterator[tuple[str, Any, Any]]:
+    """The entries of a list or a map, each as (where within the value: `[i]` or `.key`, key,
+    item); nothing for any other value."""
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        yield (f"[{key}]" if isinstance(key, int) else f".{key}"), key, item
+
+
 def _a_boolean_in(value: Any) -> str | None:
     """Where a YAML boolean sits in a value meant to hold numbers: "" for the value itself, the
     key or index within it, or None."""
     if isinstance(value, bool):
         return ""
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for key, item in items:
-        if isinstance(item, bool):
-            return f"[{key}]" if isinstance(key, int) else f".{key}"
-    return None
+    return next((where for where, _, item in _entries(value) if isinstance(item, bool)), None)
 
 
 #: The bidirectional formatting characters (Unicode UAX #9: embeddings, overrides, isolates and
@@ -295,11 +308,10 @@ def _control_character_in(value: Any) -> tuple[str, str] | None:
     if isinstance(value, str):
         found = first(value)
         return ("", found) if found else None
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for key, item in items:
+    for where, key, item in _entries(value):
         found = first(key) or first(item)
         if found:
-            return (f"[{key}]" if isinstance(key, int) else f".{key}", found)
+            return where, found
     return None
 
 

@@ -170,12 +170,15 @@ def _quota_split(cost_section: Cost, teams: list[tuple[int, Team]]) -> Iterator[
                     f"price it: cost.instance_prices_usd: {{{entry.instance_type}: <USD per hour>}}, or choose "
                     "cost.shared_split: proportional or even",
                 )
-    # Each unknown type is reported above, with its path; what is left is a split worth nothing.
+    # Each unknown type is reported above, with its path; what is left is a split that mixes
+    # units, or one worth nothing.
+    if not teams or unknown_seen:
+        return
     quotas = [[(q.instance_type, q.count) for q in team.compute.quota] for _, team in teams]
-    problem = instance_worth.quota_split_problem(quotas, prices) if teams and not unknown_seen else None
-    if problem and "do not add up" in problem:
-        yield Problem(("cost", "instance_prices_usd"), problem, "or choose cost.shared_split: proportional or even")
-    elif problem:
+    mixed = instance_worth.mixed_units_problem(quotas, prices)
+    if mixed:
+        yield Problem(("cost", "instance_prices_usd"), mixed, "or choose cost.shared_split: proportional or even")
+    elif instance_worth.quota_split_problem(quotas, prices):
         yield Problem(
             ("cost", "shared_split"),
             "no team's guaranteed quota is worth anything, so the shared spend cannot be split by quota",
@@ -297,15 +300,13 @@ def _unique_groups(organization: Organization, identity: Identity, teams: list[t
         for role in naming.ROLES:
             group = naming.team_group_name(pattern, organization.name, team, role)
             owner = f"team {team.name} ({role})"
-            explicit_path: Path = (
-                ("teams", t, "members", role) if getattr(team.members, role) is not None else ("teams", t, "name")
-            )
-            too_long = _group_name_problem(group, identity, explicit_path)
+            # Where the group's name comes from: the team's members, or the pattern with its name.
+            explicit = getattr(team.members, role) is not None
+            path: Path = ("teams", t, "members", role) if explicit else ("teams", t, "name")
+            too_long = _group_name_problem(group, identity, path)
             if too_long:
                 yield too_long
             if group.casefold() in owners:
-                explicit = getattr(team.members, role) is not None
-                path: Path = ("teams", t, "members", role) if explicit else ("teams", t, "name")
                 yield Problem(
                     path,
                     f"group {group!r} is already the group of {owners[group.casefold()]}",

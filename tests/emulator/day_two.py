@@ -226,17 +226,12 @@ def keep_out_of_state(deployment, stack: str) -> dict[str, str]:
 def what_aws_holds_of(url: str, kept: dict[str, dict[str, str]], *, region: str) -> dict[str, str]:
     """The state AWS reports for each kept resource: a KMS key's KeyState, a domain's Status, an
     alias's target key (or "gone")."""
-    import boto3
     from botocore.exceptions import ClientError
 
+    from tests.emulator.deployment import emulator_client
+
     def client(service: str):
-        return boto3.client(
-            service,
-            region_name=region,
-            endpoint_url=url,
-            aws_access_key_id="AKIAOFFLINEFAKE00000",
-            aws_secret_access_key="offline-fake-secret",
-        )
+        return emulator_client(url, service, region)
 
     held: dict[str, str] = {}
     for addresses in kept.values():

@@ -74,6 +74,20 @@ class Emulator:
             return json.loads(answer.read())
 
 
+def emulator_client(url: str, service: str, region: str = "us-east-1"):
+    """A boto3 client of the local AWS API at `url`, with fake credentials: what a test reads back
+    of what the stacks left there."""
+    import boto3
+
+    return boto3.client(
+        service,
+        region_name=region,
+        endpoint_url=url,
+        aws_access_key_id="AKIAOFFLINEFAKE00000",
+        aws_secret_access_key="offline-fake-secret",
+    )
+
+
 @contextmanager
 def running_emulator(work_dir: Path, account_id: str) -> Iterator[Emulator]:
     """moto and the additions in a process of their own, stopped by its process ID."""
