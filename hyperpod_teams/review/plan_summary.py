@@ -155,7 +155,7 @@ def _day_two_alerts(plans: list[StackPlan], spec: PlatformSpec) -> list[Block]:
                 f"Team {md_code(team)} leaves: this plan destroys its permission sets, and Identity Center then "
                 f"deletes their `AWSReservedSSO_*` roles. Its own stacks ({own}) "
                 "are no longer in the app: destroy them first, by the runbook's \"Remove a team without losing its "
-                'data" (its domain and KMS key kept), or its compute quota keeps holding capacity and its access '
+                'data" (its domain, bucket and keys kept), or its compute quota keeps holding capacity and its access '
                 "entries name roles that are gone."
             )
         )
