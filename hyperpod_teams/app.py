@@ -161,6 +161,7 @@ def _team(b: _Building, planned: PlannedStack) -> PlatformStack:
         hyperpod_cluster_arn=b.cluster.hyperpod.arn,
         eks_cluster_name=b.eks.eks.name,
         group_ids={role: access.group_ids[(team.name, role)] for role in naming.ROLES},
+        admins_permission_set_arn=access.permission_sets[(team.name, "admins")].arn,
     )
     return b.teams[team.name]
 

@@ -57,6 +57,7 @@ MODULES = {
     "aws_eks_cluster": "aws.eks_cluster",
     "aws_cloudcontrolapi_resource": "aws.cloudcontrolapi_resource",
     "aws_eks_addon": "aws.eks_addon",
+    "aws_iam_policy": "aws.iam_policy",
     "aws_iam_role": "aws.iam_role",
     "aws_ssm_parameter": "aws.ssm_parameter",
     "aws_iam_role_policy": "aws.iam_role_policy",
@@ -74,6 +75,7 @@ MODULES = {
     "aws_sagemaker_domain": "aws.sagemaker_domain",
     "aws_sqs_queue": "aws.sqs_queue",
     "aws_ssoadmin_account_assignment": "aws.ssoadmin_account_assignment",
+    "aws_ssoadmin_customer_managed_policy_attachment": "aws.ssoadmin_customer_managed_policy_attachment",
     "aws_ssoadmin_application_assignment": "aws.ssoadmin_application_assignment",
     "aws_ssoadmin_permission_set": "aws.ssoadmin_permission_set",
     "aws_ssoadmin_permission_set_inline_policy": "aws.ssoadmin_permission_set_inline_policy",
@@ -111,6 +113,7 @@ if TYPE_CHECKING:  # what editors and mypy see: the default engine's modules (a 
     from cdktn_provider_aws import eks_pod_identity_association as aws_eks_pod_identity_association  # noqa: F401
     from cdktn_provider_aws import glue_catalog_database as aws_glue_catalog_database  # noqa: F401
     from cdktn_provider_aws import glue_catalog_table as aws_glue_catalog_table  # noqa: F401
+    from cdktn_provider_aws import iam_policy as aws_iam_policy  # noqa: F401
     from cdktn_provider_aws import iam_role as aws_iam_role  # noqa: F401
     from cdktn_provider_aws import iam_role_policy as aws_iam_role_policy  # noqa: F401
     from cdktn_provider_aws import iam_role_policy_attachment as aws_iam_role_policy_attachment  # noqa: F401
@@ -134,6 +137,9 @@ if TYPE_CHECKING:  # what editors and mypy see: the default engine's modules (a 
     from cdktn_provider_aws import ssm_parameter as aws_ssm_parameter  # noqa: F401
     from cdktn_provider_aws import ssoadmin_account_assignment as aws_ssoadmin_account_assignment  # noqa: F401
     from cdktn_provider_aws import ssoadmin_application_assignment as aws_ssoadmin_application_assignment  # noqa: F401
+    from cdktn_provider_aws import (
+        ssoadmin_customer_managed_policy_attachment as aws_ssoadmin_customer_managed_policy_attachment,  # noqa: F401
+    )
     from cdktn_provider_aws import ssoadmin_permission_set as aws_ssoadmin_permission_set  # noqa: F401
     from cdktn_provider_aws import (
         ssoadmin_permission_set_inline_policy as aws_ssoadmin_permission_set_inline_policy,  # noqa: F401

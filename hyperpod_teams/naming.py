@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # Limits of the resource types (AWS and Kubernetes API references).
 IAM_ROLE_MAX = 64
+IAM_POLICY_MAX = 128
 PERMISSION_SET_MAX = 32
 SAGEMAKER_DOMAIN_MAX = 63
 S3_BUCKET_MAX = 63
@@ -306,6 +307,16 @@ def team_workload_role_name(org: str, team: str) -> str:
 #: The service account in a team's namespace that EKS Pod Identity binds to the team's workload
 #: role: `hyp create hyp-pytorch-job --service-account-name team-workload`.
 TEAM_SERVICE_ACCOUNT = "team-workload"
+
+
+#: Path of the IAM policies the stacks write for Identity Center permission sets to reference.
+TEAM_POLICY_PATH = "/hyperpod-teams/"
+
+
+def team_admins_studio_policy_name(org: str, team: str) -> str:
+    """The customer managed policy with what the team's admins manage in the team's own domain,
+    referenced by the admins' permission set (policies.team_admins_studio_policy)."""
+    return shorten(f"{org}-{team}-admins-studio", IAM_POLICY_MAX)
 
 
 def team_execution_role_name(org: str, team: str) -> str:

@@ -618,7 +618,6 @@ def team_permission_set_policy(
     *,
     org: str,
     team: str,
-    role: str,
     account_id: str,
     region: str,
     eks_cluster_name: str,
@@ -629,10 +628,12 @@ def team_permission_set_policy(
     """The inline policy of a team role's permission set (`studio`: whether the team has a
     SageMaker AI domain; without one, no Studio grant at all).
 
-    scientists: see their own team's Studio domain and what it holds; describe the
-    HyperPod cluster, its nodes and scheduler, and their own team's compute quota; reach the EKS
-    cluster's Kubernetes API (what they may do there is the team's RBAC); see their budget.
-    admins: all that, plus managing user profiles and spaces of their own team's domain.
+    Both roles: see their own team's Studio domain and what it holds; describe the HyperPod
+    cluster, its nodes and scheduler, and their own team's compute quota; reach the EKS cluster's
+    Kubernetes API (what they may do there is the team's RBAC); see their budget. What admins manage
+    in their own domain names the domain's ID, which exists only once the team stack has made the
+    domain: it is `team_admins_studio_policy`, a customer managed policy the team stack writes and
+    attaches to the admins' permission set.
     """
     partition = aws_partition(region)
     sagemaker = f"arn:{partition}:sagemaker:{region}:{account_id}"
@@ -689,20 +690,36 @@ def team_permission_set_policy(
                 "Resource": [f"arn:{partition}:budgets::{account_id}:budget/{budget_name}"],
             }
         )
-    if role == "admins" and studio:
-        statements += [
+    return {"Version": "2012-10-17", "Statement": statements}
+
+
+def team_admins_studio_policy(*, org: str, team: str, account_id: str, region: str, domain_id: str) -> dict:
+    """What a team's admins manage in their own team's domain `domain_id` and in no other: create
+    user profiles and spaces there (tagged as the team's), and change or delete the profiles, spaces
+    and apps of that domain that carry the team's tag. The domain's ID is in every resource: a tag
+    is the requester's to write, so a tag condition alone let an admin plant a profile or space,
+    tagged as the own team's, in another team's domain and then manage it (the same gap the
+    execution role's CreateOnlyTaggedWithTheTeam closes)."""
+    partition = aws_partition(region)
+    sagemaker = f"arn:{partition}:sagemaker:{region}:{account_id}"
+    # space/${DomainId}/${SpaceName}, user-profile/${DomainId}/${UserProfileName},
+    # app/${DomainId}/${UserProfileName}/${AppType}/${AppName} (Service Authorization Reference).
+    created = [f"{sagemaker}:space/{domain_id}/*", f"{sagemaker}:user-profile/{domain_id}/*"]
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
             {
-                "Sid": "CreateProfilesAndSpacesForTheTeam",
+                "Sid": "CreateProfilesAndSpacesInTheTeamsDomain",
                 "Effect": "Allow",
                 "Action": list(STUDIO_ADMIN_CREATE_ACTIONS),
-                "Resource": [f"{sagemaker}:space/*", f"{sagemaker}:user-profile/*"],
+                "Resource": created,
                 "Condition": _owned_by(org, team, request=True),
             },
             {
                 "Sid": "TagOnlyWhileCreating",
                 "Effect": "Allow",
                 "Action": ["sagemaker:AddTags"],
-                "Resource": [f"{sagemaker}:space/*", f"{sagemaker}:user-profile/*"],
+                "Resource": created,
                 "Condition": {
                     **_owned_by(org, team, request=True),
                     "ForAnyValue:StringEquals": {
@@ -714,11 +731,11 @@ def team_permission_set_policy(
                 "Sid": "ManageTheTeamsProfilesAndSpaces",
                 "Effect": "Allow",
                 "Action": list(STUDIO_ADMIN_MANAGE_ACTIONS),
-                "Resource": [f"{sagemaker}:app/*", f"{sagemaker}:space/*", f"{sagemaker}:user-profile/*"],
+                "Resource": [f"{sagemaker}:app/{domain_id}/*", *created],
                 "Condition": _owned_by(org, team),
             },
-        ]
-    return {"Version": "2012-10-17", "Statement": statements}
+        ],
+    }
 
 
 def permission_set_policy_of(spec: PlatformSpec, team: Team, role: str) -> dict:
@@ -727,7 +744,6 @@ def permission_set_policy_of(spec: PlatformSpec, team: Team, role: str) -> dict:
     return team_permission_set_policy(
         org=org.name,
         team=team.name,
-        role=role,
         account_id=org.account_id,
         region=org.region,
         eks_cluster_name=naming.shared_eks_cluster_name(spec.cluster),

@@ -78,6 +78,9 @@ class TeamStackInputs:
     #: The EKS cluster's name as the spec gives it: the IAM policies name it before it exists.
     eks_cluster_name: str
     task_governance: bool
+    #: The Identity Center instance of the team's permission sets (the admins' Studio policy is
+    #: attached to theirs).
+    identity_center_instance_arn: str | None = None
 
 
 def team_stack_inputs(spec: PlatformSpec) -> TeamStackInputs:
@@ -86,6 +89,7 @@ def team_stack_inputs(spec: PlatformSpec) -> TeamStackInputs:
         network=spec.cluster.network,
         eks_cluster_name=naming.shared_eks_cluster_name(spec.cluster),
         task_governance=spec.cluster.task_governance.enabled,
+        identity_center_instance_arn=spec.identity.identity_center.instance_arn,
     )
 
 

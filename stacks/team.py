@@ -23,6 +23,7 @@ class TeamStack(PlatformStack):
         hyperpod_cluster_arn: str,
         eks_cluster_name: str,
         group_ids: dict[str, str],
+        admins_permission_set_arn: str | None = None,
     ) -> None:
         super().__init__(scope, stack_name, spec=spec)
         self.team = team
@@ -35,6 +36,7 @@ class TeamStack(PlatformStack):
             hyperpod_cluster_arn=hyperpod_cluster_arn,
             eks_cluster_name=eks_cluster_name,
             group_ids=group_ids,
+            admins_permission_set_arn=admins_permission_set_arn,
         )
         self._quota_outputs(team)
 

@@ -48,7 +48,6 @@ def test_each_permission_set_has_the_inline_policy_of_its_role(quickstart_stacks
     assert inline[arn] == policies.team_permission_set_policy(
         org="acme",
         team="vision",
-        role="scientists",
         account_id="111122223333",
         region="us-west-2",
         eks_cluster_name="ml-shared-eks",

@@ -17,7 +17,13 @@ COMMON: dict[str, Any] = dict(
 
 def team_policy(team: str, role: str, budget: str | None = "acme-x-monthly") -> dict:
     return policies.team_permission_set_policy(
-        team=team, role=role, budget_name=budget, permission_set=f"acme-{team}-{role}", **COMMON
+        team=team, budget_name=budget, permission_set=f"acme-{team}-{role}", **COMMON
+    )
+
+
+def admins_studio_policy(team: str, domain_id: str | None = None) -> dict:
+    return policies.team_admins_studio_policy(
+        org="acme", team=team, account_id="111122223333", region="us-west-2", domain_id=domain_id or f"d-{team}"
     )
 
 
@@ -44,6 +50,7 @@ def all_team_documents() -> list[tuple[str, dict]]:
         )
         for t in TEAMS
     ]
+    documents += [(f"{t}/admins-studio", admins_studio_policy(t)) for t in TEAMS]
     documents += [
         (
             f"{t}/workload",
@@ -84,6 +91,7 @@ def test_no_team_policy_names_another_teams_resources(where, document):
 @pytest.mark.parametrize(
     "document",
     [team_policy(t, r) for t in TEAMS for r in ("scientists", "admins")]
+    + [admins_studio_policy(t) for t in TEAMS]
     + [policies.platform_admins_permission_set_policy(**COMMON)],
 )
 def test_no_allow_pairs_a_write_action_or_a_wildcard_action_with_every_resource(document):
@@ -97,11 +105,52 @@ def test_no_allow_pairs_a_write_action_or_a_wildcard_action_with_every_resource(
 
 def test_scientists_may_not_manage_profiles_or_spaces_and_admins_may():
     scientists = {a for s in team_policy("nlp", "scientists")["Statement"] for a in s["Action"]}
-    admins = {a for s in team_policy("nlp", "admins")["Statement"] for a in s["Action"]}
+    admins = {a for s in team_policy("nlp", "admins")["Statement"] for a in s["Action"]} | {
+        a for s in admins_studio_policy("nlp")["Statement"] for a in s["Action"]
+    }
     managing = {"sagemaker:CreateUserProfile", "sagemaker:DeleteSpace", "sagemaker:UpdateUserProfile"}
     assert not managing & scientists
     assert managing <= admins
     assert scientists <= admins
+
+
+SAGEMAKER = "arn:aws:sagemaker:us-west-2:111122223333"
+NLP_TAGS = {"aws:RequestTag/hyperpod-teams:organization": "acme", "aws:RequestTag/hyperpod-teams:team": "nlp"}
+
+
+@pytest.mark.parametrize(
+    ("action", "resource"),
+    [
+        ("sagemaker:CreateUserProfile", "user-profile/{domain}/alice"),
+        ("sagemaker:CreateSpace", "space/{domain}/shared"),
+    ],
+)
+def test_team_admins_create_profiles_and_spaces_in_their_own_domain_only(action, resource):
+    """Tagged as their own team's, in their own domain: allowed; the same request in vision's domain:
+    refused (it was allowed when only the tag was checked)."""
+    from tests.iam_evaluation import allows
+
+    documents = [team_policy("nlp", "admins"), admins_studio_policy("nlp", "d-nlp0001")]
+    context = {**NLP_TAGS, "aws:TagKeys": list(NLP_TAGS)}
+    own = f"{SAGEMAKER}:{resource.format(domain='d-nlp0001')}"
+    theirs = f"{SAGEMAKER}:{resource.format(domain='d-vision01')}"
+    assert allows(documents, action, own, context)
+    assert not allows(documents, action, theirs, context)
+    assert not allows([team_policy("nlp", "scientists")], action, own, context)
+
+
+def test_team_admins_change_nothing_in_another_teams_domain_even_tagged_as_their_own():
+    from tests.iam_evaluation import allows
+
+    documents = [team_policy("nlp", "admins"), admins_studio_policy("nlp", "d-nlp0001")]
+    tagged = {"aws:ResourceTag/hyperpod-teams:organization": "acme", "aws:ResourceTag/hyperpod-teams:team": "nlp"}
+    for action, resource in [
+        ("sagemaker:DeleteSpace", "space/{domain}/planted"),
+        ("sagemaker:UpdateUserProfile", "user-profile/{domain}/alice"),
+        ("sagemaker:DeleteApp", "app/{domain}/alice/jupyterlab/default"),
+    ]:
+        assert allows(documents, action, f"{SAGEMAKER}:{resource.format(domain='d-nlp0001')}", tagged), action
+        assert not allows(documents, action, f"{SAGEMAKER}:{resource.format(domain='d-vision01')}", tagged), action
 
 
 def test_team_members_open_studio_and_reach_the_cluster():
@@ -142,7 +191,6 @@ def test_partition_follows_the_region():
     document = policies.team_permission_set_policy(
         org="acme",
         team="nlp",
-        role="scientists",
         account_id="111122223333",
         region="us-gov-west-1",
         eks_cluster_name="e",

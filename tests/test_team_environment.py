@@ -206,7 +206,10 @@ def test_library_example_adds_one_team_to_a_cluster_managed_elsewhere(tmp_path):
         "eks_cluster_name",
         "scientists_group_id",
         "admins_group_id",
+        "admins_permission_set_arn",
     }
+    (attachment,) = stack["resource"]["aws_ssoadmin_customer_managed_policy_attachment"].values()
+    assert attachment["permission_set_arn"] == "${var.admins_permission_set_arn}"
     (quota,) = stack["resource"]["aws_cloudcontrolapi_resource"].values()
     assert json.loads(quota["desired_state"])["ClusterArn"] == "${var.hyperpod_cluster_arn}"
     assert only(stack["resource"]["aws_sagemaker_domain"])["domain_name"] == "acme-vision"

@@ -49,7 +49,6 @@ def team_policy(team: str, role: str) -> dict:
     return policies.team_permission_set_policy(
         org="acme",
         team=team,
-        role=role,
         account_id=ACCOUNT,
         region=REGION,
         eks_cluster_name=EKS,
@@ -388,7 +387,6 @@ def test_no_team_role_gets_a_presigned_domain_url_and_a_team_without_studio_gets
         without = policies.team_permission_set_policy(
             org="acme",
             team="nlp",
-            role=role,
             account_id=ACCOUNT,
             region=REGION,
             eks_cluster_name=EKS,

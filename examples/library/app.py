@@ -62,6 +62,9 @@ class OneTeamStack(cdktn.TerraformStack):
                 role: variable(f"{role}_group_id", f"Identity Center group ID of the team's {role}")
                 for role in naming.ROLES
             },
+            admins_permission_set_arn=variable(
+                "admins_permission_set_arn", "ARN of the team admins' permission set (gets their Studio policy)"
+            ),
         )
 
 

@@ -322,6 +322,51 @@ class TeamWorkloadIdentity(Construct):
         )
 
 
+class TeamAdminsStudioPolicy(Construct):
+    """What the team's admins manage in the team's own domain (policies.team_admins_studio_policy):
+    a customer managed policy, made here because it names the domain's ID, and referenced by the
+    admins' permission set (which the access stack makes before the domain exists). Attaching it
+    provisions the permission set again, so the admins' role carries it at once; Identity Center
+    needs the policy to exist in the account first (CustomerManagedPolicyReference, IAM Identity
+    Center API reference), hence the attachment after it."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        inputs: TeamStackInputs,
+        team: Team,
+        domain_id: str,
+        permission_set_arn: str,
+    ) -> None:
+        super().__init__(scope, id_)
+        org = inputs.organization
+        assert inputs.identity_center_instance_arn is not None
+        self.policy = bindings.aws_iam_policy.IamPolicy(
+            self,
+            "policy",
+            name=naming.team_admins_studio_policy_name(org.name, team.name),
+            path=naming.TEAM_POLICY_PATH,
+            description=f"What the admins of team {team.name} manage in its SageMaker AI domain (hyperpod-teams)",
+            policy=policies.policy_json(
+                policies.team_admins_studio_policy(
+                    org=org.name, team=team.name, account_id=org.account_id, region=org.region, domain_id=domain_id
+                )
+            ),
+        )
+        attachment = bindings.aws_ssoadmin_customer_managed_policy_attachment
+        self.attachment = attachment.SsoadminCustomerManagedPolicyAttachment(
+            self,
+            "attachment",
+            instance_arn=inputs.identity_center_instance_arn,
+            permission_set_arn=permission_set_arn,
+            customer_managed_policy_reference=attachment.SsoadminCustomerManagedPolicyAttachmentCustomerManagedPolicyReference(
+                name=self.policy.name, path=naming.TEAM_POLICY_PATH
+            ),
+        )
+
+
 class TeamEnvironment(Construct):
     """Everything one team gets in AWS, placeable in any TerraformStack with an AWS provider:
     execution role, SageMaker AI domain, compute quota, EKS access entries and budget.
@@ -340,7 +385,10 @@ class TeamEnvironment(Construct):
         hyperpod_cluster_arn: str,
         eks_cluster_name: str,
         group_ids: dict[str, str],
+        admins_permission_set_arn: str | None = None,
     ) -> None:
+        """`admins_permission_set_arn`: the team admins' permission set, which gets what they
+        manage in the team's domain (TeamAdminsStudioPolicy); without it, no such grant."""
         super().__init__(scope, id_)
         org = inputs.organization
         self.execution_role = TeamExecutionRole(self, "execution-role", inputs=inputs, team=team)
@@ -356,11 +404,22 @@ class TeamEnvironment(Construct):
         grants = {"data_bucket": data_bucket, "workload_role": self.workload.role_name if self.workload else None}
         self.domain = None
         self.studio_access = None
+        self.admins_studio = None
         if team.studio.enabled:
             self.domain = TeamDomain(
                 self, "studio", inputs=inputs, team=team, execution_role=self.execution_role, group_ids=group_ids
             )
-            self.execution_role.grant(domain_id=self.domain.domain.id, **grants)
+            domain_id = self.domain.domain.id
+            self.execution_role.grant(domain_id=domain_id, **grants)
+            if admins_permission_set_arn is not None and inputs.identity_center_instance_arn is not None:
+                self.admins_studio = TeamAdminsStudioPolicy(
+                    self,
+                    "admins-studio",
+                    inputs=inputs,
+                    team=team,
+                    domain_id=domain_id,
+                    permission_set_arn=admins_permission_set_arn,
+                )
             self.studio_access = StudioAccessEntry(
                 self,
                 "studio-access",

@@ -1029,16 +1029,29 @@ class Additions:
             "CreatedDate": _now(),
         }
         self.sso.provisioning[request_id] = status
-        self._provision_reserved_role(body["InstanceArn"], body["PermissionSetArn"], request.region)
+        failure = self._provision_reserved_role(body["InstanceArn"], body["PermissionSetArn"], request.region)
+        if failure is not None:
+            status.update(Status="FAILED", FailureReason=failure)
         return {"PermissionSetProvisioningStatus": dict(status, Status="IN_PROGRESS")}
 
-    def _provision_reserved_role(self, instance_arn: str, permission_set_arn: str, region: str) -> None:
+    def _provision_reserved_role(self, instance_arn: str, permission_set_arn: str, region: str) -> str | None:
         """What provisioning does to the role of a permission set in an account it is assigned to
         (IAM Identity Center user guide, "Permission sets": the role carries the set's inline policy
-        as AwsSSOInlinePolicy and its managed policies): written from the set as it is now."""
+        as AwsSSOInlinePolicy and its managed policies): written from the set as it is now. A
+        customer managed policy the set references must exist in the account under its name and
+        path (CustomerManagedPolicyReference, IAM Identity Center API reference): when one does not,
+        provisioning fails (the reason is returned) and the role is left as it was."""
         sso = self._moto("sso-admin", region)
         permission_set = sso._find_permission_set(instance_arn, permission_set_arn)
         iam = self._moto("iam", "global")
+        referenced = [
+            f"arn:aws:iam::{self.account_id}:policy{ref.path or '/'}{ref.name}"
+            for ref in permission_set.customer_managed_policies
+        ]
+        missing = [arn for arn in referenced if arn not in iam.managed_policies]
+        if missing:
+            return f"The customer managed policy {missing[0]} does not exist in account {self.account_id}"
+        referenced += [policy.arn for policy in permission_set.managed_policies]
         prefix = f"AWSReservedSSO_{permission_set.name}_"
         for role in list(iam.roles.values()):
             if not role.name.startswith(prefix):
@@ -1047,6 +1060,12 @@ class Additions:
             if permission_set.inline_policy:
                 inline = permission_set.inline_policy
                 role.policies["AwsSSOInlinePolicy"] = inline if isinstance(inline, str) else json.dumps(inline)
+            for arn in set(role.managed_policies) - set(referenced):
+                iam.detach_role_policy(arn, role.name)
+            for arn in referenced:
+                if arn not in role.managed_policies:
+                    iam.attach_role_policy(arn, role.name)
+        return None
 
     def sso_provisioning_status(self, request: Request) -> Json:
         # SSO Admin DescribePermissionSetProvisioningStatus.

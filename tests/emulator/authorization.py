@@ -87,7 +87,9 @@ class Authorization:
         role = iam.get_role_by_arn(role_arn)
         documents = [json.loads(unquote(d)) if isinstance(d, str) else d for d in role.policies.values()]
         for policy in role.managed_policies.values():
-            documents.append(json.loads(policy.document) if isinstance(policy.document, str) else policy.document)
+            # A managed policy's document is its default version's (IAM: policy versions).
+            (document,) = [version.document for version in policy.versions if version.is_default]
+            documents.append(json.loads(unquote(document)) if isinstance(document, str) else document)
         return documents
 
     # --- what is asked ------------------------------------------------------------------------
