@@ -142,6 +142,13 @@ def run_journeys(spec, *, endpoint: str, work: Path, cli_bin: Path, teams: tuple
     def member(who: str, role_arn: str) -> Member:
         return account.member(who, role_arn, work / who.replace(" ", "-"))
 
+    def domain_tags(domain_id: str) -> list[dict]:
+        """The domain's tags, as Studio adds them to what it creates there (tag propagation)."""
+        return sagemaker.list_tags(ResourceArn=sagemaker.describe_domain(DomainId=domain_id)["DomainArn"])["Tags"]
+
+    def as_cli(tags: list[dict]) -> list[str]:
+        return [f"Key={t['Key']},Value={t['Value']}" for t in tags]
+
     for role in ("scientists", "admins"):
         permission_set = naming.team_permission_set_name(org, spec.team(own), role)
         m = member(f"{own} {role}", account.sso_role_arn(permission_set))
@@ -159,15 +166,21 @@ def run_journeys(spec, *, endpoint: str, work: Path, cli_bin: Path, teams: tuple
                    "aws", "sagemaker", "describe-domain", "--domain-id", other_domain),
         ]  # fmt: skip
 
+        if role == "admins":
+            # What the admins manage in the team's domain is the customer managed policy the team
+            # stack attached to their permission set: it names the domain's ID.
+            tags = as_cli(domain_tags(own_domain))
+            steps += [
+                m.step("admins create a shared space in the team's domain", ALLOWED,
+                       "aws", "sagemaker", "create-space", "--domain-id", own_domain, "--space-name", "team-shared",
+                       "--tags", *tags),
+                m.step(f"admins create a space in {other}'s domain, tagged as their own team's", DENIED,
+                       "aws", "sagemaker", "create-space", "--domain-id", other_domain, "--space-name", "planted",
+                       "--tags", *tags),
+            ]  # fmt: skip
+
     execution_role = account.iam.get_role(RoleName=naming.team_execution_role_name(org, own))["Role"]["Arn"]
     studio = member(f"{own} execution role", execution_role)
-
-    def domain_tags(domain_id: str) -> list[dict]:
-        """The domain's tags, as Studio adds them to what it creates there (tag propagation)."""
-        return sagemaker.list_tags(ResourceArn=sagemaker.describe_domain(DomainId=domain_id)["DomainArn"])["Tags"]
-
-    def as_cli(tags: list[dict]) -> list[str]:
-        return [f"Key={t['Key']},Value={t['Value']}" for t in tags]
 
     # A space of the other team's, as its own member made it.
     sagemaker.create_space(DomainId=other_domain, SpaceName="theirs", Tags=domain_tags(other_domain))
