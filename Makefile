@@ -52,9 +52,9 @@ $(TEST_VENV)/.installed: pyproject.toml tests/third_party_plugin/pyproject.toml
 	$(TEST_BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]' -e tests/third_party_plugin
 	touch $@
 
-$(JOURNEY_VENV)/.installed: tests/journey-requirements.txt
+$(JOURNEY_VENV)/.installed: tests/journey-requirements.txt tests/journey-constraints.txt
 	test -x $(JOURNEY_VENV)/bin/python || $(PYTHON) -m venv $(JOURNEY_VENV)
-	$(JOURNEY_VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/journey-requirements.txt
+	$(JOURNEY_VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/journey-requirements.txt -c tests/journey-constraints.txt
 	touch $@
 
 $(FOCUS_VENV)/.installed: tests/focus-validator-requirements.txt

@@ -1,5 +1,5 @@
 """How a team member gets in: each step of their journeys, the calls it makes, where those calls are
-made (the HyperPod CLI's own code, aws/sagemaker-hyperpod-cli v3.9.0, or AWS's Studio pages) and the
+made (the HyperPod CLI's own code, PyPI sagemaker-hyperpod 3.12.0, or AWS's Studio pages) and the
 statement of the stacks' policies or the team RBAC that allows it. Pure layer: the report shows
 these steps, docs/team-journeys.md explains them, tests/test_team_journeys.py evaluates every call.
 """
@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: The HyperPod CLI release the steps are read from (the dependency chart's pinned tag).
-HYP_RELEASE = "v3.9.0"
+#: The HyperPod CLI release the steps are read from, the one the journey tier installs
+#: (tests/journey-requirements.txt).
+HYP_RELEASE = "3.12.0"
 
 
 @dataclass(frozen=True)
@@ -21,12 +22,13 @@ class Step:
 
 
 STEPS: tuple[Step, ...] = (
+    # Not `hyp list-cluster`: it lists the pods of every namespace, which the team RBAC refuses
+    # (docs/team-journeys.md); the CLI swallows the refusal and prints [].
     Step(
         "hyp",
-        "hyp list-cluster",
-        ("sagemaker:ListClusters", "sagemaker:DescribeCluster", "eks:DescribeCluster", "list nodes"),
-        "ListHyperPodClusters, DescribeTheSharedHyperPodCluster, ReachTheSharedEksCluster; "
-        "the team's cluster-read ClusterRole",
+        "hyp describe cluster <cluster>",
+        ("sagemaker:DescribeCluster",),
+        "DescribeTheSharedHyperPodCluster",
     ),
     Step(
         "hyp",

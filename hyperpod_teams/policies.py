@@ -481,7 +481,7 @@ STUDIO_ADMIN_MANAGE_ACTIONS = (
 TASK_GOVERNANCE_READ_ACTIONS = ("sagemaker:DescribeComputeQuota",)
 SCHEDULER_READ_ACTIONS = ("sagemaker:DescribeClusterSchedulerConfig",)
 EKS_MEMBER_ACTIONS = ("eks:AccessKubernetesApi", "eks:DescribeCluster")
-#: `hyp get-monitoring` (aws/sagemaker-hyperpod-cli v3.9.0, observability/utils.py): ListAddons on
+#: `hyp get-monitoring` (sagemaker-hyperpod 3.12.0, observability/utils.py): ListAddons on
 #: the EKS cluster (is the observability add-on installed?), then DescribeAddon of that add-on for
 #: its Prometheus and Grafana workspaces.
 HYP_MONITORING_ACTIONS = ("eks:ListAddons",)
@@ -514,7 +514,7 @@ EKS_ADMIN_ACTIONS = (
     "eks:ListUpdates",
 )
 
-#: What `hyp set-cluster-context` and `hyp list-cluster` (aws/sagemaker-hyperpod-cli v3.9.0) call
+#: What `hyp set-cluster-context` (sagemaker-hyperpod 3.12.0, as 3.9.0) calls
 #: before any Kubernetes request: `ListClusters` (commands/cluster.py, `_get_hyperpod_clusters`),
 #: which has no resource type (Service Authorization Reference) and so takes `*`, held to the region;
 #: `iam:GetRole` on the caller's own Identity Center role, to turn the assumed-role ARN into the

@@ -89,6 +89,14 @@ def is_aws_only(stack: dict) -> bool:
 #: Value of every stubbed remote-state output: valid base64 of ASCII text (the CA is decoded) and
 #: a valid EKS cluster name at once.
 STUB_OUTPUT = "b2ZmbGluZS1la3Mx"
+#: A permission set's ARN, where the provider checks the ARN's form at plan (a customer managed
+#: policy's attachment to the admins' set).
+STUB_PERMISSION_SET_ARN = "arn:aws:sso:::permissionSet/ssoins-0123456789abcdef/ps-0123456789abcdef"
+
+
+def stub_output(name: str) -> str:
+    """The stub value of a remote-state output named `name`."""
+    return STUB_PERMISSION_SET_ARN if "aws_ssoadmin_permission_set" in name and name.endswith("arn") else STUB_OUTPUT
 
 
 #: Data sources the offline plan replaces with a stand-in value, by the attribute read from them.
@@ -151,7 +159,7 @@ def stub_remote_states(stack_dir: Path, stack: dict) -> None:
             "terraform_version": "1.11.0",
             "serial": 1,
             "lineage": "offline-stub",
-            "outputs": {output: {"value": STUB_OUTPUT, "type": "string"} for output in outputs},
+            "outputs": {output: {"value": stub_output(output), "type": "string"} for output in outputs},
             "resources": [],
         }
         path = (stack_dir / source["config"]["path"]).resolve()

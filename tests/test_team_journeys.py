@@ -498,14 +498,45 @@ def test_the_report_shows_how_each_role_gets_in():
     assert "CheckTheOwnEksAccessEntryFromStudio" in from_studio[3]
 
 
-def test_the_journey_tier_runs_the_cli_release_the_chart_and_the_steps_are_read_from():
-    """The HyperPod CLI the journey tier installs (tests/journey-requirements.txt), the dependency
-    chart's tag and the release journeys.py reads the calls from are one release."""
+def test_the_journey_tier_runs_the_cli_release_the_steps_are_read_from_with_every_package_pinned():
+    """The HyperPod CLI the journey tier installs (tests/journey-requirements.txt) is the release
+    journeys.py reads the calls from, and the constraints file pins it and every other package the
+    install takes (`name==version`), so a dependency's new release cannot change the tier."""
+    import re
     from pathlib import Path
 
     from hyperpod_teams import journeys
-    from hyperpod_teams.spec.models import DEPENDENCIES_CHART_REF
 
     requirements = (Path(__file__).parent / "journey-requirements.txt").read_text()
     (pin,) = [line for line in requirements.splitlines() if line.startswith("sagemaker-hyperpod==")]
-    assert f"v{pin.split('==')[1]}" == DEPENDENCIES_CHART_REF == journeys.HYP_RELEASE
+    assert pin.split("==")[1] == journeys.HYP_RELEASE
+    constraints = [
+        line for line in (Path(__file__).parent / "journey-constraints.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]  # fmt: skip
+    assert all(re.fullmatch(r"[A-Za-z0-9._-]+==[0-9][A-Za-z0-9.+!-]*", line) for line in constraints), constraints
+    pinned = {line.split("==")[0].lower().replace("_", "-"): line.split("==")[1] for line in constraints}
+    assert pinned["sagemaker-hyperpod"] == journeys.HYP_RELEASE
+    # what the CLI itself needs, and what it brings for the tier's Studio steps
+    assert {"awscli", "boto3", "botocore", "kubernetes"} <= set(pinned)
+
+
+def test_the_journey_tiers_installed_cli_is_the_pinned_release():
+    """What `make test` installed in .venv-journey is what the files pin (skipped without it)."""
+    from importlib.metadata import distributions
+
+    from tests.emulator.journeys import hyp_cli_bin
+
+    cli_bin = hyp_cli_bin()
+    if cli_bin is None:
+        pytest.skip("the journey tier's CLIs are not installed (make test installs them)")
+    site = sorted((cli_bin.parent / "lib").glob("python3*/site-packages"))
+    installed = {
+        d.metadata["Name"].lower().replace("_", "-"): d.version for d in distributions(path=[str(p) for p in site])
+    }
+    from pathlib import Path
+
+    for line in (Path(__file__).parent / "journey-constraints.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, version = line.split("==")
+            assert installed.get(name.lower().replace("_", "-")) == version, line

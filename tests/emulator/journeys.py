@@ -159,7 +159,8 @@ def run_journeys(spec, *, endpoint: str, work: Path, cli_bin: Path, teams: tuple
             connected.got = "failed (no kubeconfig context for the EKS cluster)"
         steps += [
             connected,
-            m.step("hyp list-cluster", ALLOWED, "hyp", "list-cluster", "--output", "json"),
+            m.step(f"hyp describe cluster {cluster}", ALLOWED,
+                   "hyp", "describe", "cluster", cluster, "--region", region),
             m.step("open the team's domain (describe-domain)", ALLOWED,
                    "aws", "sagemaker", "describe-domain", "--domain-id", own_domain),
             m.step(f"open {other}'s domain (describe-domain)", DENIED,
