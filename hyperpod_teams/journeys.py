@@ -87,6 +87,18 @@ STEPS: tuple[Step, ...] = (
         "ListTheTeamsData, ReadAndWriteTheTeamsData, UseTheTeamsKeys (workload role)",
     ),
     Step(
+        "images",
+        "pull the team's image <org>/<team>/<name> (docker login, docker pull)",
+        ("ecr:GetAuthorizationToken", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer"),
+        "SignInToTheRegistry, ReadTheTeamsImages",
+    ),
+    Step(
+        "logs",
+        "read a finished pod's container log in CloudWatch (cluster.cloudwatch_observability)",
+        ("logs:GetLogEvents",),
+        "ReadTheTeamsContainerLogs",
+    ),
+    Step(
         "Studio",
         "see the HyperPod cluster and its tasks",
         (

@@ -319,6 +319,16 @@ def team_admins_studio_policy_name(org: str, team: str) -> str:
     return shorten(f"{org}-{team}-admins-studio", IAM_POLICY_MAX)
 
 
+def team_repository_prefix(org: str, team: str) -> str:
+    """The ECR repositories that are the team's: named under `<org>/<team>/`."""
+    return f"{org}/{team}/"
+
+
+def container_log_group(eks_cluster_name: str) -> str:
+    """Where the Amazon CloudWatch Observability add-on writes the containers' logs."""
+    return f"/aws/containerinsights/{eks_cluster_name}/application"
+
+
 def team_execution_role_name(org: str, team: str) -> str:
     return shorten(f"{org}-{team}-execution", IAM_ROLE_MAX)
 

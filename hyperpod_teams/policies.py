@@ -313,6 +313,64 @@ def team_data_statements(bucket: str, partition: str) -> list[dict]:
     ]
 
 
+#: Pulling and listing images of a repository (ECR API reference; each has the repository resource
+#: type). `ecr:GetAuthorizationToken` (docker login) has none: `*`, held to the region.
+IMAGE_READ_ACTIONS = (
+    "ecr:BatchCheckLayerAvailability",
+    "ecr:BatchGetImage",
+    "ecr:DescribeImages",
+    "ecr:DescribeRepositories",
+    "ecr:GetDownloadUrlForLayer",
+    "ecr:ListImages",
+)
+REGISTRY_SIGN_IN_ACTIONS = ("ecr:GetAuthorizationToken",)
+
+
+def team_images_statements(*, org: str, team: str, account_id: str, region: str) -> list[dict]:
+    """Read the team's own container images: the ECR repositories named under the team's prefix
+    (naming.team_repository_prefix), nothing of another team's."""
+    partition = aws_partition(region)
+    prefix = naming.team_repository_prefix(org, team)
+    return [
+        {
+            "Sid": "SignInToTheRegistry",
+            "Effect": "Allow",
+            "Action": list(REGISTRY_SIGN_IN_ACTIONS),
+            "Resource": "*",
+            "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
+        },
+        {
+            "Sid": "ReadTheTeamsImages",
+            "Effect": "Allow",
+            "Action": list(IMAGE_READ_ACTIONS),
+            "Resource": [f"arn:{partition}:ecr:{region}:{account_id}:repository/{prefix}*"],
+        },
+    ]
+
+
+#: Reading a log stream's events has the log-stream resource type; filtering, Logs Insights and
+#: live tail are on the whole log group (Service Authorization Reference, CloudWatch Logs).
+CONTAINER_LOG_READ_ACTIONS = ("logs:GetLogEvents",)
+
+
+def team_container_logs_statement(*, team: str, account_id: str, region: str, eks_cluster_name: str) -> dict:
+    """Read the events of the team's own containers' log streams, as the Amazon CloudWatch
+    Observability add-on writes them: group `/aws/containerinsights/<EKS cluster>/application`,
+    stream `<node>-application.var.log.containers.<pod>_<namespace>_<container>-<container ID>.log`
+    (aws-observability/helm-charts, amazon-cloudwatch-observability values.yaml: Fluent Bit's
+    `application-log.conf`, `log_stream_prefix ${HOST_NAME}-` of the tail input's tag). Pod and
+    namespace names hold no `_`, so `_<namespace>_` matches the team's streams only."""
+    partition = aws_partition(region)
+    group = naming.container_log_group(eks_cluster_name)
+    stream = f"*-application.var.log.containers.*_{naming.team_namespace(team)}_*"
+    return {
+        "Sid": "ReadTheTeamsContainerLogs",
+        "Effect": "Allow",
+        "Action": list(CONTAINER_LOG_READ_ACTIONS),
+        "Resource": [f"arn:{partition}:logs:{region}:{account_id}:log-group:{group}:log-stream:{stream}"],
+    }
+
+
 def team_keys_statement(team: str, account_id: str, region: str, partition: str) -> dict:
     """Using (not administering) the team's keys: its Studio volumes' and its data's, which carry
     the team's tag (the team stack's default tags)."""
@@ -344,6 +402,7 @@ def team_execution_policy(
     domain_id: str | None = None,
     data_bucket: str | None = None,
     workload_role: str | None = None,
+    container_logs: bool = False,
 ) -> dict:
     """What a team's domain apps and jobs may do: create and manage SageMaker resources tagged
     with their own team, read the shared HyperPod and EKS clusters, read and write the team's data
@@ -447,6 +506,16 @@ def team_execution_policy(
                 "Condition": {"StringEquals": {"iam:PassedToService": "sagemaker.amazonaws.com"}},
             },
             *(team_data_statements(data_bucket, partition) if data_bucket else []),
+            *team_images_statements(org=org, team=team, account_id=account_id, region=region),
+            *(
+                [
+                    team_container_logs_statement(
+                        team=team, account_id=account_id, region=region, eks_cluster_name=eks_cluster_name
+                    )
+                ]
+                if container_logs
+                else []
+            ),
         ],
     }
 
@@ -624,9 +693,12 @@ def team_permission_set_policy(
     permission_set: str,
     budget_name: str | None = None,
     studio: bool = True,
+    container_logs: bool = False,
 ) -> dict:
     """The inline policy of a team role's permission set (`studio`: whether the team has a
-    SageMaker AI domain; without one, no Studio grant at all).
+    SageMaker AI domain; without one, no Studio grant at all; `container_logs`: whether the
+    CloudWatch Observability add-on writes the containers' logs, which the role may then read of
+    its own team's namespace).
 
     Both roles: see their own team's Studio domain and what it holds; describe the HyperPod
     cluster, its nodes and scheduler, and their own team's compute quota; reach the EKS cluster's
@@ -680,7 +752,14 @@ def team_permission_set_policy(
             eks_cluster_name=eks_cluster_name,
             permission_set=permission_set,
         ),
+        *team_images_statements(org=org, team=team, account_id=account_id, region=region),
     ]
+    if container_logs:
+        statements.append(
+            team_container_logs_statement(
+                team=team, account_id=account_id, region=region, eks_cluster_name=eks_cluster_name
+            )
+        )
     if budget_name:
         statements.append(
             {
@@ -750,6 +829,7 @@ def permission_set_policy_of(spec: PlatformSpec, team: Team, role: str) -> dict:
         permission_set=naming.team_permission_set_name(org.name, team, role),
         budget_name=naming.team_budget_name(org.name, team.name) if team.budget else None,
         studio=team.studio.enabled,
+        container_logs=spec.cluster.cloudwatch_observability,
     )
 
 

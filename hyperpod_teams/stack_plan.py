@@ -81,6 +81,9 @@ class TeamStackInputs:
     #: The Identity Center instance of the team's permission sets (the admins' Studio policy is
     #: attached to theirs).
     identity_center_instance_arn: str | None = None
+    #: Whether the CloudWatch Observability add-on writes the containers' logs (the team's roles
+    #: then read their own namespace's).
+    container_logs: bool = False
 
 
 def team_stack_inputs(spec: PlatformSpec) -> TeamStackInputs:
@@ -90,6 +93,7 @@ def team_stack_inputs(spec: PlatformSpec) -> TeamStackInputs:
         eks_cluster_name=naming.shared_eks_cluster_name(spec.cluster),
         task_governance=spec.cluster.task_governance.enabled,
         identity_center_instance_arn=spec.identity.identity_center.instance_arn,
+        container_logs=spec.cluster.cloudwatch_observability,
     )
 
 

@@ -69,7 +69,8 @@ def test_every_allow_in_a_team_policy_is_scoped_to_the_team_or_read_only(quickst
                 condition = json.dumps(statement.get("Condition", {}))
                 # eks:AccessKubernetesApi reaches the Kubernetes API, where the team's RBAC decides.
                 read_only = all(
-                    a.split(":")[1].startswith(("Describe", "List", "Get")) or a == "eks:AccessKubernetesApi"
+                    a.split(":")[1].startswith(("Describe", "List", "Get", "BatchGet", "BatchCheck"))
+                    or a == "eks:AccessKubernetesApi"
                     for a in statement["Action"]
                 )
                 # Or on resources named as the team's own: its roles (PassRole), its data bucket.

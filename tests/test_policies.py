@@ -29,7 +29,7 @@ def admins_studio_policy(team: str, domain_id: str | None = None) -> dict:
 
 def is_write(action: str) -> bool:
     verb = action.split(":")[1]
-    return not verb.startswith(("Describe", "List", "Get", "View"))
+    return not verb.startswith(("Describe", "List", "Get", "View", "BatchGet", "BatchCheck"))
 
 
 def all_team_documents() -> list[tuple[str, dict]]:
@@ -99,7 +99,8 @@ def test_no_allow_pairs_a_write_action_or_a_wildcard_action_with_every_resource(
         assert statement["Effect"] == "Allow"
         assert not [a for a in statement["Action"] if a == "*" or a.endswith(":*")]
         if "*" in statement["Resource"]:  # only actions without a resource type, held to the region
-            assert set(statement["Action"]) <= set(policies.HYP_LIST_ACTIONS), statement["Sid"]
+            unscoped = policies.HYP_LIST_ACTIONS + policies.REGISTRY_SIGN_IN_ACTIONS
+            assert set(statement["Action"]) <= set(unscoped), statement["Sid"]
             assert statement["Condition"] == {"StringEquals": {"aws:RequestedRegion": "us-west-2"}}
 
 
@@ -198,3 +199,61 @@ def test_partition_follows_the_region():
     )
     resources = [r for s in document["Statement"] for r in ([s["Resource"]] if s["Resource"] == "*" else s["Resource"])]
     assert all(r.startswith("arn:aws-us-gov:") for r in resources if r != "*")
+
+
+ECR = "arn:aws:ecr:us-west-2:111122223333:repository"
+
+
+@pytest.mark.parametrize("role", ["scientists", "admins", "execution"])
+def test_a_team_reads_its_own_images_and_no_other_teams(role):
+    """The team's repositories are those named under `<org>/<team>/`: nlp's prefix does not take
+    nlp-research's repositories."""
+    from tests.iam_evaluation import allows
+
+    if role == "execution":
+        document = policies.team_execution_policy(
+            org="acme", team="nlp", account_id="111122223333", region="us-west-2", eks_cluster_name="ml-shared-eks"
+        )
+    else:
+        document = team_policy("nlp", role)
+    region = {"aws:RequestedRegion": "us-west-2"}
+    assert allows([document], "ecr:GetAuthorizationToken", "*", region)
+    for action in ("ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer", "ecr:DescribeImages"):
+        assert allows([document], action, f"{ECR}/acme/nlp/trainer", region), action
+        for theirs in ("acme/vision/trainer", "acme/nlp-research/trainer", "trainer", "other-org/nlp/trainer"):
+            assert not allows([document], action, f"{ECR}/{theirs}", region), (action, theirs)
+    for action in ("ecr:PutImage", "ecr:InitiateLayerUpload", "ecr:DeleteRepository"):
+        assert not allows([document], action, f"{ECR}/acme/nlp/trainer", region), action
+
+
+LOGS = "arn:aws:logs:us-west-2:111122223333:log-group:/aws/containerinsights/ml-shared-eks/application:log-stream"
+NODE = "hyperpod-i-0123456789abcdef0"
+
+
+def stream(pod: str, namespace: str) -> str:
+    """A stream name as the CloudWatch Observability add-on's Fluent Bit writes it."""
+    return f"{LOGS}:{NODE}-application.var.log.containers.{pod}_{namespace}_pytorch-0a1b2c3d4e5f.log"
+
+
+@pytest.mark.parametrize("role", ["scientists", "admins", "execution"])
+def test_with_cloudwatch_observability_a_team_reads_its_own_namespaces_container_logs_only(role):
+    from tests.iam_evaluation import allows
+
+    def document(container_logs: bool) -> dict:
+        if role == "execution":
+            return policies.team_execution_policy(
+                org="acme", team="nlp", account_id="111122223333", region="us-west-2",
+                eks_cluster_name="ml-shared-eks", container_logs=container_logs,
+            )  # fmt: skip
+        return policies.team_permission_set_policy(
+            team="nlp", permission_set=f"acme-nlp-{role}", container_logs=container_logs, **COMMON
+        )
+
+    own = stream("bert-pretrain-worker-0", "hyperpod-ns-nlp")
+    assert allows([document(True)], "logs:GetLogEvents", own)
+    for theirs in (stream("x-worker-0", "hyperpod-ns-vision"), stream("x-worker-0", "hyperpod-ns-nlp-research")):
+        assert not allows([document(True)], "logs:GetLogEvents", theirs)
+    group = LOGS.rsplit(":log-stream", 1)[0]
+    for action in ("logs:FilterLogEvents", "logs:StartQuery", "logs:DescribeLogStreams", "logs:StartLiveTail"):
+        assert not allows([document(True)], action, group), action
+    assert not allows([document(False)], "logs:GetLogEvents", own)

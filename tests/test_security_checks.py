@@ -189,7 +189,12 @@ BY_KIND: dict[str | None, set[tuple[str, str | None]]] = {
     # A team's execution role passes the team's own two roles (its own and the workload role), to
     # SageMaker only, to the training and processing jobs it starts: iam:PassRole, which the
     # community auditors flag by name (test_the_execution_roles_only_permission_management_is_passing_its_own_roles).
-    "execution": {("PERMISSIONS_MANAGEMENT_ACTIONS", None)},
+    # It also signs in to ECR (ecr:GetAuthorizationToken, a docker login) to pull the team's own
+    # images; the community auditors flag the action by name, and what a pull then reads is held to
+    # the team's repositories (test_policies.py, test_a_team_reads_its_own_images_and_no_other_teams).
+    "execution": {("PERMISSIONS_MANAGEMENT_ACTIONS", None), ("CREDENTIALS_EXPOSURE", None)},
+    # A team role's permission set: the same sign-in to ECR.
+    "team role": {("CREDENTIALS_EXPOSURE", None)},
 }
 
 
@@ -219,6 +224,8 @@ def test_parliament_finds_nothing_in_any_generated_iam_policy(example, example_s
             if "_eks-node-access_" in where
             else "execution"
             if "_execution-role_team-access_" in where
+            else "team role"
+            if "aws_ssoadmin_permission_set_inline_policy.permission-set-" in where and "platform" not in where
             else None
         )
         allowed = BY_KIND.get(kind, set())
@@ -293,3 +300,32 @@ def test_no_secret_from_the_environment_appears_in_any_output(example, tmp_path,
         texts[" ".join(command)] = result.stdout + result.stderr
     leaks = [(where, name) for where, text in texts.items() for name, value in KNOWN_SECRETS.items() if value in text]
     assert not leaks
+
+
+def test_the_only_credentials_a_team_role_can_get_are_the_registry_sign_in(quickstart_stacks):
+    """What the "team role" and "execution" allowances let through: ecr:GetAuthorizationToken, held
+    to the spec's region, and no other action parliament counts as exposing credentials."""
+    require_module("parliament")
+    from parliament import analyze_policy_string
+
+    documents = [
+        (where, document)
+        for where, document in policy_documents(quickstart_stacks)
+        if "_execution-role_team-access_" in where or "permission-set-nlp-" in where
+    ]
+    assert len(documents) == 3 + 2  # three teams' execution roles, nlp's two permission sets
+    for where, document in documents:
+        exposing = {
+            action
+            for statement in document["Statement"]
+            for action in statement["Action"]
+            if [
+                f
+                for f in analyze_policy_string(
+                    json.dumps({"Version": "2012-10-17", "Statement": [{**statement, "Action": [action]}]}),
+                    include_community_auditors=True,
+                ).findings
+                if f.issue == "CREDENTIALS_EXPOSURE"
+            ]
+        }
+        assert exposing == {"ecr:GetAuthorizationToken"}, where

@@ -427,6 +427,34 @@ def test_a_team_member_opens_the_teams_domain_from_the_portal_and_no_other(role)
 # --- one list of steps: the report shows it, the tests above evaluate it, the docs explain it ---------
 
 
+def image_and_log_calls(team: str) -> list[tuple[str, str, dict]]:
+    """docker login and pull of the team's image, and a container log's events read in CloudWatch."""
+    ecr = f"arn:aws:ecr:us-west-2:{ACCOUNT}:repository/acme/{team}/trainer"
+    region = {"aws:RequestedRegion": "us-west-2"}
+    group = f"arn:aws:logs:us-west-2:{ACCOUNT}:log-group:/aws/containerinsights/{EKS}/application"
+    log = (
+        f"{group}:log-stream:hyperpod-i-0123456789abcdef0-application.var.log.containers."
+        f"bert-pretrain-worker-0_hyperpod-ns-{team}_pytorch-0a1b2c3d.log"
+    )
+    return [
+        ("ecr:GetAuthorizationToken", "*", region),
+        ("ecr:BatchGetImage", ecr, region),
+        ("ecr:GetDownloadUrlForLayer", ecr, region),
+        ("logs:GetLogEvents", log, {}),
+    ]
+
+
+@pytest.mark.parametrize("role", ["scientists", "admins"])
+def test_a_team_member_pulls_the_teams_images_and_reads_its_container_logs_and_not_another_teams(role):
+    policy = policies.team_permission_set_policy(
+        org="acme", team="nlp", account_id=ACCOUNT, region="us-west-2", eks_cluster_name=EKS,
+        permission_set=f"acme-nlp-{role}", container_logs=True,
+    )  # fmt: skip
+    assert [c for c in image_and_log_calls("nlp") if not allows([policy], *c)] == []
+    theirs = [c for c in image_and_log_calls("vision") if c[1] != "*"]
+    assert [c for c in theirs if allows([policy], *c)] == []
+
+
 def test_every_step_the_report_lists_is_evaluated_here_and_explained_in_the_docs():
     from pathlib import Path
 
@@ -434,7 +462,8 @@ def test_every_step_the_report_lists_is_evaluated_here_and_explained_in_the_docs
 
     evaluated = {
         call for calls in (hyp_connect_calls("acme-nlp-scientists"), studio_calls("nlp"), portal_calls("nlp"),
-                           hyp_from_studio_calls("nlp"), data_calls("nlp"), monitoring_calls())
+                           hyp_from_studio_calls("nlp"), data_calls("nlp"), monitoring_calls(),
+                           image_and_log_calls("nlp"))
         for call, _, _ in calls
     }  # fmt: skip
     docs = (Path(__file__).resolve().parents[1] / "docs" / "team-journeys.md").read_text()

@@ -58,6 +58,7 @@ class TeamExecutionRole(Construct):
                     domain_id=domain_id,
                     data_bucket=data_bucket,
                     workload_role=workload_role,
+                    container_logs=self.inputs.container_logs,
                 )
             ),
         )

@@ -781,8 +781,8 @@ class Cluster(SpecModel):
         default=False,
         description="(optional addition) Install the Amazon CloudWatch Observability EKS add-on (Container "
         "Insights: the cluster metrics Studio's HyperPod page shows) and give the instance groups' role "
-        "CloudWatchAgentServerPolicy. Off by default: it sends metrics and container logs to CloudWatch, "
-        "charged per node and per GB.",
+        "CloudWatchAgentServerPolicy; each team's roles then read their own namespace's container logs. Off "
+        "by default: it sends metrics and container logs to CloudWatch, charged per node and per GB.",
     )
 
     @model_validator(mode="after")
