@@ -149,3 +149,20 @@ def test_a_team_that_switches_both_off_gets_neither(stacks):
     assert "aws_s3_bucket" not in resources and "aws_eks_pod_identity_association" not in resources
     assert "kubernetes_service_account_v1" not in stacks["acme-k8s-research"].get("resource", {})
     assert "s3:" not in _only(resources["aws_iam_role_policy"])["policy"]
+
+
+def test_a_created_cluster_gets_the_pod_identity_agent_its_teams_workload_identity_needs():
+    """Without the training operator and usage reports, the teams' workload identity alone installs
+    the EKS Pod Identity agent on a cluster the stacks create (its association gives no credential
+    without it); with no team's workload identity, nothing does."""
+    from tests.conftest import _quickstart_data
+
+    data = _quickstart_data()
+    data["cluster"]["training_operator"] = {"install": False}
+    data.get("cost", {}).pop("usage_reports", None)
+    spec = validate_spec(data)
+    assert not spec.cost.usage_reports.enabled and not spec.cluster.installs_training_operator
+    assert spec.installs_pod_identity_agent
+    for team in data["teams"]:
+        team["workload_identity"] = {"enabled": False}
+    assert not validate_spec(data).installs_pod_identity_agent

@@ -121,14 +121,19 @@ class PlatformSpec(SpecModel):
     @property
     def installs_pod_identity_agent(self) -> bool:
         """Whether `<org>-cluster` installs the EKS Pod Identity agent add-on, which the training
-        operator's and the usage-report operator's credentials come through. It has one owner
+        operator's, the usage-report operator's and the teams' workload credentials come through. It has one owner
         whichever needs it, so switching the other on later moves nothing: a move between two
         stacks' states destroys the agent in one (every Pod Identity credential on the cluster
         stops until it is back) and fails to create it in the other (EKS: "already exists")."""
         reports = self.cost.usage_reports
         if reports.enabled and reports.install_pod_identity_agent:
             return True
-        return self.cluster.installs_training_operator and self.cluster.training_operator.install_pod_identity_agent
+        if self.cluster.installs_training_operator and self.cluster.training_operator.install_pod_identity_agent:
+            return True
+        # A team's workload identity comes through it too: on an EKS cluster the stacks create,
+        # nothing else would install it (on an existing one, the two settings above say whether
+        # the stacks install it or the cluster has it).
+        return self.cluster.eks.creates_cluster and any(team.workload_identity.enabled for team in self.teams)
 
     def team(self, name: str) -> Team:
         for team in self.teams:
