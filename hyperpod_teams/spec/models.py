@@ -131,9 +131,16 @@ class PlatformSpec(SpecModel):
         if self.cluster.installs_training_operator and self.cluster.training_operator.install_pod_identity_agent:
             return True
         # A team's workload identity comes through it too: on an EKS cluster the stacks create,
-        # nothing else would install it (on an existing one, the two settings above say whether
-        # the stacks install it or the cluster has it).
-        return self.cluster.eks.creates_cluster and any(team.workload_identity.enabled for team in self.teams)
+        # nothing else would install it. Either setting at false says the cluster has it already;
+        # on an existing EKS cluster, the two settings above say whether the stacks install it.
+        said_present = not (
+            reports.install_pod_identity_agent and self.cluster.training_operator.install_pod_identity_agent
+        )
+        return (
+            self.cluster.eks.creates_cluster
+            and not said_present
+            and any(team.workload_identity.enabled for team in self.teams)
+        )
 
     def team(self, name: str) -> Team:
         for team in self.teams:
