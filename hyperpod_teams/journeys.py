@@ -42,14 +42,51 @@ STEPS: tuple[Step, ...] = (
         "DescribeTheSharedHyperPodCluster, ResolveTheOwnIdentityCenterRole, CheckTheOwnEksAccessEntry, "
         "ReachTheSharedEksCluster",
     ),
+    # The Kubernetes requests of a PyTorch job's week, in the order the CLI makes them (the journey
+    # tier records them: tests/emulator/kubernetes_api.py); each `hyp` command also reads the server's
+    # version (GET /version, the bootstrap role system:discovery).
     Step(
         "hyp",
-        "hyp create hyp-pytorch-job --namespace <team namespace>",
-        ("get namespaces/<team namespace>", "get customresourcedefinitions/<job CRD>", "create hyperpodpytorchjobs"),
+        "hyp create hyp-pytorch-job --namespace <team namespace> --queue-name <team local queue> "
+        "--service-account-name team-workload",
+        ("get customresourcedefinitions/<job CRD>", "create hyperpodpytorchjobs"),
         "the team's cluster-read ClusterRole and its Role",
     ),
-    Step("hyp", "hyp list / describe hyp-pytorch-job", ("list, get hyperpodpytorchjobs", "list pods"), "the team Role"),
-    Step("hyp", "hyp delete hyp-pytorch-job", ("delete hyperpodpytorchjobs",), "the team Role"),
+    Step(
+        "hyp",
+        "hyp list hyp-pytorch-job --namespace <team namespace>",
+        ("get namespaces/<team namespace>", "list hyperpodpytorchjobs"),
+        "the team's cluster-read ClusterRole and its Role",
+    ),
+    Step(
+        "hyp",
+        "hyp describe hyp-pytorch-job --job-name <job>",
+        ("get namespaces/<team namespace>", "get hyperpodpytorchjobs"),
+        "the team's cluster-read ClusterRole and its Role",
+    ),
+    Step(
+        "hyp",
+        "hyp list-pods hyp-pytorch-job --job-name <job>",
+        ("get namespaces/<team namespace>", "get hyperpodpytorchjobs", "list pods"),
+        "the team's cluster-read ClusterRole and its Role",
+    ),
+    Step(
+        "hyp",
+        "hyp get-logs hyp-pytorch-job --job-name <job> --pod-name <pod>",
+        ("get namespaces/<team namespace>", "get hyperpodpytorchjobs", "get pods/log"),
+        "the team's cluster-read ClusterRole and its Role",
+    ),
+    Step(
+        "hyp",
+        "hyp delete hyp-pytorch-job --job-name <job>",
+        (
+            "get namespaces/<team namespace>",
+            "get hyperpodpytorchjobs",
+            "delete hyperpodpytorchjobs",
+            "delete configmaps/training-config-<job> (admins; refused to scientists, and the CLI goes on)",
+        ),
+        "the team's cluster-read ClusterRole and its Role",
+    ),
     Step(
         "hyp",
         "hyp get-monitoring --grafana",

@@ -59,6 +59,8 @@ class Round:
     destroyed: list = field(default_factory=list)
     reapplied: list = field(default_factory=list)
     journeys: list = field(default_factory=list)  # tests/emulator/journeys.py Step
+    #: Every decision of the journey tier's Kubernetes API (tests/emulator/kubernetes_api.py).
+    kubernetes_decisions: list = field(default_factory=list)
     decisions: list = field(default_factory=list)  # what IAM decided for each of their requests
     removed_grant: Any = None  # a journey step after its grant was removed from the deployed role
     day_two: Any = None  # tests/emulator/day_two.py DayTwo: the changed spec applied over the state
@@ -109,9 +111,10 @@ def _drift(result: Round, deployment, emulator) -> None:
     result.drift = deployment.replan(team_stack)
 
 
-def _journeys(result: Round, emulator, work: Path) -> None:
-    """The team journeys against the deployed stacks (skipped here when the CLIs are not installed:
-    the journey tests then skip, or fail under CI)."""
+def _journeys(result: Round, emulator, work: Path, synth_dir: Path) -> None:
+    """The team journeys against the deployed stacks, the EKS cluster's Kubernetes API authorizing
+    with the RBAC the Kubernetes stacks deploy (skipped here when the CLIs are not installed: the
+    journey tests then skip, or fail under CI)."""
     from hyperpod_teams.spec import load_spec
     from tests.emulator import journeys
 
@@ -119,9 +122,19 @@ def _journeys(result: Round, emulator, work: Path) -> None:
     if cli_bin is None:
         return
     spec = load_spec(EXAMPLES / JOURNEY_EXAMPLE / "teams.yaml")
-    result.journeys = journeys.run_journeys(
-        spec, endpoint=emulator.url, work=work, cli_bin=cli_bin, teams=JOURNEY_TEAMS
+    # Every stack as synthesized, the Kubernetes stacks too (the deployment applies the AWS ones).
+    manifest = json.loads((synth_dir / "manifest.json").read_text())["stacks"]
+    stacks = {name: json.loads((synth_dir / e["synthesizedStackPath"]).read_text()) for name, e in manifest.items()}
+    kubernetes = journeys.start_kubernetes_api(
+        spec, endpoint=emulator.url, stacks=stacks, teams=tuple(t.name for t in spec.teams)
     )
+    try:
+        result.journeys = journeys.run_journeys(
+            spec, endpoint=emulator.url, work=work, cli_bin=cli_bin, teams=JOURNEY_TEAMS, kubernetes=kubernetes
+        )
+        result.kubernetes_decisions = kubernetes.decisions_since(0)
+    finally:
+        kubernetes.stop()
     result.decisions = journeys.decisions(emulator.url)
     result.removed_grant = journeys.without_grant(
         spec, endpoint=emulator.url, work=work / "removed-grant", cli_bin=cli_bin, team=JOURNEY_TEAMS[0]
@@ -247,7 +260,7 @@ def _a_round(
         if not (result.reapplied and all(o.ok for o in result.reapplied)):
             return result
         if example == JOURNEY_EXAMPLE:
-            _journeys(result, emulator, synth_dir.parent / "journeys")
+            _journeys(result, emulator, synth_dir.parent / "journeys", synth_dir)
         result.day_two = DayTwo(changes)
         _day_two(result, deployment, emulator, world, second_dir, second_spec)
         result.split_held.append(split_held(emulator.url))
@@ -662,24 +675,79 @@ def test_a_grant_removed_from_the_deployed_role_turns_its_step_red(rounds):
     assert "eks:DescribeAccessEntry" in step.output, step.output
 
 
+def _command(step: str) -> str:
+    """A step's command without its arguments: `hyp set-cluster-context --cluster-name x` ->
+    `hyp set-cluster-context`."""
+    return re.split(r" --| <", step)[0]
+
+
+def _documented_hyp_steps() -> dict[str, tuple[str, ...]]:
+    """The report's `hyp` steps by command (hyperpod_teams/journeys.py, read from the CLI's code)."""
+    from hyperpod_teams import journeys
+
+    return {_command(step.step): step.calls for step in journeys.STEPS if step.journey == "hyp"}
+
+
+def _walked_hyp_steps(result) -> list:
+    """The `hyp` steps the team roles walked in their own namespace, all allowed."""
+    walked = [
+        s for s in result.journeys
+        if s.step.startswith("hyp ") and s.expected == "allowed" and "execution role" not in s.who
+    ]  # fmt: skip
+    assert walked
+    return walked
+
+
 @pytest.mark.journey
 def test_the_real_hyp_makes_the_aws_calls_the_report_lists(rounds):
     """What the report and docs/team-journeys.md say each `hyp` step calls (hyperpod_teams/journeys.py,
     read from the CLI's code) is what the CLI called, neither more nor less (sts:GetCallerIdentity
     needs no grant and is not listed)."""
-    from hyperpod_teams import journeys
+    documented = _documented_hyp_steps()
+    for step in _walked_hyp_steps(_walked(rounds)):
+        made = {action for action, _ in step.calls} - {"sts:GetCallerIdentity"}
+        listed = {call.split(" ")[0] for call in documented[_command(step.step)] if ":" in call.split(" ")[0]}
+        assert made == listed, (step.who, step.step)
+
+
+@pytest.mark.journey
+def test_the_real_hyp_makes_the_kubernetes_requests_the_report_lists(rounds):
+    """The Kubernetes requests each `hyp` step of a job's week made, as the tier's Kubernetes API
+    recorded them, are the ones the report lists (and GET /version, which every command reads)."""
+    documented = _documented_hyp_steps()
+    walked = [s for s in _walked_hyp_steps(_walked(rounds)) if s.kubernetes]
+    assert {s.step for s in walked} >= {
+        "hyp create hyp-pytorch-job", "hyp list hyp-pytorch-job", "hyp describe hyp-pytorch-job",
+        "hyp list-pods hyp-pytorch-job", "hyp get-logs hyp-pytorch-job", "hyp delete hyp-pytorch-job",
+    }  # fmt: skip
+    for step in walked:
+        made = {
+            " ".join(request.split(" ")[:2])
+            for request, _ in step.kubernetes
+            if not request.split(" ")[1].startswith("/")
+        }
+        listed = {
+            " ".join(call.split(" ")[:2]).split("/<")[0].split("/training-config")[0]
+            for call in documented[step.step]
+            if ":" not in call.split(" ")[0]
+        }
+        assert made == listed, (step.who, step.step, step.kubernetes)
+
+
+@pytest.mark.journey
+def test_kubernetes_decided_every_request_and_refused_the_other_teams_namespace(rounds):
+    """Every Kubernetes request of the journeys was authenticated as a team role's access entry and
+    decided by RBAC; in the other team's namespace nothing was allowed."""
+    from hyperpod_teams import naming
 
     result = _walked(rounds)
-    documented = {
-        step.step.split(" --")[0]: {call.split(" ")[0] for call in step.calls if ":" in call.split(" ")[0]}
-        for step in journeys.STEPS
-        if step.journey == "hyp"
-    }
-    walked = [s for s in result.journeys if s.step.startswith("hyp ")]
-    assert walked
-    for step in walked:
-        made = {action for action, _ in step.calls} - {"sts:GetCallerIdentity"}
-        assert made == documented[step.step.split(" --")[0]], (step.who, step.step)
+    decisions = result.kubernetes_decisions
+    assert decisions and all("system:authenticated" in d["groups"] for d in decisions)
+    other = naming.team_namespace(JOURNEY_TEAMS[1])
+    assert [d for d in decisions if d["namespace"] == other and d["allowed"]] == []
+    assert any(d["namespace"] == other for d in decisions)
+    groups = {g for d in decisions for g in d["groups"]}
+    assert {naming.team_kubernetes_group(JOURNEY_TEAMS[0], role) for role in naming.ROLES} <= groups
 
 
 @pytest.mark.journey
@@ -687,7 +755,11 @@ def test_the_summary_line_counts_the_journey_steps(rounds):
     result = _walked(rounds)
     line = next(line for line in EMULATOR_SUMMARY.read_text().splitlines() if line.startswith("journeys:"))
     total = len(result.journeys)
-    assert re.fullmatch(rf"journeys: {total}/{total} steps as expected \(\d+ allowed, \d+ denied\)", line), line
+    assert re.fullmatch(
+        rf"journeys: {total}/{total} steps as expected \(\d+ allowed, \d+ denied\); "
+        r"AWS: \d+ calls allowed, [1-9]\d* refused; Kubernetes: [1-9]\d* requests allowed, [1-9]\d* refused",
+        line,
+    ), line
 
 
 # --- adopting a running HyperPod cluster ------------------------------------------------------------

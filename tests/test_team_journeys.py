@@ -232,16 +232,13 @@ def test_hyp_connects_from_a_studio_space_as_the_execution_role_and_to_nothing_o
 
 # --- the Kubernetes steps of `hyp`, against the team's RBAC -------------------------------------------
 #
-# What the HyperPod CLI v3.9.0 asks the Kubernetes API for a PyTorch job in the own namespace:
-#   create:   get namespaces/<ns> (cli/clients/kubernetes_client.py, check_if_namespace_exists),
-#             get customresourcedefinitions/hyperpodpytorchjobs.sagemaker.amazonaws.com
-#             (common/cli_decorators.py, _check_training_operator_exists),
-#             create hyperpodpytorchjobs (training/hyperpod_pytorch_job.py, create)
-#   list:     list hyperpodpytorchjobs (hyperpod_pytorch_job.py, list)
-#   describe: get hyperpodpytorchjobs (hyperpod_pytorch_job.py, get); list pods (list_pods)
-#   delete:   delete hyperpodpytorchjobs, delete configmaps/training-config-<job> (delete)
-# The job names its priority class with the label kueue.x-k8s.io/priority-class; Kueue, not the
-# user, resolves it.
+# What the HyperPod CLI 3.12.0 asks the Kubernetes API in a PyTorch job's week, as the journey tier
+# recorded it (tests/emulator/kubernetes_api.py; the code: training/hyperpod_pytorch_job.py,
+# common/cli_decorators.py, cli/clients/kubernetes_client.py): get the namespace (every command but
+# create), get the job CRD (create), create, list and get the job, list its pods (label HPJob=<job>),
+# read a pod's log, delete the job and then its ConfigMap training-config-<job>, errors ignored.
+# The job names its queue with the label kueue.x-k8s.io/queue-name (--queue-name) and its priority
+# class with kueue.x-k8s.io/priority-class; Kueue, not the user, resolves them.
 
 JOB_GROUP = "sagemaker.amazonaws.com"
 
@@ -249,12 +246,14 @@ JOB_GROUP = "sagemaker.amazonaws.com"
 def k8s_steps(namespace: str) -> list[tuple[str, str, str, str | None, str | None]]:
     """(verb, api group, resource, namespace, name) of each request, in the order the CLI makes them."""
     return [
-        ("get", "", "namespaces", None, namespace),
+        # A namespace's own name is its request's namespace (the API server's RequestInfo).
+        ("get", "", "namespaces", namespace, namespace),
         ("get", "apiextensions.k8s.io", "customresourcedefinitions", None, f"hyperpodpytorchjobs.{JOB_GROUP}"),
         ("create", JOB_GROUP, "hyperpodpytorchjobs", namespace, None),
         ("list", JOB_GROUP, "hyperpodpytorchjobs", namespace, None),
         ("get", JOB_GROUP, "hyperpodpytorchjobs", namespace, "bert-pretrain"),
         ("list", "", "pods", namespace, None),
+        ("get", "", "pods/log", namespace, "bert-pretrain-pod-0"),
         ("delete", JOB_GROUP, "hyperpodpytorchjobs", namespace, "bert-pretrain"),
     ]  # fmt: skip
 
@@ -266,30 +265,17 @@ CLEANUP = ("delete", "", "configmaps", "hyperpod-ns-nlp", "training-config-bert-
 
 
 def rbac_allows(manifests: list[dict], group: str, request: tuple) -> bool:
-    """Kubernetes RBAC as the API server authorizes (Kubernetes docs, "Using RBAC Authorization"):
-    a RoleBinding grants its role's rules in its own namespace, a ClusterRoleBinding everywhere;
-    a rule matches on API group, resource, verb and, when it lists resourceNames, the name
-    (never for list, watch or create, which name nothing)."""
+    """Kubernetes' RBAC authorizer (tests/emulator/kubernetes_api.py, ported from Kubernetes) on a
+    request of a member of `group`: (verb, API group, resource or resource/subresource, namespace, name)."""
+    from tests.emulator.kubernetes_api import Rbac, RequestInfo, User
+
     verb, api_group, resource, namespace, name = request
-    roles = {(m["kind"], m["metadata"].get("namespace"), m["metadata"]["name"]): m for m in manifests}
-    for binding in manifests:
-        if not binding["kind"].endswith("Binding") or not any(s["name"] == group for s in binding["subjects"]):
-            continue
-        scope = binding["metadata"].get("namespace") if binding["kind"] == "RoleBinding" else None
-        if scope is not None and scope != namespace:
-            continue
-        ref = binding["roleRef"]
-        role = roles.get((ref["kind"], scope if ref["kind"] == "Role" else None, ref["name"]))
-        for rule in (role or {}).get("rules", []):
-            names = rule.get("resourceNames")
-            if (
-                api_group in rule["apiGroups"]
-                and resource in rule["resources"]
-                and verb in rule["verbs"]
-                and (not names or (name is not None and name in names))
-            ):
-                return True
-    return False
+    resource, _, subresource = resource.partition("/")
+    info = RequestInfo(
+        path="", verb=verb, is_resource_request=True, api_group=api_group, namespace=namespace or "",
+        resource=resource, subresource=subresource, name=name or "",
+    )  # fmt: skip
+    return Rbac(manifests).authorize(User("member", (group, "system:authenticated")), info)[0]
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ State lives in this process: the tier starts one server per test session.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import json
@@ -331,6 +332,15 @@ class Additions:
             }
         if path == "/_emulator/decisions":
             return {"decisions": [vars(d) for d in self.authorization.decisions]}
+        if path == "/_emulator/kubernetes-api":
+            # The journey tier's Kubernetes API (tests/emulator/kubernetes_api.py) serves the EKS
+            # cluster: DescribeCluster's endpoint is its address from now on.
+            wanted = json.loads(body)
+            with self.lock:
+                cluster = self._moto("eks", wanted["region"]).clusters[wanted["cluster"]]
+                cluster.endpoint = wanted["endpoint"]
+                cluster.certificate_authority = {"data": base64.b64encode(b"journey tier: plain HTTP").decode()}
+            return {}
         if path == "/_emulator/cloud-control":
             # What the organization changed since: Cloud Control resources' properties replaced.
             with self.lock:

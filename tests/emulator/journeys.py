@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hyperpod_teams import naming
+from tests.emulator.kubernetes_api import KubernetesApi
 
 #: The exit status of a step, read as the member reads it.
 ALLOWED, DENIED = "allowed", "denied"
@@ -34,17 +35,37 @@ class Step:
     output: str
     #: The AWS calls the step made, as IAM decided them: (action, allowed).
     calls: list[tuple[str, bool]] = field(default_factory=list)
+    #: The Kubernetes requests it made, as RBAC decided them: ("verb resource namespace/name", allowed).
+    kubernetes: list[tuple[str, bool]] = field(default_factory=list)
 
     @property
     def as_expected(self) -> bool:
         return self.expected == self.got
 
 
+def kubernetes_request(decision: dict) -> str:
+    """A Kubernetes decision as a step lists it: `verb resource namespace/name` (the group left out)."""
+    where = "/".join(part for part in (decision["namespace"], decision["name"]) if part)
+    what = decision["resource"] or decision["path"]
+    return " ".join(part for part in (decision["verb"], what, where) if part)
+
+
 class Member:
     """A session of one role, and the commands a member runs with it."""
 
-    def __init__(self, who: str, credentials: dict, *, endpoint: str, region: str, home: Path, cli_bin: Path) -> None:
+    def __init__(
+        self,
+        who: str,
+        credentials: dict,
+        *,
+        endpoint: str,
+        region: str,
+        home: Path,
+        cli_bin: Path,
+        kubernetes: KubernetesApi | None = None,
+    ) -> None:
         self.who = who
+        self.kubernetes = kubernetes
         home.mkdir(parents=True, exist_ok=True)
         self.env = {
             "PATH": f"{cli_bin}:/usr/bin:/bin",
@@ -79,22 +100,35 @@ class Member:
             cwd=self.env["HOME"],
         )
 
-    def step(self, step: str, expected: str, *command: str) -> Step:
-        """Run one step. It is allowed when the command succeeds and IAM allowed every AWS call it
-        made; denied when IAM refused one (the CLI may go on: `hyp` falls back when iam:GetRole is
+    def step(self, step: str, expected: str, *command: str, refused_by_design: tuple[str, ...] = ()) -> Step:
+        """Run one step and judge it by every request it made, never by the exit code alone (the
+        CLIs swallow errors). It is allowed when IAM allowed every AWS call, RBAC every Kubernetes
+        request but those `refused_by_design` (requests, as `kubernetes_request` writes them, that
+        must be refused and that the CLI goes on without), and the command succeeded; denied when
+        IAM or RBAC refused another request (the CLI may go on: `hyp` falls back when iam:GetRole is
         refused, and fails later)."""
         before = len(decisions(self.endpoint))
+        k8s_before = len(self.kubernetes.decisions) if self.kubernetes else 0
         result = self.run(*command)
         calls = [(d["action"], d["allowed"]) for d in decisions(self.endpoint)[before:]]
+        k8s = (
+            [(kubernetes_request(d), d["allowed"]) for d in self.kubernetes.decisions_since(k8s_before)]
+            if self.kubernetes
+            else []
+        )
         output = (result.stdout + result.stderr)[-3000:]
         refused = [action for action, allowed in calls if not allowed]
+        refused += [request for request, allowed in k8s if not allowed and request not in refused_by_design]
+        let_through = [request for request, allowed in k8s if allowed and request in refused_by_design]
         if refused:
             got = DENIED
-        elif result.returncode == 0 and calls:
+        elif let_through:
+            got = f"allowed what must be refused: {', '.join(let_through)}"
+        elif result.returncode == 0 and (calls or k8s):
             got = ALLOWED
         else:
-            got = f"failed (exit {result.returncode}, {len(calls)} AWS calls)"
-        return Step(self.who, step, expected, got, f"$ {' '.join(command)}\n{output}", calls)
+            got = f"failed (exit {result.returncode}, {len(calls)} AWS calls, {len(k8s)} Kubernetes requests)"
+        return Step(self.who, step, expected, got, f"$ {' '.join(command)}\n{output}", calls, k8s)
 
 
 class Account:
@@ -122,14 +156,75 @@ class Account:
         (arn,) = [r["Arn"] for r in roles if r["RoleName"].startswith(f"AWSReservedSSO_{permission_set}_")]
         return arn
 
-    def member(self, who: str, role_arn: str, home: Path) -> Member:
+    def member(self, who: str, role_arn: str, home: Path, kubernetes: KubernetesApi | None = None) -> Member:
         credentials = self.client("sts").assume_role(RoleArn=role_arn, RoleSessionName="member")["Credentials"]
-        return Member(who, credentials, endpoint=self.endpoint, region=self.region, home=home, cli_bin=self.cli_bin)
+        return Member(
+            who,
+            credentials,
+            endpoint=self.endpoint,
+            region=self.region,
+            home=home,
+            cli_bin=self.cli_bin,
+            kubernetes=kubernetes,
+        )
 
 
-def run_journeys(spec, *, endpoint: str, work: Path, cli_bin: Path, teams: tuple[str, str]) -> list[Step]:
+def pytorch_job_week(m: Member, *, namespace: str, queue: str, expected: str, scientist: bool) -> list[Step]:
+    """A PyTorch job's week with `hyp` in `namespace` (docs/team-journeys.md): submit it to the
+    team's queue as the team's workload identity, list, describe, list its pods, read a pod's log,
+    delete it. `hyp delete` then removes the job's ConfigMap, errors ignored: scientists manage no
+    ConfigMaps, so that request must be refused to them and the step is still allowed."""
+    job, ns = "bert-pretrain", ("--namespace", namespace)
+    cleanup = (f"delete configmaps {namespace}/training-config-{job}",) if scientist else ()
+    return [
+        m.step("hyp create hyp-pytorch-job", expected,
+               "hyp", "create", "hyp-pytorch-job", "--job-name", job, *ns, "--queue-name", queue,
+               "--service-account-name", naming.TEAM_SERVICE_ACCOUNT, "--image", "trainer:1"),
+        m.step("hyp list hyp-pytorch-job", expected, "hyp", "list", "hyp-pytorch-job", *ns),
+        m.step("hyp describe hyp-pytorch-job", expected, "hyp", "describe", "hyp-pytorch-job", "--job-name", job, *ns),
+        m.step("hyp list-pods hyp-pytorch-job", expected,
+               "hyp", "list-pods", "hyp-pytorch-job", "--job-name", job, *ns),
+        m.step("hyp get-logs hyp-pytorch-job", expected,
+               "hyp", "get-logs", "hyp-pytorch-job", "--job-name", job, "--pod-name", f"{job}-pod-0", *ns),
+        m.step("hyp delete hyp-pytorch-job", expected,
+               "hyp", "delete", "hyp-pytorch-job", "--job-name", job, *ns, refused_by_design=cleanup),
+    ]  # fmt: skip
+
+
+def start_kubernetes_api(spec, *, endpoint: str, stacks: dict[str, dict], teams: tuple[str, ...]) -> KubernetesApi:
+    """The EKS cluster's Kubernetes API with the RBAC the stacks deploy (read back from the
+    synthesized Kubernetes stacks), the team namespaces and the job CRD, and DescribeCluster's
+    endpoint pointed at it."""
+    import urllib.request
+
+    from hyperpod_teams import addons
+    from tests.emulator import kubernetes_api
+    from tests.test_kubernetes_rbac import rbac_manifests
+
+    eks = naming.shared_eks_cluster_name(spec.cluster)
+    region = spec.organization.region
+    store = kubernetes_api.Store()
+    kubernetes_api.seed(store, namespaces=[naming.team_namespace(t) for t in teams], crds=[addons.TRAINING_JOB_CRD])
+    api = kubernetes_api.KubernetesApi(
+        authenticator=kubernetes_api.Authenticator(
+            emulator_url=endpoint, region=region, cluster=eks, account_id=spec.organization.account_id
+        ),
+        rbac=kubernetes_api.Rbac(rbac_manifests(stacks)),
+        store=store,
+    ).start()
+    body = json.dumps({"region": region, "cluster": eks, "endpoint": api.url}).encode()
+    request = urllib.request.Request(f"{endpoint}/_emulator/kubernetes-api", data=body, method="POST")
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        answer.read()
+    return api
+
+
+def run_journeys(
+    spec, *, endpoint: str, work: Path, cli_bin: Path, teams: tuple[str, str], kubernetes: KubernetesApi | None = None
+) -> list[Step]:
     """Every step, as scientists and admins of `teams[0]` (each against `teams[1]` where a step names
-    a team's resource) and as `teams[0]`'s Studio execution role."""
+    a team's resource) and as `teams[0]`'s Studio execution role; the Kubernetes steps where
+    `kubernetes` serves the EKS cluster."""
     account = Account(spec, endpoint=endpoint, cli_bin=cli_bin)
     org, region, cluster = spec.organization.name, account.region, account.cluster
     sagemaker = account.client("sagemaker")
@@ -140,7 +235,7 @@ def run_journeys(spec, *, endpoint: str, work: Path, cli_bin: Path, teams: tuple
     steps: list[Step] = []
 
     def member(who: str, role_arn: str) -> Member:
-        return account.member(who, role_arn, work / who.replace(" ", "-"))
+        return account.member(who, role_arn, work / who.replace(" ", "-"), kubernetes)
 
     def domain_tags(domain_id: str) -> list[dict]:
         """The domain's tags, as Studio adds them to what it creates there (tag propagation)."""
@@ -159,13 +254,22 @@ def run_journeys(spec, *, endpoint: str, work: Path, cli_bin: Path, teams: tuple
             connected.got = "failed (no kubeconfig context for the EKS cluster)"
         steps += [
             connected,
-            m.step(f"hyp describe cluster {cluster}", ALLOWED,
-                   "hyp", "describe", "cluster", cluster, "--region", region),
+            m.step("hyp describe cluster", ALLOWED, "hyp", "describe", "cluster", cluster, "--region", region),
             m.step("open the team's domain (describe-domain)", ALLOWED,
                    "aws", "sagemaker", "describe-domain", "--domain-id", own_domain),
             m.step(f"open {other}'s domain (describe-domain)", DENIED,
                    "aws", "sagemaker", "describe-domain", "--domain-id", other_domain),
         ]  # fmt: skip
+
+        if kubernetes is not None and connected.got == ALLOWED:
+            scientist = role == "scientists"
+            steps += pytorch_job_week(m, namespace=naming.team_namespace(own), queue=naming.team_local_queue(own),
+                                      expected=ALLOWED, scientist=scientist)  # fmt: skip
+            theirs = pytorch_job_week(m, namespace=naming.team_namespace(other), queue=naming.team_local_queue(other),
+                                      expected=DENIED, scientist=scientist)  # fmt: skip
+            for step in theirs:
+                step.step = f"{step.step} in {other}'s namespace"
+            steps += theirs
 
         if role == "admins":
             # What the admins manage in the team's domain is the customer managed policy the team
@@ -217,6 +321,17 @@ def run_journeys(spec, *, endpoint: str, work: Path, cli_bin: Path, teams: tuple
                     "aws", "eks", "describe-addon", "--cluster-name", eks, "--addon-name", "vpc-cni"),
         studio.step("Studio reads the cluster's subnets", ALLOWED, "aws", "ec2", "describe-subnets"),
     ]  # fmt: skip
+    # hyp in a Studio space runs as the execution role, which maps to the team scientists' group.
+    connected = studio.step("hyp set-cluster-context in a Studio space", ALLOWED,
+                            "hyp", "set-cluster-context", "--cluster-name", cluster, "--region", region)  # fmt: skip
+    steps.append(connected)
+    if kubernetes is not None and connected.got == ALLOWED:
+        steps += [
+            studio.step("hyp list hyp-pytorch-job from a Studio space", ALLOWED,
+                        "hyp", "list", "hyp-pytorch-job", "--namespace", naming.team_namespace(own)),
+            studio.step(f"hyp list hyp-pytorch-job from a Studio space in {other}'s namespace", DENIED,
+                        "hyp", "list", "hyp-pytorch-job", "--namespace", naming.team_namespace(other)),
+        ]  # fmt: skip
     return steps
 
 
@@ -257,9 +372,16 @@ def without_grant(spec, *, endpoint: str, work: Path, cli_bin: Path, team: str, 
 
 
 def summary(steps: list[Step]) -> str:
+    """The tier's line: steps as expected, and the decisions behind them, AWS's and Kubernetes' apart."""
     good = [s for s in steps if s.as_expected]
     allowed = sum(s.expected == ALLOWED for s in good)
-    return f"journeys: {len(good)}/{len(steps)} steps as expected ({allowed} allowed, {len(good) - allowed} denied)"
+    aws = [ok for s in steps for _, ok in s.calls]
+    k8s = [ok for s in steps for _, ok in s.kubernetes]
+    return (
+        f"journeys: {len(good)}/{len(steps)} steps as expected ({allowed} allowed, {len(good) - allowed} denied); "
+        f"AWS: {sum(aws)} calls allowed, {len(aws) - sum(aws)} refused; "
+        f"Kubernetes: {sum(k8s)} requests allowed, {len(k8s) - sum(k8s)} refused"
+    )
 
 
 def decisions(endpoint: str) -> list[dict]:
