@@ -184,3 +184,94 @@ def team_rbac_manifests(team: str) -> list[dict]:
         }
     )
     return manifests
+
+
+# --- quota that cannot be bypassed ------------------------------------------------------------------
+#
+# Kueue manages only workloads that carry its queue label unless it is configured to manage the
+# others (`manageJobsWithoutQueueName`, false by default: kubernetes-sigs/kueue#169, #207); HyperPod
+# task governance documents submitting with `kueue.x-k8s.io/queue-name: hyperpod-ns-<team>-localqueue`
+# and no such setting. A job without the label would run outside the team's quota, and `hyp create
+# hyp-pytorch-job` sets the label only with `--queue-name`. So the team namespace refuses it: a
+# ValidatingAdmissionPolicy (Kubernetes docs, "Validating Admission Policy", admissionregistration.k8s.io/v1)
+# bound to the namespace, for what the team's members create or change there.
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+ADMISSION_API_GROUP = "admissionregistration.k8s.io"
+#: What a member submits work as: (API group, resource). Pods only through one of the others.
+QUEUED_WORKLOADS = (
+    ("sagemaker.amazonaws.com", "hyperpodpytorchjobs"),
+    ("kubeflow.org", "pytorchjobs"),
+    ("batch", "jobs"),
+)
+
+
+def queue_label_policy_name(team: str) -> str:
+    return f"{naming.team_namespace(team)}-queue-label"
+
+
+def queue_label_policy_manifests(team: str) -> list[dict]:
+    """The ValidatingAdmissionPolicy and its binding that hold the team's members to their queue:
+    a job they create or change in the team namespace carries the team's LocalQueue label, and they
+    create no bare pod (a pod Kueue would not admit). Controllers' requests (the job operators
+    creating a job's pods) are not the members' and pass."""
+    name = queue_label_policy_name(team)
+    queue = naming.team_local_queue(team)
+    groups = ", ".join(f"'{naming.team_kubernetes_group(team, role)}'" for role in naming.ROLES)
+    rules = [
+        {"apiGroups": [group], "apiVersions": ["*"], "operations": ["CREATE", "UPDATE"], "resources": [resource]}
+        for group, resource in QUEUED_WORKLOADS
+    ]
+    rules.append({"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]})
+    return [
+        {
+            "apiVersion": f"{ADMISSION_API_GROUP}/v1",
+            "kind": "ValidatingAdmissionPolicy",
+            "metadata": _metadata(name, team),
+            "spec": {
+                "failurePolicy": "Fail",
+                "matchConstraints": {"resourceRules": rules},
+                "matchConditions": [
+                    {
+                        "name": "made-by-a-team-member",
+                        "expression": f"request.userInfo.groups.exists(g, g in [{groups}])",
+                    }
+                ],
+                "validations": [
+                    {
+                        "expression": "request.resource.resource != 'pods'",
+                        "message": (
+                            f"team members create no bare pods in {naming.team_namespace(team)}: Kueue would not admit "
+                            "them under the team's quota; submit a job (hyp create hyp-pytorch-job --queue-name "
+                            f"{queue}, or a Job or PyTorchJob labelled {QUEUE_LABEL}: {queue})"
+                        ),
+                        "reason": "Forbidden",
+                    },
+                    {
+                        "expression": (
+                            f"request.resource.resource == 'pods' || (has(object.metadata.labels) && "
+                            f"'{QUEUE_LABEL}' in object.metadata.labels && "
+                            f"object.metadata.labels['{QUEUE_LABEL}'] == '{queue}')"
+                        ),
+                        "message": (
+                            f"a job in {naming.team_namespace(team)} runs under the team's quota: label it "
+                            f"{QUEUE_LABEL}: {queue} (hyp create hyp-pytorch-job --queue-name {queue})"
+                        ),
+                        "reason": "Forbidden",
+                    },
+                ],
+            },
+        },
+        {
+            "apiVersion": f"{ADMISSION_API_GROUP}/v1",
+            "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": _metadata(name, team),
+            "spec": {
+                "policyName": name,
+                "validationActions": ["Deny"],
+                "matchResources": {
+                    "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": naming.team_namespace(team)}}
+                },
+            },
+        },
+    ]

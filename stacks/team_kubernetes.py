@@ -10,7 +10,7 @@ from constructs import Construct
 
 from hyperpod_teams import bindings, naming, rbac
 from hyperpod_teams.constructs.eks import EksCluster
-from hyperpod_teams.constructs.kubernetes import TeamRbac
+from hyperpod_teams.constructs.kubernetes import TeamAdmission, TeamRbac
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -73,3 +73,8 @@ class TeamKubernetesStack(PlatformStack):
                 ),
                 depends_on=[self.namespace] if self.namespace is not None else None,
             )
+        self.admission = None
+        if spec.cluster.task_governance.enabled:
+            # The team's quota is Kueue's, which admits only what carries the team's queue label:
+            # the namespace refuses the rest (rbac.queue_label_policy_manifests).
+            self.admission = TeamAdmission(self, "admission", team=team.name)

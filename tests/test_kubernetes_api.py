@@ -235,3 +235,58 @@ def test_the_team_rbac_as_deployed_lets_a_team_run_its_job_week_and_nothing_in_a
     scientist = User("m", (naming.team_kubernetes_group("nlp", "scientists"), "system:authenticated"))
     refused = [r for r in week("hyperpod-ns-nlp") if not Rbac(without).authorize(scientist, info(*r))[0]]
     assert refused == [("POST", "/apis/sagemaker.amazonaws.com/v1/namespaces/hyperpod-ns-nlp/hyperpodpytorchjobs")]
+
+
+# --- admission: the team's queue ----------------------------------------------------------------------
+
+
+def test_the_queue_policy_as_deployed_refuses_a_members_job_without_the_teams_queue_and_any_bare_pod(
+    quickstart_stacks,
+):
+    """The ValidatingAdmissionPolicies read back from the quickstart's Kubernetes stacks, their CEL
+    evaluated by cel-python: a member's job carries the team's LocalQueue label or is refused (no
+    label, another team's queue); a member's bare pod is refused; the same requests by a controller
+    (the operator creating a job's pods) and in a namespace the binding does not select pass."""
+    import json
+
+    from hyperpod_teams import naming
+    from tests.emulator.kubernetes_api import Admission
+    from tests.test_kubernetes_rbac import admission_manifests
+
+    admission = Admission(admission_manifests(quickstart_stacks))
+    member = User("alice", (naming.team_kubernetes_group("nlp", "scientists"), "system:authenticated"))
+    operator = User("system:serviceaccount:aws-hyperpod:hp-training-operator", ("system:serviceaccounts",))
+    jobs = "/apis/sagemaker.amazonaws.com/v1/namespaces/hyperpod-ns-nlp/hyperpodpytorchjobs"
+
+    def job(labels: dict | None) -> dict:
+        return {"metadata": {"name": "bert", **({"labels": labels} if labels is not None else {})}}
+
+    queue = {"kueue.x-k8s.io/queue-name": "hyperpod-ns-nlp-localqueue"}
+    assert admission.review(member, info("POST", jobs), job(queue)) is None
+    for labels in (None, {}, {"kueue.x-k8s.io/queue-name": "hyperpod-ns-vision-localqueue"}):
+        refusal = admission.review(member, info("POST", jobs), job(labels))
+        assert refusal is not None and "hyperpod-ns-nlp-localqueue" in refusal, labels
+    assert admission.review(member, info("PUT", f"{jobs}/bert"), job(None)) is not None  # the label taken off
+    batch = "/apis/batch/v1/namespaces/hyperpod-ns-nlp/jobs"
+    assert admission.review(member, info("POST", batch), job(None)) is not None
+    assert admission.review(member, info("POST", batch), job(queue)) is None
+    pods = "/api/v1/namespaces/hyperpod-ns-nlp/pods"
+    assert "bare pods" in (admission.review(member, info("POST", pods), job(queue)) or "")
+    assert admission.review(operator, info("POST", pods), job(None)) is None
+    assert admission.review(operator, info("POST", jobs), job(None)) is None
+    # Delete and reads are not admission's; another namespace is not this binding's.
+    assert admission.review(member, info("DELETE", f"{jobs}/bert"), {}) is None
+    vision = User("bob", (naming.team_kubernetes_group("vision", "scientists"), "system:authenticated"))
+    refusal = admission.review(vision, info("POST", jobs.replace("nlp", "vision")), job(queue))
+    assert refusal is not None and "hyperpod-ns-vision-localqueue" in refusal
+    assert json.dumps(admission.policies)  # the objects as deployed, nothing added
+
+
+def test_without_the_policy_a_job_without_a_queue_is_admitted():
+    """What the policy guards against: with no policy, the same request passes admission."""
+    from hyperpod_teams import naming
+    from tests.emulator.kubernetes_api import Admission
+
+    member = User("alice", (naming.team_kubernetes_group("nlp", "scientists"), "system:authenticated"))
+    request = info("POST", "/apis/sagemaker.amazonaws.com/v1/namespaces/hyperpod-ns-nlp/hyperpodpytorchjobs")
+    assert Admission([]).review(member, request, {"metadata": {"name": "bert"}}) is None

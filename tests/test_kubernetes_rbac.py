@@ -252,3 +252,37 @@ def test_without_task_governance_rbac_waits_for_the_namespace(quickstart_data, t
     stack = synthesize_stacks(validate_spec(quickstart_data), tmp_path)["acme-k8s-nlp"]
     for body in stack["resource"]["kubernetes_role_binding_v1"].values():
         assert body["depends_on"] == ["kubernetes_namespace_v1.namespace"]
+
+
+# --- the team's queue: admission ------------------------------------------------------------------
+
+
+def admission_manifests(stacks: dict[str, dict]) -> list[dict]:
+    """The admission objects the Kubernetes stacks deploy (kubernetes_manifest), as written."""
+    return [
+        body["manifest"]
+        for stack in stacks.values()
+        for body in stack.get("resource", {}).get("kubernetes_manifest", {}).values()
+        if body["manifest"]["apiVersion"].startswith("admissionregistration.k8s.io/")
+    ]
+
+
+def test_each_team_namespace_gets_its_queue_policy_and_binding_and_they_pass_kubernetes_validate_strict(
+    quickstart_stacks,
+):
+    version = load_spec(QUICKSTART).cluster.eks.kubernetes_version
+    manifests = admission_manifests(quickstart_stacks)
+    kinds = sorted((m["kind"], m["metadata"]["name"]) for m in manifests)
+    assert kinds == sorted(
+        (kind, f"hyperpod-ns-{team}-queue-label")
+        for team in ("nlp", "vision", "research")
+        for kind in ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
+    )
+    for m in manifests:
+        kubernetes_validate.validate(m, f"{version}.0", strict=True)
+
+
+def test_without_task_governance_there_is_no_queue_to_hold_a_team_to(quickstart_data, tmp_path):
+    quickstart_data["cluster"]["task_governance"] = {"enabled": False}
+    stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path)
+    assert admission_manifests(stacks) == []

@@ -132,6 +132,11 @@ def test_execution_role_policy_names_only_the_teams_own_resources():
         elif statement["Sid"] == "PassTheTeamsOwnRolesToSageMakerJobs":
             assert statement["Resource"] == ["arn:aws:iam::111122223333:role/acme-nlp-execution"]
             assert statement["Condition"] == {"StringEquals": {"iam:PassedToService": "sagemaker.amazonaws.com"}}
+        elif statement["Sid"] == "SignInToTheRegistry":  # docker login has no resource type
+            assert statement["Action"] == ["ecr:GetAuthorizationToken"]
+            assert statement["Condition"] == {"StringEquals": {"aws:RequestedRegion": "us-west-2"}}
+        elif statement["Sid"] == "ReadTheTeamsImages":
+            assert statement["Resource"] == ["arn:aws:ecr:us-west-2:111122223333:repository/acme/nlp/*"]
         else:
             assert statement["Sid"] == "ReadTheSharedEksCluster"
             assert statement["Resource"] == [

@@ -316,8 +316,17 @@ def test_a_schema_read_back_from_a_binding_matches_the_published_one(provider, e
     assert used
     for type_name in used:
         folder = type_name.split("_", 1)[1].replace("_", "-")
-        read_back = read_binding(bundle, folder).resource(type_name)["block"]
-        assert _shape(read_back) == _shape(published[type_name]["block"]), type_name
+        read_back = _shape(read_binding(bundle, folder).resource(type_name)["block"])
+        expected = _shape(published[type_name]["block"])
+        for name in BINDING_AMBIGUITIES.get(type_name, ()):
+            read_back.pop(name), expected.pop(name)
+        assert read_back == expected, type_name
+
+
+#: What a binding cannot tell apart, by resource type: an attribute of object type, which cdktf's
+#: generator writes as a single block ("isBlock: true", type "struct") like a block of its own.
+#: kubernetes_manifest's deprecated `wait_for` is one; the stacks never set it.
+BINDING_AMBIGUITIES = {"kubernetes_manifest": ("wait_for",)}
 
 
 # --- the VPC CNI floor -------------------------------------------------------------------------------

@@ -55,3 +55,25 @@ class TeamRbac(Construct):
                 arguments["depends_on"] = depends_on
             construct_id = f"{manifest['kind']}-{metadata['name']}".lower()
             self.objects.append(getattr(module, prefix)(self, construct_id, **arguments))
+
+
+class TeamAdmission(Construct):
+    """The admission policy that holds the team's members to their queue
+    (`rbac.queue_label_policy_manifests`), as `kubernetes_manifest` objects: the provider's typed
+    resources have no ValidatingAdmissionPolicyBinding."""
+
+    def __init__(self, scope: Construct, id_: str, *, team: str) -> None:
+        super().__init__(scope, id_)
+        self.objects = []
+        previous = None
+        for manifest in rbac.queue_label_policy_manifests(team):
+            self.objects.append(
+                bindings.kubernetes_manifest.Manifest(
+                    self,
+                    manifest["kind"].lower(),
+                    manifest=manifest,
+                    # The binding names the policy: created after it, destroyed before it.
+                    depends_on=[previous] if previous is not None else None,
+                )
+            )
+            previous = self.objects[-1]

@@ -177,6 +177,8 @@ def pytorch_job_week(m: Member, *, namespace: str, queue: str, expected: str, sc
     job, ns = "bert-pretrain", ("--namespace", namespace)
     cleanup = (f"delete configmaps {namespace}/training-config-{job}",) if scientist else ()
     return [
+        m.step("hyp create hyp-pytorch-job without --queue-name (outside the team's quota)", DENIED,
+               "hyp", "create", "hyp-pytorch-job", "--job-name", "no-queue", *ns, "--image", "trainer:1"),
         m.step("hyp create hyp-pytorch-job", expected,
                "hyp", "create", "hyp-pytorch-job", "--job-name", job, *ns, "--queue-name", queue,
                "--service-account-name", naming.TEAM_SERVICE_ACCOUNT, "--image", "trainer:1"),
@@ -192,9 +194,9 @@ def pytorch_job_week(m: Member, *, namespace: str, queue: str, expected: str, sc
 
 
 def start_kubernetes_api(spec, *, endpoint: str, stacks: dict[str, dict], teams: tuple[str, ...]) -> KubernetesApi:
-    """The EKS cluster's Kubernetes API with the RBAC the stacks deploy (read back from the
-    synthesized Kubernetes stacks), the team namespaces and the job CRD, and DescribeCluster's
-    endpoint pointed at it."""
+    """The EKS cluster's Kubernetes API with the RBAC and the admission policies the stacks deploy
+    (read back from the synthesized Kubernetes stacks), the team namespaces and the job CRD, and
+    DescribeCluster's endpoint pointed at it."""
     import urllib.request
 
     from hyperpod_teams import addons
@@ -205,12 +207,19 @@ def start_kubernetes_api(spec, *, endpoint: str, stacks: dict[str, dict], teams:
     region = spec.organization.region
     store = kubernetes_api.Store()
     kubernetes_api.seed(store, namespaces=[naming.team_namespace(t) for t in teams], crds=[addons.TRAINING_JOB_CRD])
+    admission = [
+        body["manifest"]
+        for stack in stacks.values()
+        for body in stack.get("resource", {}).get("kubernetes_manifest", {}).values()
+        if body["manifest"]["apiVersion"].startswith("admissionregistration.k8s.io/")
+    ]
     api = kubernetes_api.KubernetesApi(
         authenticator=kubernetes_api.Authenticator(
             emulator_url=endpoint, region=region, cluster=eks, account_id=spec.organization.account_id
         ),
         rbac=kubernetes_api.Rbac(rbac_manifests(stacks)),
         store=store,
+        admission=kubernetes_api.Admission(admission),
     ).start()
     body = json.dumps({"region": region, "cluster": eks, "endpoint": api.url}).encode()
     request = urllib.request.Request(f"{endpoint}/_emulator/kubernetes-api", data=body, method="POST")

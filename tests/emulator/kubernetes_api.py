@@ -19,6 +19,8 @@ recording each decision.
   synthesized Kubernetes stacks). EKS access policies (the namespace-scoped
   `AmazonEKSViewPolicy` of the team roles' entries) are not evaluated: a request only they would
   allow is refused here, so the tier can only err towards a refusal.
+- **Admission** after authorization: the ValidatingAdmissionPolicies and bindings the stacks deploy,
+  their CEL expressions evaluated by cel-python (`Admission`).
 - **Objects**: namespaces, the job CRDs, HyperPod PyTorch jobs, pods, ConfigMaps and the rest as a
   plain store. What the HyperPod training operator does on the cluster is stood in for: a job
   created gets one pod labelled `HPJob=<job>` (the label `hyp list-pods` selects) with a log.
@@ -322,6 +324,73 @@ def forbidden_message(user: User, info: RequestInfo) -> str:
     )
 
 
+# --- admission (ValidatingAdmissionPolicy) -----------------------------------------------------------
+
+
+class Admission:
+    """Kubernetes' validating admission policies over the requests RBAC allowed (Kubernetes docs,
+    "Validating Admission Policy"): a policy applies when a binding names it, the request's namespace
+    matches the binding's namespaceSelector (by the namespace's labels, `kubernetes.io/metadata.name`
+    among them), a resource rule matches its group, resource and operation, and every matchCondition
+    holds; then each validation's CEL expression, evaluated by cel-python over `object` and
+    `request`, must hold, else the request is refused with the validation's message."""
+
+    def __init__(self, manifests: list[Json]) -> None:
+        self.policies = {m["metadata"]["name"]: m for m in manifests if m["kind"] == "ValidatingAdmissionPolicy"}
+        self.bindings = [m for m in manifests if m["kind"] == "ValidatingAdmissionPolicyBinding"]
+
+    @staticmethod
+    def _cel(expression: str, activation: Json) -> bool:
+        import celpy
+
+        environment = celpy.Environment()
+        program = environment.program(environment.compile(expression))
+        return bool(program.evaluate({name: celpy.json_to_cel(value) for name, value in activation.items()}))
+
+    @staticmethod
+    def _rule_matches(rule: Json, group: str, resource: str, operation: str) -> bool:
+        return (
+            any(g in ("*", group) for g in rule.get("apiGroups", []))
+            and any(r in ("*", resource) for r in rule.get("resources", []))
+            and any(o in ("*", operation) for o in rule.get("operations", []))
+        )
+
+    def review(self, user: User, info: RequestInfo, obj: Json) -> str | None:
+        """The refusal's message, or None when every policy that applies lets the request through."""
+        operation = {"create": "CREATE", "update": "UPDATE", "patch": "UPDATE", "delete": "DELETE"}.get(info.verb)
+        if operation is None or info.subresource:
+            return None
+        namespace_labels = {"kubernetes.io/metadata.name": info.namespace} if info.namespace else {}
+        request = {
+            "operation": operation,
+            "namespace": info.namespace,
+            "name": info.name or obj.get("metadata", {}).get("name", ""),
+            "resource": {"group": info.api_group, "version": info.api_version, "resource": info.resource},
+            "userInfo": {"username": user.name, "groups": list(user.groups)},
+        }
+        activation = {"object": obj, "request": request}
+        for binding in self.bindings:
+            spec = binding["spec"]
+            policy = self.policies.get(spec["policyName"])
+            if policy is None or "Deny" not in spec.get("validationActions", []):
+                continue
+            selector = (spec.get("matchResources") or {}).get("namespaceSelector")
+            if selector is not None and not (info.namespace and _selector_matches(selector, namespace_labels)):
+                continue
+            rules = policy["spec"]["matchConstraints"]["resourceRules"]
+            if not any(self._rule_matches(r, info.api_group, info.resource, operation) for r in rules):
+                continue
+            if not all(self._cel(c["expression"], activation) for c in policy["spec"].get("matchConditions", [])):
+                continue
+            for validation in policy["spec"]["validations"]:
+                if not self._cel(validation["expression"], activation):
+                    return (
+                        f"ValidatingAdmissionPolicy '{policy['metadata']['name']}' with binding "
+                        f"'{binding['metadata']['name']}' denied request: {validation['message']}"
+                    )
+        return None
+
+
 # --- the server ---------------------------------------------------------------------------------
 
 
@@ -466,8 +535,11 @@ class KubernetesApi:
     """The server: start() binds 127.0.0.1 and serves in a thread; `decisions` holds every
     authorization decision in order."""
 
-    def __init__(self, *, authenticator: Authenticator, rbac: Rbac, store: Store) -> None:
+    def __init__(
+        self, *, authenticator: Authenticator, rbac: Rbac, store: Store, admission: Admission | None = None
+    ) -> None:
         self.authenticator, self.rbac, self.store = authenticator, rbac, store
+        self.admission = admission or Admission([])
         self.decisions: list[Decision] = []
         self.server: ThreadingHTTPServer | None = None
 
@@ -516,6 +588,12 @@ class KubernetesApi:
             return 401, status(401, "Unauthorized", "Unauthorized")
         info = request_info(method, url)
         allowed, reason = self.rbac.authorize(user, info)
+        refusal = None
+        if allowed and info.verb in ("create", "update", "patch"):
+            # Admission follows authorization: the validating admission policies see the object.
+            refusal = self.admission.review(user, info, json.loads(body or b"{}"))
+            if refusal is not None:
+                allowed, reason = False, f"admission: {refusal}"
         self.decisions.append(
             Decision(
                 user.name,
@@ -530,6 +608,10 @@ class KubernetesApi:
                 reason,
             )  # fmt: skip
         )
+        if refusal is not None:
+            name = info.name or json.loads(body or b"{}").get("metadata", {}).get("name", "")
+            what = f'{info.resource}.{info.api_group} "{name}"' if info.api_group else f'{info.resource} "{name}"'
+            return 403, status(403, "Forbidden", f"{what} is forbidden: {refusal}", info)
         if not allowed:
             return 403, status(403, "Forbidden", forbidden_message(user, info), info)
         return self.serve(method, url, info, body)

@@ -66,8 +66,15 @@ def _struct_name(storage: str) -> str:
     return re.sub(r"(List|Map|OutputReference)$", "", storage)
 
 
+#: What a binding types as any value: Terraform's dynamic type (kubernetes_manifest's `manifest`
+#: and `object`, which the published schema types "dynamic").
+DYNAMIC_STORAGE = ("anyMap",)
+
+
 def _cty(kind: dict) -> object:
     storage, collection = kind["storage"], kind["type"]
+    if storage in DYNAMIC_STORAGE:
+        return "dynamic"
     for suffix, default_collection in COLLECTIONS.items():
         if storage.endswith(suffix) and storage[: -len(suffix)] in STORAGE:
             element = STORAGE[storage[: -len(suffix)]]
