@@ -78,6 +78,12 @@ STEPS: tuple[Step, ...] = (
     ),
     Step(
         "hyp",
+        "hyp exec hyp-pytorch-job --job-name <job> --pod <pod> -- <command>",
+        ("get hyperpodpytorchjobs", "list pods", "get pods/exec (admins)"),
+        "the team's cluster-read ClusterRole and the admins' Role",
+    ),
+    Step(
+        "hyp",
         "hyp delete hyp-pytorch-job --job-name <job>",
         (
             "get namespaces/<team namespace>",

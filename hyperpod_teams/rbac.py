@@ -61,7 +61,10 @@ SCIENTIST_RULES = (
 ADMIN_RULES = (
     Rule(("",), ("pods",), READ + RUN),
     Rule(("",), ("pods/log", "pods/status"), READ),
-    Rule(("",), ("pods/exec",), ("create",)),
+    # `hyp exec` opens pods/exec over a WebSocket, a GET the API server authorizes as `get` (1.35's
+    # AuthorizePodWebsocketUpgradeCreatePermission also asks `create`); `kubectl exec` over SPDY
+    # is a POST, `create`.
+    Rule(("",), ("pods/exec",), ("get", "create")),
     Rule(("",), ("events", "services", "serviceaccounts"), READ),
     Rule(("",), ("configmaps", "secrets"), READ + RUN + CHANGE),
     Rule(("batch",), ("jobs",), READ + RUN + CHANGE),

@@ -47,11 +47,28 @@ class TeamStack(PlatformStack):
         if environment.compute_quota is not None:
             quota = environment.compute_quota
             arn, quota_id = quota.id, cdk.Fn.lookup(cdk.Fn.jsondecode(quota.properties), "ComputeQuotaId", "")
+            properties = f"{quota.terraform_resource_type}.{self.get_logical_id(quota)}.properties"
         elif environment.existing_compute_quota is not None:
             arn = team.compute.existing_quota_arn or ""
             quota_id = arn.rsplit("/", 1)[-1]
+            lookup = environment.existing_compute_quota.lookup
+            properties = f"data.{lookup.terraform_resource_type}.{self.get_logical_id(lookup)}.properties"
         else:
             return
+        # What AWS holds of the quota (Cloud Control's properties, AWS::SageMaker::ComputeQuota):
+        # instance counts by type, how the team shares and borrows, whether it preempts its own tasks.
+        config = f"try(jsondecode({properties}).ComputeQuotaConfig, {{}})"
+        cdk.TerraformOutput(
+            self,
+            "compute_quota",
+            value=(
+                "${{instances = {for r in try(" + config + ".ComputeQuotaResources, []) : r.InstanceType => "
+                "try(r.Count, null)}, sharing = try(" + config + ".ResourceSharingConfig.Strategy, null), "
+                "borrow_limit_percent = try(" + config + ".ResourceSharingConfig.BorrowLimit, null), "
+                "preempts_own_tasks = try(" + config + ".PreemptTeamTasks, null)}}"
+            ),
+            description="What the team's quota guarantees, as AWS holds it: instance counts, sharing, borrow limit",
+        )
         cdk.TerraformOutput(
             self, "compute_quota_arn", value=arn, description=f"Team {team.name}'s compute quota (task governance)"
         )

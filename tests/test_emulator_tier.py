@@ -599,8 +599,17 @@ def test_each_team_stack_gives_its_own_compute_quotas_id_and_queue(rounds, examp
     assert set(with_quota) == set(result.team_outputs)
     held = {o["compute_quota_arn"]: o["compute_quota_id"] for o in with_quota.values()}
     assert held == result.quotas_held
+    from hyperpod_teams.spec import validate_spec
+    from tests.emulator.day_two import first_day
+
+    spec = validate_spec(first_day(example, yaml.safe_load((EXAMPLES / example / "teams.yaml").read_text())))
     for name, outputs in with_quota.items():
-        assert outputs["cluster_queue"] == naming.team_cluster_queue(name.rsplit("-team-", 1)[1])
+        team = spec.team(name.rsplit("-team-", 1)[1])
+        assert outputs["cluster_queue"] == naming.team_cluster_queue(team.name)
+        # What the team may use, as AWS holds it, is what the spec guarantees it.
+        quota = outputs["compute_quota"]
+        assert quota["instances"] == {q.instance_type: q.count for q in team.compute.quota}, name
+        assert quota["sharing"] == team.compute.sharing, name
 
 
 def test_the_day_two_summary_line_says_what_changed_and_what_was_destroyed(rounds):

@@ -237,7 +237,7 @@ def test_scientists_run_training_but_only_admins_exec_into_pods(quickstart_rbac)
 
     scientists, admins = rules("hyperpod-teams-scientists"), rules("hyperpod-teams-admins")
     assert {"create", "delete", "get"} <= scientists["pytorchjobs"] and "create" in scientists["pods"]
-    assert "pods/exec" not in scientists and admins["pods/exec"] == {"create"}
+    assert "pods/exec" not in scientists and admins["pods/exec"] == {"get", "create"}
     assert "delete" in admins["workloads"] and scientists["workloads"] == {"get", "list", "watch"}
 
 

@@ -416,7 +416,8 @@ def _compute_section(
         example = shown[0].name if shown else "<team>"
         document.add(
             Paragraph(
-                "What each team may use and uses now: its team stack's outputs `compute_quota_id` (for "
+                "What each team may use and uses now: its team stack's outputs `compute_quota` (the "
+                "instance counts, sharing and borrow limit AWS holds), `compute_quota_id` (for "
                 f"`aws sagemaker describe-compute-quota --compute-quota-id <id>`, e.g. `cdktn output "
                 f"{naming.team_stack_name(spec.organization.name, example)}`) and `cluster_queue`; "
                 f"`kubectl get clusterqueue {naming.team_cluster_queue(example)}` shows the nodes its workloads "

@@ -115,7 +115,50 @@ class Authorization:
             return (action, "*", context) if action in UNSCOPED else None
         if request.service == "eks" and request.method == "GET":
             return self._eks_requested(request, context)
+        if request.service == "s3":
+            return self._s3_requested(request, context)
         return None
+
+    def _s3_requested(self, request: Any, context: Json) -> list[tuple[str, str, Json]] | None:
+        """S3 object and bucket requests (path-style, as the CLI sends them to an address), and the
+        KMS calls S3 makes with the caller's permissions for a bucket encrypted with a KMS key by
+        default (S3 user guide, "Using server-side encryption with AWS KMS keys": the requester
+        needs kms:GenerateDataKey to write and kms:Decrypt to read)."""
+        parts = request.path.lstrip("/").split("/", 1)
+        bucket, key = parts[0], unquote(parts[1]) if len(parts) > 1 else ""
+        if not bucket:
+            return None
+        s3 = "arn:aws:s3:::"
+        if not key:
+            if request.method == "GET" and not ({"versioning", "policy", "acl", "tagging"} & set(request.query)):
+                return [("s3:ListBucket", f"{s3}{bucket}", context)]
+            if request.method == "GET" and "location" in request.query:
+                return [("s3:GetBucketLocation", f"{s3}{bucket}", context)]
+            return None
+        action = {"PUT": "s3:PutObject", "GET": "s3:GetObject", "HEAD": "s3:GetObject", "DELETE": "s3:DeleteObject"}
+        if request.method not in action or set(request.query) - {"versionId", "partNumber", "x-id"}:
+            return None
+        asked = [(action[request.method], f"{s3}{bucket}/{key}", context)]
+        key = self._bucket_key(bucket)
+        if key is not None and request.method in ("PUT", "GET"):
+            key_arn, tags = key
+            kms_action = "kms:GenerateDataKey" if request.method == "PUT" else "kms:Decrypt"
+            via = {"kms:ViaService": f"s3.{request.region}.amazonaws.com"}
+            asked.append((kms_action, key_arn, {**context, **via, **_resource_tags(tags)}))
+        return asked
+
+    def _bucket_key(self, bucket: str) -> tuple[str, dict] | None:
+        """The ARN and tags of the KMS key a bucket encrypts new objects with by default, if any."""
+        s3 = self.additions._moto("s3", "aws")
+        found = s3.buckets.get(bucket)
+        rule = ((found.encryption or {}) if found is not None else {}).get("Rule") or {}
+        rule = rule[0] if isinstance(rule, list) else rule
+        default = rule.get("ApplyServerSideEncryptionByDefault") or {}
+        if default.get("SSEAlgorithm") != "aws:kms" or not default.get("KMSMasterKeyID"):
+            return None
+        kms = self.additions._moto("kms", found.region_name)
+        key_id = kms.any_id_to_key_id(default["KMSMasterKeyID"])
+        return kms.keys[key_id].arn, kms.tagger.get_tag_dict_for_resource(key_id)
 
     def _sagemaker_requested(
         self, request: Any, context: Json
@@ -235,6 +278,12 @@ def denial(request: Any, decision: Decision) -> tuple[int, dict[str, str], bytes
                 f"</Error><RequestId>{request_id}</RequestId></ErrorResponse>"
             )
         return 403, {"Content-Type": "text/xml"}, xml.encode()
+    if request.service == "s3":
+        xml = (
+            f'<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>{escape(message)}'
+            f"</Message><RequestId>{request_id}</RequestId></Error>"
+        )
+        return 403, {"Content-Type": "application/xml"}, xml.encode()
     body = json.dumps({"__type": "AccessDeniedException", "message": message}).encode()
     headers = {"Content-Type": "application/x-amz-json-1.1", "X-Amzn-ErrorType": "AccessDeniedException"}
     return (403 if request.service == "eks" else 400), headers, body

@@ -100,13 +100,21 @@ class Member:
             cwd=self.env["HOME"],
         )
 
-    def step(self, step: str, expected: str, *command: str, refused_by_design: tuple[str, ...] = ()) -> Step:
+    def step(
+        self,
+        step: str,
+        expected: str,
+        *command: str,
+        refused_by_design: tuple[str, ...] = (),
+        runs_here: bool = True,
+    ) -> Step:
         """Run one step and judge it by every request it made, never by the exit code alone (the
         CLIs swallow errors). It is allowed when IAM allowed every AWS call, RBAC every Kubernetes
         request but those `refused_by_design` (requests, as `kubernetes_request` writes them, that
         must be refused and that the CLI goes on without), and the command succeeded; denied when
         IAM or RBAC refused another request (the CLI may go on: `hyp` falls back when iam:GetRole is
-        refused, and fails later)."""
+        refused, and fails later). A command that cannot run here once authorized (`runs_here`
+        False: `hyp exec`, no container runs in the tier) is judged by its decisions alone."""
         before = len(decisions(self.endpoint))
         k8s_before = len(self.kubernetes.decisions) if self.kubernetes else 0
         result = self.run(*command)
@@ -124,7 +132,7 @@ class Member:
             got = DENIED
         elif let_through:
             got = f"allowed what must be refused: {', '.join(let_through)}"
-        elif result.returncode == 0 and (calls or k8s):
+        elif (result.returncode == 0 or not runs_here) and (calls or k8s):
             got = ALLOWED
         else:
             got = f"failed (exit {result.returncode}, {len(calls)} AWS calls, {len(k8s)} Kubernetes requests)"
@@ -188,8 +196,29 @@ def pytorch_job_week(m: Member, *, namespace: str, queue: str, expected: str, sc
                "hyp", "list-pods", "hyp-pytorch-job", "--job-name", job, *ns),
         m.step("hyp get-logs hyp-pytorch-job", expected,
                "hyp", "get-logs", "hyp-pytorch-job", "--job-name", job, "--pod-name", f"{job}-pod-0", *ns),
+        # Admins only; authorized, then the tier's API answers 400: no container runs there.
+        m.step("hyp exec hyp-pytorch-job", expected if not scientist else DENIED,
+               "hyp", "exec", "hyp-pytorch-job", "--job-name", job, "--pod", f"{job}-pod-0", *ns, "--", "date",
+               runs_here=False),
         m.step("hyp delete hyp-pytorch-job", expected,
                "hyp", "delete", "hyp-pytorch-job", "--job-name", job, *ns, refused_by_design=cleanup),
+    ]  # fmt: skip
+
+
+def data_steps(m: Member, *, own_bucket: str, other_bucket: str, other: str) -> list[Step]:
+    """Write, list and read a dataset in the team's bucket (encrypted with the team's data key:
+    S3 asks KMS with the caller's permissions), and the same in the other team's (refused)."""
+    dataset = Path(m.env["HOME"]) / "train.jsonl"
+    dataset.write_text('{"text": "hello"}\n')
+    return [
+        m.step("write a dataset to the team's bucket", ALLOWED,
+               "aws", "s3", "cp", str(dataset), f"s3://{own_bucket}/datasets/train.jsonl"),
+        m.step("list the team's bucket", ALLOWED, "aws", "s3", "ls", f"s3://{own_bucket}/datasets/"),
+        m.step("read the dataset back", ALLOWED,
+               "aws", "s3", "cp", f"s3://{own_bucket}/datasets/train.jsonl", str(dataset.with_suffix(".copy"))),
+        m.step(f"write to {other}'s bucket", DENIED,
+               "aws", "s3", "cp", str(dataset), f"s3://{other_bucket}/datasets/planted.jsonl"),
+        m.step(f"list {other}'s bucket", DENIED, "aws", "s3", "ls", f"s3://{other_bucket}/"),
     ]  # fmt: skip
 
 
@@ -330,6 +359,17 @@ def run_journeys(
                     "aws", "eks", "describe-addon", "--cluster-name", eks, "--addon-name", "vpc-cni"),
         studio.step("Studio reads the cluster's subnets", ALLOWED, "aws", "ec2", "describe-subnets"),
     ]  # fmt: skip
+    # The team's data, from a Studio space (the execution role) and as a job's pods get it (the
+    # workload role: in AWS the Pod Identity agent hands the pods its credentials; here a session of
+    # the role stands for them).
+    buckets = {t: naming.team_data_bucket_name(org, t, spec.organization.account_id, region) for t in (own, other)}
+    workload = member(
+        f"{own} workload role",
+        account.iam.get_role(RoleName=naming.team_workload_role_name(org, own))["Role"]["Arn"],
+    )
+    for who in (workload, studio):
+        steps += data_steps(who, own_bucket=buckets[own], other_bucket=buckets[other], other=other)
+
     # hyp in a Studio space runs as the execution role, which maps to the team scientists' group.
     connected = studio.step("hyp set-cluster-context in a Studio space", ALLOWED,
                             "hyp", "set-cluster-context", "--cluster-name", cluster, "--region", region)  # fmt: skip
