@@ -139,9 +139,9 @@ class Authorization:
         if request.method not in action or set(request.query) - {"versionId", "partNumber", "x-id"}:
             return None
         asked = [(action[request.method], f"{s3}{bucket}/{key}", context)]
-        key = self._bucket_key(bucket)
-        if key is not None and request.method in ("PUT", "GET"):
-            key_arn, tags = key
+        bucket_key = self._bucket_key(bucket)
+        if bucket_key is not None and request.method in ("PUT", "GET"):
+            key_arn, tags = bucket_key
             kms_action = "kms:GenerateDataKey" if request.method == "PUT" else "kms:Decrypt"
             via = {"kms:ViaService": f"s3.{request.region}.amazonaws.com"}
             asked.append((kms_action, key_arn, {**context, **via, **_resource_tags(tags)}))
