@@ -443,13 +443,14 @@ def team_execution_policy(
                 },
             },
             {
+                # Spaces and apps of the team's own domain only, as for creating them: a resource's
+                # tag alone would reach one tagged as the team's in another team's domain.
                 "Sid": "ManageOnlyTheTeamsOwn",
                 "Effect": "Allow",
                 "Action": list(TEAM_MANAGE_ACTIONS),
                 "Resource": [
-                    f"{sagemaker}:app/*",
+                    *in_the_domain,
                     f"{sagemaker}:processing-job/*",
-                    f"{sagemaker}:space/*",
                     f"{sagemaker}:training-job/*",
                 ],
                 "Condition": {"StringEquals": {f"aws:ResourceTag/{team_tag}": team}},

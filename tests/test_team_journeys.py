@@ -196,6 +196,22 @@ def test_studio_plants_no_space_or_app_in_another_teams_domain_even_tagged_as_it
     assert allows([without_domain], "sagemaker:CreateTrainingJob", f"{SAGEMAKER}:training-job/x", tagged_nlp)
 
 
+def test_studio_changes_and_deletes_nothing_in_another_teams_domain_even_tagged_as_its_own():
+    """Managing spaces and apps is held to the own domain's ARN too: a space tagged as nlp's in
+    vision's domain (which no team role can make any more, but a tag is no proof) stays vision's."""
+    policy = execution_policy("nlp")
+    tagged_nlp = {"aws:ResourceTag/hyperpod-teams:team": "nlp", "aws:RequestedRegion": REGION}
+    for action, resource in [
+        ("sagemaker:DeleteSpace", "space/{domain}/shared"),
+        ("sagemaker:UpdateSpace", "space/{domain}/shared"),
+        ("sagemaker:DeleteApp", "app/{domain}/shared/jupyterlab/default"),
+    ]:
+        assert allows([policy], action, f"{SAGEMAKER}:{resource.format(domain='d-nlp')}", tagged_nlp), action
+        assert not allows([policy], action, f"{SAGEMAKER}:{resource.format(domain='d-vision')}", tagged_nlp), action
+    # Jobs belong to no domain: the team's tag holds them.
+    assert allows([policy], "sagemaker:StopTrainingJob", f"{SAGEMAKER}:training-job/x", tagged_nlp)
+
+
 def execution_role(team: str) -> str:
     return f"arn:aws:iam::{ACCOUNT}:role/acme-{team}-execution"
 
