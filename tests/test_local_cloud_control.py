@@ -19,9 +19,9 @@ ROLE = "arn:aws:iam::111122223333:role/acme-ml-shared-execution"
 
 
 class Call:
-    def __init__(self, body: dict) -> None:
+    def __init__(self, body: dict, region: str = REGION) -> None:
         self.body = body
-        self.region = REGION
+        self.region = region
 
     def json(self) -> dict:
         return self.body
@@ -163,3 +163,28 @@ def test_an_sdk_retry_of_an_answered_call_gets_the_same_answer_and_runs_once():
     assert call("first", 2) == {"Id": "id-1"}  # the same answer, not a second create
     assert call("second", 1) == {"Id": "id-2"}  # another call runs
     assert len(runs) == 2
+
+
+def test_a_resource_of_another_region_is_not_found_there():
+    """Cloud Control and SageMaker are regional: a quota asked in us-east-1 for a us-west-2 cluster
+    names a cluster that does not exist in us-east-1, and the us-west-2 cluster is not found by a
+    us-east-1 request (#44: both were accepted when resources were keyed without their Region)."""
+    api = CloudControl(account_id="111122223333")
+    arn = create(api, "AWS::SageMaker::Cluster", cluster())["Identifier"]
+    quota = {
+        "Name": "nlp-quota",
+        "ClusterArn": arn,
+        "ComputeQuotaConfig": {
+            "ComputeQuotaResources": [{"InstanceType": "ml.p5.48xlarge", "Count": 1}],
+            "ResourceSharingConfig": {"Strategy": "Lend"},
+        },
+        "ComputeQuotaTarget": {"TeamName": "nlp"},
+    }
+    body = {"TypeName": "AWS::SageMaker::ComputeQuota", "DesiredState": json.dumps(quota)}
+    event = api.create_resource(Call(body, region="us-east-1"))["ProgressEvent"]
+    status = api.get_resource_request_status(Call({"RequestToken": event["RequestToken"]}))["ProgressEvent"]
+    assert status["OperationStatus"] == "FAILED" and "not found" in status["StatusMessage"]
+    with pytest.raises(CloudControlError) as error:
+        api.get_resource(Call({"TypeName": "AWS::SageMaker::Cluster", "Identifier": arn}, region="us-east-1"))
+    assert error.value.error_type == "ResourceNotFoundException"
+    assert create(api, "AWS::SageMaker::ComputeQuota", quota)["OperationStatus"] == "SUCCESS"  # in its own Region

@@ -41,6 +41,12 @@ class CloudControlError(Exception):
         self.error_type = error_type
 
 
+def _region_of(arn: str) -> str | None:
+    """The Region an ARN names (`arn:partition:service:region:account:...`), None for no ARN."""
+    parts = arn.split(":")
+    return parts[3] if len(parts) > 5 and parts[0] == "arn" else None
+
+
 def _paths(schema: Json, key: str) -> list[list[str]]:
     return [pointer.removeprefix("/properties/").split("/") for pointer in schema.get(key, [])]
 
@@ -119,12 +125,14 @@ class CloudControl:
             return f"Model validation failed (#/{where}: {error.message})"
         return None
 
-    def _references(self, type_name: str, model: Json, identifier: str | None = None) -> str | None:
-        """What SageMaker refuses beyond the schema: a missing cluster, a second scheduler config."""
+    def _references(self, type_name: str, model: Json, region: str, identifier: str | None = None) -> str | None:
+        """What SageMaker refuses beyond the schema: a missing cluster (one of another Region is
+        missing in this one: Cloud Control and SageMaker resources are regional, and the ARN names
+        its Region), a second scheduler config."""
         if type_name == "AWS::SageMaker::Cluster":
             return None
         cluster = model.get("ClusterArn", "")
-        if not self.exists("AWS::SageMaker::Cluster", cluster):
+        if not self.exists("AWS::SageMaker::Cluster", cluster) or _region_of(cluster) != region:
             return f"Cluster {cluster} not found (ResourceNotFound)"
         for (other_type, other_id), other in self.resources.items():
             if other_type != type_name or other_id == identifier:
@@ -185,7 +193,7 @@ class CloudControl:
         body = request.json()
         type_name = body["TypeName"]
         model = json.loads(body["DesiredState"])
-        failure = self._invalid(type_name, model) or self._references(type_name, model)
+        failure = self._invalid(type_name, model) or self._references(type_name, model, request.region)
         if failure:
             return self._event(type_name, "CREATE", None, failure)
         identifier, read_only = self._new_identity(type_name, request.region)
@@ -194,10 +202,12 @@ class CloudControl:
         self.resources[(type_name, identifier)] = stored
         return self._event(type_name, "CREATE", identifier, None)
 
-    def _stored(self, body: Json) -> Json:
+    def _stored(self, body: Json, region: str) -> Json:
+        """The resource an identifier names in the request's Region (a resource of another Region
+        is not found there)."""
         self._schema(body["TypeName"])
         key = (body["TypeName"], self._primary(body["TypeName"], body["Identifier"]))
-        if key not in self.resources:
+        if key not in self.resources or _region_of(key[1]) not in (region, None):
             raise CloudControlError(
                 "ResourceNotFoundException", f"Resource of type '{key[0]}' with identifier '{key[1]}' was not found."
             )
@@ -217,7 +227,7 @@ class CloudControl:
 
     def get_resource(self, request: Any) -> Json:
         body = request.json()
-        stored = self._stored(body)
+        stored = self._stored(body, request.region)
         primary = self._primary(body["TypeName"], body["Identifier"])
         return {
             "TypeName": body["TypeName"],
@@ -227,7 +237,7 @@ class CloudControl:
     def update_resource(self, request: Any) -> Json:
         body = request.json()
         type_name = body["TypeName"]
-        stored = self._stored(body)
+        stored = self._stored(body, request.region)
         schema = self._schema(type_name)
         patch = json.loads(body["PatchDocument"])
         create_only = _paths(schema, "createOnlyProperties")
@@ -245,7 +255,9 @@ class CloudControl:
             model = jsonpatch.apply_patch(model, patch)
         except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as error:
             raise CloudControlError("ValidationException", f"Invalid patch document: {error}") from error
-        failure = self._invalid(type_name, model) or self._references(type_name, model, body["Identifier"])
+        failure = self._invalid(type_name, model) or self._references(
+            type_name, model, request.region, body["Identifier"]
+        )
         if not failure:
             read_only = {
                 k: v
@@ -280,7 +292,7 @@ class CloudControl:
 
     def delete_resource(self, request: Any) -> Json:
         body = request.json()
-        self._stored(body)
+        self._stored(body, request.region)
         type_name = body["TypeName"]
         if type_name == "AWS::SageMaker::Cluster":
             users = [
