@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import EMULATOR_SUMMARY, EXAMPLES, require_module, synthesize_stacks
+from tests.conftest import EMULATOR_SUMMARY, EXAMPLES, read_stacks, require_module, synthesize_stacks
 from tests.offline_terraform import Terraform, terraform_or_skip
 
 pytestmark = [pytest.mark.emulator, pytest.mark.terraform, pytest.mark.xdist_group("emulator")]
@@ -123,8 +123,7 @@ def _journeys(result: Round, emulator, work: Path, synth_dir: Path) -> None:
         return
     spec = load_spec(EXAMPLES / JOURNEY_EXAMPLE / "teams.yaml")
     # Every stack as synthesized, the Kubernetes stacks too (the deployment applies the AWS ones).
-    manifest = json.loads((synth_dir / "manifest.json").read_text())["stacks"]
-    stacks = {name: json.loads((synth_dir / e["synthesizedStackPath"]).read_text()) for name, e in manifest.items()}
+    stacks = read_stacks(synth_dir)
     kubernetes = journeys.start_kubernetes_api(
         spec, endpoint=emulator.url, stacks=stacks, teams=tuple(t.name for t in spec.teams)
     )

@@ -40,6 +40,19 @@ def cluster(**changes) -> dict:
     return model
 
 
+def nlp_quota(cluster_arn: str) -> dict:
+    """Team nlp's compute quota on the cluster `cluster_arn`."""
+    return {
+        "Name": "nlp-quota",
+        "ClusterArn": cluster_arn,
+        "ComputeQuotaConfig": {
+            "ComputeQuotaResources": [{"InstanceType": "ml.p5.48xlarge", "Count": 1}],
+            "ResourceSharingConfig": {"Strategy": "Lend"},
+        },
+        "ComputeQuotaTarget": {"TeamName": "nlp"},
+    }
+
+
 def create(api: CloudControl, type_name: str, model: dict) -> dict:
     event = api.create_resource(Call({"TypeName": type_name, "DesiredState": json.dumps(model)}))["ProgressEvent"]
     return api.get_resource_request_status(Call({"RequestToken": event["RequestToken"]}))["ProgressEvent"]
@@ -113,15 +126,7 @@ def test_an_update_of_a_create_only_property_is_refused():
 def test_a_quota_needs_an_existing_cluster_and_a_cluster_one_scheduler_config():
     api = CloudControl(account_id="111122223333")
     missing = "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdefabcdef"
-    quota = {
-        "Name": "nlp-quota",
-        "ClusterArn": missing,
-        "ComputeQuotaConfig": {
-            "ComputeQuotaResources": [{"InstanceType": "ml.p5.48xlarge", "Count": 1}],
-            "ResourceSharingConfig": {"Strategy": "Lend"},
-        },
-        "ComputeQuotaTarget": {"TeamName": "nlp"},
-    }
+    quota = nlp_quota(missing)
     assert "not found" in create(api, "AWS::SageMaker::ComputeQuota", quota)["StatusMessage"]
     arn = create(api, "AWS::SageMaker::Cluster", cluster())["Identifier"]
     scheduler = {"Name": "ml-shared-scheduler", "ClusterArn": arn, "SchedulerConfig": {"FairShare": "Enabled"}}
@@ -171,15 +176,7 @@ def test_a_resource_of_another_region_is_not_found_there():
     us-east-1 request (#44: both were accepted when resources were keyed without their Region)."""
     api = CloudControl(account_id="111122223333")
     arn = create(api, "AWS::SageMaker::Cluster", cluster())["Identifier"]
-    quota = {
-        "Name": "nlp-quota",
-        "ClusterArn": arn,
-        "ComputeQuotaConfig": {
-            "ComputeQuotaResources": [{"InstanceType": "ml.p5.48xlarge", "Count": 1}],
-            "ResourceSharingConfig": {"Strategy": "Lend"},
-        },
-        "ComputeQuotaTarget": {"TeamName": "nlp"},
-    }
+    quota = nlp_quota(arn)
     body = {"TypeName": "AWS::SageMaker::ComputeQuota", "DesiredState": json.dumps(quota)}
     event = api.create_resource(Call(body, region="us-east-1"))["ProgressEvent"]
     status = api.get_resource_request_status(Call({"RequestToken": event["RequestToken"]}))["ProgressEvent"]

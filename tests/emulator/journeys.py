@@ -230,25 +230,19 @@ def start_kubernetes_api(spec, *, endpoint: str, stacks: dict[str, dict], teams:
 
     from hyperpod_teams import addons
     from tests.emulator import kubernetes_api
-    from tests.test_kubernetes_rbac import rbac_manifests
+    from tests.test_kubernetes_rbac import admission_manifests, rbac_manifests
 
     eks = naming.shared_eks_cluster_name(spec.cluster)
     region = spec.organization.region
     store = kubernetes_api.Store()
     kubernetes_api.seed(store, namespaces=[naming.team_namespace(t) for t in teams], crds=[addons.TRAINING_JOB_CRD])
-    admission = [
-        body["manifest"]
-        for stack in stacks.values()
-        for body in stack.get("resource", {}).get("kubernetes_manifest", {}).values()
-        if body["manifest"]["apiVersion"].startswith("admissionregistration.k8s.io/")
-    ]
     api = kubernetes_api.KubernetesApi(
         authenticator=kubernetes_api.Authenticator(
             emulator_url=endpoint, region=region, cluster=eks, account_id=spec.organization.account_id
         ),
         rbac=kubernetes_api.Rbac(rbac_manifests(stacks)),
         store=store,
-        admission=kubernetes_api.Admission(admission),
+        admission=kubernetes_api.Admission(admission_manifests(stacks)),
     ).start()
     body = json.dumps({"region": region, "cluster": eks, "endpoint": api.url}).encode()
     request = urllib.request.Request(f"{endpoint}/_emulator/kubernetes-api", data=body, method="POST")

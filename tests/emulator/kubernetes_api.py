@@ -30,6 +30,7 @@ recording each decision.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import threading
 import urllib.parse
@@ -327,6 +328,15 @@ def forbidden_message(user: User, info: RequestInfo) -> str:
 # --- admission (ValidatingAdmissionPolicy) -----------------------------------------------------------
 
 
+@functools.cache
+def _cel_program(expression: str) -> Any:
+    """A CEL expression compiled once (cel-python), however many requests it decides."""
+    import celpy
+
+    environment = celpy.Environment()
+    return environment.program(environment.compile(expression))
+
+
 class Admission:
     """Kubernetes' validating admission policies over the requests RBAC allowed (Kubernetes docs,
     "Validating Admission Policy"): a policy applies when a binding names it, the request's namespace
@@ -343,8 +353,7 @@ class Admission:
     def _cel(expression: str, activation: Json) -> bool:
         import celpy
 
-        environment = celpy.Environment()
-        program = environment.program(environment.compile(expression))
+        program = _cel_program(expression)
         return bool(program.evaluate({name: celpy.json_to_cel(value) for name, value in activation.items()}))
 
     @staticmethod
@@ -416,7 +425,12 @@ class Authenticator:
     emulator, gives the caller; the cluster's access entries give its Kubernetes groups."""
 
     def __init__(self, *, emulator_url: str, region: str, cluster: str, account_id: str) -> None:
+        from tests.emulator.deployment import emulator_client
+
         self.emulator_url, self.region, self.cluster, self.account_id = emulator_url, region, cluster, account_id
+        # One client for every request the server's threads authenticate (boto3 clients are
+        # thread-safe; making one is not).
+        self.eks = emulator_client(emulator_url, "eks", region)
 
     def _caller_arn(self, token: str) -> str | None:
         encoded = token[len(TOKEN_PREFIX) :]
@@ -456,13 +470,10 @@ class Authenticator:
         if arn is None or ":assumed-role/" not in arn:
             return None
         role = arn.split(":assumed-role/", 1)[1].split("/", 1)[0]
-        from tests.emulator.deployment import emulator_client
-
-        eks = emulator_client(self.emulator_url, "eks", self.region)
-        for principal in eks.list_access_entries(clusterName=self.cluster)["accessEntries"]:
+        for principal in self.eks.list_access_entries(clusterName=self.cluster)["accessEntries"]:
             if principal.rsplit("/", 1)[-1] != role:
                 continue
-            entry = eks.describe_access_entry(clusterName=self.cluster, principalArn=principal)["accessEntry"]
+            entry = self.eks.describe_access_entry(clusterName=self.cluster, principalArn=principal)["accessEntry"]
             groups = tuple(entry.get("kubernetesGroups") or ())
             name = entry.get("username") or f"arn:aws:sts::{self.account_id}:assumed-role/{role}/{{{{SessionName}}}}"
             session = arn.rsplit("/", 1)[-1]
