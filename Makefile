@@ -9,6 +9,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 TEST_VENV := .venv-test
 TEST_BIN := $(TEST_VENV)/bin
+SERVICE_MODELS := .tools/service-models
 # The journey tier's CLIs (tests/emulator/journeys.py): the HyperPod CLI and the AWS CLI, in an
 # environment of their own (sagemaker-hyperpod pins pytest, ruff and click versions of its own).
 JOURNEY_VENV := .venv-journey
@@ -32,7 +33,7 @@ quickstart: $(VENV)/.installed
 	$(BIN)/hyperpod-teams synth examples/quickstart/teams.yaml --out cdktf.out
 
 ## Install everything the tests need and run them (offline terraform and cdktf CLI included).
-test: $(TEST_VENV)/.installed .tools/node_modules/.bin/cdktf .tools/cdktn/node_modules/.bin/cdktn $(JOURNEY_VENV)/.installed $(FOCUS_VENV)/.installed
+test: $(TEST_VENV)/.installed $(SERVICE_MODELS)/.installed .tools/node_modules/.bin/cdktf .tools/cdktn/node_modules/.bin/cdktn $(JOURNEY_VENV)/.installed $(FOCUS_VENV)/.installed
 	HYPERPOD_TEAMS_FOCUS_VALIDATOR="$(CURDIR)/$(FOCUS_VENV)/bin/focus-validator" \
 	HYPERPOD_TEAMS_AWS_PROVIDER_DIR="$${HYPERPOD_TEAMS_AWS_PROVIDER_DIR:-$$(.ci/find-aws-provider)}" \
 	HYPERPOD_TEAMS_CDKTF_CLI="$(CURDIR)/.tools/node_modules/.bin/cdktf" \
@@ -50,6 +51,12 @@ $(VENV)/.installed: pyproject.toml
 $(TEST_VENV)/.installed: pyproject.toml tests/third_party_plugin/pyproject.toml
 	test -x $(TEST_BIN)/python || $(PYTHON) -m venv $(TEST_VENV)
 	$(TEST_BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]' -e tests/third_party_plugin
+	touch $@
+
+# botocore's newest service models, which the emulator checks every request against
+# (tests/emulator/input_shapes.py): apart from the test venv, whose botocore checkov pins older.
+$(SERVICE_MODELS)/.installed: tests/service-models-requirements.txt
+	$(TEST_BIN)/pip install --quiet --disable-pip-version-check --no-deps --target $(SERVICE_MODELS) -r tests/service-models-requirements.txt
 	touch $@
 
 $(JOURNEY_VENV)/.installed: tests/journey-requirements.txt tests/journey-constraints.txt

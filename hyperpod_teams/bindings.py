@@ -51,6 +51,7 @@ MODULES = {
     "aws_data_eks_cluster": "aws.data_aws_eks_cluster",
     "aws_data_iam_roles": "aws.data_aws_iam_roles",
     "aws_data_identitystore_group": "aws.data_aws_identitystore_group",
+    "aws_data_s3_objects": "aws.data_aws_s3_objects",
     "aws_data_ssm_parameters_by_path": "aws.data_aws_ssm_parameters_by_path",
     "aws_eks_access_entry": "aws.eks_access_entry",
     "aws_eks_access_policy_association": "aws.eks_access_policy_association",
@@ -106,6 +107,7 @@ if TYPE_CHECKING:  # what editors and mypy see: the default engine's modules (a 
     from cdktn_provider_aws import data_aws_eks_cluster as aws_data_eks_cluster  # noqa: F401
     from cdktn_provider_aws import data_aws_iam_roles as aws_data_iam_roles  # noqa: F401
     from cdktn_provider_aws import data_aws_identitystore_group as aws_data_identitystore_group  # noqa: F401
+    from cdktn_provider_aws import data_aws_s3_objects as aws_data_s3_objects  # noqa: F401
     from cdktn_provider_aws import data_aws_ssm_parameters_by_path as aws_data_ssm_parameters_by_path  # noqa: F401
     from cdktn_provider_aws import eks_access_entry as aws_eks_access_entry  # noqa: F401
     from cdktn_provider_aws import eks_access_policy_association as aws_eks_access_policy_association  # noqa: F401

@@ -462,6 +462,31 @@ def report(spec_path: Path, output_format: str, out_file: Path | None, plans: tu
     _write(render_report(spec, read, format=output_format), out_file)
 
 
+@cli.command("deploy-policy")
+@SPEC_ARGUMENT
+@click.option(
+    "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
+)
+def deploy_policy(spec_path: Path, out_file: Path | None) -> None:
+    """Print the IAM policies to give the pipeline that deploys SPEC's AWS stacks (JSON: policy
+    name -> document), least privilege, each under IAM's 6,144-character quota.
+
+    \b
+    Attach them to a role that is not named <org>-* (docs/deploy.md: hyperpod-teams-deploy-<org>),
+    for example:
+      hyperpod-teams deploy-policy teams.yaml --out deploy-policies.json
+      for name in $(jq -r 'keys[]' deploy-policies.json); do
+        aws iam create-policy --policy-name "$name" \
+          --policy-document "$(jq -c --arg n "$name" '.[$n]' deploy-policies.json)"
+      done
+    """
+    _refuse_to_overwrite_an_input(out_file, spec_path)
+    spec = _load(spec_path)
+    from hyperpod_teams.deploy_policy import deploy_policies
+
+    _write(json.dumps(deploy_policies(spec), indent=2) + "\n", out_file)
+
+
 @cli.command()
 @SPEC_ARGUMENT
 @click.option(

@@ -366,3 +366,17 @@ def shared_platform_tags(organization: Organization) -> dict[str, str]:
 def team_resource_tags(organization: Organization, team: Team) -> dict[str, str]:
     """Tags of every AWS resource of one team: the platform's plus team and cost center."""
     return {**platform_resource_tags(organization), **team_tags(organization.name, team.name, team.cost_center)}
+
+
+def deploy_policy_name(org: str, index: int) -> str:
+    """The customer managed policies that hold what the deploying pipeline may do
+    (hyperpod_teams.deploy_policy): `hyperpod-teams-deploy-<org>-1`, `-2`, ... Not `<org>-*` and
+    not under the path `/hyperpod-teams/`, which the policies grant changes on: the pipeline cannot
+    rewrite what it may do."""
+    return f"hyperpod-teams-deploy-{org}-{index}"
+
+
+def deploy_role_name(org: str) -> str:
+    """The role docs/deploy.md has a pipeline deploy as: outside the `<org>-*` names the deploy
+    policy grants changes on, so the pipeline cannot widen its own grants."""
+    return f"hyperpod-teams-deploy-{org}"

@@ -19,6 +19,8 @@ _SESSION_STARTED = time.time()
 #: Where the emulator tier (tests/test_emulator_tier.py) leaves its summary lines for the terminal
 #: summary, written by whichever test process ran it.
 EMULATOR_SUMMARY = ROOT / "test-artifacts" / "emulator-summary.txt"
+#: The emulator's fidelity table's line (tests/test_emulator_fidelity.py).
+EMULATOR_FIDELITY = ROOT / "test-artifacts" / "emulator-fidelity.txt"
 #: Where the every-stack Terraform checks (tests/test_terraform_every_stack.py) leave their counts,
 #: one file per check and example, for the terminal summary's `terraform:` line.
 TERRAFORM_SUMMARY = ROOT / "test-artifacts" / "terraform-summary"
@@ -49,9 +51,10 @@ def pytest_terminal_summary(terminalreporter) -> None:
     terraform_line = _terraform_summary_line()
     if terraform_line:
         terminalreporter.write_line(terraform_line)
-    if EMULATOR_SUMMARY.exists() and EMULATOR_SUMMARY.stat().st_mtime >= _SESSION_STARTED:
-        for line in EMULATOR_SUMMARY.read_text().splitlines():
-            terminalreporter.write_line(line)
+    for summary in (EMULATOR_FIDELITY, EMULATOR_SUMMARY):
+        if summary.exists() and summary.stat().st_mtime >= _SESSION_STARTED:
+            for line in summary.read_text().splitlines():
+                terminalreporter.write_line(line)
     module = sys.modules.get("tests.test_untrusted_input")
     for name, count in (getattr(module, "FUZZ_COUNTS", None) or {}).items():
         terminalreporter.write_line(f"fuzz: {count} inputs tried ({name}), each exit 0 or 2")

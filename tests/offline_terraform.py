@@ -109,6 +109,9 @@ DATA_STAND_INS = {
     # The cluster stack's record of its deployed instance groups, before the first apply: none
     # (a local, OFFLINE_LOCALS: a precondition must refer to something of the configuration).
     ("aws_ssm_parameters_by_path", "values"): "local.no_recorded_parameters",
+    # The listing of a spec-named lifecycle bucket (LifecycleScriptsUploaded): its postcondition
+    # goes with the data source; AWS's answer is checked in the emulator tier.
+    ("aws_s3_objects", "keys"): "[]",
     # An adopted HyperPod cluster as Cloud Control's GetResource describes it (its properties as JSON).
     ("aws_cloudcontrolapi_resource", "properties"): json.dumps(
         json.dumps(
@@ -269,8 +272,12 @@ CHART_CLONES = (
 
 
 #: What the schema stand-ins' data sources read where a stack checks the value: an existing EKS
-#: cluster's VPC CNI at a version HyperPod takes (hyperpod_teams.addons).
-STAND_IN_DATA = {"aws_eks_addon": {"addon_version": "v1.19.2-eksbuild.1"}}
+#: cluster's VPC CNI at a version HyperPod takes (hyperpod_teams.addons); the lifecycle scripts
+#: the organization uploaded where examples/existing-cluster points (LifecycleScriptsUploaded).
+STAND_IN_DATA = {
+    "aws_eks_addon": {"addon_version": "v1.19.2-eksbuild.1"},
+    "aws_s3_objects": {"keys": ["scripts/on_create.sh"]},
+}
 
 
 def stand_in_terraform(tmp_dir: Path, data: dict | None = None) -> Terraform:

@@ -22,6 +22,11 @@ from botocore.exceptions import ClientError  # noqa: E402
 
 ACCOUNT = "123456789012"  # moto's default account
 REGION = "us-west-2"
+#: A trust policy IAM accepts (an empty one is MalformedPolicyDocument).
+TRUST_SAGEMAKER = (
+    '{"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "sagemaker.amazonaws.com"}, '
+    '"Action": "sts:AssumeRole"}]}'
+)
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +68,7 @@ def code(error: ClientError) -> str:
 @pytest.fixture(scope="module")
 def cluster(endpoint):
     iam = client(endpoint, "iam")
-    role = iam.create_role(RoleName="acme-team-nlp", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+    role = iam.create_role(RoleName="acme-team-nlp", AssumeRolePolicyDocument=TRUST_SAGEMAKER)["Role"]["Arn"]
     eks = client(endpoint, "eks")
     eks.create_cluster(
         name="shared-eks",
@@ -92,11 +97,11 @@ def test_a_budget_of_a_time_unit_aws_does_not_have_is_refused(endpoint):
         Budget={
             "BudgetName": "acme-team-nlp",
             "BudgetLimit": {"Amount": "100", "Unit": "USD"},
-            "TimeUnit": "WEEKLY",
+            "TimeUnit": "HOURLY",
             "BudgetType": "COST",
         },
     )
-    assert "Member must satisfy enum value set" in str(error) and "WEEKLY" in str(error)
+    assert "Member must satisfy enum value set" in str(error) and "HOURLY" in str(error)
 
 
 def test_a_domain_of_an_auth_mode_aws_does_not_have_is_refused(endpoint):
@@ -216,7 +221,7 @@ def test_a_domain_with_a_space_is_not_deleted_and_without_it_is(endpoint):
     profiles, spaces and apps first", SageMaker API reference, DeleteDomain). The runbook's
     deletion of a removed team's data for good deletes the spaces first (docs/deploy.md)."""
     iam = client(endpoint, "iam")
-    role = iam.create_role(RoleName="acme-team-search", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+    role = iam.create_role(RoleName="acme-team-search", AssumeRolePolicyDocument=TRUST_SAGEMAKER)["Role"]["Arn"]
     sagemaker = client(endpoint, "sagemaker")
     domain = sagemaker.create_domain(
         DomainName="acme-search",
@@ -231,3 +236,16 @@ def test_a_domain_with_a_space_is_not_deleted_and_without_it_is(endpoint):
     sagemaker.delete_space(DomainId=domain, SpaceName="notebooks")
     sagemaker.delete_domain(DomainId=domain, RetentionPolicy={"HomeEfsFileSystem": "Delete"})
     assert code(refused(sagemaker.describe_domain, DomainId=domain)) == "ResourceNotFound"
+
+
+def test_the_emulator_checks_requests_against_the_pinned_service_models():
+    """The models the requests are checked against are the pinned botocore's (newer than the one
+    moto and checkov resolve): the pin in the requirements file and in input_shapes agree, and it
+    is the one loaded."""
+    from pathlib import Path
+
+    from tests.emulator import input_shapes
+
+    pinned = Path(input_shapes.ROOT / "tests" / "service-models-requirements.txt").read_text()
+    assert f"botocore=={input_shapes.SERVICE_MODELS_VERSION}" in pinned
+    assert input_shapes.InputShapes().models_version == input_shapes.SERVICE_MODELS_VERSION

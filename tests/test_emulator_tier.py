@@ -81,6 +81,11 @@ class Round:
     day_three_plans: dict = field(default_factory=dict)
     day_three: list = field(default_factory=list)
     after_day_three: dict = field(default_factory=dict)
+    #: existing-cluster: the cluster stack re-planned after its OnCreate script was deleted from
+    #: the bucket the spec names (LifecycleScriptsUploaded must stop the plan).
+    missing_script_replan: Any = None
+    #: The deploying pipeline's requests as IAM decided them: {"allowed": n, "refused": [...]}.
+    deploy_decisions: dict = field(default_factory=dict)
     seconds: float = 0.0
 
     def summary(self) -> str:
@@ -182,7 +187,7 @@ def _day_two(result: Round, deployment, emulator, world: dict, second_dir: Path,
         day.replanned[index] = later.replan(outcome.stack)
 
 
-def _day_three(result: Round, second_dir: Path, third_dir: Path, terraform: Terraform, emulator) -> None:
+def _day_three(result: Round, second_dir: Path, third_dir: Path, terraform_env: dict, emulator) -> None:
     """Task governance on -> off: the first day's spec again over day 2's state. The stacks whose
     day-2 resources include task governance's (compute quotas, the scheduler config) are planned
     for review first."""
@@ -191,7 +196,7 @@ def _day_three(result: Round, second_dir: Path, third_dir: Path, terraform: Terr
     from tests.emulator.deployment import Deployment
 
     move_states(second_dir, third_dir)
-    third = Deployment(third_dir, terraform.env, emulator.url)
+    third = Deployment(third_dir, terraform_env, emulator.url)
     governed = (cloudformation.COMPUTE_QUOTA_TYPE, cloudformation.SCHEDULER_CONFIG_TYPE)
     for name in third.stacks:
         day_two_stack = json.loads((second_dir / "stacks" / name / "synthesized.json").read_text())
@@ -202,11 +207,27 @@ def _day_three(result: Round, second_dir: Path, third_dir: Path, terraform: Terr
     result.after_day_three = emulator.cloud_control_state()
 
 
+def _replan_without_the_script(deployment, emulator, world: dict, spec: dict):
+    """Delete the OnCreate script from the bucket the spec names, re-plan the cluster stack, put
+    the script back: the plan must stop before SageMaker would fail the nodes."""
+    from hyperpod_teams import naming
+    from tests.emulator.deployment import emulator_client
+
+    (scripts,) = world["lifecycle_scripts"]
+    s3 = emulator_client(emulator.url, "s3", scripts["region"])
+    body = s3.get_object(Bucket=scripts["bucket"], Key=scripts["key"])["Body"].read()
+    s3.delete_object(Bucket=scripts["bucket"], Key=scripts["key"])
+    try:
+        return deployment.replan(naming.cluster_stack_name(spec["organization"]["name"]))
+    finally:
+        s3.put_object(Bucket=scripts["bucket"], Key=scripts["key"], Body=body)
+
+
 def _a_round(
     example: str, synth_dir: Path, terraform: Terraform, second_dir: Path, second_spec, changes: list[str]
 ) -> Round:
-    from tests.emulator.day_two import DayTwo, first_day
-    from tests.emulator.deployment import Deployment, running_emulator, world_before_first_deploy
+    from tests.emulator.day_two import first_day
+    from tests.emulator.deployment import Deployment, pipeline_credentials, running_emulator, world_before_first_deploy
 
     started = time.monotonic()
     spec = first_day(example, yaml.safe_load((EXAMPLES / example / "teams.yaml").read_text()))
@@ -215,60 +236,75 @@ def _a_round(
         deployment = Deployment(synth_dir, terraform.env, emulator.url)
         world = world_before_first_deploy(spec, deployment.looked_up_groups())
         emulator.seed(world)
-        result.waves = deployment.waves
-        result.applied = deployment.each_wave(deployment.apply)
-        if not all(o.ok for o in result.applied):
-            return result
-        result.split_held.append(split_held(emulator.url))
-        for name in deployment.stacks:
-            state = json.loads((deployment.directory(name) / deployment.state_path(name)).read_text())
-            if "-team-" in name:
-                result.team_outputs[name] = {k: v["value"] for k, v in state.get("outputs", {}).items()}
-        result.quotas_held = emulator.cloud_control_state()["quotas"]
-        unretired = synth_dir.parent / "cdktf.unretired-rename"
-        if unretired.is_dir():
-            from hyperpod_teams import naming
-
-            renamed = Deployment(unretired, terraform.env, emulator.url)
-            result.unretired_rename = renamed.replan(naming.cluster_stack_name(spec["organization"]["name"]))
-            from tests.emulator.day_two import plan_json
-
-            switched = Deployment(synth_dir.parent / "cdktf.idp-switch", terraform.env, emulator.url)
-            result.idp_switch_plan = plan_json(switched, naming.access_stack_name(spec["organization"]["name"]))
-        # prevent_destroy, as synthesized, must stop a destroy and leave the state as it was. The
-        # refused destroy stops at its plan, as the re-plans do: all of them side by side.
-        guarded = next(
-            name
-            for name in reversed(deployment.stacks)
-            if "prevent_destroy" in json.dumps(deployment.stacks[name].get("resource", {}))
-        )
-        state = deployment.directory(guarded) / deployment.state_path(guarded)
-        result.guarded_state_before = _resources_in_state(state)
-        with ThreadPoolExecutor(max_workers=1) as refused:
-            guarded_destroy = refused.submit(deployment.destroy, guarded)
-            result.replanned = deployment.all_at_once(deployment.replan)
-            result.guarded = guarded_destroy.result()
-        result.guarded_state_after = _resources_in_state(state)
-
-        if example == DRIFT_EXAMPLE:
-            _drift(result, deployment, emulator)
-
-        result.destroyed = deployment.destroy_everything()
-        if all(o.ok for o in result.destroyed):
-            result.reapplied = deployment.each_wave(deployment.apply)
-        if not (result.reapplied and all(o.ok for o in result.reapplied)):
-            return result
-        if example == JOURNEY_EXAMPLE:
-            _journeys(result, emulator, synth_dir.parent / "journeys", synth_dir)
-        result.day_two = DayTwo(changes)
-        _day_two(result, deployment, emulator, world, second_dir, second_spec)
-        result.split_held.append(split_held(emulator.url))
-        result.clusters_after_day_two = emulator.cloud_control_state()
-        third_dir = synth_dir.parent / "cdktf.day-3"
-        if third_dir.is_dir() and all(o.ok for o in result.day_two.applied):
-            _day_three(result, second_dir, third_dir, terraform, emulator)
+        # Every terraform command from here runs as the pipeline's role (docs/deploy.md).
+        deployment.terraform_env = {**terraform.env, **pipeline_credentials(emulator.url, spec)}
+        try:
+            _phases(result, example, deployment, emulator, world, spec, synth_dir, second_dir, second_spec, changes)
+        finally:
+            result.deploy_decisions = emulator.deploy_decisions()
     result.seconds = time.monotonic() - started
     return result
+
+
+def _phases(result, example, deployment, emulator, world, spec, synth_dir, second_dir, second_spec, changes) -> None:
+    """The round's phases after the world is seeded (docs/testing.md, "The emulator tier")."""
+    from tests.emulator.day_two import DayTwo
+    from tests.emulator.deployment import Deployment
+
+    result.waves = deployment.waves
+    result.applied = deployment.each_wave(deployment.apply)
+    if not all(o.ok for o in result.applied):
+        return
+    result.split_held.append(split_held(emulator.url))
+    for name in deployment.stacks:
+        state = json.loads((deployment.directory(name) / deployment.state_path(name)).read_text())
+        if "-team-" in name:
+            result.team_outputs[name] = {k: v["value"] for k, v in state.get("outputs", {}).items()}
+    result.quotas_held = emulator.cloud_control_state()["quotas"]
+    if world.get("lifecycle_scripts"):
+        result.missing_script_replan = _replan_without_the_script(deployment, emulator, world, spec)
+    unretired = synth_dir.parent / "cdktf.unretired-rename"
+    if unretired.is_dir():
+        from hyperpod_teams import naming
+
+        renamed = Deployment(unretired, deployment.terraform_env, emulator.url)
+        result.unretired_rename = renamed.replan(naming.cluster_stack_name(spec["organization"]["name"]))
+        from tests.emulator.day_two import plan_json
+
+        switched = Deployment(synth_dir.parent / "cdktf.idp-switch", deployment.terraform_env, emulator.url)
+        result.idp_switch_plan = plan_json(switched, naming.access_stack_name(spec["organization"]["name"]))
+    # prevent_destroy, as synthesized, must stop a destroy and leave the state as it was. The
+    # refused destroy stops at its plan, as the re-plans do: all of them side by side.
+    guarded = next(
+        name
+        for name in reversed(deployment.stacks)
+        if "prevent_destroy" in json.dumps(deployment.stacks[name].get("resource", {}))
+    )
+    state = deployment.directory(guarded) / deployment.state_path(guarded)
+    result.guarded_state_before = _resources_in_state(state)
+    with ThreadPoolExecutor(max_workers=1) as refused:
+        guarded_destroy = refused.submit(deployment.destroy, guarded)
+        result.replanned = deployment.all_at_once(deployment.replan)
+        result.guarded = guarded_destroy.result()
+    result.guarded_state_after = _resources_in_state(state)
+
+    if example == DRIFT_EXAMPLE:
+        _drift(result, deployment, emulator)
+
+    result.destroyed = deployment.destroy_everything()
+    if all(o.ok for o in result.destroyed):
+        result.reapplied = deployment.each_wave(deployment.apply)
+    if not (result.reapplied and all(o.ok for o in result.reapplied)):
+        return
+    if example == JOURNEY_EXAMPLE:
+        _journeys(result, emulator, synth_dir.parent / "journeys", synth_dir)
+    result.day_two = DayTwo(changes)
+    _day_two(result, deployment, emulator, world, second_dir, second_spec)
+    result.split_held.append(split_held(emulator.url))
+    result.clusters_after_day_two = emulator.cloud_control_state()
+    third_dir = synth_dir.parent / "cdktf.day-3"
+    if third_dir.is_dir() and all(o.ok for o in result.day_two.applied):
+        _day_three(result, second_dir, third_dir, deployment.terraform_env, emulator)
 
 
 @pytest.fixture(scope="module")
@@ -317,11 +353,21 @@ def rounds(tmp_path_factory) -> dict[str, Round]:
         if r.day_three
     ]
     lines += [summary(r.journeys) for r in results.values() if r.journeys]
+    lines.append(_deploy_role_line(list(results.values())))
     EMULATOR_SUMMARY.write_text("".join(line + "\n" for line in lines))
     walked = [vars(s) for r in results.values() for s in r.journeys]
     if walked:  # what each member's step ran, answered and called: for whoever reads a failure
         (EMULATOR_SUMMARY.parent / "journeys.json").write_text(json.dumps(walked, indent=1))
     return results
+
+
+def _deploy_role_line(results: list) -> str:
+    allowed = sum(r.deploy_decisions.get("allowed", 0) for r in results)
+    refused = sum(len(r.deploy_decisions.get("refused", [])) for r in results)
+    return (
+        f"emulator: deploy role: {allowed} requests allowed, {refused} refused by the policy "
+        "`hyperpod-teams deploy-policy` prints (IAM evaluated on every request of every apply, plan and destroy)"
+    )
 
 
 def split_held(url: str) -> dict[str, str | None]:
@@ -505,6 +551,24 @@ def test_the_cost_category_aws_holds_gives_each_team_its_own_share_after_apply_a
     assert len(result.split_held) == 2, "the round stopped before day 2"
     first, second = (validate_spec(first_day(example, data)), validate_spec(second_day(example, data)[0]))
     assert result.split_held == [expected_split(first), expected_split(second)]
+
+
+@pytest.mark.parametrize("example", TIER_EXAMPLES)
+def test_every_request_of_the_deploy_role_is_allowed_by_the_deploy_policy(rounds, example):
+    """The tier applies, plans and destroys as the pipeline's role (docs/deploy.md): IAM must have
+    refused none of its requests, and it must have evaluated them (not let them through)."""
+    decisions = rounds[example].deploy_decisions
+    refused = {(d["action"], d["resource"]) for d in decisions.get("refused", [])}
+    assert not refused, "the deploy policy lacks:\n" + "\n".join(f"{a} on {r}" for a, r in sorted(refused))
+    assert decisions.get("allowed", 0) > 500
+
+
+def test_a_missing_lifecycle_script_in_the_specs_bucket_stops_the_plan_naming_what_to_upload_where(rounds):
+    replan = rounds["existing-cluster"].missing_script_replan
+    assert replan is not None and not replan.ok, replan and replan.output[-2000:]
+    message = " ".join(_errors(replan.output).split())
+    assert "s3://globex-hyperpod-lifecycle/scripts/on_create.sh does not exist" in message, message
+    assert "aws s3 cp on_create.sh s3://globex-hyperpod-lifecycle/scripts/on_create.sh" in message, message
 
 
 def test_an_instance_group_renamed_without_retiring_it_stops_the_plan_naming_the_field(rounds):
@@ -779,6 +843,7 @@ class Adoption:
     replanned: list = field(default_factory=list)
     #: The re-plans after DRIFTS changed what was adopted, by stack.
     after_drift: list = field(default_factory=list)
+    deploy_decisions: dict = field(default_factory=dict)
     seconds: float = 0.0
 
     @property
@@ -810,7 +875,7 @@ class Adoption:
 def adoption(rounds, tmp_path_factory) -> Adoption:
     from hyperpod_teams.spec import validate_spec
     from tests.emulator.adopted import drifted
-    from tests.emulator.deployment import Deployment, running_emulator, world_before_first_deploy
+    from tests.emulator.deployment import Deployment, pipeline_credentials, running_emulator, world_before_first_deploy
 
     terraform = terraform_or_skip(tmp_path_factory.mktemp("adopting-terraform"))
     spec = yaml.safe_load((EXAMPLES / ADOPTING_EXAMPLE / "teams.yaml").read_text())
@@ -822,6 +887,7 @@ def adoption(rounds, tmp_path_factory) -> Adoption:
         deployment = Deployment(synth_dir, terraform.env, emulator.url)
         world = world_before_first_deploy(spec, deployment.looked_up_groups())
         emulator.seed(world)
+        deployment.terraform_env = {**terraform.env, **pipeline_credentials(emulator.url, spec)}
         result.applied = deployment.each_wave(deployment.apply)
         if all(o.ok for o in result.applied):
             result.replanned = deployment.all_at_once(deployment.replan)
@@ -831,6 +897,7 @@ def adoption(rounds, tmp_path_factory) -> Adoption:
                 emulator.replace_cloud_control([after])
                 result.after_drift += [deployment.replan(name) for name in lookups]
                 emulator.replace_cloud_control([before])
+        result.deploy_decisions = emulator.deploy_decisions()
     result.seconds = time.monotonic() - started
     with EMULATOR_SUMMARY.open("a") as summary:
         summary.write(result.summary() + "\n")
@@ -844,6 +911,13 @@ def test_the_adopting_example_applies_over_the_running_cluster_with_its_imports(
     assert adoption.imported == 5, [o.output[-800:] for o in adoption.applied]
     created = "".join(o.output for o in adoption.applied)
     assert not re.search(r"^aws_eks_cluster\.\S+: Creating", created, re.MULTILINE)
+
+
+def test_the_adopting_example_runs_as_the_deploy_role_with_nothing_refused(adoption):
+    decisions = adoption.deploy_decisions
+    refused = {(d["action"], d["resource"]) for d in decisions.get("refused", [])}
+    assert not refused, "the deploy policy lacks:\n" + "\n".join(f"{a} on {r}" for a, r in sorted(refused))
+    assert decisions.get("allowed", 0) > 100
 
 
 def test_the_adopting_example_replans_clean(adoption):

@@ -135,39 +135,56 @@ def test_a_quota_needs_an_existing_cluster_and_a_cluster_one_scheduler_config():
     assert "ConflictException" in second["StatusMessage"]
 
 
-def test_an_sdk_retry_of_an_answered_call_gets_the_same_answer_and_runs_once():
-    """The emulator under load may lose an answer on its way to the client; the SDK then retries
-    with the same `amz-sdk-invocation-id`. The retry must not run the create a second time."""
+def _wsgi_call(app, target: str, body: dict, invocation: str) -> dict:
     import io
 
+    data = json.dumps(body).encode()
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": "/",
+        "wsgi.input": io.BytesIO(data),
+        "CONTENT_LENGTH": str(len(data)),
+        "HTTP_X_AMZ_TARGET": target,
+        "HTTP_AUTHORIZATION": "AWS4-HMAC-SHA256 Credential=AKID/20260101/us-west-2/cloudcontrolapi/aws4_request",
+        "HTTP_AMZ_SDK_INVOCATION_ID": invocation,
+    }
+    return json.loads(b"".join(app(environ, lambda status, headers: None)))
+
+
+def test_a_retried_create_with_the_same_client_token_gets_the_first_answer_and_runs_once():
+    """Cloud Control de-duplicates CreateResource by its ClientToken (Cloud Control API reference,
+    CreateResource: "ClientToken ... ensures idempotency"); the SDK sends one token on every
+    attempt of a call."""
     from tests.emulator.additions import Additions
 
     app = Additions(lambda environ, start: [], account_id="111122223333")
-    runs = []
+    app.cloud_control.world = None  # what the cluster names is not the point here
+    request = {"TypeName": "AWS::SageMaker::Cluster", "DesiredState": json.dumps(cluster()), "ClientToken": "t-1"}
+    first = _wsgi_call(app, "CloudApiService.CreateResource", request, "call-1")
+    again = _wsgi_call(app, "CloudApiService.CreateResource", request, "call-1")
+    assert again == first
+    assert len(app.cloud_control.resources) == 1
 
-    def create(request):
-        runs.append(1)
-        return {"Id": f"id-{len(runs)}"}
 
-    app.json_operations["Test.Create"] = create
+def test_a_retried_create_without_a_token_runs_again_and_meets_its_own_resource():
+    """AWS has no de-duplication by the SDK's invocation ID: a create that carries no idempotency
+    token and is sent twice fails the second time as the resource exists (the retry cache keyed by
+    `amz-sdk-invocation-id` hid this)."""
+    from tests.emulator.additions import Additions
 
-    def call(invocation: str, attempt: int) -> dict:
-        environ = {
-            "REQUEST_METHOD": "POST",
-            "PATH_INFO": "/",
-            "wsgi.input": io.BytesIO(b"{}"),
-            "CONTENT_LENGTH": "2",
-            "HTTP_X_AMZ_TARGET": "Test.Create",
-            "HTTP_AUTHORIZATION": "AWS4-HMAC-SHA256 Credential=AKID/20260101/us-west-2/test/aws4_request",
-            "HTTP_AMZ_SDK_INVOCATION_ID": invocation,
-            "HTTP_AMZ_SDK_REQUEST": f"attempt={attempt}; max=4",
-        }
-        return json.loads(b"".join(app(environ, lambda status, headers: None)))
-
-    assert call("first", 1) == {"Id": "id-1"}
-    assert call("first", 2) == {"Id": "id-1"}  # the same answer, not a second create
-    assert call("second", 1) == {"Id": "id-2"}  # another call runs
-    assert len(runs) == 2
+    app = Additions(lambda environ, start: [], account_id="111122223333")
+    app.cloud_control.world = None  # what the cluster names is not the point here
+    request = {"TypeName": "AWS::SageMaker::Cluster", "DesiredState": json.dumps(cluster())}
+    _wsgi_call(app, "CloudApiService.CreateResource", request, "call-1")
+    again = _wsgi_call(app, "CloudApiService.CreateResource", request, "call-1")
+    status = _wsgi_call(
+        app,
+        "CloudApiService.GetResourceRequestStatus",
+        {"RequestToken": again["ProgressEvent"]["RequestToken"]},
+        "call-2",
+    )
+    assert status["ProgressEvent"]["OperationStatus"] == "FAILED"
+    assert status["ProgressEvent"]["ErrorCode"] == "AlreadyExists"
 
 
 def test_a_resource_of_another_region_is_not_found_there():

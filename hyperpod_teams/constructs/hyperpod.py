@@ -141,6 +141,37 @@ class CreateOnlyGuards(Construct):
             self.references.append(address)
 
 
+class LifecycleScriptsUploaded(Construct):
+    """A plan stops before the cluster is created or grows when its OnCreate script is not where
+    the spec's `lifecycle_scripts_s3_uri` points (a bucket the stacks do not make). SageMaker
+    would accept the request and then fail every node: "Lifecycle scripts did not run
+    successfully. Ensure the scripts exist in provided S3 path..." (awslabs/awsome-distributed-ai#188),
+    after the instances were billed. The check lists the objects under the prefix
+    (`aws_s3_objects`, s3:ListBucket) and names what to upload where."""
+
+    def __init__(self, scope: Construct, id_: str, *, s3_uri: str, on_create: str) -> None:
+        super().__init__(scope, id_)
+        bucket, _, prefix = s3_uri.removeprefix("s3://").partition("/")
+        key = f"{prefix.rstrip('/')}/{on_create}" if prefix.strip("/") else on_create
+        self.listing = bindings.aws_data_s3_objects.DataAwsS3Objects(self, "listing", bucket=bucket, prefix=key)
+        self.listing.add_override(
+            "lifecycle.postcondition",
+            [
+                {
+                    "condition": f'${{contains(self.keys, "{key}")}}',
+                    "error_message": (
+                        f"The lifecycle script s3://{bucket}/{key} does not exist: every HyperPod node runs "
+                        f"cluster.lifecycle_on_create ({on_create}) from cluster.lifecycle_scripts_s3_uri "
+                        f"({s3_uri}) when it starts, and fails without it. Upload it first, e.g. "
+                        f"aws s3 cp {on_create} s3://{bucket}/{key} (a starting script: hyperpod_teams/lifecycle/"
+                        "on_create.sh), or leave lifecycle_scripts_s3_uri out to have the stacks make the bucket "
+                        "and upload the default script."
+                    ),
+                }
+            ],
+        )
+
+
 class HyperPodCluster(Construct):
     """The HyperPod cluster (Cloud Control), protected from destroy unless the spec allows it."""
 
@@ -156,6 +187,15 @@ class HyperPodCluster(Construct):
         depends_on: list | None = None,
     ) -> None:
         super().__init__(scope, id_)
+        checks = []
+        if spec.cluster.lifecycle_scripts_s3_uri is not None:
+            uploaded = LifecycleScriptsUploaded(
+                self,
+                "lifecycle-scripts-uploaded",
+                s3_uri=spec.cluster.lifecycle_scripts_s3_uri,
+                on_create=spec.cluster.lifecycle_on_create,
+            )
+            checks.append(uploaded.listing)
         state = cloudformation.hyperpod_cluster(
             spec,
             eks_cluster_arn=eks_cluster_arn,
@@ -183,6 +223,7 @@ class HyperPodCluster(Construct):
                 *execution_role.attachments,
                 execution_role.read_scripts,
                 execution_role.eks_node_access,
+                *checks,
                 *(depends_on or []),
             ],
         )

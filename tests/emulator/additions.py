@@ -26,12 +26,15 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
-from tests.emulator import registry
+from tests.emulator import input_shapes, registry
 from tests.emulator.authorization import Authorization, denial
 from tests.emulator.cloud_control import CloudControl, CloudControlError
-from tests.emulator.input_shapes import InputShapes
+from tests.emulator.input_shapes import Incoming, InputShapes
+from tests.emulator.service_rules import ServiceRules
 
 Json = dict[str, Any]
+
+_REASONS = {200: "OK", 201: "Created", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 409: "Conflict"}
 
 
 #: The version an add-on gets when CreateAddon names none: AWS's default for the cluster's
@@ -118,6 +121,27 @@ EKS_ADDONS = {
     "vpc-cni",
 }
 ADDON_VERSION = re.compile(r"^v\d+\.\d+\.\d+-eksbuild\.\d+$")
+#: Versions EKS publishes (`aws eks describe-addon-versions`), for the add-ons whose versions the
+#: stacks name: a CreateAddon or UpdateAddon of another version is refused ("Addon version specified
+#: is not supported", InvalidParameterException). Sources: awslabs/awsome-distributed-training,
+#: terraform-modules/hyperpod-eks-tf (hyperpod_training_operator: v1.2.1-eksbuild.1 the default for
+#: Kubernetes 1.28-1.35; cert_manager_version v1.18.2-eksbuild.2); the seeded VPC CNI. Add-ons not
+#: listed are checked by form only (docs/testing.md, "What the emulator does not model").
+PUBLISHED_ADDON_VERSIONS = {
+    "amazon-sagemaker-hyperpod-training-operator": {"v1.0.0-eksbuild.1", "v1.1.0-eksbuild.1", "v1.2.1-eksbuild.1"},
+    "cert-manager": {"v1.17.2-eksbuild.1", "v1.18.2-eksbuild.1", "v1.18.2-eksbuild.2"},
+    "vpc-cni": {"v1.18.3-eksbuild.1", "v1.19.2-eksbuild.1", "v1.19.5-eksbuild.1"},
+}
+
+
+def _addon_version_refused(name: str, version: str | None) -> AwsError | None:
+    if version is None:
+        return None
+    if not ADDON_VERSION.match(version) or version not in PUBLISHED_ADDON_VERSIONS.get(name, {version}):
+        return AwsError(400, "InvalidParameterException", "Addon version specified is not supported")
+    return None
+
+
 #: An access policy's ARN: AWS's account `aws`, no region, the region's partition.
 ACCESS_POLICY_ARN = re.compile(
     r"^arn:(?P<partition>aws|aws-cn|aws-us-gov):eks::aws:cluster-access-policy/(?P<name>[^/]+)$"
@@ -190,23 +214,31 @@ class Additions:
         self.sso = SsoState()
         self.domains: dict[str, Json] = {}
         self.spaces: dict[tuple[str, str], Json] = {}  # (domain ID, space name)
+        self.user_profiles: dict[tuple[str, str], Json] = {}  # (domain ID, profile name)
         self.apps: dict[tuple, Json] = {}  # (domain, space or profile, type, name)
         self.budget_subscribers: dict[tuple[str, str], list[Json]] = {}  # (budget, notification key)
         self.cost_allocation_tags: dict[str, Json] = {}
         #: Tags of the resources whose tagging the additions answer (domains, budgets): ARN -> tags.
         self.tags: dict[str, dict[str, str]] = {}
-        self.cloud_control = CloudControl(account_id=account_id)
+        #: Subnets and security groups the account's VPC has (seeded: the emulator builds no VPC):
+        #: region -> IDs. moto's own EC2 resources count too.
+        self.network: dict[str, set[str]] = {}
+        self.cloud_control = CloudControl(account_id=account_id, world=self)
         #: botocore's input shapes, which every request answered here must satisfy first.
         self.input_shapes = InputShapes()
+        #: What AWS checks beyond the shapes (existence, uniqueness, tags, policy documents) for
+        #: the requests moto answers: service_rules.py.
+        self.service_rules = ServiceRules(self)
         #: IAM for the team members' sessions (assumed roles): authorization.py.
         self.authorization = Authorization(self)
         self.calls: list[str] = []
+        #: How often each operation was asked (`<signing name>:<operation>`), whoever answered it.
+        self.operations: dict[str, int] = {}
         #: The bodies of the requests in RECORDED, as the client sent them (`/_emulator/requests`):
         #: what AWS received, whoever answered it.
         self.recorded: list[Json] = []
-        #: The answer each SDK invocation got (`amz-sdk-invocation-id`, the same on every attempt of
-        #: one call): see `__call__`.
-        self.answered: dict[str, tuple[int, Json]] = {}
+        #: The answer each idempotency token got: see `__call__`.
+        self.answered: dict[tuple[str, str], tuple[int, Json]] = {}
         self.json_operations: dict[str, Callable[[Request], Json]] = {
             # Cloud Control API: cloud_control.py.
             **{f"CloudApiService.{name}": handler for name, handler in self.cloud_control.operations().items()},
@@ -231,6 +263,9 @@ class Additions:
             "SageMaker.DescribeDomain": self.sagemaker_describe_domain,
             "SageMaker.ListDomains": self.sagemaker_list_domains,
             "SageMaker.CreateSpace": self.sagemaker_create_space,
+            "SageMaker.CreateUserProfile": self.sagemaker_create_user_profile,
+            "SageMaker.DescribeUserProfile": self.sagemaker_describe_user_profile,
+            "SageMaker.DeleteUserProfile": self.sagemaker_delete_user_profile,
             "SageMaker.DescribeSpace": self.sagemaker_describe_space,
             "SageMaker.DeleteSpace": self.sagemaker_delete_space,
             "SageMaker.ListSpaces": self.sagemaker_list_spaces,
@@ -314,6 +349,8 @@ class Additions:
             return self.seed(json.loads(body))
         if path == "/_emulator/calls":
             return {"calls": self.calls}
+        if path == "/_emulator/operations":
+            return {"operations": self.operations}
         if path == "/_emulator/requests":
             return {"requests": self.recorded}
         if path == "/_emulator/cloud-control-state":
@@ -332,6 +369,11 @@ class Additions:
             }
         if path == "/_emulator/decisions":
             return {"decisions": [vars(d) for d in self.authorization.decisions]}
+        if path == "/_emulator/deploy-decisions":
+            return {
+                "allowed": self.authorization.deploy_allowed,
+                "refused": [vars(d) for d in self.authorization.deploy_refused],
+            }
         if path == "/_emulator/kubernetes-api":
             # The journey tier's Kubernetes API (tests/emulator/kubernetes_api.py) serves the EKS
             # cluster: DescribeCluster's endpoint is its address from now on.
@@ -367,11 +409,6 @@ class Additions:
         )
         if request.path.startswith("/_emulator/"):
             return self._answer(start_response, 200, self._control(request.path, body))
-        form = parse_qs(request.body.decode()) if request.service == "cloudformation" else {}
-        if form.get("Action") == ["DescribeType"] and form.get("TypeName", [""])[0] in registry.TYPES:
-            xml = self.cloud_control.describe_type_xml(form["TypeName"][0]).encode()
-            start_response("200 OK", [("Content-Type", "text/xml"), ("Content-Length", str(len(xml)))])
-            return [xml]
         access_key = re.search(r"Credential=([^/]+)/", environ.get("HTTP_AUTHORIZATION", ""))
         with self.lock:
             decision = self.authorization.check(request, access_key[1] if access_key else None)
@@ -379,34 +416,52 @@ class Additions:
             status, headers, data = denial(request, decision)
             start_response(f"{status} Forbidden" if status == 403 else f"{status} Bad Request", list(headers.items()))
             return [data]
+        form = parse_qs(request.body.decode()) if request.service == "cloudformation" else {}
+        if form.get("Action") == ["DescribeType"] and form.get("TypeName", [""])[0] in registry.TYPES:
+            xml = self.cloud_control.describe_type_xml(form["TypeName"][0]).encode()
+            start_response("200 OK", [("Content-Type", "text/xml"), ("Content-Length", str(len(xml)))])
+            return [xml]
         if request.target in RECORDED:
             with self.lock:
                 self.recorded.append({"target": request.target, "body": json.loads(body or b"{}")})
+        # Every request is checked against its operation's input shape first, as AWS's front end
+        # checks it before any service sees it: moto's answers included.
+        incoming = Incoming(
+            service=request.service,
+            method=request.method,
+            path=request.path,
+            query=parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True),
+            body=request.body,
+            target=request.target,
+            headers={k[5:].replace("_", "-").lower(): v for k, v in environ.items() if k.startswith("HTTP_")},
+        )
+        with self.lock:
+            operation = self.input_shapes.operation(incoming)
+            if operation is not None:
+                name = f"{incoming.service}:{operation.name}"
+                self.operations[name] = self.operations.get(name, 0) + 1
+            refusal = self.input_shapes.check(incoming) or self.service_rules.check(incoming)
+        if refusal is not None:
+            self.calls.append(f"(refused: {refusal.error_type}: {refusal.message})")
+            status, refused_headers, data = input_shapes.answer(
+                incoming, refusal.status, refusal.error_type, refusal.message
+            )
+            reason = f"{status} {_REASONS.get(status, 'Error')}"
+            start_response(reason, [*refused_headers, ("Content-Length", str(len(data)))])
+            return [data]
         handler = self._handler_for(request)
         if handler is None:
             return self.moto_app(environ, start_response)
         self.calls.append(request.target or f"{request.service} {request.method} {request.path}")
-        refusal = self.input_shapes.check(
-            service=request.service,
-            target=request.target,
-            method=request.method,
-            path=request.path,
-            query=request.query,
-            body=request.body,
-        )
-        if refusal is not None:
-            self.calls.append(f"(refused: {refusal.error_type}: {refusal.message})")
-            answer = {"__type": refusal.error_type, "message": refusal.message}
-            return self._answer(start_response, 400, answer, error_type=refusal.error_type)
-        # A retry of a call this server already answered means the answer was lost between this
-        # server and the client (on this loaded machine, not in AWS): the SDK sends every attempt of
-        # one call with the same invocation ID, and gets the first attempt's answer again, instead of
-        # a create running twice ("ResourceInUse: Domain ... exists").
-        invocation = environ.get("HTTP_AMZ_SDK_INVOCATION_ID")
+        # AWS de-duplicates a create by its idempotency token (the ClientToken / clientRequestToken
+        # member the model marks `idempotencyToken`; the SDK sends one token on every attempt of a
+        # call): the same token gets the first answer again. A call without one runs again, as in
+        # AWS, so a retried create meets its own resource ("ResourceInUse").
+        token = self._idempotency_key(incoming)
         with self.lock:
-            if invocation and invocation in self.answered:
-                self.calls.append(f"(the answer to {invocation} again: {environ.get('HTTP_AMZ_SDK_REQUEST', '')})")
-                status, answer = self.answered[invocation]
+            if token is not None and token in self.answered:
+                self.calls.append(f"(the answer to {token[0]} with {token[1]} again)")
+                status, answer = self.answered[token]
                 return self._answer(start_response, status, answer, error_type=answer.get("__type"))
             try:
                 status, answer = handler()
@@ -414,9 +469,25 @@ class Additions:
                 status, answer = error.status, {"__type": error.error_type, "message": str(error)}
             except CloudControlError as error:
                 status, answer = 400, {"__type": error.error_type, "message": str(error)}
-            if invocation and status < 300:
-                self.answered[invocation] = (status, answer)
+            if token is not None and status < 300:
+                self.answered[token] = (status, answer)
         return self._answer(start_response, status, answer, error_type=answer.get("__type"))
+
+    def _idempotency_key(self, incoming: Incoming) -> tuple[str, str] | None:
+        """(operation, token) of a request that carries an idempotency token, else None."""
+        operation = self.input_shapes.operation(incoming)
+        if operation is None or operation.input_shape is None:
+            return None
+        try:
+            document = json.loads(incoming.body or b"{}")
+        except ValueError:
+            return None
+        for name, member in operation.input_shape.members.items():
+            if member.metadata.get("idempotencyToken"):
+                value = document.get(member.serialization.get("name", name)) if isinstance(document, dict) else None
+                if value:
+                    return operation.name, str(value)
+        return None
 
     def _handler_for(self, request: Request) -> Callable[[], tuple[int, Json]] | None:
         if request.target in self.json_operations:
@@ -436,8 +507,7 @@ class Additions:
         headers = [("Content-Type", "application/x-amz-json-1.1"), ("Content-Length", str(len(data)))]
         if error_type:
             headers.append(("X-Amzn-ErrorType", error_type))
-        reasons = {200: "OK", 201: "Created", 400: "Bad Request", 404: "Not Found", 409: "Conflict"}
-        start_response(f"{status} {reasons.get(status, 'Error')}", headers)
+        start_response(f"{status} {_REASONS.get(status, 'Error')}", headers)
         return [data]
 
     def _moto(self, service: str, region: str) -> Any:
@@ -497,6 +567,14 @@ class Additions:
                     "tags": {},
                     "podIdentityAssociations": [],
                 }
+            for region, ids in world.get("network", {}).items():
+                self.network.setdefault(region, set()).update(ids)
+            for scripts in world.get("lifecycle_scripts", []):
+                # What the organization uploaded where its spec's lifecycle_scripts_s3_uri points.
+                s3 = self._moto("s3", "aws")
+                if scripts["bucket"] not in s3.buckets:
+                    s3.create_bucket(scripts["bucket"], scripts["region"])
+                s3.put_object(scripts["bucket"], scripts["key"], b"#!/bin/bash\nset -euo pipefail\n")
             if world.get("adopted"):
                 self._seed_adopted(world["adopted"], center, group_ids)
             return {"groups": group_ids}
@@ -740,9 +818,9 @@ class Additions:
         name = body["addonName"]
         if name not in EKS_ADDONS:
             raise AwsError(400, "InvalidParameterException", "Addon specified is not supported")
-        version = body.get("addonVersion")
-        if version is not None and not ADDON_VERSION.match(version):
-            raise AwsError(400, "InvalidParameterException", "Addon version specified is not supported")
+        refused = _addon_version_refused(name, body.get("addonVersion"))
+        if refused is not None:
+            raise refused
         if (cluster_name, name) in self.eks.addons:
             raise AwsError(409, "ResourceInUseException", f"Addon {name} already exists")
         role = body.get("serviceAccountRoleArn")
@@ -850,6 +928,9 @@ class Additions:
         # answers an update (type AddonUpdate) that DescribeUpdate reports Successful.
         addon = self._addon(cluster_name, name)
         body = request.json()
+        refused = _addon_version_refused(name, body.get("addonVersion"))
+        if refused is not None:
+            raise refused
         role = body.get("serviceAccountRoleArn")
         if role and not self._principal_exists(role):
             raise AwsError(400, "InvalidParameterException", f"The role {role} does not exist")
@@ -1090,12 +1171,13 @@ class Additions:
         # /aws-reserved/sso.amazonaws.com/<region>/ (IAM Identity Center user guide, "Referencing
         # permission sets in resource policies"): made here the same way.
         body = request.json()
-        instance = self._moto("sso-admin", request.region).instances[0]
-        if body.get("PrincipalType") == "GROUP":
-            store = self._moto("identitystore", request.region)
-            groups = store.identity_stores.get(instance.identity_store_id)
-            if groups is None or body["PrincipalId"] not in groups.groups:
-                raise AwsError(400, "ValidationException", f"Group {body['PrincipalId']} does not exist")
+        self._principal_in_identity_store(request.region, body["PrincipalType"], body["PrincipalId"])
+        if body.get("TargetId") not in self._organization_accounts():
+            # Identity Center assigns access to accounts of its organization only (IAM Identity
+            # Center user guide, "Assign user or group access to AWS accounts").
+            raise AwsError(
+                400, "ValidationException", f"The account {body.get('TargetId')} is not a member of the organization"
+            )
         answer = self._via_moto(request)
         permission_set = self._via_moto(
             Request(
@@ -1168,12 +1250,38 @@ class Additions:
     def _application_key(self, body: Json) -> tuple[str, str, str]:
         return body["ApplicationArn"], body["PrincipalId"], body["PrincipalType"]
 
+    def _principal_in_identity_store(self, region: str, kind: str, principal_id: str) -> None:
+        """An assignment's user or group must exist in the instance's identity store
+        (CreateAccountAssignment / CreateApplicationAssignment: ResourceNotFoundException)."""
+        instance = self._moto("sso-admin", region).instances[0]
+        store = self._moto("identitystore", region).identity_stores.get(instance.identity_store_id)
+        held = {} if store is None else (store.groups if kind == "GROUP" else store.users)
+        if principal_id not in held:
+            raise AwsError(
+                400,
+                "ResourceNotFoundException",
+                f"{'Group' if kind == 'GROUP' else 'User'} {principal_id} does not exist in identity store "
+                f"{instance.identity_store_id}",
+            )
+
+    def _organization_accounts(self) -> set[str]:
+        """The organization's accounts: this one (the management account, where Identity Center
+        runs here) and any moto's Organizations holds."""
+        accounts = {self.account_id}
+        try:
+            organizations = self._moto("organizations", "global")
+            accounts |= {account.id for account in getattr(organizations, "accounts", [])}
+        except KeyError:
+            pass
+        return accounts
+
     def sso_create_application_assignment(self, request: Request) -> Json:
         # SSO Admin CreateApplicationAssignment: the application (here: a SageMaker domain's
         # Identity Center application) and the principal must exist.
         body = request.json()
         if body["ApplicationArn"] not in self.sso.applications:
             raise AwsError(400, "ResourceNotFoundException", f"Application {body['ApplicationArn']} not found")
+        self._principal_in_identity_store(request.region, body["PrincipalType"], body["PrincipalId"])
         key = self._application_key(body)
         if key in self.sso.application_assignments:
             raise AwsError(400, "ConflictException", "The assignment exists already")
@@ -1204,6 +1312,53 @@ class Additions:
             if type_name == "AWS::SageMaker::Cluster"
         ]
 
+    # --- what a HyperPod cluster names must exist (cloud_control.World) ----------------------
+
+    def missing_for_cluster(self, model: Json, region: str) -> str | None:
+        """What SageMaker's CreateCluster / UpdateCluster refuse as missing: the EKS cluster of
+        the orchestrator (in the request's Region), each instance group's execution role, the
+        VPC's subnets and security groups (SageMaker API reference, CreateCluster: ValidationException
+        and ResourceNotFound; the words are the emulator's, naming the resource)."""
+        eks_arn = (model.get("Orchestrator") or {}).get("Eks", {}).get("ClusterArn")
+        if eks_arn:
+            name = eks_arn.rsplit("/", 1)[-1]
+            if eks_arn.split(":")[3] != region or name not in self._moto("eks", region).clusters:
+                return f"EKS cluster {eks_arn} does not exist (ValidationException)"
+        iam = self._moto("iam", "global")
+        roles = {role.arn for role in iam.roles.values()}
+        for group in model.get("InstanceGroups", []):
+            if group.get("ExecutionRole") not in roles:
+                return (
+                    f"Role {group.get('ExecutionRole')} of instance group {group.get('InstanceGroupName')} "
+                    "does not exist or cannot be assumed by SageMaker (ValidationException)"
+                )
+        vpc = model.get("VpcConfig") or {}
+        for kind, ids in (("Subnet", vpc.get("Subnets", [])), ("Security group", vpc.get("SecurityGroupIds", []))):
+            missing = [i for i in ids if not self._network_has(region, i)]
+            if missing:
+                return f"{kind} {', '.join(missing)} does not exist in {region} (ValidationException)"
+        return None
+
+    def _network_has(self, region: str, resource_id: str) -> bool:
+        if resource_id in self.network.get(region, set()):
+            return True
+        ec2 = self._moto("ec2", region)
+        subnets = {subnet_id for by_zone in ec2.subnets.values() for subnet_id in by_zone}
+        groups = {group_id for by_vpc in ec2.groups.values() for group_id in by_vpc}
+        return resource_id in subnets or resource_id in groups
+
+    def lifecycle_scripts_missing(self, group: Json) -> bool:
+        """Whether a group's OnCreate script is missing from its SourceS3Uri (the nodes download
+        it from S3 and run it: SageMaker developer guide, "Lifecycle scripts")."""
+        config = group.get("LifeCycleConfig") or {}
+        uri = config.get("SourceS3Uri", "")
+        if not uri.startswith("s3://") or not config.get("OnCreate"):
+            return False
+        bucket, _, prefix = uri[len("s3://") :].partition("/")
+        key = f"{prefix.rstrip('/')}/{config['OnCreate']}" if prefix.strip("/") else config["OnCreate"]
+        found = self._moto("s3", "aws").buckets.get(bucket)
+        return found is None or key not in found.keys
+
     def hyperpod_cluster(self, name_or_arn: str) -> tuple[str, Json] | None:
         """(ARN, model) of the HyperPod cluster Cloud Control created, by name or ARN (as SageMaker's
         ClusterName parameter takes either), or None."""
@@ -1233,6 +1388,7 @@ class Additions:
             "Orchestrator": model.get("Orchestrator", {}),
             "VpcConfig": model.get("VpcConfig", {}),
             "NodeRecovery": model.get("NodeRecovery", "Automatic"),
+            **({"FailureMessage": model["FailureMessage"]} if model.get("FailureMessage") else {}),
         }
 
     def sagemaker_list_clusters(self, request: Request) -> Json:
@@ -1311,9 +1467,45 @@ class Additions:
     # DescribeSpace, ListSpaces, CreateApp, DescribeApp): the domain (and an app's space) must exist,
     # names are unique in their domain (ResourceInUse), tags are kept as the resource's.
 
+    def sagemaker_create_user_profile(self, request: Request) -> Json:
+        # SageMaker CreateUserProfile: one profile of a name per domain (ResourceInUse).
+        body = request.json()
+        self._domain(request)
+        key = (body["DomainId"], body["UserProfileName"])
+        if key in self.user_profiles:
+            raise AwsError(400, "ResourceInUse", f"User profile {key[1]} already exists")
+        arn = f"arn:aws:sagemaker:{request.region}:{self.account_id}:user-profile/{key[0]}/{key[1]}"
+        self.user_profiles[key] = {
+            "DomainId": key[0],
+            "UserProfileName": key[1],
+            "UserProfileArn": arn,
+            "Status": "InService",
+            "CreationTime": _now(),
+            "LastModifiedTime": _now(),
+            "UserSettings": body.get("UserSettings", {}),
+        }
+        self.tags[arn] = {t["Key"]: t["Value"] for t in body.get("Tags", [])}
+        return {"UserProfileArn": arn}
+
+    def sagemaker_describe_user_profile(self, request: Request) -> Json:
+        body = request.json()
+        key = (body["DomainId"], body["UserProfileName"])
+        return _found(self.user_profiles, key, AwsError(400, "ResourceNotFound", f"User profile {key[1]} not found"))
+
+    def sagemaker_delete_user_profile(self, request: Request) -> Json:
+        self.sagemaker_describe_user_profile(request)
+        body = request.json()
+        del self.user_profiles[(body["DomainId"], body["UserProfileName"])]
+        return {}
+
     def sagemaker_create_space(self, request: Request) -> Json:
         body = request.json()
         self._domain(request)
+        owner = (body.get("OwnershipSettings") or {}).get("OwnerUserProfileName")
+        if owner is not None and (body["DomainId"], owner) not in self.user_profiles:
+            # A private space belongs to an existing user profile of its domain (CreateSpace,
+            # OwnershipSettings; ResourceNotFound).
+            raise AwsError(400, "ResourceNotFound", f"User profile {owner} does not exist in domain {body['DomainId']}")
         key = (body["DomainId"], body["SpaceName"])
         if key in self.spaces:
             raise AwsError(400, "ResourceInUse", f"Space {body['SpaceName']} already exists")
@@ -1465,7 +1657,11 @@ class Additions:
         body = request.json()
         if ":domain/" not in body["ResourceArn"]:
             return self._via_moto(request)
-        self.tags.setdefault(body["ResourceArn"], {}).update({t["Key"]: t["Value"] for t in body["Tags"]})
+        merged = {**self.tags.get(body["ResourceArn"], {}), **{t["Key"]: t["Value"] for t in body["Tags"]}}
+        if len(merged) > 50:
+            # 50 tags per resource (Tagging AWS resources, "Tag naming limits and requirements").
+            raise AwsError(400, "ValidationException", f"The resource would have {len(merged)} tags: at most 50")
+        self.tags[body["ResourceArn"]] = merged
         return {"Tags": body["Tags"]}
 
     def sagemaker_delete_tags(self, request: Request) -> Json:
@@ -1482,12 +1678,14 @@ class Additions:
         # to the application go with it. A domain that still has spaces (or apps) is refused
         # (DeleteDomain: "delete all user profiles, spaces and apps first"; ResourceInUse).
         domain = self._domain(request)
-        in_use = sorted(name for (domain_id, name) in self.spaces if domain_id == domain["DomainId"])
+        in_use = sorted(
+            name for (domain_id, name) in [*self.spaces, *self.user_profiles] if domain_id == domain["DomainId"]
+        )
         if in_use:
             raise AwsError(
                 400,
                 "ResourceInUse",
-                f"Domain {domain['DomainId']} has spaces {', '.join(in_use)}: delete them before the domain",
+                f"Domain {domain['DomainId']} has spaces or user profiles {', '.join(in_use)}: delete them first",
             )
         application = domain.get("SingleSignOnApplicationArn")
         if application:

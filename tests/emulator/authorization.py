@@ -14,12 +14,14 @@ reaches an unmodelled call shows it instead of passing unchecked.
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, unquote
 from xml.sax.saxutils import escape
 
+from tests.emulator.iam_actions import NO_PERMISSION, IamActions
 from tests.iam_evaluation import allows
 
 Json = dict[str, Any]
@@ -42,6 +44,11 @@ UNSCOPED = {
 }
 #: What needs no permission at all (STS user guide: "No permissions are required to perform this operation").
 NO_PERMISSION_NEEDED = {"sts:GetCallerIdentity"}
+#: The deploying pipeline's role (hyperpod_teams.naming.deploy_role_name).
+DEPLOY_ROLE_PREFIX = "hyperpod-teams-deploy-"
+#: HYPERPOD_TEAMS_EMULATOR_IAM_AUDIT=1: the pipeline's refusals are recorded but the requests
+#: answered, so one run lists every permission the deploy policy lacks. Never set in CI.
+AUDIT = os.environ.get("HYPERPOD_TEAMS_EMULATOR_IAM_AUDIT") == "1"
 
 
 @dataclass
@@ -67,8 +74,13 @@ class Authorization:
     def __init__(self, additions: Any) -> None:
         self.additions = additions
         self.account_id = additions.account_id
-        #: Every evaluated request of an assumed role, in order: what the journey tier reads.
+        #: Every evaluated request of a team member's assumed role, in order: what the journey tier reads.
         self.decisions: list[Decision] = []
+        #: The deploying pipeline's requests (its role: naming.deploy_role_name), each evaluated:
+        #: how many were allowed, and every refusal.
+        self.deploy_allowed = 0
+        self.deploy_refused: list[Decision] = []
+        self.iam_actions = IamActions(additions, additions.input_shapes)
 
     # --- who is asking ------------------------------------------------------------------------
 
@@ -230,6 +242,8 @@ class Authorization:
         session = self.assumed_role(access_key_id) if access_key_id else None
         if session is None:
             return None
+        if session.role_arn.rsplit("/", 1)[-1].startswith(DEPLOY_ROLE_PREFIX):
+            return self._check_pipeline(session, request)
         asked = self.requested(request)
         if asked is None:
             name = request.target or f"{request.service} {request.method} {request.path}"
@@ -246,6 +260,28 @@ class Authorization:
             if not allowed:
                 break
         return checked
+
+    def _check_pipeline(self, session: Any, request: Any) -> Decision:
+        """Every request of the deploying pipeline, mapped to its IAM actions by iam_actions.py
+        and evaluated against the role's policies; one that no model knows is refused."""
+        asked = self.iam_actions.requested(request)
+        if asked is None:
+            name = request.target or f"{request.service} {request.method} {request.path}"
+            decision = Decision(session.arn, name, "", allowed=False, modelled=False)
+            self.deploy_refused.append(decision)
+            return decision
+        policies = self.role_policies(session.role_arn)
+        decision = Decision(session.arn, "", "", allowed=True)
+        for action, resource, context in asked:
+            allowed = action in NO_PERMISSION or allows(policies, action, resource, context)
+            decision = Decision(session.arn, action, resource, allowed=allowed)
+            if not allowed:
+                self.deploy_refused.append(decision)
+                if AUDIT:  # a developer's run that lists every refusal at once (docs/testing.md)
+                    return Decision(session.arn, action, resource, allowed=True)
+                return decision
+        self.deploy_allowed += 1
+        return decision
 
 
 def _resource_tags(tags: Any) -> Json:
@@ -265,7 +301,7 @@ def denial(request: Any, decision: Decision) -> tuple[int, dict[str, str], bytes
     """The refusal in the protocol of the service asked (status, headers, body), as AWS answers it."""
     message = decision.message()
     request_id = str(uuid.uuid4())
-    if request.service in ("iam", "sts", "ec2"):
+    if request.service in ("iam", "sts", "ec2", "cloudformation"):
         code = "UnauthorizedOperation" if request.service == "ec2" else "AccessDenied"
         if request.service == "ec2":
             xml = (

@@ -26,7 +26,7 @@ import secrets
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import jsonpatch
 
@@ -83,9 +83,61 @@ def _has(model: Any, path: list[str]) -> bool:
     return isinstance(model, dict) and head in model and _has(model[head], rest)
 
 
+#: What SageMaker says when a node's lifecycle scripts are missing or fail: the cluster goes
+#: `Failed` with this `FailureMessage` (quoted in awslabs/awsome-distributed-ai#188 and #632).
+LIFECYCLE_FAILURE = (
+    'Instance {instance} failed to provision with the following error: "Lifecycle scripts did not run '
+    "successfully. Ensure the scripts exist in provided S3 path, are accessible, and run without errors. "
+    'Please see CloudWatch logs for lifecycle script execution details." Note that multiple instances may be impacted.'
+)
+#: Instance-group properties UpdateCluster cannot change for an existing group (SageMaker API
+#: reference, UpdateCluster / ClusterInstanceGroupSpecification: the group is replaced by name,
+#: its type and role are fixed at creation; a new type needs a new group).
+FIXED_GROUP_PROPERTIES = ("InstanceType", "ExecutionRole")
+
+
+class World(Protocol):
+    """What exists outside Cloud Control, as SageMaker checks it when it creates a cluster."""
+
+    def missing_for_cluster(self, model: Json, region: str) -> str | None: ...
+
+    def lifecycle_scripts_missing(self, group: Json) -> bool: ...
+
+
+class Failure(Exception):
+    """A request Cloud Control accepts and whose operation then fails: its handler error code
+    (Cloud Control API reference, ProgressEvent `ErrorCode`) and status message."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _fixed_group_changes(type_name: str, before: Json, after: Json) -> str | None:
+    """An update that changes a property an existing instance group keeps for life."""
+    if type_name != "AWS::SageMaker::Cluster":
+        return None
+    was = {group["InstanceGroupName"]: group for group in before.get("InstanceGroups", [])}
+    for group in after.get("InstanceGroups", []):
+        old = was.get(group["InstanceGroupName"])
+        if old is None:
+            continue
+        for name in FIXED_GROUP_PROPERTIES:
+            if old.get(name) != group.get(name):
+                raise Failure(
+                    "InvalidRequest",
+                    f"{name} of instance group {group['InstanceGroupName']} cannot be updated "
+                    f"(from {old.get(name)} to {group.get(name)}): add a new instance group instead. "
+                    "(Service: SageMaker, Status Code: 400, Error Code: ValidationException)",
+                )
+    return None
+
+
 class CloudControl:
-    def __init__(self, *, account_id: str) -> None:
+    def __init__(self, *, account_id: str, world: World | None = None) -> None:
         self.account_id = account_id
+        #: The rest of the account (the emulator's IAM, EKS, EC2 and S3); None: not checked.
+        self.world = world
         #: (type name, identifier) -> the stored model (with read-only properties).
         self.resources: dict[tuple[str, str], Json] = {}
         self.requests: dict[str, Json] = {}
@@ -130,7 +182,7 @@ class CloudControl:
         missing in this one: Cloud Control and SageMaker resources are regional, and the ARN names
         its Region), a second scheduler config."""
         if type_name == "AWS::SageMaker::Cluster":
-            return None
+            return self._cluster_references(model, region, identifier)
         cluster = model.get("ClusterArn", "")
         if not self.exists("AWS::SageMaker::Cluster", cluster) or _region_of(cluster) != region:
             return f"Cluster {cluster} not found (ResourceNotFound)"
@@ -144,9 +196,43 @@ class CloudControl:
                     return f"Team {model['ComputeQuotaTarget']['TeamName']} has a compute quota already"
         return None
 
+    def _cluster_references(self, model: Json, region: str, identifier: str | None) -> str | None:
+        """A cluster's name is unique in its account and Region (SageMaker CreateCluster:
+        ResourceInUse, "Resource already exists" - a cluster a failed create left behind counts),
+        and what it names must exist (world.missing_for_cluster)."""
+        for (other_type, other_id), other in self.resources.items():
+            if (
+                other_type == "AWS::SageMaker::Cluster"
+                and other_id != identifier
+                and other.get("ClusterName") == model.get("ClusterName")
+                and _region_of(other_id) == region
+            ):
+                raise Failure(
+                    "AlreadyExists",
+                    f"Resource of type 'AWS::SageMaker::Cluster' with identifier '{model.get('ClusterName')}' "
+                    f"already exists. (Service: SageMaker, Status Code: 400, Error Code: ResourceInUse: Cluster "
+                    f"{other_id} already exists)",
+                )
+        return self.world.missing_for_cluster(model, region) if self.world is not None else None
+
+    def _lifecycle_failed(self, stored: Json, groups: list[Json]) -> str | None:
+        """The cluster's `Failed` status when a group's lifecycle scripts are not where it says."""
+        if self.world is None:
+            return None
+        for group in groups:
+            if self.world.lifecycle_scripts_missing(group):
+                message = LIFECYCLE_FAILURE.format(instance="i-" + secrets.token_hex(8)[:17])
+                stored["ClusterStatus"] = "Failed"
+                stored["FailureMessage"] = message
+                group["CurrentCount"] = 0
+                return message
+        return None
+
     # --- requests --------------------------------------------------------------------------
 
-    def _event(self, type_name: str, operation: str, identifier: str | None, failure: str | None) -> Json:
+    def _event(
+        self, type_name: str, operation: str, identifier: str | None, failure: str | None, code: str = "InvalidRequest"
+    ) -> Json:
         token = str(uuid.uuid4())
         event = {
             "TypeName": type_name,
@@ -158,7 +244,7 @@ class CloudControl:
         if identifier:
             event["Identifier"] = identifier
         if failure:
-            event.update(ErrorCode="InvalidRequest", StatusMessage=failure)
+            event.update(ErrorCode=code, StatusMessage=failure)
         self.requests[token] = event
         # Cloud Control answers a mutation IN_PROGRESS; its end is read with GetResourceRequestStatus.
         return {"ProgressEvent": dict(event, OperationStatus="IN_PROGRESS")}
@@ -193,13 +279,24 @@ class CloudControl:
         body = request.json()
         type_name = body["TypeName"]
         model = json.loads(body["DesiredState"])
-        failure = self._invalid(type_name, model) or self._references(type_name, model, request.region)
+        try:
+            failure = self._invalid(type_name, model) or self._references(type_name, model, request.region)
+        except Failure as refused:
+            return self._event(type_name, "CREATE", None, str(refused), refused.code)
         if failure:
             return self._event(type_name, "CREATE", None, failure)
         identifier, read_only = self._new_identity(type_name, request.region)
         stored = {**copy.deepcopy(model), **read_only}
         self._fill_counts(type_name, stored)
         self.resources[(type_name, identifier)] = stored
+        if type_name == "AWS::SageMaker::Cluster":
+            # SageMaker creates the cluster, then its nodes run the lifecycle scripts; a cluster
+            # whose scripts are missing stays, Failed, and Cloud Control's create does not stabilize.
+            failed = self._lifecycle_failed(stored, stored.get("InstanceGroups", []))
+            if failed:
+                return self._event(
+                    type_name, "CREATE", identifier, f"Cluster {identifier} is Failed: {failed}", "NotStabilized"
+                )
         return self._event(type_name, "CREATE", identifier, None)
 
     def _stored(self, body: Json, region: str) -> Json:
@@ -255,9 +352,14 @@ class CloudControl:
             model = jsonpatch.apply_patch(model, patch)
         except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as error:
             raise CloudControlError("ValidationException", f"Invalid patch document: {error}") from error
-        failure = self._invalid(type_name, model) or self._references(
-            type_name, model, request.region, body["Identifier"]
-        )
+        try:
+            failure = (
+                self._invalid(type_name, model)
+                or self._references(type_name, model, request.region, body["Identifier"])
+                or _fixed_group_changes(type_name, stored, model)
+            )
+        except Failure as refused:
+            return self._event(type_name, "UPDATE", body["Identifier"], str(refused), refused.code)
         if not failure:
             read_only = {
                 k: v
@@ -272,6 +374,13 @@ class CloudControl:
             if type_name == "AWS::SageMaker::Cluster":
                 self._groups_by_name(body["Identifier"], stored, updated)
             self.resources[(type_name, body["Identifier"])] = updated
+            if type_name == "AWS::SageMaker::Cluster":
+                known = {g["InstanceGroupName"] for g in stored.get("InstanceGroups", [])}
+                added = [g for g in updated.get("InstanceGroups", []) if g["InstanceGroupName"] not in known]
+                failed = self._lifecycle_failed(updated, added)
+                if failed:
+                    failure = f"Cluster {body['Identifier']} is Failed: {failed}"
+                    return self._event(type_name, "UPDATE", body["Identifier"], failure, "NotStabilized")
         return self._event(type_name, "UPDATE", body["Identifier"], failure)
 
     def _groups_by_name(self, identifier: str, before: Json, after: Json) -> None:

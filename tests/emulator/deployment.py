@@ -59,6 +59,10 @@ class Emulator:
         """The recorded requests (additions.RECORDED) in the order they came: target and body."""
         return self._post("requests", {})["requests"]
 
+    def deploy_decisions(self) -> dict:
+        """The deploying pipeline's requests as IAM decided them: how many allowed, which refused."""
+        return self._post("deploy-decisions", {})
+
     def cloud_control_state(self) -> dict:
         """The HyperPod clusters the local Cloud Control holds (identifier -> properties) and the
         instance groups updates deleted (`terminated`: cluster, group, nodes)."""
@@ -148,12 +152,32 @@ def world_before_first_deploy(spec: dict, groups: list[str]) -> dict:
         },
         "groups": groups,
         "eks_clusters": clusters,
+        # The VPC the spec's network names: its subnets and security groups exist.
+        "network": {
+            region: [
+                *spec["cluster"]["network"]["subnet_ids"],
+                *spec["cluster"]["network"].get("security_group_ids", []),
+            ]
+        },
+        "lifecycle_scripts": lifecycle_scripts(spec),
     }
     if spec["cluster"].get("existing_hyperpod_cluster_name"):
         from tests.emulator.adopted import adopted_world
 
         world["adopted"] = adopted_world(spec)
     return world
+
+
+def lifecycle_scripts(spec: dict) -> list[dict]:
+    """The OnCreate script an organization uploads where its spec's `lifecycle_scripts_s3_uri`
+    points (a bucket the stacks do not create; docs/spec-reference.md)."""
+    uri = spec["cluster"].get("lifecycle_scripts_s3_uri")
+    if not uri:
+        return []
+    bucket, _, prefix = uri.removeprefix("s3://").partition("/")
+    on_create = spec["cluster"].get("lifecycle_on_create", "on_create.sh")
+    key = f"{prefix.rstrip('/')}/{on_create}" if prefix.strip("/") else on_create
+    return [{"bucket": bucket, "key": key, "region": spec["organization"]["region"]}]
 
 
 def is_aws_only(stack: dict) -> bool:
@@ -297,3 +321,42 @@ class Deployment:
                 if not all(result.ok for result in results):
                     break
         return outcomes
+
+
+#: The role the tier's applies run as: the deploying pipeline's, holding exactly the policies
+#: `hyperpod-teams deploy-policy` prints (hyperpod_teams.deploy_policy). Not named `<org>-*`, so
+#: the policy's grants on the organization's roles do not reach it.
+def pipeline_role_name(org: str) -> str:
+    from hyperpod_teams import naming
+
+    return naming.deploy_role_name(org)
+
+
+def pipeline_credentials(url: str, spec: dict) -> dict[str, str]:
+    """Make the pipeline's role in the emulator's IAM (as an administrator would, once), assume
+    it, and answer the session's credentials as the environment terraform runs with. Every
+    request signed with them is evaluated against the role's policies (authorization.py)."""
+    from hyperpod_teams.deploy_policy import deploy_policies
+    from hyperpod_teams.spec import validate_spec
+
+    org, account = spec["organization"]["name"], spec["organization"]["account_id"]
+    iam = emulator_client(url, "iam")
+    name = pipeline_role_name(org)
+    trust = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{account}:root"}, "Action": "sts:AssumeRole"}
+        ],
+    }
+    iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(trust), MaxSessionDuration=43200)
+    for policy_name, document in deploy_policies(validate_spec(spec)).items():
+        arn = iam.create_policy(PolicyName=policy_name, PolicyDocument=json.dumps(document))
+        iam.attach_role_policy(RoleName=name, PolicyArn=arn["Policy"]["Arn"])
+    credentials = emulator_client(url, "sts").assume_role(
+        RoleArn=f"arn:aws:iam::{account}:role/{name}", RoleSessionName="pipeline", DurationSeconds=43200
+    )["Credentials"]
+    return {
+        "AWS_ACCESS_KEY_ID": credentials["AccessKeyId"],
+        "AWS_SECRET_ACCESS_KEY": credentials["SecretAccessKey"],
+        "AWS_SESSION_TOKEN": credentials["SessionToken"],
+    }

@@ -1,0 +1,465 @@
+"""The IAM policy to give the pipeline that deploys a spec's AWS stacks: what `terraform apply`,
+`plan` and `destroy` of every AWS stack need, and nothing of another organization's.
+
+Pure layer: policy documents only. `hyperpod-teams deploy-policy SPEC` prints them; docs/deploy.md
+says how to attach them. The emulator tier applies every AWS stack as a role holding exactly these
+documents, IAM evaluated on each request (tests/emulator/authorization.py), so a permission missing
+here fails the tier's apply as it would fail a pipeline's.
+
+Where an action takes a resource the stacks name, the statement names it (`<org>-*` roles,
+buckets, aliases, domains; the EKS cluster of the spec; `/hyperpod-teams/` policies and
+parameters); `*` only where IAM has no resource for the action (Service Authorization Reference:
+`kms:CreateKey`, `iam:ListRoles`, the Cloud Control API, Identity Center's and Identity Store's
+actions as the stacks call them, Cost Explorer's `ce:*CostCategory*`) or where the resource's
+name is AWS's (a new SageMaker cluster's ID, a KMS key's ID). `iam:PassRole` is kept to the
+organization's roles and the services that take them.
+
+Each document stays under IAM's 6,144-character managed-policy quota (white space not counted).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from hyperpod_teams import naming
+from hyperpod_teams.policies import aws_partition
+from hyperpod_teams.spec.models import PlatformSpec
+
+#: IAM's quota on a customer managed policy (IAM user guide, "IAM and AWS STS quotas").
+MANAGED_POLICY_SIZE = 6144
+
+#: Services the organization's roles are passed to: SageMaker (the HyperPod execution role, the
+#: domains' execution roles), EKS (the cluster role), EKS Pod Identity (workload roles).
+PASSED_TO = ["sagemaker.amazonaws.com", "eks.amazonaws.com", "pods.eks.amazonaws.com"]
+
+IAM_ROLE_ACTIONS = [
+    "iam:CreateRole",
+    "iam:DeleteRole",
+    "iam:GetRole",
+    "iam:UpdateRole",
+    "iam:UpdateRoleDescription",
+    "iam:UpdateAssumeRolePolicy",
+    "iam:TagRole",
+    "iam:UntagRole",
+    "iam:ListRoleTags",
+    "iam:PutRolePolicy",
+    "iam:GetRolePolicy",
+    "iam:DeleteRolePolicy",
+    "iam:ListRolePolicies",
+    "iam:ListAttachedRolePolicies",
+    "iam:ListInstanceProfilesForRole",
+]
+IAM_POLICY_ACTIONS = [
+    "iam:CreatePolicy",
+    "iam:DeletePolicy",
+    "iam:GetPolicy",
+    "iam:GetPolicyVersion",
+    "iam:ListPolicyVersions",
+    "iam:CreatePolicyVersion",
+    "iam:DeletePolicyVersion",
+    "iam:TagPolicy",
+    "iam:UntagPolicy",
+    "iam:ListPolicyTags",
+]
+S3_BUCKET_ACTIONS = [
+    "s3:CreateBucket",
+    "s3:DeleteBucket",
+    "s3:ListBucket",
+    "s3:ListBucketVersions",
+    "s3:GetBucket*",
+    "s3:PutBucketPolicy",
+    "s3:DeleteBucketPolicy",
+    "s3:PutBucketTagging",
+    "s3:PutBucketVersioning",
+    "s3:PutBucketPublicAccessBlock",
+    "s3:PutBucketOwnershipControls",
+    "s3:PutEncryptionConfiguration",
+    "s3:GetEncryptionConfiguration",
+    "s3:PutLifecycleConfiguration",
+    "s3:GetLifecycleConfiguration",
+    "s3:GetAccelerateConfiguration",
+    "s3:GetReplicationConfiguration",
+]
+S3_OBJECT_ACTIONS = ["s3:PutObject", "s3:GetObject", "s3:GetObjectTagging", "s3:DeleteObject", "s3:DeleteObjectVersion"]
+KMS_KEY_ACTIONS = [
+    "kms:DescribeKey",
+    "kms:GetKeyPolicy",
+    "kms:PutKeyPolicy",
+    "kms:GetKeyRotationStatus",
+    "kms:EnableKeyRotation",
+    "kms:ListResourceTags",
+    "kms:TagResource",
+    "kms:UntagResource",
+    "kms:ScheduleKeyDeletion",
+    "kms:CreateGrant",
+    "kms:Decrypt",
+    "kms:GenerateDataKey",
+    "kms:CreateAlias",
+    "kms:DeleteAlias",
+    "kms:UpdateAlias",
+]
+EKS_ACTIONS = [
+    "eks:DescribeCluster",
+    "eks:DeleteCluster",
+    "eks:UpdateClusterConfig",
+    "eks:UpdateClusterVersion",
+    "eks:DescribeUpdate",
+    "eks:TagResource",
+    "eks:UntagResource",
+    "eks:ListTagsForResource",
+    "eks:CreateAccessEntry",
+    "eks:DescribeAccessEntry",
+    "eks:UpdateAccessEntry",
+    "eks:DeleteAccessEntry",
+    "eks:ListAccessEntries",
+    "eks:AssociateAccessPolicy",
+    "eks:DisassociateAccessPolicy",
+    "eks:ListAssociatedAccessPolicies",
+    "eks:CreateAddon",
+    "eks:DescribeAddon",
+    "eks:UpdateAddon",
+    "eks:DeleteAddon",
+    "eks:ListAddons",
+    "eks:CreatePodIdentityAssociation",
+    "eks:DescribePodIdentityAssociation",
+    "eks:UpdatePodIdentityAssociation",
+    "eks:DeletePodIdentityAssociation",
+    "eks:ListPodIdentityAssociations",
+]
+#: Actions IAM gives no resource type, or whose resource the stacks cannot name before AWS does.
+UNSCOPED_ACTIONS = {
+    "ReadAccountAndRegion": [
+        "sts:GetCallerIdentity",
+        "iam:ListRoles",
+        "ec2:DescribeSubnets",
+        "ec2:DescribeVpcs",
+        "logs:DescribeLogGroups",
+    ],
+    "CreateWhatAwsNames": [
+        "kms:CreateKey",
+        "kms:ListAliases",
+        "eks:CreateCluster",
+        "eks:DescribeAddonVersions",
+        "ssm:DescribeParameters",
+    ],
+    "CloudControlAndTypeSchemas": [
+        "cloudformation:CreateResource",
+        "cloudformation:GetResource",
+        "cloudformation:UpdateResource",
+        "cloudformation:DeleteResource",
+        "cloudformation:GetResourceRequestStatus",
+        "cloudformation:ListResources",
+        "cloudformation:DescribeType",
+    ],
+    "IdentityCenter": [
+        "sso:CreatePermissionSet",
+        "sso:DescribePermissionSet",
+        "sso:UpdatePermissionSet",
+        "sso:DeletePermissionSet",
+        "sso:ListPermissionSets",
+        "sso:ProvisionPermissionSet",
+        "sso:DescribePermissionSetProvisioningStatus",
+        "sso:PutInlinePolicyToPermissionSet",
+        "sso:GetInlinePolicyForPermissionSet",
+        "sso:DeleteInlinePolicyFromPermissionSet",
+        "sso:AttachCustomerManagedPolicyReferenceToPermissionSet",
+        "sso:DetachCustomerManagedPolicyReferenceFromPermissionSet",
+        "sso:ListCustomerManagedPolicyReferencesInPermissionSet",
+        "sso:CreateAccountAssignment",
+        "sso:DeleteAccountAssignment",
+        "sso:DescribeAccountAssignmentCreationStatus",
+        "sso:DescribeAccountAssignmentDeletionStatus",
+        "sso:ListAccountAssignments",
+        "sso:CreateApplicationAssignment",
+        "sso:DescribeApplicationAssignment",
+        "sso:DeleteApplicationAssignment",
+        "sso:TagResource",
+        "sso:UntagResource",
+        "sso:ListTagsForResource",
+        "sso:ListInstances",
+        "identitystore:GetGroupId",
+        "identitystore:DescribeGroup",
+        "identitystore:CreateGroup",
+        "identitystore:DeleteGroup",
+        "identitystore:UpdateGroup",
+        "identitystore:ListGroups",
+    ],
+    "CostCategoriesAndTags": [
+        "ce:CreateCostCategoryDefinition",
+        "ce:DescribeCostCategoryDefinition",
+        "ce:UpdateCostCategoryDefinition",
+        "ce:DeleteCostCategoryDefinition",
+        "ce:ListCostCategoryDefinitions",
+        "ce:ListCostAllocationTags",
+        "ce:UpdateCostAllocationTagsStatus",
+        "ce:TagResource",
+        "ce:UntagResource",
+        "ce:ListTagsForResource",
+    ],
+    # SageMaker through Cloud Control (the HyperPod cluster, its scheduler config and quotas: the
+    # handlers' permissions in each type's registry schema) and the Studio domains: a new
+    # cluster's, config's and quota's ARN ends in an ID AWS picks, and SageMaker's list actions
+    # have no resource type.
+    "SageMaker": [
+        "sagemaker:CreateCluster",
+        "sagemaker:DescribeCluster",
+        "sagemaker:UpdateCluster",
+        "sagemaker:DeleteCluster",
+        "sagemaker:ListClusters",
+        "sagemaker:ListClusterNodes",
+        "sagemaker:CreateClusterSchedulerConfig",
+        "sagemaker:DescribeClusterSchedulerConfig",
+        "sagemaker:UpdateClusterSchedulerConfig",
+        "sagemaker:DeleteClusterSchedulerConfig",
+        "sagemaker:ListClusterSchedulerConfigs",
+        "sagemaker:CreateComputeQuota",
+        "sagemaker:DescribeComputeQuota",
+        "sagemaker:UpdateComputeQuota",
+        "sagemaker:DeleteComputeQuota",
+        "sagemaker:ListComputeQuotas",
+        "sagemaker:CreateDomain",
+        "sagemaker:DescribeDomain",
+        "sagemaker:UpdateDomain",
+        "sagemaker:DeleteDomain",
+        "sagemaker:ListDomains",
+        "sagemaker:AddTags",
+        "sagemaker:DeleteTags",
+        "sagemaker:ListTags",
+    ],
+}
+
+
+def _size(document: dict) -> int:
+    return len(re.sub(r"\s", "", json.dumps(document)))
+
+
+def deploy_policy_statements(spec: PlatformSpec) -> list[dict]:
+    """Every statement the pipeline needs, scoped to the spec's organization."""
+    org, region, account = spec.organization.name, spec.organization.region, spec.organization.account_id
+    partition = aws_partition(region)
+    iam = f"arn:{partition}:iam::{account}"
+    eks_cluster = naming.shared_eks_cluster_name(spec.cluster)
+    eks = f"arn:{partition}:eks:{region}:{account}"
+    ssm = f"arn:{partition}:ssm:{region}:{account}"
+    statements: list[dict] = [
+        {
+            "Sid": "TheOrganizationsRoles",
+            "Effect": "Allow",
+            "Action": IAM_ROLE_ACTIONS,
+            "Resource": [f"{iam}:role/{org}-*", f"{iam}:role/*/{org}-*"],
+        },
+        {
+            # IAM authorizes Attach/DetachRolePolicy on the role, the policy in `iam:PolicyARN`
+            # (Service Authorization Reference, IAM condition keys): AWS managed policies and the
+            # organization's own only.
+            "Sid": "AttachAwsAndTheOrganizationsPolicies",
+            "Effect": "Allow",
+            "Action": ["iam:AttachRolePolicy", "iam:DetachRolePolicy"],
+            "Resource": [f"{iam}:role/{org}-*", f"{iam}:role/*/{org}-*"],
+            "Condition": {
+                "ArnLike": {
+                    "iam:PolicyARN": [f"arn:{partition}:iam::aws:policy/*", f"{iam}:policy/hyperpod-teams/{org}-*"]
+                }
+            },
+        },
+        {
+            "Sid": "PassTheOrganizationsRolesToTheirServices",
+            "Effect": "Allow",
+            "Action": "iam:PassRole",
+            "Resource": [f"{iam}:role/{org}-*", f"{iam}:role/*/{org}-*"],
+            "Condition": {"StringEquals": {"iam:PassedToService": PASSED_TO}},
+        },
+        {
+            "Sid": "TheOrganizationsPolicies",
+            "Effect": "Allow",
+            "Action": IAM_POLICY_ACTIONS,
+            "Resource": [f"{iam}:policy/hyperpod-teams/{org}-*", f"{iam}:policy/{org}-*"],
+        },
+        {
+            "Sid": "ReadTheRolesIdentityCenterMakes",
+            "Effect": "Allow",
+            "Action": ["iam:GetRole", "iam:ListRoleTags"],
+            "Resource": f"{iam}:role/aws-reserved/sso.amazonaws.com/*",
+        },
+        {
+            "Sid": "TheOrganizationsBuckets",
+            "Effect": "Allow",
+            "Action": S3_BUCKET_ACTIONS,
+            "Resource": f"arn:{partition}:s3:::{org}-*",
+        },
+        {
+            "Sid": "TheOrganizationsObjects",
+            "Effect": "Allow",
+            "Action": S3_OBJECT_ACTIONS,
+            "Resource": f"arn:{partition}:s3:::{org}-*/*",
+        },
+        {
+            "Sid": "TheOrganizationsKeysAndAliases",
+            "Effect": "Allow",
+            "Action": KMS_KEY_ACTIONS,
+            "Resource": [
+                f"arn:{partition}:kms:{region}:{account}:key/*",
+                f"arn:{partition}:kms:{region}:{account}:alias/{org}-*",
+            ],
+        },
+        {
+            "Sid": "TheSharedEksCluster",
+            "Effect": "Allow",
+            "Action": EKS_ACTIONS,
+            "Resource": [
+                f"{eks}:cluster/{eks_cluster}",
+                f"{eks}:access-entry/{eks_cluster}/*",
+                f"{eks}:addon/{eks_cluster}/*",
+                f"{eks}:podidentityassociation/{eks_cluster}/*",
+            ],
+        },
+        {
+            "Sid": "TheOrganizationsParameters",
+            "Effect": "Allow",
+            "Action": [
+                "ssm:PutParameter",
+                "ssm:GetParameter",
+                "ssm:GetParameters",
+                "ssm:GetParametersByPath",
+                "ssm:DeleteParameter",
+                "ssm:AddTagsToResource",
+                "ssm:RemoveTagsFromResource",
+                "ssm:ListTagsForResource",
+            ],
+            "Resource": [f"{ssm}:parameter/hyperpod-teams/{org}", f"{ssm}:parameter/hyperpod-teams/{org}/*"],
+        },
+        {
+            "Sid": "TheOrganizationsBudgets",
+            "Effect": "Allow",
+            "Action": [
+                "budgets:ModifyBudget",
+                "budgets:ViewBudget",
+                "budgets:TagResource",
+                "budgets:UntagResource",
+                "budgets:ListTagsForResource",
+            ],
+            "Resource": f"arn:{partition}:budgets::{account}:budget/{org}-*",
+        },
+    ]
+    if spec.cost.usage_reports.enabled:
+        statements += usage_report_statements(spec)
+    for sid, actions in UNSCOPED_ACTIONS.items():
+        statements.append({"Sid": sid, "Effect": "Allow", "Action": actions, "Resource": "*"})
+    return statements
+
+
+def usage_report_statements(spec: PlatformSpec) -> list[dict]:
+    """The usage-report stacks' resources (hyperpod_teams.usage_report names them): the
+    aggregation function, its log group, schedule and dead-letter queue, the Glue database and
+    tables, the Athena workgroup."""
+    org, region, account = spec.organization.name, spec.organization.region, spec.organization.account_id
+    partition = aws_partition(region)
+    at = f"{region}:{account}"
+    glue_database = org.replace("-", "_")
+    return [
+        {
+            "Sid": "UsageReportFunction",
+            "Effect": "Allow",
+            "Action": [
+                "lambda:CreateFunction",
+                "lambda:DeleteFunction",
+                "lambda:GetFunction",
+                "lambda:GetFunctionConfiguration",
+                "lambda:GetFunctionCodeSigningConfig",
+                "lambda:UpdateFunctionCode",
+                "lambda:UpdateFunctionConfiguration",
+                "lambda:ListVersionsByFunction",
+                "lambda:PutFunctionConcurrency",
+                "lambda:DeleteFunctionConcurrency",
+                "lambda:AddPermission",
+                "lambda:RemovePermission",
+                "lambda:GetPolicy",
+                "lambda:TagResource",
+                "lambda:UntagResource",
+                "lambda:ListTags",
+            ],
+            "Resource": f"arn:{partition}:lambda:{at}:function:{org}-*",
+        },
+        {
+            "Sid": "UsageReportLogsScheduleAndQueue",
+            "Effect": "Allow",
+            "Action": [
+                "logs:CreateLogGroup",
+                "logs:DeleteLogGroup",
+                "logs:PutRetentionPolicy",
+                "logs:DeleteRetentionPolicy",
+                "logs:AssociateKmsKey",
+                "logs:TagResource",
+                "logs:UntagResource",
+                "logs:ListTagsForResource",
+                "events:PutRule",
+                "events:DescribeRule",
+                "events:DeleteRule",
+                "events:PutTargets",
+                "events:RemoveTargets",
+                "events:ListTargetsByRule",
+                "events:TagResource",
+                "events:UntagResource",
+                "events:ListTagsForResource",
+                "sqs:CreateQueue",
+                "sqs:DeleteQueue",
+                "sqs:GetQueueAttributes",
+                "sqs:SetQueueAttributes",
+                "sqs:GetQueueUrl",
+                "sqs:ListQueueTags",
+                "sqs:TagQueue",
+                "sqs:UntagQueue",
+            ],
+            "Resource": [
+                f"arn:{partition}:logs:{at}:log-group:/aws/lambda/{org}-*",
+                f"arn:{partition}:events:{at}:rule/{org}-*",
+                f"arn:{partition}:sqs:{at}:{org}-*",
+            ],
+        },
+        {
+            "Sid": "UsageReportCatalogAndQueries",
+            "Effect": "Allow",
+            "Action": [
+                "glue:CreateDatabase",
+                "glue:GetDatabase",
+                "glue:UpdateDatabase",
+                "glue:DeleteDatabase",
+                "glue:CreateTable",
+                "glue:GetTable",
+                "glue:UpdateTable",
+                "glue:DeleteTable",
+                "glue:GetTags",
+                "glue:TagResource",
+                "glue:UntagResource",
+                "athena:CreateWorkGroup",
+                "athena:GetWorkGroup",
+                "athena:UpdateWorkGroup",
+                "athena:DeleteWorkGroup",
+                "athena:TagResource",
+                "athena:UntagResource",
+                "athena:ListTagsForResource",
+            ],
+            "Resource": [
+                f"arn:{partition}:glue:{at}:catalog",
+                f"arn:{partition}:glue:{at}:database/{glue_database}_*",
+                f"arn:{partition}:glue:{at}:table/{glue_database}_*/*",
+                f"arn:{partition}:athena:{at}:workgroup/{org}-*",
+            ],
+        },
+    ]
+
+
+def deploy_policies(spec: PlatformSpec) -> dict[str, dict]:
+    """The statements as customer managed policies, each under IAM's size quota: policy name ->
+    document (`<org>-deploy-1`, `-2`, ...)."""
+    documents: list[dict] = []
+    for statement in deploy_policy_statements(spec):
+        if (
+            documents
+            and _size({**documents[-1], "Statement": [*documents[-1]["Statement"], statement]}) <= MANAGED_POLICY_SIZE
+        ):
+            documents[-1]["Statement"].append(statement)
+        else:
+            documents.append({"Version": "2012-10-17", "Statement": [statement]})
+    return {naming.deploy_policy_name(spec.organization.name, index): doc for index, doc in enumerate(documents, 1)}
