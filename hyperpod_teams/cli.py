@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import sys
 import time
@@ -363,6 +364,7 @@ def _synthesize(
     from hyperpod_teams.synth import OutputFolderError, prepare_output_folder, synthesize
 
     phase = _phase if what is None else (lambda description: _phase(f"{what}: {description}"))
+    _refuse_without_the_tools_synth_runs()
     try:
         prepare_output_folder(out_dir)  # before seconds of loading: refuse a folder at once
         return synthesize(spec, out_dir, phase=phase, engine_name=engine_name)
@@ -370,6 +372,23 @@ def _synthesize(
         _user_error(str(error))
     except FastPathMismatch as error:
         sys.exit(_synthesize_the_ordinary_way(error))
+
+
+def _refuse_without_the_tools_synth_runs() -> None:
+    """Exit 2 naming what to install when synth would fail for want of a program: Node.js runs
+    the engine (jsii; JSII_NODE may name it), and the engine asks Terraform its version for the
+    `terraform_data` resources the stacks hold (without it: "Could not determine version of
+    terraform"). Checked before seconds of loading, and before the output folder is touched."""
+    missing = []
+    if not os.environ.get("JSII_NODE") and shutil.which("node") is None:
+        missing.append("Node.js (`node`), which runs the engine: install Node.js 22 or later (https://nodejs.org)")
+    if shutil.which("terraform") is None:
+        missing.append(
+            "Terraform (`terraform`), whose version the engine reads to write the stacks: install Terraform "
+            "1.11 or later (https://developer.hashicorp.com/terraform/install)"
+        )
+    if missing:
+        _user_error("synth needs on the PATH: " + "; and ".join(missing))
 
 
 STACK_TABLE_COLUMNS = ("STACK", "CREDENTIALS", "RESOURCES", "DATA SOURCES", "DEPLOYS AFTER")

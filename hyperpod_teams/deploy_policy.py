@@ -427,6 +427,7 @@ def usage_report_statements(spec: PlatformSpec) -> list[dict]:
                 "glue:DeleteDatabase",
                 "glue:CreateTable",
                 "glue:GetTable",
+                "glue:GetPartitionIndexes",
                 "glue:UpdateTable",
                 "glue:DeleteTable",
                 "glue:GetTags",

@@ -101,9 +101,10 @@ _NEXT_STEPS = """\
        {cli_install}
        {cli} synth
 
-   or without Node.js: `hyperpod-teams synth teams.yaml --out cdktf.out{engine_flag}`.
-   Run both from an environment where `{install}` was run (the `app` line of `cdktf.json`
-   starts `python -m hyperpod_teams.cdktf_app`).
+   or without the {title} CLI: `hyperpod-teams synth teams.yaml --out cdktf.out{engine_flag}`.
+   Both need Node.js (the engine runs in it) and Terraform on the PATH (the engine reads its
+   version); run them from an environment where `{install}` was run (the `app` line of
+   `cdktf.json` starts `python -m hyperpod_teams.cdktf_app`).
 
 3. See the stacks in deploy order and what each needs:
 

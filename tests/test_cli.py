@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -228,3 +229,18 @@ def test_resynth_keeps_terraform_working_files_and_drops_removed_stacks(tmp_path
     assert lock.read_text() == "# provider locks\n"
     assert (out / "stacks" / "acme-cluster" / ".terraform").is_dir()
     assert not gone.exists(), "a removed stack's folder and working files stay behind"
+
+
+def test_synth_without_terraform_or_node_on_the_path_exits_2_naming_what_to_install(tmp_path):
+    """Not "a bug in hyperpod-teams" (exit 1, the engine's validation error): the pipeline's
+    `changes` job on a runner without Terraform got that (#49). Nothing is written."""
+    out = tmp_path / "cdktf.out"
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "JSII_NODE"}
+    env["PATH"] = str(bare)  # neither node nor terraform
+    result = run_command("synth", str(QUICKSTART), "--out", str(out), env=env)
+    assert result.returncode == 2, result.stderr
+    assert "Terraform (`terraform`)" in result.stderr and "Node.js (`node`)" in result.stderr
+    assert "bug" not in result.stderr
+    assert not out.exists()

@@ -437,6 +437,28 @@ def _as_deploy_role(pass_role: bool) -> Callable[[World], str]:
     return send
 
 
+def _eks_cluster_in_a_missing_subnet(world: World) -> str:
+    return answer(
+        lambda: world.client("eks").create_cluster(
+            name="acme-other-eks",
+            roleArn=world.role_arn,
+            resourcesVpcConfig={"subnetIds": ["subnet-0fffffffffffffff0"]},
+        )
+    )
+
+
+def _domain_in_a_missing_subnet(world: World) -> str:
+    return answer(
+        lambda: world.client("sagemaker").create_domain(
+            DomainName="acme-nowhere",
+            AuthMode="SSO",
+            DefaultUserSettings={"ExecutionRole": world.role_arn},
+            SubnetIds=["subnet-0fffffffffffffff0"],
+            VpcId="vpc-0123456789abcdef0",
+        )
+    )
+
+
 def _long_role_name(world: World) -> str:
     return answer(lambda: world.client("iam").create_role(RoleName="r" * 65, AssumeRolePolicyDocument=TRUST))
 
@@ -593,7 +615,19 @@ BEHAVIOURS = [
         "SageMaker API reference, UpdateCluster: an existing group's InstanceType is fixed",
         _instance_type_changed,
     ),
+    Behaviour(
+        "eks-cluster-subnet-missing",
+        "InvalidParameterException",
+        'EKS API reference, CreateCluster: InvalidParameterException ("The subnet ID ... does not exist")',
+        _eks_cluster_in_a_missing_subnet,
+    ),
     # SageMaker domains and spaces.
+    Behaviour(
+        "domain-subnet-missing",
+        "ValidationException",
+        "SageMaker API reference, CreateDomain: subnets of the VPC",
+        _domain_in_a_missing_subnet,
+    ),
     Behaviour(
         "space-owner-profile-missing",
         "ResourceNotFound",

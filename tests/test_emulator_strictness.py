@@ -37,6 +37,7 @@ def endpoint():
     from tests.emulator.additions import Additions
 
     app = Additions(DomainDispatcherApplication(create_backend_app), account_id=ACCOUNT)
+    app.network[REGION] = {"subnet-0a1b2c3d4e5f60718"}  # the account's VPC, as the tier seeds it
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

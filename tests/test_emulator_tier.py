@@ -149,10 +149,13 @@ def _day_two(result: Round, deployment, emulator, world: dict, second_dir: Path,
     """The day-2 spec (synthesized beside the first app) applied over the deployed state, then
     every stack planned again."""
     from tests.emulator import day_two
-    from tests.emulator.deployment import Deployment
+    from tests.emulator.deployment import Deployment, widen_pipeline_policies
 
     day = result.day_two
     day_two.move_states(deployment.synth_dir, second_dir)
+    # The platform's admins widen the pipeline's policies to the new spec before its apply
+    # (docs/deploy.md): day 2 of existing-cluster switches usage reports on.
+    widen_pipeline_policies(emulator.url, second_spec)
     later = Deployment(second_dir, deployment.terraform_env, emulator.url)
     # SCIM provisions the new team's groups from the IdP before the access stack looks them up.
     new_groups = sorted(set(later.looked_up_groups()) - set(deployment.looked_up_groups()))

@@ -685,6 +685,14 @@ class Additions:
     def eks_create_cluster(self, request: Request) -> tuple[int, Json]:
         # EKS CreateCluster: moto creates it but keeps no accessConfig; AWS answers with the
         # authentication mode asked for (default CONFIG_MAP) and the bootstrap flag (default true).
+        # The cluster role and the subnets must exist (InvalidParameterException; EKS quotes EC2's
+        # "The subnet ID '...' does not exist").
+        body = request.json()
+        if not self._principal_exists(body.get("roleArn", "")):
+            raise AwsError(400, "InvalidParameterException", f"Role {body.get('roleArn')} does not exist")
+        for subnet in (body.get("resourcesVpcConfig") or {}).get("subnetIds", []):
+            if not self._network_has(request.region, subnet):
+                raise AwsError(400, "InvalidParameterException", f"The subnet ID '{subnet}' does not exist")
         answer = self._via_moto(request)
         asked = request.json().get("accessConfig") or {}
         config = {
@@ -1418,6 +1426,11 @@ class Additions:
         role = body["DefaultUserSettings"].get("ExecutionRole")
         if not role or not self._principal_exists(role):
             raise AwsError(400, "ValidationException", f"ExecutionRole {role!r} does not exist")
+        missing = [s for s in body["SubnetIds"] if not self._network_has(request.region, s)]
+        if missing:
+            raise AwsError(
+                400, "ValidationException", f"Subnet(s) {', '.join(missing)} do not exist in {request.region}"
+            )
         if any(d["domain"]["DomainName"] == body["DomainName"] for d in self.domains.values()):
             raise AwsError(400, "ResourceInUse", f"Domain {body['DomainName']} exists")
         domain_id = "d-" + uuid.uuid4().hex[:12]

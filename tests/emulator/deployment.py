@@ -332,11 +332,33 @@ def pipeline_role_name(org: str) -> str:
     return naming.deploy_role_name(org)
 
 
+def widen_pipeline_policies(url: str, spec) -> None:
+    """Give the pipeline's role the policies `deploy-policy` prints for `spec` (a PlatformSpec):
+    a new default version of each policy it has, the others created and attached (as an
+    administrator does before the apply of a spec that needs more; docs/deploy.md)."""
+    from hyperpod_teams.deploy_policy import deploy_policies
+
+    iam = emulator_client(url, "iam")
+    role = pipeline_role_name(spec.organization.name)
+    account = spec.organization.account_id
+    for policy_name, document in deploy_policies(spec).items():
+        arn = f"arn:aws:iam::{account}:policy/{policy_name}"
+        try:
+            iam.get_policy(PolicyArn=arn)
+        except iam.exceptions.NoSuchEntityException:
+            iam.create_policy(PolicyName=policy_name, PolicyDocument=json.dumps(document))
+            iam.attach_role_policy(RoleName=role, PolicyArn=arn)
+        else:
+            for version in iam.list_policy_versions(PolicyArn=arn)["Versions"]:
+                if not version["IsDefaultVersion"]:
+                    iam.delete_policy_version(PolicyArn=arn, VersionId=version["VersionId"])
+            iam.create_policy_version(PolicyArn=arn, PolicyDocument=json.dumps(document), SetAsDefault=True)
+
+
 def pipeline_credentials(url: str, spec: dict) -> dict[str, str]:
     """Make the pipeline's role in the emulator's IAM (as an administrator would, once), assume
     it, and answer the session's credentials as the environment terraform runs with. Every
     request signed with them is evaluated against the role's policies (authorization.py)."""
-    from hyperpod_teams.deploy_policy import deploy_policies
     from hyperpod_teams.spec import validate_spec
 
     org, account = spec["organization"]["name"], spec["organization"]["account_id"]
@@ -349,9 +371,7 @@ def pipeline_credentials(url: str, spec: dict) -> dict[str, str]:
         ],
     }
     iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(trust), MaxSessionDuration=43200)
-    for policy_name, document in deploy_policies(validate_spec(spec)).items():
-        arn = iam.create_policy(PolicyName=policy_name, PolicyDocument=json.dumps(document))
-        iam.attach_role_policy(RoleName=name, PolicyArn=arn["Policy"]["Arn"])
+    widen_pipeline_policies(url, validate_spec(spec))
     credentials = emulator_client(url, "sts").assume_role(
         RoleArn=f"arn:aws:iam::{account}:role/{name}", RoleSessionName="pipeline", DurationSeconds=43200
     )["Credentials"]

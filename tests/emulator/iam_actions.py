@@ -252,8 +252,11 @@ def _sqs(at: str, params: Json) -> str | None:
 
 
 def _glue(at: str, params: Json) -> str | None:
+    """Glue's database and table resource types; a table's action names its database too."""
     database = params.get("DatabaseName") or (params.get("DatabaseInput") or {}).get("Name")
-    table = params.get("Name") if params.get("DatabaseName") else (params.get("TableInput") or {}).get("Name")
+    table = params.get("TableName") or (params.get("TableInput") or {}).get("Name")
+    if params.get("DatabaseName") and not table:
+        table = params.get("Name")
     if database and table:
         return f"arn:aws:glue:{at}:table/{database}/{table}"
     if database or params.get("Name"):
