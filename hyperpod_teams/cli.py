@@ -79,8 +79,46 @@ def _version() -> str:
     return __version__
 
 
+def _installed(package: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _version_message() -> str:
+    """`--version`: this package, each engine with the provider versions its bindings pin (or
+    that it is not installed), and jsii, all read from the installed distributions (no engine
+    loaded)."""
+    lines = [f"hyperpod-teams {_version()}"]
+    for engine in ENGINES.values():
+        version = _installed(engine.name)
+        default = " (default)" if engine.name == "cdktn" else ""
+        if version is None:
+            lines.append(f"engine {engine.name}{default}: not installed ({engine.install})")
+            continue
+        providers = ", ".join(f"{name} {pin}" for name, pin in engine.provider_versions)
+        lines.append(f"engine {engine.name} {version}{default}: providers {providers}")
+    lines.append(f"jsii {_installed('jsii') or 'not installed'}")
+    return "\n".join(lines)
+
+
+def _print_version(ctx: click.Context) -> None:
+    click.echo(_version_message())
+    ctx.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(_version(), "--version", prog_name="hyperpod-teams", message="%(prog)s %(version)s")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=lambda ctx, _param, value: _print_version(ctx) if value and not ctx.resilient_parsing else None,
+    help="Show the version, the engines with the provider versions they pin, and jsii; then exit.",
+)
 def cli() -> None:
     """Compile a team spec into Terraform stacks for a SageMaker HyperPod EKS cluster that several
     ML teams share.
@@ -105,13 +143,32 @@ def cli() -> None:
 
 @cli.command()
 @SPEC_ARGUMENT
-def validate(spec_path: Path) -> None:
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "sarif"]),
+    default="text",
+    show_default=True,
+    help="json: {valid, problems: [{path, line, message, hint}]} on stdout; sarif: SARIF 2.1.0 for "
+    "code-scanning annotations (one result per problem at its line).",
+)
+def validate(spec_path: Path, output_format: str) -> None:
     """Check SPEC against every rule of spec v1 and list all problems at once.
 
     Each problem names the field path (teams[2].compute.quota[0].count), the line in the file and,
-    where one helps, a hint. Exits 2 when the spec is invalid. Imports no CDK engine: it takes
-    milliseconds, so run it in editors and pre-commit hooks.
+    where one helps, a hint. Exits 2 when the spec is invalid, in every format. Imports no CDK
+    engine: it takes milliseconds, so run it in editors and pre-commit hooks.
     """
+    if output_format != "text":
+        from hyperpod_teams.spec.reports import problems_report
+
+        try:
+            load_spec(spec_path)
+            problems = []
+        except SpecError as error:
+            problems = error.problems
+        click.echo(problems_report(spec_path, problems, output_format, tool_version=_version()))
+        sys.exit(EXIT_INVALID_SPEC if problems else 0)
     spec = _load(spec_path)
     groups = spec.cluster.instance_groups
     stdout.print(

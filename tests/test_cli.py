@@ -84,7 +84,7 @@ def test_help_explains_the_commands():
 def test_version_is_the_package_version():
     from hyperpod_teams import __version__
 
-    assert run_command("--version").stdout.strip() == f"hyperpod-teams {__version__}"
+    assert run_command("--version").stdout.splitlines()[0] == f"hyperpod-teams {__version__}"
 
 
 def test_committed_schema_matches_the_models():
@@ -244,3 +244,90 @@ def test_synth_without_terraform_or_node_on_the_path_exits_2_naming_what_to_inst
     assert "Terraform (`terraform`)" in result.stderr and "Node.js (`node`)" in result.stderr
     assert "bug" not in result.stderr
     assert not out.exists()
+
+
+SARIF_MULTITOOL = ROOT / ".tools" / "sarif" / "node_modules" / ".bin" / "sarif-multitool"
+
+
+def _over_capacity(folder) -> tuple[str, int]:
+    """The quickstart with nlp's p5 quota raised over the cluster's nodes, and that line's number."""
+    text = QUICKSTART.read_text().replace("count: 4}", "count: 40}", 1)
+    (folder / "teams.yaml").write_text(text)
+    line = next(number for number, content in enumerate(text.splitlines(), 1) if "count: 40}" in content)
+    return "teams.yaml", line
+
+
+def test_validate_json_lists_each_problem_with_its_path_line_and_hint(tmp_path):
+    name, line = _over_capacity(tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams", "validate", name, "--format", "json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert result.returncode == 2, result.stderr
+    report = json.loads(result.stdout)
+    assert report["valid"] is False
+    (problem,) = report["problems"]
+    assert problem["path"] == "teams[0].compute.quota[0].count" and problem["line"] == line
+    assert "ml.p5.48xlarge" in problem["message"] and problem["hint"]
+    valid = subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams", "validate", str(QUICKSTART), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert valid.returncode == 0 and json.loads(valid.stdout) == {
+        "spec": str(QUICKSTART),
+        "valid": True,
+        "problems": [],
+    }
+
+
+def test_validate_sarif_passes_microsofts_sarif_validator_with_each_problem_at_its_line(tmp_path):
+    """The SARIF a code-scanning upload takes: checked by @microsoft/sarif-multitool (the SARIF
+    TC's validator: the 2.1.0 schema and its rules), which reports nothing, not even a warning."""
+    if not SARIF_MULTITOOL.exists():
+        if os.environ.get("CI"):
+            pytest.fail("make test installs the SARIF validator under CI")
+        pytest.skip("the SARIF validator is not installed (make test installs it)")
+    name, line = _over_capacity(tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams", "validate", name, "--format", "sarif"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert result.returncode == 2, result.stderr
+    (tmp_path / "validate.sarif").write_text(result.stdout)
+    checked = subprocess.run(
+        [str(SARIF_MULTITOOL), "validate", "validate.sarif", "-o", "checked.sarif"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    findings = [
+        (r["ruleId"], r["level"], r["message"].get("text", ""))
+        for run in json.loads((tmp_path / "checked.sarif").read_text())["runs"]
+        for r in run.get("results", [])
+    ]
+    assert not findings, findings
+    (ours,) = json.loads(result.stdout)["runs"][0]["results"]
+    location = ours["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "teams.yaml" and location["region"]["startLine"] == line
+    assert ours["message"]["text"].startswith("teams[0].compute.quota[0].count: ")
+
+
+def test_the_version_names_the_engines_with_their_provider_pins_and_jsii():
+    from importlib import metadata
+
+    result = run_command("--version")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"hyperpod-teams {metadata.version('hyperpod-teams')}"
+    assert f"engine cdktn {metadata.version('cdktn')} (default): providers aws 6.69.1" in result.stdout
+    assert f"jsii {metadata.version('jsii')}" in lines
