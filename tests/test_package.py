@@ -1,0 +1,64 @@
+"""What a user downloads: the wheel and the sdist as `pip wheel` and `python -m build` make them
+from this repository, read as an installer reads them (core metadata, PEP 639 license fields)."""
+
+from __future__ import annotations
+
+import email.parser
+import subprocess
+import sys
+import tarfile
+import zipfile
+
+import pytest
+
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.xdist_group("package")
+
+
+@pytest.fixture(scope="module")
+def wheel_metadata(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = out.glob("hyperpod_teams-*.whl")
+    archive = zipfile.ZipFile(wheel)
+    (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+    return email.parser.Parser().parsestr(archive.read(metadata).decode()), archive.namelist()
+
+
+def test_the_wheel_carries_the_license_text_and_its_spdx_expression(wheel_metadata):
+    """Apache-2.0 requires shipping its text (section 4(a)); PEP 639: License-Expression and
+    License-File, and no deprecated License classifier beside them."""
+    metadata, names = wheel_metadata
+    assert metadata["License-Expression"] == "Apache-2.0"
+    assert metadata.get_all("License-File") == ["LICENSE"]
+    (license_file,) = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+    assert not [c for c in metadata.get_all("Classifier") if c.startswith("License ::")]
+    text = (ROOT / "LICENSE").read_text()
+    assert "Apache License" in text and "Version 2.0, January 2004" in text and "END OF TERMS AND CONDITIONS" in text
+
+
+def test_the_summary_names_the_engine_and_the_version_is_released_in_the_changelog(wheel_metadata):
+    metadata, _ = wheel_metadata
+    assert "CDK Terrain" in metadata["Summary"] and "CDK for Terraform" not in metadata["Summary"]
+    assert f"\n## {metadata['Version']} " in (ROOT / "CHANGELOG.md").read_text()
+    assert "Typing :: Typed" in metadata.get_all("Classifier")
+
+
+def test_the_sdist_builds_the_package_and_ships_no_tests(tmp_path):
+    """The tests need the repository (the emulator, the stand-in providers, chart clones): an
+    sdist that shipped them could not run them, so it ships none."""
+    subprocess.run(
+        [sys.executable, "-m", "build", "--sdist", "--outdir", str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    (sdist,) = tmp_path.glob("hyperpod_teams-*.tar.gz")
+    names = [n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n]
+    assert not [n for n in names if n.startswith(("tests/", "examples/", ".ci/", "benchmarks/"))]
+    assert "LICENSE" in names and "pyproject.toml" in names
+    assert "hyperpod_teams/cli.py" in names and "stacks/cluster.py" in names
