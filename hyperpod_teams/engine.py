@@ -66,7 +66,13 @@ CDKTN = Engine(
     name="cdktn",
     title="CDK Terrain",
     provider_prefix="cdktn_provider_",
-    provider_versions=(("aws", "6.69.1"), ("kubernetes", "3.4.0"), ("helm", "3.3.0"), ("azuread", "3.10.0")),
+    provider_versions=(
+        ("aws", "6.69.1"),
+        ("kubernetes", "3.4.0"),
+        ("helm", "3.3.0"),
+        ("azuread", "3.10.0"),
+        ("okta", "4.20.0"),  # written without a binding on both engines (providers/okta/terraform.py)
+    ),
     install="pip install hyperpod-teams",
 )
 CDKTF = Engine(

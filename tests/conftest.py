@@ -91,8 +91,7 @@ def _terraform_summary_line() -> str | None:
     )
 
 
-#: The AWS provider version the stacks pin (the default engine's binding's own, cdktn-provider-aws);
-#: the okta example, CDKTF only, pins that engine's (6.25.0).
+#: The AWS provider version the stacks pin (the default engine's binding's own, cdktn-provider-aws).
 PINNED_AWS_PROVIDER = "6.69.1"
 
 

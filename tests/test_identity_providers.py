@@ -314,3 +314,31 @@ def test_an_access_stack_that_creates_its_groups_passes_terraform_plan(generic_s
         "aws_ssoadmin_permission_set",
         "aws_ssoadmin_permission_set_inline_policy",
     ]
+
+
+def test_every_okta_argument_the_stack_writes_is_in_the_okta_provider_schema(example_stacks):
+    """The okta resources are written without a binding (providers/okta/terraform.py): what a
+    binding would check at build time, each argument's name and that required ones are there,
+    is checked against okta 4.20.0's schema (tests/schema_provider/schemas, SOURCES.md)."""
+    import gzip
+    import json
+
+    from tests.schema_provider import mirror
+
+    (okta,) = [s for s in mirror.available() if s.name == "okta" and s.version == "4.20.0"]
+    schema = json.loads(gzip.decompress(okta.schema_file.read_bytes()))
+    (identity,) = [stack for name, stack in example_stacks["okta"].items() if name.endswith("-identity")]
+    checked = 0
+    for kind, schemas in (("resource", schema["resource_schemas"]), ("data", schema.get("data_source_schemas", {}))):
+        for type_name, elements in identity.get(kind, {}).items():
+            attributes = schemas[type_name]["block"]["attributes"]
+            required = {name for name, spec in attributes.items() if spec.get("required")}
+            for element in elements.values():
+                arguments = {name for name in element if name not in ("//", "depends_on", "lifecycle", "provider")}
+                assert arguments <= set(attributes), (type_name, arguments - set(attributes))
+                assert required <= arguments, (type_name, required - arguments)
+                assert not [a for a in arguments if attributes[a].get("computed") and not attributes[a].get("optional")]
+                checked += 1
+    provider_arguments = set(identity["provider"]["okta"][0])
+    assert provider_arguments <= set(schema["provider"]["block"]["attributes"])
+    assert checked >= 11  # the app, five groups, five assignments

@@ -194,7 +194,7 @@ def test_every_cdktf_command_names_the_users_spec():
     for path in sorted(EXAMPLES.glob("*/teams.yaml")):
         text = render_runbook(load_spec(path), spec_path="specs/prod teams.yaml")
         # Commands, not prose that names one ("`cdktf deploy` no longer touches them").
-        cli = "cdktf" if path.parent.name == "okta" else "cdktn"  # okta builds with CDKTF only
+        cli = "cdktn"  # every example builds on CDK Terrain, okta's too
         commands = re.findall(r"`([^`]*\bcdkt[fn] (?:diff|(?:deploy|output|destroy) [^`]+))`", text)
         assert commands, path
         for command in commands:

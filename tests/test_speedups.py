@@ -76,8 +76,8 @@ def tree(out: Path) -> dict[str, bytes]:
 
 
 def _examples_of(package: str) -> list[Path]:
-    """The examples an engine builds: every one but okta's under cdktn (no okta binding)."""
-    return [p for p in EXAMPLE_SPECS if package == "cdktf" or p.parent.name != "okta"]
+    """The examples an engine builds: every one, on either engine."""
+    return list(EXAMPLE_SPECS)
 
 
 @pytest.mark.parametrize("package", ENGINE_PACKAGES)
@@ -106,7 +106,10 @@ def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path, package):
     assert "DIRECT REQUESTS True" in command.stdout
     assert f"ENGINE {package}" in command.stdout
     deferred = int(_found(r"DEFERRED ANSWERS (\d+)", command.stdout))
-    assert deferred > 500  # most creates went without waiting for their answer
+    # Most creates went without waiting for their answer; after the first of the okta example's
+    # elements, which are Python subclasses jsii may call back (providers/okta/terraform.py), creates
+    # wait, as they must (measured: 472 of the examples' creates deferred under cdktn).
+    assert deferred > 400
     # The ordinary path on both sides: Python imports every submodule, node requires every one.
     # Nothing of this process's own node set-up (tune_node_process in conftest) may reach it.
     env = {
@@ -922,11 +925,11 @@ def test_each_plugin_registers_its_own_bindings_modules():
 
     assert not [name for name in bindings.MODULES if name.startswith(("azuread_", "okta_"))]
     load_identity_provider("entra_id")
-    load_identity_provider("okta")
+    load_identity_provider("okta")  # written without bindings (providers/okta/terraform.py)
     assert bindings.PLUGIN_MODULES["azuread_group"] == "azuread.group"
-    assert bindings.PLUGIN_MODULES["okta_app_saml"] == "okta.app_saml"
-    assert bindings.EXTRAS == {"azuread": "entra", "okta": "okta"}
-    assert bindings.ENGINES == {"okta": ("cdktf",)}
+    assert not [name for name in bindings.PLUGIN_MODULES if name.startswith("okta_")]
+    assert bindings.EXTRAS == {"azuread": "entra"}
+    assert bindings.ENGINES == {}
     with pytest.raises(ValueError, match="registered already"):
         bindings.register({"azuread_group": "azuread.application"})
     # A module named with an engine's package (as plugins of contract 2 wrote) is the same module.

@@ -95,5 +95,4 @@ def test_the_stacks_pin_the_provider_version_the_header_names(example_stacks):
         for stack in stacks.values()
         if "aws" in stack["terraform"].get("required_providers", {})
     }
-    assert pins.pop("okta") == dict(engine.CDKTF.provider_versions)["aws"]  # okta builds with CDKTF only
     assert set(pins.values()) == {PINNED_AWS_PROVIDER} == {dict(engine.DEFAULT.provider_versions)["aws"]}

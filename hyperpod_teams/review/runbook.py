@@ -17,16 +17,18 @@ from hyperpod_teams.spec.loading import SPEC_CONTEXT_KEY, SPEC_ENV
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stack_plan import PlannedStack, deploy_waves, identity_groups, identity_plugin, stack_plan
 
-#: Identity providers whose plugin builds with the CDKTF engine only (docs/engines.md, "Okta"): the
-#: runbook of such a spec runs the cdktf CLI; every other, CDK Terrain's.
-CDKTF_ONLY_PROVIDERS = frozenset({"okta"})
 #: The engine CLI of the runbook being written (build_runbook sets it).
 _CLI: contextvars.ContextVar[str] = contextvars.ContextVar("engine_cli", default="cdktn")
 
 
 def engine_cli(spec: PlatformSpec) -> str:
-    """The CLI that deploys `spec`'s stacks: `cdktn`, or `cdktf` for a CDKTF-only identity provider."""
-    return "cdktf" if spec.identity.provider in CDKTF_ONLY_PROVIDERS else "cdktn"
+    """The CLI that deploys `spec`'s stacks: `cdktn`, or `cdktf` for an identity-provider plugin
+    that registered bindings of the CDKTF engine only (hyperpod_teams.bindings.register; none of the
+    built-in ones since Okta builds on both)."""
+    from hyperpod_teams import bindings
+
+    identity_plugin(spec)  # loaded: its bindings registered, with their engines
+    return "cdktf" if bindings.ENGINES.get(spec.identity.provider) == ("cdktf",) else "cdktn"
 
 
 def _cdktf(spec_path: str, command: str) -> str:

@@ -1,9 +1,9 @@
-"""Okta as the SAML 2.0 identity provider of IAM Identity Center (extra `okta`).
+"""Okta as the SAML 2.0 identity provider of IAM Identity Center, on either engine.
 
-Validating settings imports no CDK engine; the okta bindings are imported only when the
-identity stack is built (`resources.py`). The Okta provider configures SAML, groups and their
-assignment to the app; SCIM provisioning (the app's API integration and group push) has no
-resource in it, so the runbook gives those steps.
+Validating settings imports no CDK engine; the identity stack's okta resources are written
+without a generated binding (`terraform.py` says why) when it is built (`resources.py`). The Okta
+provider configures SAML, groups and their assignment to the app; SCIM provisioning (the app's API
+integration and group push) has no resource in it, so the runbook gives those steps.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from hyperpod_teams import bindings
 from hyperpod_teams.plugins import (
     CONTRACT_VERSION,
     IdentityBuild,
@@ -20,21 +19,6 @@ from hyperpod_teams.plugins import (
     IdentityProviderInputs,
     IdentityProviderPlugin,
     PluginSettings,
-)
-
-#: The okta bindings modules this plugin builds with, served by hyperpod_teams.bindings (the
-#: `okta` extra installs them; nothing loads until the plugin builds). The CDKTF engine only: no
-#: CDK Terrain binding of the okta provider is published (docs/engines.md, "Okta").
-bindings.register(
-    {
-        "okta_app_group_assignment": "okta.app_group_assignment",
-        "okta_app_saml": "okta.app_saml",
-        "okta_data_group": "okta.data_okta_group",
-        "okta_group": "okta.group",
-        "okta_provider": "okta.provider",
-    },
-    extra="okta",
-    engines=("cdktf",),
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -89,10 +73,10 @@ class OktaPlugin(IdentityProviderPlugin):
         ]
 
     def configure_provider(self, stack: Construct, idp: IdentityProviderInputs) -> None:
-        from hyperpod_teams.bindings import okta_provider
+        from hyperpod_teams.providers.okta import terraform
 
         # The API token comes from OKTA_API_TOKEN (or OAuth settings in the environment), never the spec.
-        okta_provider.OktaProvider(stack, "okta", org_name=self.settings.org_name, base_url=self.settings.base_url)
+        terraform.provider(stack, "okta", org_name=self.settings.org_name, base_url=self.settings.base_url)
 
     def build(self, stack: Construct, idp: IdentityProviderInputs, groups: IdentityGroups) -> IdentityBuild:
         from hyperpod_teams.providers.okta.resources import OktaIdentityCenterApplication

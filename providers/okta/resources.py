@@ -3,19 +3,12 @@ per team role and for platform admins, each assigned to the app."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from constructs import Construct
 
-from hyperpod_teams import bindings
 from hyperpod_teams.constructs.identity_provider import identity_center_variables
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.plugins import IdentityGroups, group_key_id
-from hyperpod_teams.providers.okta import PRECONFIGURED_APP, OktaSettings
-
-if TYPE_CHECKING:  # the modules bindings serves, for editors and mypy
-    from cdktf_cdktf_provider_okta import data_okta_group
-    from cdktf_cdktf_provider_okta import group as okta_group
+from hyperpod_teams.providers.okta import PRECONFIGURED_APP, OktaSettings, terraform
 
 
 class OktaIdentityCenterApplication(Construct):
@@ -24,9 +17,10 @@ class OktaIdentityCenterApplication(Construct):
     ) -> None:
         super().__init__(scope, id_)
         urls = identity_center_variables(self)
-        self.application = bindings.okta_app_saml.AppSaml(
+        self.application = terraform.resource(
             self,
             "application",
+            "okta_app_saml",
             label=settings.application_label or f"{organization} AWS IAM Identity Center",
             preconfigured_app=PRECONFIGURED_APP,
             app_settings_json=cdk.Fn.jsonencode(
@@ -41,23 +35,28 @@ class OktaIdentityCenterApplication(Construct):
         self.group_ids: dict[tuple[str, str], str] = {}
         for key, group_name in groups.all().items():
             construct_id = f"group-{group_key_id(key)}"
-            group: data_okta_group.DataOktaGroup | okta_group.Group
             if key in groups.existing:
-                group = bindings.okta_data_group.DataOktaGroup(self, construct_id, name=group_name, type="OKTA_GROUP")
+                group = terraform.data_source(self, construct_id, "okta_group", name=group_name, type="OKTA_GROUP")
             else:
-                group = bindings.okta_group.Group(
+                group = terraform.resource(
                     self,
                     construct_id,
+                    "okta_group",
                     name=group_name,
                     description=groups.description(key, organization),
                 )
-            self.group_ids[key] = group.id
-            bindings.okta_app_group_assignment.AppGroupAssignment(
-                self, f"assignment-{group_key_id(key)}", app_id=self.application.id, group_id=group.id
+            self.group_ids[key] = group.get_string_attribute("id")
+            terraform.resource(
+                self,
+                f"assignment-{group_key_id(key)}",
+                "okta_app_group_assignment",
+                app_id=self.application.get_string_attribute("id"),
+                group_id=self.group_ids[key],
             )
+        attribute = self.application.get_string_attribute
         self.saml_outputs: dict[str, object] = {
-            "saml_metadata_url": self.application.metadata_url,
-            "saml_entity_id": self.application.entity_url,
-            "saml_sign_in_url": self.application.http_post_binding,
-            "saml_certificate": self.application.certificate,
+            "saml_metadata_url": attribute("metadata_url"),
+            "saml_entity_id": attribute("entity_url"),
+            "saml_sign_in_url": attribute("http_post_binding"),
+            "saml_certificate": attribute("certificate"),
         }
