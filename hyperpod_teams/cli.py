@@ -203,7 +203,9 @@ def init(folder: Path, identity_provider: str, engine_name: str, org: str) -> No
     and synthesizes as it is, its JSON Schema for editors, the cdktf.json that `cdktn synth` (or
     `cdktf synth`) reads, a .gitignore and NEXT-STEPS.md.
 
-    FOLDER must be empty or new: init never writes beside or over files of yours (exit 2).
+    FOLDER must be empty or new, or hold only version-control metadata (a `git init`ed or freshly
+    cloned empty repository: .git, .hg, .svn, .bzr, .jj): init never writes beside or over files of
+    yours (exit 2).
 
     \b
     From nothing to the stacks:
@@ -216,11 +218,12 @@ def init(folder: Path, identity_provider: str, engine_name: str, org: str) -> No
 
     if folder.exists() and not folder.is_dir():
         _user_error(f"{folder} is a file; init writes into an empty or new folder")
-    if folder.is_dir() and any(folder.iterdir()):
+    if folder.is_dir() and any(entry.name not in VCS_METADATA for entry in folder.iterdir()):
         entries = sorted(entry.name for entry in folder.iterdir())
         shown = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
         _user_error(
-            f"{folder} is not empty ({shown}); init writes only into an empty or new folder and changed nothing. "
+            f"{folder} is not empty ({shown}); init writes only into an empty or new folder (a repository's "
+            "own metadata, such as .git, may be there) and changed nothing. "
             "Give a new folder: hyperpod-teams init platform"
         )
     files = scaffold.starter_files(
@@ -238,6 +241,10 @@ def init(folder: Path, identity_provider: str, engine_name: str, org: str) -> No
         stdout.print(f"[green]✓[/green] wrote {folder / name}", highlight=False)
     stdout.print()
     stdout.print(files[scaffold.NEXT_STEPS_FILE], markup=False, highlight=False)
+
+
+#: What a new, empty repository holds, which init writes beside (nothing else of the user's).
+VCS_METADATA = frozenset({".git", ".hg", ".svn", ".bzr", ".jj"})
 
 
 def _write_new_folder(folder: Path, files: dict[str, str]) -> None:

@@ -115,6 +115,11 @@ def use(name: str, *, where: str = "engine") -> Engine:
         )
     if not engine.installed():
         raise EngineError(f"the {engine.title} engine ({engine.name}) is not installed; run: {engine.install}")
+    # The engine runs `terraform version` while it writes the stacks (for `terraform_data`), and
+    # Terraform then asks HashiCorp's checkpoint service for its newest version unless
+    # CHECKPOINT_DISABLE is set (Terraform CLI docs, "Environment Variables"): a network call the
+    # user did not ask for. Set before the engine's node process starts, which inherits it.
+    os.environ.setdefault("CHECKPOINT_DISABLE", "1")
     _in_use = engine
     return engine
 

@@ -331,3 +331,23 @@ def test_the_version_names_the_engines_with_their_provider_pins_and_jsii():
     assert lines[0] == f"hyperpod-teams {metadata.version('hyperpod-teams')}"
     assert f"engine cdktn {metadata.version('cdktn')} (default): providers aws 6.69.1" in result.stdout
     assert f"jsii {metadata.version('jsii')}" in lines
+
+
+def test_synth_asks_terraform_its_version_with_the_checkpoint_call_off(tmp_path):
+    """The engine runs `terraform version` while writing the stacks; without CHECKPOINT_DISABLE
+    Terraform would call HashiCorp's checkpoint service, a network call nobody asked for. A
+    stand-in `terraform` on the PATH records the environment it was run with."""
+    import shutil
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    recorded = tmp_path / "terraform-env"
+    fake = bin_dir / "terraform"
+    fake.write_text(f'#!/bin/sh\nenv > "{recorded}"\necho "Terraform v1.11.0"\necho "on linux_amd64"\n')
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "CHECKPOINT_DISABLE"}
+    env["PATH"] = f"{bin_dir}:{Path(shutil.which('node') or '/usr/bin/node').parent}:{env.get('PATH', '')}"
+    result = run_command("synth", str(QUICKSTART), "--out", str(tmp_path / "cdktf.out"), env=env)
+    assert result.returncode == 0, result.stderr
+    assert recorded.exists(), "the engine did not run terraform"
+    assert "CHECKPOINT_DISABLE=1" in recorded.read_text().splitlines()

@@ -72,3 +72,23 @@ def test_init_refuses_a_file_and_an_organization_name_the_spec_refuses(tmp_path)
     bad = hyperpod_teams("init", "new", "--org", "Not Valid", cwd=tmp_path)
     assert bad.returncode == 2 and "organization.name" in bad.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["teams.yaml"]  # no folder, no staging left
+
+
+def test_init_writes_into_a_new_git_repository_and_leaves_its_metadata_alone(tmp_path):
+    """`git init platform && hyperpod-teams init platform`: a repository's own metadata is no file
+    of the user's to protect; git then sees the starter files as new and the repository intact."""
+    subprocess.run(["git", "init", "-q", "platform"], cwd=tmp_path, check=True)
+    head_before = (tmp_path / "platform" / ".git" / "HEAD").read_text()
+    result = hyperpod_teams("init", "platform", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    platform = tmp_path / "platform"
+    assert {p.name for p in platform.iterdir()} == STARTER_FILES | {".git"}
+    assert (platform / ".git" / "HEAD").read_text() == head_before
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=platform, capture_output=True, text=True, check=True)
+    assert {line[3:] for line in status.stdout.splitlines()} == STARTER_FILES
+    # A repository with a file of the user's beside its metadata is refused as before.
+    (tmp_path / "other").mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path / "other", check=True)
+    (tmp_path / "other" / "README.md").write_text("mine\n")
+    refused = hyperpod_teams("init", "other", cwd=tmp_path)
+    assert refused.returncode == 2 and "README.md" in refused.stderr
