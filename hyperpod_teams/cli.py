@@ -820,6 +820,28 @@ def _terminated(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
+#: The errors of a machine, not of hyperpod-teams: no space, no permission, a read-only file system,
+#: a path through a file (errno names, as node and Python report them).
+_ENVIRONMENT_ERRORS = re.compile(r"\b(ENOSPC|EACCES|EPERM|EROFS|ENOTDIR|EDQUOT|EMFILE)\b")
+
+
+def _environment_problem(error: BaseException) -> str | None:
+    """What to fix when `error` is the machine's (a full disk, an unwritable HOME, TMPDIR or cache),
+    else None. The engine (node, through jsii) reports these as its own errors with the errno name."""
+    import errno
+
+    names = {errno.ENOSPC, errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EDQUOT, errno.EMFILE}
+    text = str(error)
+    if not (isinstance(error, OSError) and error.errno in names) and not _ENVIRONMENT_ERRORS.search(text):
+        return None
+    return (
+        f"could not write where it must: {text.strip()}. Free disk space, or make these writable (or point "
+        "them elsewhere): the output folder and the folder beside it, TMPDIR (the engine's scratch files), "
+        "and the jsii package cache (~/.cache/aws/jsii; JSII_RUNTIME_PACKAGE_CACHE_ROOT moves it, "
+        "JSII_RUNTIME_PACKAGE_CACHE=disabled turns it off). Nothing was written."
+    )
+
+
 def main() -> None:
     os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
     signal.signal(signal.SIGTERM, _terminated)
@@ -843,6 +865,10 @@ def main() -> None:
         stderr.print(f"error: {error}", markup=False)
         sys.exit(EXIT_INVALID_SPEC)
     except Exception as error:  # anything else is our bug, not the user's spec
+        environment = _environment_problem(error)
+        if environment is not None:  # a full disk, a folder that cannot be written: the user's to fix
+            stderr.print(f"error: {environment}", markup=False)
+            sys.exit(EXIT_INVALID_SPEC)
         if os.environ.get(DEBUG_ENV):
             traceback.print_exc()
         stderr.print(

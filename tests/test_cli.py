@@ -351,3 +351,20 @@ def test_synth_asks_terraform_its_version_with_the_checkpoint_call_off(tmp_path)
     assert result.returncode == 0, result.stderr
     assert recorded.exists(), "the engine did not run terraform"
     assert "CHECKPOINT_DISABLE=1" in recorded.read_text().splitlines()
+
+
+@pytest.mark.parametrize("variable", ["HOME", "TMPDIR"])
+def test_synth_where_the_engine_cannot_write_exits_2_naming_what_to_fix_and_writes_nothing(tmp_path, variable):
+    """An unwritable HOME (the jsii package cache) or TMPDIR (the engine's scratch folder) is the
+    machine's problem, not "a bug in hyperpod-teams" (exit 1, as it was). A file where a folder must
+    be stands for it: root, which runs CI here, may write anywhere else."""
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("XDG_CACHE_HOME", "JSII_RUNTIME_PACKAGE_CACHE_ROOT")}
+    env[variable] = str(blocked)
+    out = tmp_path / "out" / "cdktf.out"
+    result = run_command("synth", str(QUICKSTART), "--out", str(out), env=env)
+    assert result.returncode == 2, result.stderr
+    assert "ENOTDIR" in result.stderr and "bug" not in result.stderr
+    assert ("JSII_RUNTIME_PACKAGE_CACHE_ROOT" if variable == "HOME" else "TMPDIR") in result.stderr
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
