@@ -209,7 +209,7 @@ def init(folder: Path, identity_provider: str, engine_name: str, org: str) -> No
 
     \b
     From nothing to the stacks:
-      pip install hyperpod-teams && hyperpod-teams init platform
+      pip install ./hyperpod-teams && hyperpod-teams init platform   # a checkout of a release tag
       cd platform && cdktn synth        # or: hyperpod-teams synth teams.yaml
     """
     import tempfile

@@ -62,3 +62,58 @@ def test_the_sdist_builds_the_package_and_ships_no_tests(tmp_path):
     assert not [n for n in names if n.startswith(("tests/", "examples/", ".ci/", "benchmarks/"))]
     assert "LICENSE" in names and "pyproject.toml" in names
     assert "hyperpod_teams/cli.py" in names and "stacks/cluster.py" in names
+
+
+RELEASE = ROOT / ".github" / "workflows" / "release.yml"
+
+
+def test_the_release_workflow_passes_githubs_schema_and_publishes_with_trusted_publishing_only():
+    import re
+
+    import yaml
+
+    from tests.conftest import require_module
+
+    require_module("check_jsonschema")
+    checked = subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows", str(RELEASE)],
+        capture_output=True,
+        text=True,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    workflow = yaml.safe_load(RELEASE.read_text())
+    assert workflow[True]["push"]["tags"] == ["v*"]  # YAML 1.1 reads `on` as True
+    assert workflow["permissions"] == {}
+    jobs = workflow["jobs"]
+    assert jobs["build"]["permissions"] == {"contents": "read"}
+    assert jobs["publish"]["permissions"] == {"id-token": "write"} and jobs["publish"]["environment"]["name"] == "pypi"
+    uses = [step["uses"] for job in jobs.values() for step in job["steps"] if "uses" in step]
+    assert uses and all(re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u) for u in uses), uses
+    assert any(u.startswith("pypa/gh-action-pypi-publish@") for u in uses)
+    assert "password" not in RELEASE.read_text()  # no token: trusted publishing
+
+
+@pytest.mark.parametrize(("tag", "passes"), [("v{version}", True), ("v9.9.9", False)])
+def test_the_release_refuses_a_tag_that_is_not_the_packages_released_version(tag, passes):
+    """The workflow's check, run as the job runs it (bash, from the repository's root)."""
+    import tomllib
+
+    import yaml
+
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    (script,) = [
+        step["run"]
+        for step in yaml.safe_load(RELEASE.read_text())["jobs"]["build"]["steps"]
+        if "version" in step.get("name", "")
+    ]
+    env = {"PATH": "/usr/bin:/bin", "GITHUB_REF_NAME": tag.format(version=version)}
+    result = subprocess.run(
+        ["bash", "-e", "-c", script.replace("python -c", f"{sys.executable} -c")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert (result.returncode == 0) is passes, result.stdout + result.stderr
+    if not passes:
+        assert "::error::the tag is v9.9.9" in result.stdout
