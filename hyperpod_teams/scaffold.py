@@ -103,7 +103,9 @@ _NEXT_STEPS = """\
 
    or without the {title} CLI: `hyperpod-teams synth teams.yaml --out cdktf.out{engine_flag}`.
    Both need Node.js (the engine runs in it) and Terraform on the PATH (the engine reads its
-   version); run them from an environment where `{install}` was run (the `app` line of
+   version); run them from an environment where hyperpod-teams {version} is installed, from a
+   checkout of its tag v{version} (`{install}`) or its wheel, never by the bare name, which anyone
+   could register on the package index until it is published there (the `app` line of
    `cdktf.json` starts `python -m hyperpod_teams.cdktf_app`).
 
 3. See the stacks in deploy order and what each needs:
@@ -125,12 +127,20 @@ cdktf.out/
 """
 
 
+def _version() -> str:
+    from hyperpod_teams import __version__
+
+    return __version__
+
+
 def starter_files(*, org: str, provider: str, engine: str, schema_text: str) -> dict[str, str]:
     """The files of a new platform folder, by name, in the order init lists them."""
     identity = IDENTITY_PROVIDERS[provider]
     extra_names = [name for name in (identity["extra"], "cdktf" if engine == "cdktf" else None) if name]
     settings = identity["settings"] or ""
-    install = f"pip install 'hyperpod-teams[{','.join(extra_names)}]'" if extra_names else "pip install hyperpod-teams"
+    install = (
+        f"pip install './hyperpod-teams[{','.join(extra_names)}]'" if extra_names else "pip install ./hyperpod-teams"
+    )
     app = "python -m hyperpod_teams.cdktf_app" + (" --engine cdktf" if engine == "cdktf" else "")
     cdktf_json = {
         "language": "python",
@@ -156,6 +166,7 @@ def starter_files(*, org: str, provider: str, engine: str, schema_text: str) -> 
             cli_install=cli_install,
             engine_flag=" --engine cdktf" if engine == "cdktf" else "",
             install=install,
+            version=_version(),
         ),
         GITIGNORE: _GITIGNORE,
     }

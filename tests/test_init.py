@@ -51,7 +51,8 @@ def test_init_for_entra_id_on_cdktf_names_both_extras_and_the_engine(tmp_path):
     assert result.returncode == 0, result.stderr
     assert json.loads((tmp_path / "p" / "cdktf.json").read_text())["app"].endswith(" --engine cdktf")
     steps = (tmp_path / "p" / "NEXT-STEPS.md").read_text()
-    assert "pip install 'hyperpod-teams[entra,cdktf]'" in steps and "cdktf synth" in steps
+    assert "pip install './hyperpod-teams[entra,cdktf]'" in steps and "cdktf synth" in steps
+    assert "pip install hyperpod-teams" not in steps  # never the bare, unpublished name
     assert hyperpod_teams("validate", "teams.yaml", cwd=tmp_path / "p").returncode == 0
 
 
