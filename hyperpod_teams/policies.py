@@ -176,6 +176,13 @@ def split_s3_uri(uri: str) -> tuple[str, str]:
     return bucket, prefix
 
 
+def lifecycle_script_object(s3_uri: str, script: str) -> tuple[str, str]:
+    """(bucket, key) of the lifecycle script `script` under `s3_uri`, as a node fetches
+    ClusterLifeCycleConfig's OnCreate from its SourceS3Uri."""
+    bucket, prefix = split_s3_uri(s3_uri)
+    return bucket, f"{prefix.rstrip('/')}/{script}" if prefix.strip("/") else script
+
+
 def lifecycle_scripts_read_policy(bucket: str, prefix: str, partition: str = "aws") -> dict:
     """Read access to the lifecycle scripts, and nothing else of the bucket."""
     return {

@@ -151,8 +151,7 @@ class LifecycleScriptsUploaded(Construct):
 
     def __init__(self, scope: Construct, id_: str, *, s3_uri: str, on_create: str) -> None:
         super().__init__(scope, id_)
-        bucket, _, prefix = s3_uri.removeprefix("s3://").partition("/")
-        key = f"{prefix.rstrip('/')}/{on_create}" if prefix.strip("/") else on_create
+        bucket, key = policies.lifecycle_script_object(s3_uri, on_create)
         self.listing = bindings.aws_data_s3_objects.DataAwsS3Objects(self, "listing", bucket=bucket, prefix=key)
         self.listing.add_override(
             "lifecycle.postcondition",

@@ -29,7 +29,7 @@ from urllib.parse import parse_qs, unquote
 from tests.emulator import input_shapes, registry
 from tests.emulator.authorization import Authorization, denial
 from tests.emulator.cloud_control import CloudControl, CloudControlError
-from tests.emulator.input_shapes import Incoming, InputShapes
+from tests.emulator.input_shapes import Incoming, InputShapes, Reading
 from tests.emulator.service_rules import ServiceRules
 
 Json = dict[str, Any]
@@ -63,6 +63,20 @@ class Request:
 
     def json(self) -> Json:
         return json.loads(self.body or b"{}")
+
+
+def _idempotency_key(reading: Reading | None) -> tuple[str, str] | None:
+    """(operation, token) of a request that carries an idempotency token (a member the model marks
+    `idempotencyToken`), else None."""
+    if reading is None or reading.operation.input_shape is None or not isinstance(reading.params, dict):
+        return None
+    shape = reading.operation.input_shape
+    for name, member in shape.members.items():
+        if member.metadata.get("idempotencyToken"):
+            value = reading.params.get(member.serialization.get("name", name))
+            if value:
+                return reading.operation.name, str(value)
+    return None
 
 
 def _found(table: Any, key: Any, not_found: AwsError) -> Any:
@@ -232,8 +246,6 @@ class Additions:
         #: IAM for the team members' sessions (assumed roles): authorization.py.
         self.authorization = Authorization(self)
         self.calls: list[str] = []
-        #: How often each operation was asked (`<signing name>:<operation>`), whoever answered it.
-        self.operations: dict[str, int] = {}
         #: The bodies of the requests in RECORDED, as the client sent them (`/_emulator/requests`):
         #: what AWS received, whoever answered it.
         self.recorded: list[Json] = []
@@ -349,8 +361,6 @@ class Additions:
             return self.seed(json.loads(body))
         if path == "/_emulator/calls":
             return {"calls": self.calls}
-        if path == "/_emulator/operations":
-            return {"operations": self.operations}
         if path == "/_emulator/requests":
             return {"requests": self.recorded}
         if path == "/_emulator/cloud-control-state":
@@ -436,11 +446,10 @@ class Additions:
             headers={k[5:].replace("_", "-").lower(): v for k, v in environ.items() if k.startswith("HTTP_")},
         )
         with self.lock:
-            operation = self.input_shapes.operation(incoming)
-            if operation is not None:
-                name = f"{incoming.service}:{operation.name}"
-                self.operations[name] = self.operations.get(name, 0) + 1
-            refusal = self.input_shapes.check(incoming) or self.service_rules.check(incoming)
+            reading = self.input_shapes.read(incoming)
+            refusal = None
+            if reading is not None:
+                refusal = reading.refusal or self.service_rules.check(incoming, reading)
         if refusal is not None:
             self.calls.append(f"(refused: {refusal.error_type}: {refusal.message})")
             status, refused_headers, data = input_shapes.answer(
@@ -457,7 +466,7 @@ class Additions:
         # member the model marks `idempotencyToken`; the SDK sends one token on every attempt of a
         # call): the same token gets the first answer again. A call without one runs again, as in
         # AWS, so a retried create meets its own resource ("ResourceInUse").
-        token = self._idempotency_key(incoming)
+        token = _idempotency_key(reading)
         with self.lock:
             if token is not None and token in self.answered:
                 self.calls.append(f"(the answer to {token[0]} with {token[1]} again)")
@@ -472,22 +481,6 @@ class Additions:
             if token is not None and status < 300:
                 self.answered[token] = (status, answer)
         return self._answer(start_response, status, answer, error_type=answer.get("__type"))
-
-    def _idempotency_key(self, incoming: Incoming) -> tuple[str, str] | None:
-        """(operation, token) of a request that carries an idempotency token, else None."""
-        operation = self.input_shapes.operation(incoming)
-        if operation is None or operation.input_shape is None:
-            return None
-        try:
-            document = json.loads(incoming.body or b"{}")
-        except ValueError:
-            return None
-        for name, member in operation.input_shape.members.items():
-            if member.metadata.get("idempotencyToken"):
-                value = document.get(member.serialization.get("name", name)) if isinstance(document, dict) else None
-                if value:
-                    return operation.name, str(value)
-        return None
 
     def _handler_for(self, request: Request) -> Callable[[], tuple[int, Json]] | None:
         if request.target in self.json_operations:

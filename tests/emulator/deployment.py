@@ -171,12 +171,12 @@ def world_before_first_deploy(spec: dict, groups: list[str]) -> dict:
 def lifecycle_scripts(spec: dict) -> list[dict]:
     """The OnCreate script an organization uploads where its spec's `lifecycle_scripts_s3_uri`
     points (a bucket the stacks do not create; docs/spec-reference.md)."""
+    from hyperpod_teams.policies import lifecycle_script_object
+
     uri = spec["cluster"].get("lifecycle_scripts_s3_uri")
     if not uri:
         return []
-    bucket, _, prefix = uri.removeprefix("s3://").partition("/")
-    on_create = spec["cluster"].get("lifecycle_on_create", "on_create.sh")
-    key = f"{prefix.rstrip('/')}/{on_create}" if prefix.strip("/") else on_create
+    bucket, key = lifecycle_script_object(uri, spec["cluster"].get("lifecycle_on_create", "on_create.sh"))
     return [{"bucket": bucket, "key": key, "region": spec["organization"]["region"]}]
 
 

@@ -84,10 +84,11 @@ class IamActions:
             body=request.body,
             target=request.target,
         )
-        operation = self.shapes.operation(incoming)
-        if operation is None:
+        reading = self.shapes.read(incoming)
+        if reading is None:
             return None
-        params = self.shapes.params(incoming) or {}
+        operation = reading.operation
+        params = reading.params if isinstance(reading.params, dict) else {}
         context: Json = {"aws:RequestedRegion": request.region}
         if request.service == "iam" and params.get("PolicyArn") and params.get("RoleName"):
             # Attach/DetachRolePolicy: authorized on the role, the policy in iam:PolicyARN.

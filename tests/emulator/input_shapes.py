@@ -92,6 +92,17 @@ class Refusal:
     status: int = 400
 
 
+@dataclass(frozen=True)
+class Reading:
+    """A request as the front end reads it, once: its operation, its parameters as the input shape
+    names them (None when the body cannot be read), and the front end's refusal (None when the
+    request fits its shape)."""
+
+    operation: OperationModel
+    params: Any
+    refusal: Refusal | None
+
+
 @dataclass
 class Incoming:
     """What the front end sees of a request."""
@@ -148,21 +159,25 @@ class InputShapes:
                 )
         return self._models[signing_name]
 
-    def operation(self, request: Incoming) -> OperationModel | None:
-        """The operation a request calls, or None when the models do not have it."""
-        found = self._operation(request)
-        return found[0] if found else None
-
-    def params(self, request: Incoming, operation: OperationModel | None = None) -> dict | None:
-        """The request's input as its shape names it (members by their wire names), or None when
-        the operation is unknown or the body unreadable."""
+    def read(self, request: Incoming) -> Reading | None:
+        """The request read against its operation's input shape, or None when the models do not
+        have its operation (such a request is not judged here)."""
         found = self._operation(request)
         if found is None:
             return None
+        operation, labels = found
         try:
-            return self._params(request, *found)
+            params = self._params(request, operation, labels)
+        except _Malformed:
+            return Reading(operation, None, Refusal("MalformedXML", _MALFORMED_XML))
         except ValueError:
-            return None
+            return Reading(operation, None, Refusal("SerializationException", "Malformed request body"))
+        return Reading(operation, params, self._refusal(request, operation, params))
+
+    def check(self, request: Incoming) -> Refusal | None:
+        """The refusal AWS's front end gives the request, or None."""
+        reading = self.read(request)
+        return reading.refusal if reading is not None else None
 
     @staticmethod
     def _params(request: Incoming, operation: OperationModel, labels: dict) -> Any:
@@ -176,25 +191,13 @@ class InputShapes:
             return document
         return _rest_params(operation, labels, request, document if isinstance(document, dict) else {})
 
-    def check(self, request: Incoming) -> Refusal | None:
-        """The refusal AWS gives the request, or None. Requests to operations the models do not
-        have are not judged here."""
-        found = self._operation(request)
-        if found is None:
-            return None
-        operation, labels = found
-        error_type = VALIDATION_ERRORS.get(request.service, "ValidationException")
-        try:
-            params = self._params(request, operation, labels)
-        except _Malformed:
-            return Refusal("MalformedXML", _MALFORMED_XML)
-        except ValueError:
-            return Refusal("SerializationException", "Malformed request body")
+    def _refusal(self, request: Incoming, operation: OperationModel, params: Any) -> Refusal | None:
         problems = list(self._problems(operation.input_shape, params, ""))
         if not problems:
             return None
         if request.service == "s3" and _payload_problem(operation, problems):
             return Refusal("MalformedXML", _MALFORMED_XML)
+        error_type = VALIDATION_ERRORS.get(request.service, "ValidationException")
         count = f"{len(problems)} validation error{'s' if len(problems) > 1 else ''} detected"
         return Refusal(error_type, f"{count}: {'; '.join(problems)}")
 

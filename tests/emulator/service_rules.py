@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from tests.emulator.input_shapes import VALIDATION_ERRORS, Incoming, InputShapes, Refusal
+from tests.emulator.input_shapes import VALIDATION_ERRORS, Incoming, Reading, Refusal
 
 #: IAM quotas (IAM user guide, "IAM and AWS STS quotas": characters, white space not counted).
 MANAGED_POLICY_SIZE = 6144  # "Managed policy size"
@@ -34,19 +34,12 @@ class ServiceRules:
     def __init__(self, additions: Any) -> None:
         self.additions = additions
 
-    @property
-    def shapes(self) -> InputShapes:
-        return self.additions.input_shapes
-
-    def check(self, request: Incoming) -> Refusal | None:
-        operation = self.shapes.operation(request)
-        if operation is None:
+    def check(self, request: Incoming, reading: Reading) -> Refusal | None:
+        """The refusal of a request that fits its input shape (input_shapes.read), or None."""
+        params = reading.params
+        if not isinstance(params, dict):
             return None
-        params = self.shapes.params(request)
-        if params is None:
-            return None
-        name = f"{request.service}:{operation.name}"
-        rule = RULES.get(name)
+        rule = RULES.get(f"{request.service}:{reading.operation.name}")
         return (rule(self, params) if rule else None) or self._tags(request, params)
 
     # --- tags ---------------------------------------------------------------------------------
