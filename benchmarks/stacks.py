@@ -24,7 +24,7 @@ from validate import generated_spec
 
 
 def hyperpod_teams(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20"}
+    env = dict(os.environ)
     return subprocess.run(
         [sys.executable, "-m", "hyperpod_teams", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
     )

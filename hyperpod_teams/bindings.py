@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from hyperpod_teams import engine
+from hyperpod_teams.install_hint import install_extras
 from hyperpod_teams.speedups.python_bindings import (
     FULL_IMPORT_ENV,
     drop_argument_type_checks,
@@ -187,7 +188,7 @@ def register(modules: dict[str, str], *, extra: str | None = None, engines: tupl
     """Name a plugin's bindings modules (short name -> `<provider>.<submodule>`), as MODULES names
     the core's. A module named with an engine's package (`cdktf_cdktf_provider_azuread.group`, as
     plugins of contract 2 wrote) is taken for the same module under either engine. With `extra`,
-    the error for missing bindings names `pip install 'hyperpod-teams[<extra>]'`; with `engines`,
+    the error for missing bindings names the install of that extra; with `engines`,
     the plugin builds under those engines only, and under another the error says so."""
     for name, module in modules.items():
         module = _neutral(module)
@@ -219,13 +220,13 @@ def _missing(provider: str, package: str, in_use: engine.Engine) -> MissingBindi
         others = " or ".join(engine.ENGINES[name].title for name in engines)
         return MissingBindingsError(
             f"the {provider} provider has no bindings for {in_use.title} ({in_use.name}); it builds with {others}: "
-            f"run pip install 'hyperpod-teams[{extra or engines[0]}]' and choose that engine "
+            f"run {install_extras(extra or engines[0])} and choose that engine "
             f"(--engine {engines[0]}, or {engine.ENGINE_ENV}={engines[0]})"
         )
     if in_use is not engine.DEFAULT:  # the engine's own extra too
-        install = f"pip install 'hyperpod-teams[{in_use.name}{',' + extra if extra else ''}]'"
+        install = install_extras(f"{in_use.name}{',' + extra if extra else ''}")
     elif extra:
-        install = f"pip install 'hyperpod-teams[{extra}]'"
+        install = install_extras(extra)
     else:
         install = f"pip install {package.replace('_', '-')}"
     return MissingBindingsError(f"the Terraform bindings {package} are not installed; run: {install}")

@@ -12,9 +12,6 @@ from __future__ import annotations
 import os
 import sys
 
-# jsii's Node 20 end-of-life banner would print on every synth; set before jsii loads.
-os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
-
 from hyperpod_teams import engine, speedups
 
 try:

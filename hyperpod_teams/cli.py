@@ -27,6 +27,7 @@ from hyperpod_teams.bindings import MissingBindingsError
 from hyperpod_teams.engine import ENGINES
 from hyperpod_teams.input_files import NotAFile, TooLarge, read_at_most, regular_file_size
 from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec
+from hyperpod_teams.spec.loading import pipeline_problems
 from hyperpod_teams.spec.models import MAX_AMOUNT_USD
 
 if TYPE_CHECKING:
@@ -69,7 +70,8 @@ def engine_option(function):
         type=click.Choice(list(ENGINES)),
         default=None,
         help="The CDK engine: cdktn (CDK Terrain, the default) or cdktf (CDKTF 0.21, for apps on it; "
-        "pip install 'hyperpod-teams[cdktf]'). Defaults to $HYPERPOD_TEAMS_ENGINE, else cdktn when installed.",
+        "its extra: pip install './hyperpod-teams[cdktf]'). Defaults to $HYPERPOD_TEAMS_ENGINE, else cdktn when "
+        "installed.",
     )(function)
 
 
@@ -152,7 +154,13 @@ def cli() -> None:
     help="json: {valid, problems: [{path, line, message, hint}]} on stdout; sarif: SARIF 2.1.0 for "
     "code-scanning annotations (one result per problem at its line).",
 )
-def validate(spec_path: Path, output_format: str) -> None:
+@click.option(
+    "--require-remote-backend",
+    is_flag=True,
+    help="For pipelines: a spec whose stacks keep their state on the runner (backend local, the "
+    "default) is a problem, since a runner's files are gone after the job.",
+)
+def validate(spec_path: Path, output_format: str, require_remote_backend: bool) -> None:
     """Check SPEC against every rule of spec v1 and list all problems at once.
 
     Each problem names the field path (teams[2].compute.quota[0].count), the line in the file and,
@@ -163,13 +171,16 @@ def validate(spec_path: Path, output_format: str) -> None:
         from hyperpod_teams.spec.reports import problems_report
 
         try:
-            load_spec(spec_path)
-            problems = []
+            spec = load_spec(spec_path)
+            problems = pipeline_problems(spec, spec_path) if require_remote_backend else []
         except SpecError as error:
             problems = error.problems
         click.echo(problems_report(spec_path, problems, output_format, tool_version=_version()))
         sys.exit(EXIT_INVALID_SPEC if problems else 0)
     spec = _load(spec_path)
+    if require_remote_backend and (problems := pipeline_problems(spec, spec_path)):
+        stderr.print(SpecError(problems, str(spec_path)).render(), markup=False)
+        sys.exit(EXIT_INVALID_SPEC)
     groups = spec.cluster.instance_groups
     stdout.print(
         f"[green]✓[/green] {spec_path} is valid: organization {spec.organization.name}, "
@@ -187,7 +198,7 @@ def validate(spec_path: Path, output_format: str) -> None:
     default="generic_saml",
     show_default=True,
     help="generic_saml: any SAML 2.0 IdP that provisions the groups (nothing more to install); "
-    "entra_id: Microsoft Entra ID's application and groups (pip install 'hyperpod-teams[entra]').",
+    "entra_id: Microsoft Entra ID's application and groups (its extra: pip install './hyperpod-teams[entra]').",
 )
 @click.option(
     "--engine",
@@ -291,7 +302,8 @@ def synth(spec_path: Path, out_dir: Path, engine_name: str | None) -> None:
     contents stay as they were. Only a folder synth wrote before (it holds .hyperpod-teams-output)
     or an empty one is replaced: any other is refused, untouched. Local state files
     (terraform.<stack>.tfstate) live beside the folder, never inside it. Loading the provider
-    bindings takes several seconds; Ctrl-C stops it cleanly (exit 130).
+    bindings takes several seconds; Ctrl-C stops it cleanly (exit 130; SIGTERM: 143), leaving the
+    previous output or the new one whole.
     """
     spec = _load(spec_path)
     started = time.monotonic()
@@ -431,11 +443,60 @@ def _synthesize(
     _refuse_without_the_tools_synth_runs()
     try:
         prepare_output_folder(out_dir)  # before seconds of loading: refuse a folder at once
-        return synthesize(spec, out_dir, phase=phase, engine_name=engine_name)
+        summaries = synthesize(spec, out_dir, phase=phase, engine_name=engine_name)
     except (OutputFolderError, EngineError) as error:
         _user_error(str(error))
     except FastPathMismatch as error:
         sys.exit(_synthesize_the_ordinary_way(error))
+    _SYNTHESIZED.append(out_dir)
+    return summaries
+
+
+#: The output folders this command synthesized into: once it is done, main() keeps jsii's index.
+_SYNTHESIZED: list[Path] = []
+
+
+def _keep_the_runtime_index(phase) -> None:
+    """Build the runtime index of the bindings packages jsii loaded whole (a fresh package cache),
+    which its own worker would not finish before this process ends: the next synth here, or on a
+    runner that restores the cache, is then warm (hyperpod_teams/speedups/runtime_index.py)."""
+    import subprocess
+
+    from hyperpod_teams.speedups import runtime_index
+    from hyperpod_teams.synth import stop_node
+
+    root = runtime_index.cache_root()
+    node = os.environ.get("JSII_NODE") or shutil.which("node")
+    if node is None or root is None or not root.is_dir() or not runtime_index.packages_without_index(root):
+        return
+    stop_node()  # the engine is done; its worker would race ours on the same files
+    with phase("Indexing the provider bindings in jsii's package cache, for the next synth (once per version)"):
+        try:
+            runtime_index.build_missing(node)
+        except (OSError, subprocess.SubprocessError) as error:  # the synth is done: a warning, not a failure
+            detail = getattr(error, "stderr", "") or str(error)
+            stderr.print(
+                f"warning: jsii's runtime index was not built ({detail.strip()[:300]}); the next synth "
+                "loads the bindings whole again",
+                markup=False,
+            )
+
+
+#: The oldest Node.js major release the engine's runtime (jsii 1.142) supports.
+MIN_NODE_MAJOR = 22
+
+
+def _node_version(node: str) -> tuple[int, ...] | None:
+    """`node --version` as numbers (v22.23.5 -> (22, 23, 5)); None when it cannot be told, and the
+    engine's own error then says why."""
+    import subprocess
+
+    try:
+        done = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.fullmatch(r"v(\d+)\.(\d+)\.(\d+)\s*", done.stdout)
+    return tuple(int(part) for part in found.groups()) if found else None
 
 
 def _refuse_without_the_tools_synth_runs() -> None:
@@ -444,8 +505,15 @@ def _refuse_without_the_tools_synth_runs() -> None:
     `terraform_data` resources the stacks hold (without it: "Could not determine version of
     terraform"). Checked before seconds of loading, and before the output folder is touched."""
     missing = []
-    if not os.environ.get("JSII_NODE") and shutil.which("node") is None:
+    node = os.environ.get("JSII_NODE") or shutil.which("node")
+    if node is None:
         missing.append("Node.js (`node`), which runs the engine: install Node.js 22 or later (https://nodejs.org)")
+    elif (found := _node_version(node)) is not None and found[0] < MIN_NODE_MAJOR:
+        missing.append(
+            f"Node.js {MIN_NODE_MAJOR} or later, which runs the engine: {node} is {'.'.join(map(str, found))}, "
+            f"which jsii no longer supports (Node.js 20's support ended on 2026-10-30). Install Node.js 22 or 24 "
+            "(https://nodejs.org), or set JSII_NODE to a newer node binary"
+        )
     if shutil.which("terraform") is None:
         missing.append(
             "Terraform (`terraform`), whose version the engine reads to write the stacks: install Terraform "
@@ -518,7 +586,29 @@ def schema(out_file: Path | None) -> None:
     help="A stack's plan as `terraform show -json` writes it; repeat for several stacks. The stack is "
     "STACK, else the plan's folder or file name (cdktf.out/stacks/<stack>/plan.json).",
 )
-def report(spec_path: Path, output_format: str, out_file: Path | None, plans: tuple[str, ...]) -> None:
+@click.option(
+    "--failed-plan",
+    "failed_plans",
+    multiple=True,
+    metavar="[STACK=]OUTPUT_FILE",
+    help="A stack whose plan failed, with Terraform's output (the stack: STACK, else the file's name "
+    "without its suffix, plans/acme-team-nlp.failed); listed first with the output's last lines.",
+)
+@click.option(
+    "--new-lock-file",
+    "new_lock_files",
+    multiple=True,
+    metavar="FILE",
+    help="A provider lock file a first plan wrote, to commit (listed by name).",
+)
+def report(
+    spec_path: Path,
+    output_format: str,
+    out_file: Path | None,
+    plans: tuple[str, ...],
+    failed_plans: tuple[str, ...],
+    new_lock_files: tuple[str, ...],
+) -> None:
     """Write the team-centred review of SPEC: who gets in and may do what, each team's compute,
     where its spend goes; with --plan, the changes by stack and team, deletions first, and a
     warning for any SageMaker domain, HyperPod or EKS cluster or lifecycle bucket that would go.
@@ -528,10 +618,10 @@ def report(spec_path: Path, output_format: str, out_file: Path | None, plans: tu
       terraform -chdir=cdktf.out/stacks/acme-team-nlp show -json plan.tfplan > cdktf.out/stacks/acme-team-nlp/plan.json
       hyperpod-teams report teams.yaml --plan cdktf.out/stacks/acme-team-nlp/plan.json > report.md
     """
-    _refuse_to_overwrite_an_input(out_file, spec_path, *(Path(p.rpartition("=")[2]) for p in plans))
+    _refuse_to_overwrite_an_input(out_file, spec_path, *(Path(p.rpartition("=")[2]) for p in (*plans, *failed_plans)))
     spec = _load(spec_path)
     from hyperpod_teams.review.plan_summary import read_plan
-    from hyperpod_teams.review.report import render_report
+    from hyperpod_teams.review.report import FailedPlan, render_report
     from hyperpod_teams.stack_plan import stack_plan
 
     known = {stack.name for stack in stack_plan(spec)}
@@ -542,7 +632,24 @@ def report(spec_path: Path, output_format: str, out_file: Path | None, plans: tu
         except (OSError, ValueError) as error:  # json.JSONDecodeError is a ValueError
             stderr.print(f"error: --plan {argument}: {error}", markup=False)
             sys.exit(EXIT_INVALID_SPEC)
-    _write(render_report(spec, read, format=output_format), out_file)
+    failed = []
+    for argument in failed_plans:
+        stack, _, file_name = argument.rpartition("=")
+        path = Path(file_name)
+        try:
+            output = read_at_most(path, 10_000_000).decode("utf-8", errors="replace")
+        except (OSError, NotAFile, TooLarge) as error:
+            stderr.print(f"error: --failed-plan {argument}: {error}", markup=False)
+            sys.exit(EXIT_INVALID_SPEC)
+        failed.append(FailedPlan(stack or path.stem, output))
+    report_text = render_report(
+        spec,
+        read,
+        format=output_format,
+        failed=failed,
+        new_lock_files=[Path(f).name for f in new_lock_files],
+    )
+    _write(report_text, out_file)
 
 
 @cli.command("deploy-policy")
@@ -815,9 +922,28 @@ def _synthesize_the_ordinary_way(error: Exception) -> int:
     return subprocess.run([sys.executable, "-m", "hyperpod_teams", *sys.argv[1:]], env=environment).returncode
 
 
+#: The exit status after a signal, as a shell reports a process it ended: 128 + the signal's number.
+EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130
+EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a cancelled CI job): unwinds like Ctrl-C, so staging folders are cleaned."""
+
+
+_TERMINATED: list[int] = []  # set by the SIGTERM handler: a library may re-raise KeyboardInterrupt as its own
+
+
 def _terminated(signum, frame) -> None:
-    """SIGTERM (a cancelled CI job) unwinds like Ctrl-C, so staging folders are cleaned."""
-    raise KeyboardInterrupt
+    _TERMINATED.append(signum)
+    raise Terminated
+
+
+def _ignore_signals() -> None:
+    """Once the command has ended: a later Ctrl-C or SIGTERM would only interrupt the engine's exit
+    (jsii stopping node), leaving a traceback."""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, signal.SIG_IGN)
 
 
 #: The errors of a machine, not of hyperpod-teams: no space, no permission, a read-only file system,
@@ -843,24 +969,29 @@ def _environment_problem(error: BaseException) -> str | None:
 
 
 def main() -> None:
-    os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
     signal.signal(signal.SIGTERM, _terminated)
     try:
         # Not standalone: click would turn Ctrl-C into "Aborted!" and exit 1.
         cli.main(standalone_mode=False)
+        if _SYNTHESIZED:
+            _keep_the_runtime_index(_phase)
+        _ignore_signals()
     except SystemExit:
+        _ignore_signals()
         raise
     except click.exceptions.Exit as done:
+        _ignore_signals()
         sys.exit(done.exit_code)
     except click.ClickException as error:  # usage errors: click's own message, exit 2
         error.show()
         sys.exit(error.exit_code)
-    except (KeyboardInterrupt, click.Abort):
+    except (KeyboardInterrupt, click.Abort) as interrupt:
+        _ignore_signals()
         # Not through rich: a signal that lands inside its print leaves the line in rich's buffer,
         # which the next print would write a second time.
         sys.stderr.write("interrupted\n")
         sys.stderr.flush()
-        sys.exit(130)
+        sys.exit(EXIT_TERMINATED if isinstance(interrupt, Terminated) or _TERMINATED else EXIT_INTERRUPTED)
     except MissingBindingsError as error:  # the environment lacks an extra: not a bug; the message says the fix
         stderr.print(f"error: {error}", markup=False)
         sys.exit(EXIT_INVALID_SPEC)

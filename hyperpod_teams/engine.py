@@ -3,7 +3,7 @@
 Two engines build the same stacks (docs/engines.md):
 
 - **CDK Terrain** (`cdktn`), the maintained fork of CDKTF and the default: a plain
-  `pip install hyperpod-teams` brings it and its current prebuilt providers.
+  hyperpod-teams brings it and its current prebuilt providers.
 - **CDKTF** (`cdktf` 0.21, archived 2025-12-10), for apps written on it: the extra
   `hyperpod-teams[cdktf]` brings it and its frozen providers.
 
@@ -30,6 +30,8 @@ import sys
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING
+
+from hyperpod_teams.install_hint import install_extras
 
 if TYPE_CHECKING:  # what editors and mypy see: the default engine's core module
     import cdktn as cdk  # noqa: F401
@@ -73,7 +75,7 @@ CDKTN = Engine(
         ("azuread", "3.10.0"),
         ("okta", "4.20.0"),  # written without a binding on both engines (providers/okta/terraform.py)
     ),
-    install="pip install hyperpod-teams",
+    install=install_extras("entra"),
 )
 CDKTF = Engine(
     name="cdktf",
@@ -86,7 +88,7 @@ CDKTF = Engine(
         ("azuread", "3.7.0"),
         ("okta", "4.20.0"),
     ),
-    install="pip install 'hyperpod-teams[cdktf]'",
+    install=install_extras("cdktf"),
 )
 ENGINES = {engine.name: engine for engine in (CDKTN, CDKTF)}
 DEFAULT = CDKTN

@@ -20,7 +20,9 @@ import gc
 import json
 import os
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -81,16 +83,43 @@ def synthesize(
             summaries = _summarize(staging, {s.stack_name: s.credentials for s in stacks.all()})
             # mkdtemp makes the folder private (0700); the output follows the umask like any folder.
             staging.chmod(0o777 & ~current_umask())
-            _update_folder(staging, out_dir)
+            with signals_deferred():  # the old output or the new one, whole: never a mix of both
+                _update_folder(staging, out_dir)
     except KeyboardInterrupt:
-        _stop_node()
+        stop_node()
         raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return summaries
 
 
-def _stop_node() -> None:
+@contextlib.contextmanager
+def signals_deferred():
+    """Ctrl-C or SIGTERM arriving inside the block is acted on when the block ends: its handler
+    then runs as it would have (KeyboardInterrupt, the CLI's exit 143). Python runs signal handlers
+    in the main thread between bytecodes, so replacing them is what holds a signal back, whichever
+    thread the operating system delivered it to."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[signal.Signals] = []
+    previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    for number in previous:
+        signal.signal(number, lambda signum, frame: received.append(signal.Signals(signum)))
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        if received:
+            handler = previous[received[0]]
+            if callable(handler):
+                handler(received[0], None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(received[0])
+
+
+def stop_node() -> None:
     """Interrupted mid-request, jsii's node process may go on writing stacks into the staging
     folder after Python has removed it: end node first. (jsii's kernel, as in speedups/jsii_requests.py;
     this process is exiting and uses jsii no more.)"""

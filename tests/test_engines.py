@@ -159,4 +159,4 @@ def test_an_engine_that_is_not_installed_is_refused_before_any_work(tmp_path):
         [sys.executable, "-c", probe, str(spec), str(tmp_path / "out")], capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 2, result.stderr
-    assert "pip install 'hyperpod-teams[cdktf]'" in result.stderr
+    assert "pip install './hyperpod-teams[cdktf]'" in result.stderr

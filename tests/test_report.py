@@ -260,3 +260,45 @@ def test_every_segment_of_the_chart_has_a_colour_of_its_own():
         series = chart_series([InstanceTypeShares("ml.p5.48xlarge", 200, dict.fromkeys(teams, 1))], teams)
         colours = chart_colours(series)
         assert len(set(colours)) == len(colours) == len(series), (count, colours)
+
+
+# --- plans that failed in the pipeline ---------------------------------------------------------------
+
+
+def test_a_failed_plan_is_named_before_anything_else_with_the_end_of_terraforms_output(quickstart):
+    from hyperpod_teams.review.report import FailedPlan
+
+    output = "\n".join(f"line {i}" for i in range(500)) + "\nError: Failed to install provider\n"
+    text = render_report(quickstart, [], failed=[FailedPlan("acme-k8s-nlp", output)])
+    head = text[: text.index("Account ")]
+    assert "1 plan failed" in head and "`acme-k8s-nlp`" in head
+    assert "Error: Failed to install provider" in head and "line 10\n" not in head  # the end, not all
+
+
+def test_many_failed_plans_still_fit_one_comment(quickstart):
+    from hyperpod_teams.review.report import COMMENT_LIMIT, FailedPlan
+
+    failed = [FailedPlan(f"acme-team-t{i:03d}", "x" * 10_000 + "\nError: boom") for i in range(300)]
+    text = render_report(quickstart, [], failed=failed)
+    assert len(text) <= COMMENT_LIMIT
+    assert all(f"`acme-team-t{i:03d}`" in text for i in range(300))  # every one named
+
+
+def test_the_report_command_takes_failed_plans_and_new_lock_files(tmp_path):
+    failed = tmp_path / "acme-identity.failed"
+    failed.write_text("Error: Invalid value for variable\n")
+    lock = tmp_path / "acme-cost.terraform.lock.hcl"
+    lock.write_text("# lock\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams", "report", str(QUICKSTART), "--failed-plan", str(failed),
+         "--new-lock-file", str(lock)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "`acme-identity`" in done.stdout and "Invalid value for variable" in done.stdout
+    assert "acme-cost.terraform.lock.hcl" in done.stdout
+    missing = subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams", "report", str(QUICKSTART), "--failed-plan", str(tmp_path / "none")],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert missing.returncode == 2 and "--failed-plan" in missing.stderr and "Traceback" not in missing.stderr

@@ -200,7 +200,7 @@ def test_an_unexpected_layout_falls_back_to_the_ordinary_import(fake_packages, i
 def test_missing_plugin_bindings_name_the_extra_to_install(monkeypatch):
     monkeypatch.setitem(bindings.MODULES, "absent_provider", "absent.provider")
     monkeypatch.setitem(bindings.EXTRAS, "absent", "absent")
-    with pytest.raises(bindings.MissingBindingsError, match=r"pip install 'hyperpod-teams\[absent\]'"):
+    with pytest.raises(bindings.MissingBindingsError, match=r"pip install './hyperpod-teams\[absent\]'"):
         bindings.absent_provider  # noqa: B018
 
 
@@ -976,3 +976,29 @@ def test_a_kernel_whose_unpacking_has_another_shape_is_left_as_it_is(tmp_path):
         'function extractViaCache(e){const y=new K.UnpackSync({...f,filter:(path)=>!path.endsWith(".d.ts")});}'
     )
     assert twice is None and other is None
+
+
+# --- jsii's runtime index, built by the CLI ------------------------------------------------------------
+
+
+def test_a_cli_synth_leaves_the_runtime_index_jsii_would_not_finish(tmp_path):
+    """A synth in a fresh package cache: jsii loads the AWS bindings' 155 MB assembly whole and
+    starts a worker to index it, which the process's end kills. The CLI builds what is missing,
+    so the next synth finds the index (the index of the AWS package removed after the first run
+    stands for a worker killed early, as it is on a loaded machine)."""
+    from hyperpod_teams.speedups import runtime_index
+
+    cache = tmp_path / "jsii-cache"
+    env = {**os.environ, "JSII_RUNTIME_PACKAGE_CACHE_ROOT": str(cache)}
+    command = [sys.executable, "-m", "hyperpod_teams", "synth", str(EXAMPLE_SPECS[0]), "--out", str(tmp_path / "out")]
+    first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    (aws,) = cache.glob("@cdktn/provider-aws/*/*")
+    for index_file in aws.glob(".jsii.runtime*"):
+        index_file.unlink()
+    assert runtime_index.packages_without_index(cache) == [aws]
+    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert second.returncode == 0, second.stderr
+    assert "Indexing the provider bindings" in second.stderr
+    assert runtime_index.packages_without_index(cache) == []
+    assert json.loads((aws / runtime_index.INDEX_MANIFEST).read_text())["version"] == 1

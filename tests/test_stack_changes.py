@@ -76,7 +76,7 @@ def test_a_folder_that_is_no_synth_output_is_refused_with_the_fix(tmp_path):
 
 
 def run_stacks(*args: str, cwd) -> subprocess.CompletedProcess:
-    env = {**os.environ, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20"}
+    env = dict(os.environ)
     return subprocess.run(
         [sys.executable, "-m", "hyperpod_teams", "stacks", *args],
         cwd=cwd,

@@ -49,13 +49,14 @@ from typing import Any
 
 from hyperpod_teams import naming
 from hyperpod_teams.input_files import MAX_LINE_CHARS
+from hyperpod_teams.install_hint import install_extras
 
 AMORTIZED = "amortized"
 UNBLENDED = "unblended"
 COST_BASES = (AMORTIZED, UNBLENDED)
 
 #: The install that brings Parquet support.
-PARQUET_INSTALL = "pip install 'hyperpod-teams[parquet]'"
+PARQUET_INSTALL = install_extras("parquet")
 
 
 class CostExportError(ValueError):

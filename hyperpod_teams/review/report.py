@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from hyperpod_teams import cost, journeys, naming, policies, rbac
 from hyperpod_teams.adoption import existing_resources, ways_explained
 from hyperpod_teams.review.document import (
+    Alert,
+    Code,
     Document,
     Heading,
     Image,
@@ -235,13 +237,50 @@ COMMENT_LIMIT = 65_536
 COMPACT_TEAMS = (25, 10, 0)
 
 
+#: A failed plan's output shown in the report: its last lines, at most this many characters.
+FAILED_PLAN_TAIL = 2_000
+#: Failed plans shown with their output; those after these are named only.
+FAILED_PLANS_SHOWN = 10
+
+
+@dataclass(frozen=True)
+class FailedPlan:
+    """A stack whose plan failed in the pipeline, with what Terraform said."""
+
+    stack: str
+    output: str
+
+    @property
+    def tail(self) -> str:
+        lines = self.output.rstrip().splitlines()[-40:]
+        text = "\n".join(lines)
+        return text[-FAILED_PLAN_TAIL:]
+
+
 def build_report(
-    spec: PlatformSpec, plans: list[StackPlan] | None = None, *, chart: bool = False, max_teams: int | None = None
+    spec: PlatformSpec,
+    plans: list[StackPlan] | None = None,
+    *,
+    chart: bool = False,
+    max_teams: int | None = None,
+    failed: list[FailedPlan] | None = None,
+    new_lock_files: list[str] | None = None,
 ) -> Document:
     """The report as a document; `chart` adds the capacity chart (HTML only); `max_teams` keeps the
-    per-team details to the first teams (a Markdown report that must fit in a comment)."""
+    per-team details to the first teams (a Markdown report that must fit in a comment); `failed`
+    lists the plans that failed first, `new_lock_files` the provider lock files to commit."""
     document = Document(f"hyperpod-teams: {spec.organization.name} on {spec.cluster.name}")
+    _failed_plans_section(document, failed or [], compact=max_teams is not None)
     _overview_section(document, spec)
+    if new_lock_files:
+        document.add(
+            Heading("Provider lock files to commit"),
+            Paragraph(
+                "These stacks' first plans wrote a lock file; commit each to `ci/terraform-locks/` (from the "
+                "pipeline's plan artifacts) so that later runs install exactly these providers:"
+            ),
+            Items([md_code(name) for name in new_lock_files]),
+        )
     _existing_section(document, spec)
     if plans:
         document.add(*plan_section(plans, spec, max_rows=None if max_teams is None else 50))
@@ -252,6 +291,21 @@ def build_report(
     _cost_section(document, spec, shown, hidden)
     _manual_steps_section(document, spec)
     return document
+
+
+def _failed_plans_section(document: Document, failed: list[FailedPlan], *, compact: bool) -> None:
+    if not failed:
+        return
+    count = len(failed)
+    document.add(
+        Heading(f"{count} plan{'s' if count != 1 else ''} failed"),
+        Alert(
+            f"No plan for {', '.join(md_code(f.stack) for f in failed)}: what this report says of "
+            f"{'these stacks' if count != 1 else 'this stack'} is not checked against a plan."
+        ),
+    )
+    for shown in failed[: 0 if compact else FAILED_PLANS_SHOWN]:
+        document.add(Paragraph(md_code(shown.stack)), Code(shown.tail, language="text"))
 
 
 def _overview_section(document: Document, spec: PlatformSpec) -> None:
@@ -543,14 +597,21 @@ def _manual_steps_section(document: Document, spec: PlatformSpec) -> None:
     )
 
 
-def render_report(spec: PlatformSpec, plans: list[StackPlan] | None = None, *, format: str = "markdown") -> str:
+def render_report(
+    spec: PlatformSpec,
+    plans: list[StackPlan] | None = None,
+    *,
+    format: str = "markdown",
+    failed: list[FailedPlan] | None = None,
+    new_lock_files: list[str] | None = None,
+) -> str:
     from hyperpod_teams.review.document import to_html, to_markdown
 
     if format == "html":
-        return to_html(build_report(spec, plans, chart=True))
-    text = to_markdown(build_report(spec, plans))
+        return to_html(build_report(spec, plans, chart=True, failed=failed, new_lock_files=new_lock_files))
+    text = to_markdown(build_report(spec, plans, failed=failed, new_lock_files=new_lock_files))
     for max_teams in COMPACT_TEAMS:
         if len(text) <= COMMENT_LIMIT:
             break
-        text = to_markdown(build_report(spec, plans, max_teams=max_teams))
+        text = to_markdown(build_report(spec, plans, max_teams=max_teams, failed=failed, new_lock_files=new_lock_files))
     return text

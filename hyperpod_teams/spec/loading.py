@@ -315,3 +315,24 @@ def _with_line(problem: Problem, lines: LineMap) -> Problem:
     while path not in lines and path:
         path = path[:-1]
     return problem.at_line(lines.get(path))
+
+
+def pipeline_problems(spec: PlatformSpec, path: str | FilePath) -> list[Problem]:
+    """What a spec valid for a workstation lacks for a pipeline: a state that outlives the job.
+
+    A `local` backend (the default) keeps each stack's state in its folder on the runner, which is
+    thrown away when the job ends: the next run would plan to create everything again, and its
+    apply would fail on every name already taken.
+    """
+    if spec.backend.type != "local":
+        return []
+    path = FilePath(path)
+    document = parse_document(read_spec_text(path), str(path), as_json=path.suffix.lower() == ".json")
+    problem = Problem(
+        path=("backend",),
+        message="a local backend keeps each stack's state on the runner, thrown away when the job ends: "
+        "the next run would create everything again",
+        hint="give backend: {type: s3, bucket: <state bucket>} or {type: remote, organization: ..., "
+        "workspace_prefix: ...} (docs/deploy.md)",
+    )
+    return [_with_line(problem, document.lines)]

@@ -56,6 +56,11 @@ PLACEHOLDER_STRING = os.environ.get("SCHEMA_PROVIDER_PLACEHOLDER", "b2ZmbGluZS1l
 #: placeholders: e.g. the version of an EKS add-on a stack checks.
 DATA_ANSWERS: dict[str, dict[str, object]] = json.loads(os.environ.get("SCHEMA_PROVIDER_DATA", "{}"))
 
+#: Where the stand-in records what it applies (JSON lines: type, action). Unset, it refuses to
+#: apply; set (the pipeline harness), an apply returns the planned state with placeholders for
+#: what the plan left unknown: Terraform then holds a state, nothing more is claimed.
+APPLY_LOG = os.environ.get("SCHEMA_PROVIDER_APPLY_LOG", "")
+
 #: cty's msgpack encoding of an unknown value (cty/msgpack: an extension of type 0).
 UNKNOWN = msgpack.ExtType(0, b"\x00")
 
@@ -224,6 +229,26 @@ def fill_computed(block: dict, value: dict) -> None:
                 fill_computed(nested, element)
 
 
+def fill_unknown(block: dict, value: dict) -> None:
+    """Apply (where APPLY_LOG allows it): every attribute the plan left unknown gets a placeholder."""
+    for name, attribute in block.get("attributes", {}).items():
+        if value.get(name) == UNKNOWN:
+            value[name] = placeholder(attribute["type"]) if "type" in attribute else None
+    for name, nesting, nested in _nested_blocks(block):
+        for element in _elements(nesting, value.get(name)):
+            if isinstance(element, dict):
+                fill_unknown(nested, element)
+
+
+def cloud_control_properties(planned: dict) -> str:
+    """What Cloud Control describes after a create, as far as a stand-in can tell: the desired state
+    with the type's read-only identifiers (`<Type>Id`, `<Type>Arn`) as placeholders."""
+    kind = str(planned.get("type_name", "")).rsplit("::", 1)[-1]
+    desired = json.loads(planned.get("desired_state") or "{}") if isinstance(planned.get("desired_state"), str) else {}
+    arn = f"arn:aws:sagemaker:us-west-2:111122223333:{kind.lower()}/{PLACEHOLDER_STRING.lower()}"
+    return json.dumps({**desired, f"{kind}Id": PLACEHOLDER_STRING.lower(), f"{kind}Arn": arn})
+
+
 def conform(block: dict, value: dict | None) -> dict:
     """An object with every attribute and block of the schema, for state read from JSON."""
     value = dict(value or {})
@@ -296,9 +321,22 @@ class SchemaProvider(pb_grpc.ProviderServicer):
         return pb.PlanResourceChange.Response(planned_state=encode(proposed), planned_private=request.prior_private)
 
     def ApplyResourceChange(self, request, context):
-        return pb.ApplyResourceChange.Response(
-            diagnostics=[_error(f"{self.name} is a schema stand-in", "It plans; it cannot apply.")]
-        )
+        if not APPLY_LOG:
+            return pb.ApplyResourceChange.Response(
+                diagnostics=[_error(f"{self.name} is a schema stand-in", "It plans; it cannot apply.")]
+            )
+        planned, prior = decode(request.planned_state), decode(request.prior_state)
+        action = "delete" if planned is None else "create" if prior is None else "update"
+        if planned is not None:
+            if request.type_name == "aws_cloudcontrolapi_resource" and planned.get("properties") == UNKNOWN:
+                planned["properties"] = cloud_control_properties(planned)
+            for attribute, answer in DATA_ANSWERS.get(request.type_name, {}).items():
+                if planned.get(attribute) == UNKNOWN:  # what a test says the object holds, as for data sources
+                    planned[attribute] = answer
+            fill_unknown(self._block("resource_schemas", request.type_name), planned)
+        with open(APPLY_LOG, "a") as log:
+            log.write(json.dumps({"type": request.type_name, "action": action}) + "\n")
+        return pb.ApplyResourceChange.Response(new_state=encode(planned), private=request.planned_private)
 
     def ImportResourceState(self, request, context):
         block = self._block("resource_schemas", request.type_name)
