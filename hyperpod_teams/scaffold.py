@@ -102,8 +102,8 @@ _NEXT_STEPS = """\
        {cli} synth
 
    or without the {title} CLI: `hyperpod-teams synth teams.yaml --out cdktf.out{engine_flag}`.
-   Both need Node.js (the engine runs in it) and Terraform on the PATH (the engine reads its
-   version); run them from an environment where hyperpod-teams {version} is installed, from a
+   Both need Node.js 22 or later (the engine runs in it) and Terraform on the PATH (the engine
+   reads its version); run them from an environment where hyperpod-teams {version} is installed, from a
    checkout of its tag v{version} (`{install}`) or its wheel, never by the bare name, which anyone
    could register on the package index until it is published there (the `app` line of
    `cdktf.json` starts `python -m hyperpod_teams.cdktf_app`).

@@ -335,7 +335,7 @@ class GitHub:
 
     @property
     def root(self) -> Path:
-        return self.machine.root / "github"
+        return self.machine.root / f"github-{id(self):x}"  # a repository of its own: runs, caches
 
     def run(self, workflow: str, event: str, *, before: str = "", base_ref: str = "main") -> GitHubRun:
         data = yaml.safe_load((self.workflows / workflow).read_text())

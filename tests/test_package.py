@@ -117,3 +117,45 @@ def test_the_release_refuses_a_tag_that_is_not_the_packages_released_version(tag
     assert (result.returncode == 0) is passes, result.stdout + result.stderr
     if not passes:
         assert "::error::the tag is v9.9.9" in result.stdout
+
+
+def test_the_release_gives_the_package_the_urls_of_the_repository_it_is_built_in(tmp_path):
+    """The workflow's step, run as the job runs it on a copy of the repository; then the wheel's
+    metadata carries the repository's addresses (core metadata's Project-URL)."""
+    import shutil
+    import zipfile
+
+    import yaml
+
+    skip = shutil.ignore_patterns(".git", ".venv*", ".tools", "build", "cdktf.out", "test-artifacts", "*.egg-info")
+    copy = tmp_path / "repository"
+    shutil.copytree(ROOT, copy, ignore=skip)
+    (script,) = [
+        step["run"]
+        for step in yaml.safe_load(RELEASE.read_text())["jobs"]["build"]["steps"]
+        if "URLs" in step.get("name", "")
+    ]
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_REPOSITORY": "acme/hyperpod-teams",
+        "GITHUB_REF_NAME": "v0.2.0",
+    }
+    for _ in range(2):  # a second run adds nothing
+        result = subprocess.run(["bash", "-e", "-c", script], cwd=copy, env=env, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(copy)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    (wheel,) = tmp_path.glob("hyperpod_teams-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = next(archive.read(n).decode() for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+    urls = sorted(line for line in metadata.splitlines() if line.startswith("Project-URL:"))
+    assert urls == [
+        "Project-URL: Changelog, https://github.com/acme/hyperpod-teams/blob/v0.2.0/CHANGELOG.md",
+        "Project-URL: Documentation, https://github.com/acme/hyperpod-teams/tree/v0.2.0/docs",
+        "Project-URL: Issues, https://github.com/acme/hyperpod-teams/issues",
+        "Project-URL: Source, https://github.com/acme/hyperpod-teams",
+    ]

@@ -496,3 +496,34 @@ def test_the_changes_job_refuses_a_spec_with_a_local_backend(machine, tmp_path):
         text=True,
     )
     assert done.returncode == 2 and "backend" in done.stderr and "s3" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "example", [p.parent.name for p in sorted(EXAMPLES.glob("*/teams.yaml")) if p.parent.name != "quickstart"]
+)
+def test_the_github_changes_job_runs_for_every_example(example, machine, tmp_path):
+    """The quickstart runs the whole history above; every other example through the first job,
+    which installs, validates and synthesizes, and lists every stack the spec has."""
+    from hyperpod_teams.spec import load_spec
+    from hyperpod_teams.stack_plan import stack_plan
+
+    repository = user_repository(machine, tmp_path / "repository", example)
+    workflows = tmp_path / "workflows"
+    workflows.mkdir()
+    workflow = yaml.safe_load((PIPELINES / "github-actions.yml").read_text())
+    workflow["jobs"] = {"changes": workflow["jobs"]["changes"]}
+    (workflows / "github-actions.yml").write_text(yaml.safe_dump(workflow, sort_keys=False))
+    github = GitHub(machine, repository, workflows, env_overrides={"TERRAFORM_SHA256": machine.terraform_sha256})
+    port = tmp_path / "gh-port"
+    server = serve_gh(github, port)
+    install_gh(machine, github, port)
+    try:
+        run = github.run("github-actions.yml", "push")
+    finally:
+        server.shutdown()
+        server.server_close()
+    changes = run.jobs["changes"]
+    assert changes.result == "success", changes.log[-5000:]
+    expected = {stack.name for stack in stack_plan(load_spec(repository / "teams.yaml"))}
+    listed = {name for group in json.loads(changes.outputs["stacks"]) for name in group.split()}
+    assert listed == expected
