@@ -9,8 +9,9 @@ GITHUB_STEP_SUMMARY, GitLab's `set -eo pipefail` over before_script and script.
 What stands in for the platform (the parts of it that are not our steps):
 - GitHub's actions: checkout (a clone of the test's repository), setup-python (a fresh
   Python 3.11 venv), setup-node (the Node.js 22 in .tools/cdktn), cache, upload-artifact and
-  download-artifact (v4's layout: one path uploads its content, several their common parent; no
-  hidden files unless asked; a name once per run), configure-aws-credentials (placeholder keys);
+  download-artifact (their layout since v4: one path uploads its content, several their common
+  parent; no hidden files unless asked; a name once per run), configure-aws-credentials
+  (placeholder keys);
   expressions (`${{ }}`: contexts, fromJSON, format, hashFiles, the status functions) and job
   scheduling (needs, if, matrix, reusable workflows); `gh`, answering from the runs kept here.
 - The network: the Terraform release zip (this machine's terraform 1.11.4, zipped: the test sets

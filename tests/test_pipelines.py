@@ -527,3 +527,16 @@ def test_the_github_changes_job_runs_for_every_example(example, machine, tmp_pat
     expected = {stack.name for stack in stack_plan(load_spec(repository / "teams.yaml"))}
     listed = {name for group in json.loads(changes.outputs["stacks"]) for name in group.split()}
     assert listed == expected
+
+
+def test_every_action_the_github_pipelines_use_is_pinned_to_a_commit():
+    """A moved tag cannot change what runs next to the deploy role: each action by its commit,
+    the release beside it (read from the actions' repositories, as the release workflow's)."""
+    for name in ("github-actions.yml", "github-actions-apply.yml"):
+        text = (PIPELINES / name).read_text()
+        uses = re.findall(r"uses: (\S+)(.*)", text)
+        external = [(u, rest) for u, rest in uses if not u.startswith("./")]
+        assert external, name
+        for action, comment in external:
+            assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", action), f"{name}: {action}"
+            assert re.fullmatch(r" # v\d+\.\d+\.\d+", comment), f"{name}: {action} names no release"
