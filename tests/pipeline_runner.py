@@ -738,7 +738,9 @@ def gitlab_job(machine: Machine, workspace: Path, job: dict, variables: dict[str
 def gitlab_schedule(child: dict, durations: dict[str, int] | None = None) -> dict[str, tuple[int, int]]:
     """When each job of a pipeline starts and ends, by GitLab's rules: a job with `needs` starts when
     the jobs it needs in this pipeline end (cross-pipeline needs are there before it starts); a job
-    without starts when every job of the earlier stages ended. Durations default to 1."""
+    without starts when every job of the earlier stages ended. Durations default to 1. GitLab's
+    documentation, "Make jobs start earlier with needs" (docs.gitlab.com/ee/ci/yaml/needs): "Jobs
+    run as soon as their dependencies are met, regardless of the pipeline's stages"."""
     stages = child.get("stages", ["build", "test", "deploy"])
     jobs = {k: v for k, v in child.items() if isinstance(v, dict) and "stage" in v}
     times: dict[str, tuple[int, int]] = {}
