@@ -732,6 +732,10 @@ def gitlab_job(machine: Machine, workspace: Path, job: dict, variables: dict[str
     lines = [*job.get("before_script", []), *job.get("script", [])]
     script = "set -eo pipefail\n" + "\n".join(lines) + "\n"
     done = subprocess.run(["bash", "-c", script], cwd=workspace, env=env, capture_output=True, text=True, timeout=1200)
+    # The runner's image and HOME are thrown away after the job (an installed hyperpod-teams is
+    # half a gigabyte); what it leaves for later jobs is in the workspace, as artifacts.
+    for used in (venv, home, workspace / ".jsii-cache"):
+        shutil.rmtree(used, ignore_errors=True)
     return done.returncode == 0, done.stdout + done.stderr
 
 
