@@ -705,7 +705,12 @@ def runbook(spec_path: Path, out_file: Path | None) -> None:
     help="A summary usage report as HyperPod's report generator writes it (run.py --type summary "
     "--format csv); repeat for consecutive periods.",
 )
-@click.option("--cost", "cost_usd", metavar="USD", help="The cluster's cost for the reports' period, in USD.")
+@click.option(
+    "--cost",
+    "cost",
+    metavar="AMOUNT",
+    help="The cluster's cost for the reports' period, in USD (an export's own currency with --cost-from).",
+)
 @click.option(
     "--cost-from",
     "cost_files",
@@ -732,7 +737,7 @@ def runbook(spec_path: Path, out_file: Path | None) -> None:
     default="markdown",
     show_default=True,
     help="Markdown for a pull request or an e-mail; HTML with a chart; CSV with one row per team "
-    "(team, amount_usd, ...) for a finance system.",
+    "(team, amount_usd, ...: amounts named by the statement's currency) for a finance system.",
 )
 @click.option(
     "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
@@ -740,7 +745,7 @@ def runbook(spec_path: Path, out_file: Path | None) -> None:
 def chargeback(
     spec_path: Path,
     usage_files: tuple[Path, ...],
-    cost_usd: str | None,
+    cost: str | None,
     cost_files: tuple[Path, ...],
     cost_basis: str,
     output_format: str,
@@ -764,8 +769,8 @@ def chargeback(
 
     _refuse_to_overwrite_an_input(out_file, spec_path, *usage_files, *cost_files)
     spec = _load(spec_path)
-    if (cost_usd is None) == (not cost_files):
-        _user_error("give the cluster's cost with exactly one of --cost USD and --cost-from EXPORT")
+    if (cost is None) == (not cost_files):
+        _user_error("give the cluster's cost with exactly one of --cost AMOUNT and --cost-from EXPORT")
     for i, path in enumerate(cost_files):
         if any(_same_file(path, other) for other in cost_files[:i]):
             _user_error(f"--cost-from {path} is given twice: its lines would count twice")
@@ -788,12 +793,13 @@ def chargeback(
             amount = exported.amount
             source = exported.description()
         else:
-            assert cost_usd is not None
-            amount = _amount_of_usd(cost_usd)
+            assert cost is not None
+            amount = _amount_of_usd(cost)
             source = "given"
         if abs(amount) >= MAX_COST_USD:
-            _user_error(f"the cost {amount} USD is not a cluster's cost for a period (at most {MAX_COST_USD:,} USD)")
-        statement = compute_statement(spec, reports, amount, cost_source=source, exported=exported)
+            _user_error(f"the cost {amount} is not a cluster's cost for a period (at most {MAX_COST_USD:,})")
+        currency = (exported.currency if exported else None) or "USD"
+        statement = compute_statement(spec, reports, amount, cost_source=source, exported=exported, currency=currency)
     except (UsageReportError, ChargebackError, CostExportError) as error:
         _user_error(str(error))
     except OSError as error:

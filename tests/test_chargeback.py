@@ -110,13 +110,13 @@ def test_statement_of_a_two_day_report_matches_the_hand_computed_amounts(spec):
     3,677.00, 969.00. The own-use parts, rounded: 3,000.00, 2,000.00, 130.21; the idle shares are
     the rest: 3,354.00, 1,677.00, 838.79."""
     statement = statement_of(spec)
-    amounts = {c.team: (c.usage_usd, c.idle_usd, c.amount_usd) for c in statement.teams}
+    amounts = {c.team: (c.usage, c.idle, c.amount) for c in statement.teams}
     assert amounts == {
         "nlp": (Decimal("3000.00"), Decimal("3354.00"), Decimal("6354.00")),
         "research": (Decimal("130.21"), Decimal("838.79"), Decimal("969.00")),
         "vision": (Decimal("2000.00"), Decimal("1677.00"), Decimal("3677.00")),
     }
-    assert statement.unused_usd == Decimal("5869.79")
+    assert statement.unused == Decimal("5869.79")
     hours = {c.team: c.hours for c in statement.teams}
     assert hours["nlp"] == {"ml.p5.48xlarge": (Decimal("288.00"), Decimal("256.00"), Decimal("32.00"))}
     assert hours["vision"] == {
@@ -143,7 +143,7 @@ def test_hours_of_an_instance_type_no_group_has_are_reported(spec):
     rows = [*TWO_DAYS, "2026-11-01,hyperpod-ns-nlp,nlp,ml.g5.xlarge,0.00,0.00,0.00,5.00,5.00,0.00,0.00,0.00,0.00"]
     statement = statement_of(spec, rows)
     assert any(n.startswith("ml.g5.xlarge: 5 hours") and "no instance group" in n for n in statement.notes)
-    assert sum(c.amount_usd for c in statement.teams) == Decimal("11000.00")
+    assert sum(c.amount for c in statement.teams) == Decimal("11000.00")
 
 
 def test_amounts_sum_exactly_to_the_cost_when_cents_do_not_divide(quickstart_data):
@@ -151,7 +151,7 @@ def test_amounts_sum_exactly_to_the_cost_when_cents_do_not_divide(quickstart_dat
     team named first (the rounding rule's tie-break)."""
     quickstart_data["cost"] = {"shared_split": "even", "instance_prices_usd": QUICKSTART_PRICES}
     statement = statement_of(validate_spec(quickstart_data), rows=[], cost="100.00")
-    assert [(c.team, c.amount_usd) for c in statement.teams] == [
+    assert [(c.team, c.amount) for c in statement.teams] == [
         ("nlp", Decimal("33.34")),
         ("research", Decimal("33.33")),
         ("vision", Decimal("33.33")),
@@ -172,8 +172,8 @@ def test_any_statement_sums_exactly_to_the_cost(cost, hours, split):
         for team, h in zip(("nlp", "vision", "research"), hours, strict=True)
     ]
     statement = statement_of(validate_spec(quickstart_data), rows, cost=str(cost), start="2026-11-01", end="2026-11-30")
-    assert sum(c.amount_usd for c in statement.teams) == cost
-    assert all(c.amount_usd >= 0 for c in statement.teams)
+    assert sum(c.amount for c in statement.teams) == cost
+    assert all(c.amount >= 0 for c in statement.teams)
 
 
 def test_csv_statement_has_a_header_and_one_row_per_team(spec):
@@ -228,7 +228,7 @@ def test_consecutive_reports_make_one_period_with_the_same_amounts(spec):
     split = chargeback.compute_statement(spec, reports, Decimal("11000.00"))
     whole = statement_of(spec)
     assert split.days == 2
-    assert [c.amount_usd for c in split.teams] == [c.amount_usd for c in whole.teams]
+    assert [c.amount for c in split.teams] == [c.amount for c in whole.teams]
 
 
 # --- the command ------------------------------------------------------------------------------
@@ -252,7 +252,7 @@ def test_chargeback_command_writes_a_csv_whose_amounts_sum_to_the_cost(tmp_path:
 @pytest.mark.parametrize(
     "extra, words",
     [
-        ([], "exactly one of --cost USD and --cost-from"),
+        ([], "exactly one of --cost AMOUNT and --cost-from"),
         (["--cost", "lots"], "--cost 'lots' is not an amount"),
         (["--cost", "5", "--cost-from", "x.csv"], "exactly one of"),
     ],
@@ -331,7 +331,7 @@ def test_the_generators_detailed_and_filtered_reports_are_refused_and_its_consec
     )
     statement = chargeback.compute_statement(priced, weeks, Decimal("99999.99"))
     assert (statement.first_day.isoformat(), statement.days) == ("2026-11-01", 14)
-    assert sum(c.amount_usd for c in statement.teams) == Decimal("99999.99")
+    assert sum(c.amount for c in statement.teams) == Decimal("99999.99")
 
 
 def test_each_amount_is_rounded_once_so_the_cent_goes_to_the_team_that_used_the_cluster(quickstart_data):
@@ -347,7 +347,7 @@ def test_each_amount_is_rounded_once_so_the_cent_goes_to_the_team_that_used_the_
     quickstart_data["cost"] = {"shared_split": "even"}
     row = "2026-11-01,hyperpod-ns-vision,vision,ml.p5.48xlarge,0.00,0.00,0.00,0.64,0.64,0.00,0.00,0.00,0.00"
     statement = statement_of(validate_spec(quickstart_data), [row], cost="1.00", end="2026-11-01")
-    assert {c.team: c.amount_usd for c in statement.teams} == {
+    assert {c.team: c.amount for c in statement.teams} == {
         "nlp": Decimal("0.33"),
         "research": Decimal("0.33"),
         "vision": Decimal("0.34"),
@@ -364,5 +364,5 @@ def test_more_hours_than_the_nodes_could_give_are_charged_over_the_hours_counted
     ]
     statement = statement_of(spec, rows)
     research = next(c for c in statement.teams if c.team == "research")
-    assert research.usage_usd == Decimal("651.04")
+    assert research.usage == Decimal("651.04")
     assert any("more than its 1 node could give (768)" in n and "over the hours counted" in n for n in statement.notes)

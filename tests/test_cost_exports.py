@@ -732,3 +732,49 @@ def test_a_focus_export_without_the_bases_column_is_refused_naming_it():
     assert _read(export).amount == 0
     with pytest.raises(CostExportError, match="no BilledCost column for the unblended cost"):
         _read(export, "unblended")
+
+
+# --- the bill's currency ------------------------------------------------------------------------
+
+
+def _focus_in(tmp_path: Path, currencies: list[str]) -> Path:
+    """The FOCUS export the tests build, its lines billed in `currencies` in turn."""
+    rows = focus_rows(tmp_path)
+    for i, row in enumerate(rows):
+        row["BillingCurrency"] = currencies[i % len(currencies)]
+    path = tmp_path / "focus.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, FOCUS_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def test_a_statement_is_in_the_currency_the_export_bills_in(tmp_path):
+    """A payer account billed in EUR: the FOCUS export's BillingCurrency. The same figures, in EUR:
+    the tool converts nothing, it only stops calling them dollars."""
+    export = _focus_in(tmp_path, ["EUR"])
+    markdown = chargeback("--cost-from", str(export))
+    assert markdown.returncode == 0, markdown.stderr
+    assert f"**{AMORTIZED_TOTAL:,} EUR**" in markdown.stdout and "USD" not in markdown.stdout.replace("_usd", "")
+    table = chargeback("--cost-from", str(export), "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(table.stdout)))
+    assert "amount_eur" in rows[0] and "amount_usd" not in rows[0]
+    assert sum(Decimal(r["amount_eur"]) for r in rows) == AMORTIZED_TOTAL
+
+
+def test_a_cur_names_its_currency_per_line_too():
+    columns = [*COLUMNS, "lineItem/CurrencyCode"]
+    lines = [[*line, "JPY"] for line in LINES]
+    read = _read(_legacy_csv(columns, lines))
+    assert read.currency == "JPY"
+    assert _read(_legacy_csv()).currency is None  # no column: the statement says USD, as AWS bills by default
+
+
+def test_an_export_mixing_currencies_is_refused_naming_both(tmp_path):
+    """Adding yen to dollars gives no amount: refused, naming the line and the currency before it."""
+    export = _focus_in(tmp_path, ["USD", "JPY"])
+    result = chargeback("--cost-from", str(export))
+    assert result.returncode == 2, result.stdout
+    assert "JPY" in result.stderr and "USD" in result.stderr and "focus.csv" in result.stderr
+    assert "statement per currency" in result.stderr and "Traceback" not in result.stderr

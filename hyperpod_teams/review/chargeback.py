@@ -28,7 +28,8 @@ from datetime import date, timedelta
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, localcontext
 from functools import cached_property
 
-from hyperpod_teams import cost, naming
+from hyperpod_teams import cost as cost_rules
+from hyperpod_teams import naming
 from hyperpod_teams.review.cost_exports import ExportedCost
 from hyperpod_teams.review.document import (
     Alert,
@@ -73,10 +74,10 @@ def measured_resource(instance_type: str) -> str | None:
     """Which resource's hours measure the use of an instance type: NeuronCore, GPU or vCPU."""
     if instance_type in NEURON_CORES_PER_INSTANCE:
         return "NeuronCore"
-    if instance_type in cost.ACCELERATORS_PER_INSTANCE:
+    if instance_type in cost_rules.ACCELERATORS_PER_INSTANCE:
         return "GPU"
     parts = instance_type.split(".")
-    if len(parts) == 3 and parts[1] in cost.CPU_FAMILIES and _CPU_SIZE.match(parts[2]):
+    if len(parts) == 3 and parts[1] in cost_rules.CPU_FAMILIES and _CPU_SIZE.match(parts[2]):
         return "vCPU"
     return None
 
@@ -87,7 +88,7 @@ def units_per_instance(instance_type: str) -> int | None:
     if resource == "NeuronCore":
         return NEURON_CORES_PER_INSTANCE[instance_type]
     if resource == "GPU":
-        return cost.ACCELERATORS_PER_INSTANCE[instance_type]
+        return cost_rules.ACCELERATORS_PER_INSTANCE[instance_type]
     if resource == "vCPU":
         size = instance_type.split(".")[2]
         match = _CPU_SIZE.match(size)
@@ -112,7 +113,7 @@ class InstanceTypeUse:
     instance_type: str
     resource: str
     nodes: int
-    cost_usd: Decimal
+    cost: Decimal
     capacity_hours: Decimal
     used_hours: dict[str, Decimal]
     #: Hours of namespaces that are no team of the spec.
@@ -130,12 +131,12 @@ class TeamCharge:
     #: (charged, allocated, borrowed) hours of the measured resource, per instance type: the
     #: charged hours are the report's total, allocated + borrowed within its rounding.
     hours: dict[str, tuple[Decimal, Decimal, Decimal]]
-    usage_usd: Decimal
-    idle_usd: Decimal
+    usage: Decimal
+    idle: Decimal
 
     @property
-    def amount_usd(self) -> Decimal:
-        return self.usage_usd + self.idle_usd
+    def amount(self) -> Decimal:
+        return self.usage + self.idle
 
 
 @dataclass
@@ -144,18 +145,20 @@ class Statement:
     cluster: str
     first_day: date
     last_day: date
-    cost_usd: Decimal
+    cost: Decimal
     cost_source: str
     split_method: str
     instance_types: list[InstanceTypeUse]
     teams: list[TeamCharge]
-    unused_usd: Decimal
+    unused: Decimal
     notes: list[str] = field(default_factory=list)
     #: How the cost was divided among the instance types.
     cost_basis: str = ""
     #: What the cost category's split charge rule gives each team of the same spend, when the
     #: rule alone decides it.
     cost_category_split: dict[str, Decimal] | None = None
+    #: The currency of every amount (ISO 4217): the bill's, as the export names it; USD for --cost.
+    currency: str = "USD"
 
     @property
     def days(self) -> int:
@@ -163,7 +166,7 @@ class Statement:
 
     @cached_property
     def _shares(self) -> dict[str, Decimal]:
-        return cost.split_percentages({c.team: c.amount_usd for c in self.teams})
+        return cost_rules.split_percentages({c.team: c.amount for c in self.teams})
 
     def share_percent(self, charge: TeamCharge) -> Decimal:
         """The team's share of the cost, two decimals; the shares sum to exactly 100 (largest
@@ -247,7 +250,7 @@ def _family(instance_type: str) -> str:
 
 
 def instance_type_costs(
-    spec: PlatformSpec, nodes: dict[str, int], cost_usd: Decimal, exported: ExportedCost | None, notes: list[str]
+    spec: PlatformSpec, nodes: dict[str, int], cost: Decimal, exported: ExportedCost | None, notes: list[str]
 ) -> tuple[dict[str, Decimal], str]:
     """What each instance type of the cluster cost in the period, and how that was found.
 
@@ -255,29 +258,30 @@ def instance_type_costs(
     that name none (the EKS control plane, storage, network) spread over the types in proportion.
     Otherwise by what the nodes are worth (count x accelerators, or `cost.instance_prices_usd`)."""
     measured = {t: a for t, a in (exported.by_instance_type.items() if exported else ()) if a}
+    currency = (exported.currency if exported else None) or "USD"
     if measured:
         for instance_type, amount in sorted(measured.items()):
             if instance_type not in nodes:
                 notes.append(
-                    f"{instance_type}: {amount.quantize(CENT, rounding=ROUND_HALF_UP):,} USD in the export, but no "
-                    "instance group of the spec has this type: spread with the lines of no instance type "
+                    f"{instance_type}: {amount.quantize(CENT, rounding=ROUND_HALF_UP):,} {currency} in the export, "
+                    "but no instance group of the spec has this type: spread with the lines of no instance type "
                     "(is cluster.instance_groups up to date?)"
                 )
         own = {t: measured.get(t, Decimal(0)) for t in nodes}
         named = sum(own.values(), Decimal(0))
-        rest = cost_usd - named
+        rest = cost - named
         for instance_type in sorted(t for t in nodes if not own[t]):
-            notes.append(f"{instance_type}: no line of the export names this type: its own cost is 0.00 USD")
+            notes.append(f"{instance_type}: no line of the export names this type: its own cost is 0.00 {currency}")
         if named > 0:
             if rest:
                 notes.append(
-                    f"{rest.quantize(CENT, rounding=ROUND_HALF_UP):,} USD of the shared platform's lines name no "
-                    "instance group's type (control plane, storage, network, tax): spread over the instance types in "
-                    "proportion to their own cost"
+                    f"{rest.quantize(CENT, rounding=ROUND_HALF_UP):,} {currency} of the shared platform's lines "
+                    "name no instance group's type (control plane, storage, network, tax): spread over the "
+                    "instance types in proportion to their own cost"
                 )
             return {t: own[t] + rest * own[t] / named for t in nodes}, "from the export's lines per instance type"
     prices = dict(spec.cost.instance_prices_usd)
-    unpriced = sorted(t for t in nodes if cost.instance_worth(t, prices) is None)
+    unpriced = sorted(t for t in nodes if cost_rules.instance_worth(t, prices) is None)
     if unpriced:
         raise ChargebackError(
             f"cost.instance_prices_usd: {', '.join(unpriced)} has no accelerators and no price, so chargeback cannot "
@@ -298,28 +302,29 @@ def instance_type_costs(
             "worth an accelerator of another): price them in cost.instance_prices_usd, or give --cost-from an export "
             "whose lines name the instance types"
         )
-    worth = {t: n * (cost.instance_worth(t, prices) or Decimal(0)) for t, n in nodes.items()}
+    worth = {t: n * (cost_rules.instance_worth(t, prices) or Decimal(0)) for t, n in nodes.items()}
     total = sum(worth.values(), Decimal(0))
     if not total:
         raise ChargebackError("cost.instance_prices_usd: every instance type is priced at 0: nothing to divide by")
     how = "by price" if all(t in prices for t in nodes) else "by accelerators per node"
-    return {t: cost_usd * w / total for t, w in worth.items()}, f"by what the nodes are worth ({how})"
+    return {t: cost * w / total for t, w in worth.items()}, f"by what the nodes are worth ({how})"
 
 
 def compute_statement(
     spec: PlatformSpec,
     reports: list[SummaryReport],
-    cost_usd: Decimal,
+    cost: Decimal,
     *,
     cost_source: str = "given",
     exported: ExportedCost | None = None,
+    currency: str = "USD",
 ) -> Statement:
     first_day, last_day, rows, notes = merge_reports(reports)
-    if not cost_usd.is_finite() or cost_usd < 0:
-        raise ChargebackError(f"the cost {cost_usd} is not an amount of USD (0 or more)")
-    rounded = cost_usd.quantize(CENT, rounding=ROUND_HALF_UP)
-    if rounded != cost_usd:
-        notes.append(f"the cost {cost_usd} USD is rounded to {rounded} USD")
+    if not cost.is_finite() or cost < 0:
+        raise ChargebackError(f"the cost {cost} is not an amount of {currency} (0 or more)")
+    rounded = cost.quantize(CENT, rounding=ROUND_HALF_UP)
+    if rounded != cost:
+        notes.append(f"the cost {cost} {currency} is rounded to {rounded} {currency}")
     if exported is not None:
         notes.extend(exported.notes)
     nodes = spec.cluster.capacity_by_instance_type()
@@ -336,7 +341,7 @@ def compute_statement(
         types, exact_usage = _instance_type_uses(
             spec, nodes, (last_day - first_day).days + 1, type_costs, measured, notes
         )
-        split = cost.shared_split(spec)
+        split = cost_rules.shared_split(spec)
         teams = _team_charges(spec, split, rounded, exact_usage, measured, notes)
     return Statement(
         spec.organization.name,
@@ -348,10 +353,11 @@ def compute_statement(
         _method_phrase(split),
         types,
         teams,
-        sum((c.idle_usd for c in teams), Decimal(0)),
+        sum((c.idle for c in teams), Decimal(0)),
         notes,
         cost_basis=cost_basis,
         cost_category_split=_cost_category_view(spec, split, rounded),
+        currency=currency,
     )
 
 
@@ -461,7 +467,7 @@ def _instance_type_uses(
 
 def _team_charges(
     spec: PlatformSpec,
-    split: cost.SharedSplit,
+    split: cost_rules.SharedSplit,
     rounded: Decimal,
     exact_usage: dict[str, Decimal],
     measured: _MeasuredHours,
@@ -489,7 +495,7 @@ def _team_charges(
 
 
 def _idle_weights(
-    spec: PlatformSpec, split: cost.SharedSplit, usage: dict[str, Decimal], notes: list[str]
+    spec: PlatformSpec, split: cost_rules.SharedSplit, usage: dict[str, Decimal], notes: list[str]
 ) -> dict[str, Decimal]:
     """Each team's weight in the idle part, by cost.shared_split (summing to 1): the same rule as
     the cost category's split charge rule, applied to this statement's own amounts."""
@@ -505,7 +511,7 @@ def _idle_weights(
     return {team.name: Decimal(1) / len(spec.teams) for team in spec.teams}
 
 
-def _method_phrase(split: cost.SharedSplit) -> str:
+def _method_phrase(split: cost_rules.SharedSplit) -> str:
     if split.method == "FIXED":
         return "by guaranteed quota (" + ", ".join(f"{t} {p}%" for t, p in split.percentages.items()) + ")"
     if split.method == "PROPORTIONAL":
@@ -513,7 +519,9 @@ def _method_phrase(split: cost.SharedSplit) -> str:
     return "evenly"
 
 
-def _cost_category_view(spec: PlatformSpec, split: cost.SharedSplit, amount: Decimal) -> dict[str, Decimal] | None:
+def _cost_category_view(
+    spec: PlatformSpec, split: cost_rules.SharedSplit, amount: Decimal
+) -> dict[str, Decimal] | None:
     """What the cost category's split charge rule gives each team of the same spend, where the
     rule alone decides it (FIXED, EVEN); None for PROPORTIONAL, which depends on each team's own
     tagged spend in Cost Explorer."""
@@ -537,7 +545,7 @@ def largest_remainder(exact: dict[str, Decimal], total: Decimal) -> dict[str, De
 # --- rendering --------------------------------------------------------------------------------
 
 
-def _usd(amount: Decimal) -> str:
+def _money(amount: Decimal) -> str:
     return f"{amount:,.2f}"
 
 
@@ -552,10 +560,10 @@ def build_statement_document(statement: Statement, *, chart: bool = False):
     )
     document.add(
         Paragraph(
-            f"The shared cluster cost **{_usd(s.cost_usd)} USD** ({md_text(s.cost_source)}) over {s.days} day"
-            f"{'s' if s.days != 1 else ''}, divided among its instance types {md_text(s.cost_basis)}. Each team pays "
-            f"for the hours HyperPod's usage reports measured it using; the {_usd(s.unused_usd)} USD of capacity no "
-            f"team used is charged {md_text(s.split_method)}."
+            f"The shared cluster cost **{_money(s.cost)} {s.currency}** ({md_text(s.cost_source)}) over {s.days} "
+            f"day{'s' if s.days != 1 else ''}, divided among its instance types {md_text(s.cost_basis)}. Each team "
+            f"pays for the hours HyperPod's usage reports measured it using; the {_money(s.unused)} {s.currency} of "
+            f"capacity no team used is charged {md_text(s.split_method)}."
         )
     )
     if s.notes:
@@ -564,18 +572,18 @@ def build_statement_document(statement: Statement, *, chart: bool = False):
     document.add(Heading("Per team"))
     document.add(
         Table(
-            ["team", "share", "amount (USD)", "for its use (USD)", "idle share (USD)"],
+            ["team", "share", f"amount ({s.currency})", f"for its use ({s.currency})", f"idle share ({s.currency})"],
             [
                 [
                     f"{md_text(c.title)} ({md_code(c.team)})" if c.title != c.team else md_code(c.team),
                     f"{s.share_percent(c)}%",
-                    _usd(c.amount_usd),
-                    _usd(c.usage_usd),
-                    _usd(c.idle_usd),
+                    _money(c.amount),
+                    _money(c.usage),
+                    _money(c.idle),
                 ]
                 for c in s.teams
             ]
-            + [["total", "100%", _usd(s.cost_usd), _usd(s.cost_usd - s.unused_usd), _usd(s.unused_usd)]],
+            + [["total", "100%", _money(s.cost), _money(s.cost - s.unused), _money(s.unused)]],
         )
     )
     document.add(Paragraph(_two_views(s)))
@@ -613,7 +621,7 @@ def build_statement_document(statement: Statement, *, chart: bool = False):
             [
                 "instance type",
                 "nodes",
-                "its part of the cost (USD)",
+                f"its part of the cost ({s.currency})",
                 "capacity (hours)",
                 "used (hours)",
                 "idle (hours)",
@@ -622,7 +630,7 @@ def build_statement_document(statement: Statement, *, chart: bool = False):
                 [
                     md_text(t.instance_type),
                     str(t.nodes),
-                    _usd(t.cost_usd),
+                    _money(t.cost),
                     f"{_hours(t.capacity_hours)} {t.resource}",
                     _hours(sum(t.used_hours.values(), Decimal(0)) + t.other_hours),
                     _hours(t.idle_hours),
@@ -643,8 +651,8 @@ def _two_views(s: Statement) -> str:
         " over all of it. That and this statement are two views of one spend: use one, never add them."
     )
     if s.cost_category_split:
-        figures = ", ".join(f"{md_code(t)} {_usd(a)}" for t, a in sorted(s.cost_category_split.items()))
-        text += f" Of {_usd(s.cost_usd)} USD the rule alone would charge {figures} USD."
+        figures = ", ".join(f"{md_code(t)} {_money(a)}" for t, a in sorted(s.cost_category_split.items()))
+        text += f" Of {_money(s.cost)} {s.currency} the rule alone would charge {figures} {s.currency}."
     return text
 
 
@@ -658,7 +666,7 @@ def _statement_chart(statement: Statement) -> str:
         js=[],
         width=900,
         height=140 + 34 * len(statement.teams),
-        x_title="USD",
+        x_title=statement.currency,
         disable_xml_declaration=True,
         style=Style(
             colors=(TEAM_COLOURS[0], UNALLOCATED_COLOUR),
@@ -669,24 +677,31 @@ def _statement_chart(statement: Statement) -> str:
     )
     teams = list(reversed(statement.teams))  # pygal draws bottom up
     chart.x_labels = [c.team for c in teams]
-    chart.add("own use", [float(c.usage_usd) for c in teams])
-    chart.add("share of idle capacity", [float(c.idle_usd) for c in teams])
+    chart.add("own use", [float(c.usage) for c in teams])
+    chart.add("share of idle capacity", [float(c.idle) for c in teams])
     return standalone_svg(chart.render(is_unicode=True), "chargeback-chart")
 
 
-#: The CSV statement's columns before the per-instance-type hours.
-CSV_COLUMNS = ("team", "display_name", "share_percent", "amount_usd", "usage_usd", "idle_share_usd")
+#: The CSV statement's columns before the per-instance-type hours; amounts are named by the
+#: statement's currency (`amount_usd`, `amount_eur`, ...).
+CSV_COLUMNS = (
+    "team",
+    "display_name",
+    "share_percent",
+    "amount_{currency}",
+    "usage_{currency}",
+    "idle_share_{currency}",
+)
 
 
 def statement_csv(statement: Statement) -> str:
-    """One header row, one row per team; amount_usd sums exactly to the cost. Amounts and hours
+    """One header row, one row per team; amount_<currency> sums exactly to the cost. Amounts and hours
     have two decimals each, zeros too."""
     types = [t.instance_type for t in statement.instance_types]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
-        [*CSV_COLUMNS, *(f"{t} {kind} hours" for t in types for kind in ("allocated", "borrowed", "charged"))]
-    )
+    columns = [c.format(currency=statement.currency.lower()) for c in CSV_COLUMNS]
+    writer.writerow([*columns, *(f"{t} {kind} hours" for t in types for kind in ("allocated", "borrowed", "charged"))])
     zero = (Decimal(0), Decimal(0), Decimal(0))
     for c in statement.teams:
         writer.writerow(
@@ -694,9 +709,9 @@ def statement_csv(statement: Statement) -> str:
                 spreadsheet_text(c.team),
                 spreadsheet_text(c.title),
                 f"{statement.share_percent(c):.2f}",
-                f"{c.amount_usd:.2f}",
-                f"{c.usage_usd:.2f}",
-                f"{c.idle_usd:.2f}",
+                f"{c.amount:.2f}",
+                f"{c.usage:.2f}",
+                f"{c.idle:.2f}",
                 *(
                     f"{h:.2f}"
                     for t in types

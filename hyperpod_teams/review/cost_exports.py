@@ -87,6 +87,8 @@ class CurColumns:
     #: The platform tag as its own column (legacy CUR), and the map of tags (CUR 2.0).
     tag_column: str
     tag_map: str | None
+    #: The currency each line is billed in (the payer account's billing currency).
+    currency: str
 
 
 #: Legacy CUR as the console writes it (AWS Cost and Usage Reports, "Data dictionary": line item,
@@ -108,6 +110,7 @@ LEGACY_CUR = CurColumns(
     "lineItem/UsageType",
     f"resourceTags/user:{naming.TAG_PLATFORM}",
     None,
+    "lineItem/CurrencyCode",
 )
 
 
@@ -137,6 +140,7 @@ SNAKE_CUR = CurColumns(
     "line_item_usage_type",
     "resource_tags_" + athena_name(f"user:{naming.TAG_PLATFORM}"),
     "resource_tags",
+    "line_item_currency_code",
 )
 
 #: Keys under which a tags map (CUR 2.0 `resource_tags`, FOCUS `Tags`) may hold the platform tag.
@@ -147,6 +151,8 @@ TAG_KEYS = (f"user:{naming.TAG_PLATFORM}", naming.TAG_PLATFORM, athena_name(f"us
 FOCUS_EFFECTIVE, FOCUS_BILLED = "EffectiveCost", "BilledCost"
 FOCUS_START, FOCUS_END, FOCUS_TAGS = "ChargePeriodStart", "ChargePeriodEnd", "Tags"
 FOCUS_USAGE_TYPE = "x_UsageType"
+#: FOCUS's currency of BilledCost and EffectiveCost ("BillingCurrency", an ISO 4217 code).
+FOCUS_CURRENCY = "BillingCurrency"
 
 #: The Cost Explorer console's CSV download: a first column of the grouping, a column per value,
 #: `Total costs($)`; a "<dimension> total" row, then one row per day or per month.
@@ -155,7 +161,8 @@ COST_EXPLORER_TOTAL = "Total costs($)"
 #: Every column a reader of any format looks at.
 _READ_COLUMNS = frozenset(
     {value for names in (LEGACY_CUR, SNAKE_CUR) for value in vars(names).values() if isinstance(value, str)}
-    | {FOCUS_EFFECTIVE, FOCUS_BILLED, FOCUS_START, FOCUS_END, FOCUS_TAGS, FOCUS_USAGE_TYPE, COST_EXPLORER_TOTAL}
+    | {FOCUS_EFFECTIVE, FOCUS_BILLED, FOCUS_START, FOCUS_END, FOCUS_TAGS, FOCUS_USAGE_TYPE, FOCUS_CURRENCY}
+    | {COST_EXPLORER_TOTAL}
 )
 
 #: A HyperPod (SageMaker) instance type inside a usage type or product attribute.
@@ -178,11 +185,32 @@ class ExportedCost:
     lines_used: int = 0
     #: Lines charged for more than a day that reach into the period, and their cost in it.
     prorated_lines: int = 0
-    prorated_usd: Decimal = Decimal(0)
+    prorated: Decimal = Decimal(0)
     #: Savings Plans / Reserved Instance fee lines in the period without the platform tag.
     untagged_commitment_lines: int = 0
     files: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: The currency the lines used are billed in (ISO 4217), and the first line that said so;
+    #: None when no line names one (an export without the column: USD, as AWS bills by default).
+    currency: str | None = None
+    currency_from: str = ""
+
+    def note_currency(self, code: Any, where: str) -> None:
+        """A used line's currency: the statement is in it; a second currency is refused, since
+        adding yen to dollars gives no amount at all."""
+        code = str(code or "").strip().upper()
+        if not code:
+            return
+        if not re.fullmatch(r"[A-Z]{3}", code):
+            raise CostExportError(f"{where}: {code[:20]!r} is no currency code (ISO 4217, such as USD or EUR)")
+        if self.currency is None:
+            self.currency, self.currency_from = code, where
+        elif code != self.currency:
+            raise CostExportError(
+                f"{where}: a line billed in {code}, but {self.currency_from} was billed in {self.currency}: a "
+                f"statement cannot add {code} to {self.currency}. Give the exports of one billing currency (each "
+                "payer account bills in one; Billing preferences names it), or make a statement per currency"
+            )
 
     def description(self) -> str:
         files = ", ".join(self.files)
@@ -353,7 +381,7 @@ def _money(value: Any, column: str, where: str) -> Decimal:
     except InvalidOperation:
         raise CostExportError(f"{where}: {column} {str(value)[:40]!r} is not an amount") from None
     if not amount.is_finite() or abs(amount) >= 10**15:
-        raise CostExportError(f"{where}: {column} {str(value)[:40]!r} is not an amount of USD")
+        raise CostExportError(f"{where}: {column} {str(value)[:40]!r} is not an amount of money")
     return amount
 
 
@@ -501,7 +529,7 @@ def _add(out: ExportedCost, amount: Decimal, fraction: Decimal, start: datetime,
         out.by_instance_type[itype] += share
     if end is not None and end - start > timedelta(days=1):
         out.prorated_lines += 1
-        out.prorated_usd += share
+        out.prorated += share
 
 
 #: Line item types of Savings Plans and Reserved Instance fees (their unused commitment).
@@ -527,6 +555,7 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
             out.notes.append(note)
     cost_at, period_names = at[names.unblended], (names.start, names.end)
     product_at, usage_type_at = at.get(names.instance_type), at.get(names.usage_type)
+    currency_at = at.get(names.currency)
 
     def column(row: Sequence[Any], name: str, where: str, required: bool = True) -> Any:
         index = at.get(name)
@@ -558,6 +587,8 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
         if not fraction:
             continue
         amount = _cur_cost(row, line_type, out.basis, names, cost_at, where, column)
+        if currency_at is not None:
+            out.note_currency(row[currency_at], where)
         itype = instance_type_of(
             row[product_at] if product_at is not None else None,
             row[usage_type_at] if usage_type_at is not None else None,
@@ -601,7 +632,7 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
             f"{part.name}, line 1: no {cost_column} column for the {out.basis} cost of a FOCUS export; give the export "
             f"with it, or --cost-basis {UNBLENDED if out.basis == AMORTIZED else AMORTIZED}"
         )
-    cost_at, usage_type_at = at[cost_column], at.get(FOCUS_USAGE_TYPE)
+    cost_at, usage_type_at, currency_at = at[cost_column], at.get(FOCUS_USAGE_TYPE), at.get(FOCUS_CURRENCY)
     for where, row in part.rows:
         out.lines_read += 1
         if not _map_says_shared(row[tags_at], FOCUS_TAGS, where):
@@ -611,12 +642,15 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
         if not fraction:
             continue
         amount = _money(row[cost_at], cost_column, where)
+        if currency_at is not None:
+            out.note_currency(row[currency_at], where)
         itype = instance_type_of(row[usage_type_at] if usage_type_at is not None else None)
         _add(out, amount, fraction, start, end, itype)
 
 
 def _read_cost_explorer(part: Part, period: Period, out: ExportedCost) -> None:
     total_at = part.header.index(COST_EXPLORER_TOTAL)
+    out.note_currency("USD", f"{part.name}, line 1 ({COST_EXPLORER_TOTAL!r})")
     days: dict[date, Decimal] = {}
     for where, row in part.rows:
         out.lines_read += 1
@@ -679,7 +713,8 @@ def _finish(out: ExportedCost, period: Period) -> None:
         out.notes.append(
             f"{out.prorated_lines:,} line{'s' if many else ''} of the export charged for more than a day (a month's "
             f"tax, fees or support) count{'' if many else 's'} for the part of {'their' if many else 'its'} charge "
-            f"period in {period.first_day} to {period.last_day}: {out.prorated_usd.quantize(Decimal('0.01')):,} USD"
+            f"period in {period.first_day} to {period.last_day}: {out.prorated.quantize(Decimal('0.01')):,} "
+            f"{out.currency or 'USD'}"
         )
     if out.untagged_commitment_lines and out.basis == AMORTIZED:
         out.notes.append(
