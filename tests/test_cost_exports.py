@@ -778,3 +778,19 @@ def test_an_export_mixing_currencies_is_refused_naming_both(tmp_path):
     assert result.returncode == 2, result.stdout
     assert "JPY" in result.stderr and "USD" in result.stderr and "focus.csv" in result.stderr
     assert "statement per currency" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_exports_sum_is_rounded_once_without_a_note(tmp_path):
+    """Lines in fractions of cents (usage lines are priced per second) sum to an amount with more
+    decimals: rounded to the cent once, as a bill is, without an "is rounded" note on every
+    statement."""
+    cost_at, type_at = COLUMNS.index("lineItem/UnblendedCost"), COLUMNS.index("lineItem/LineItemType")
+    lines = [list(line) for line in LINES]
+    usage = next(line for line in lines if line[type_at] == "Usage" and line[COLUMNS.index(TAG_COLUMN)])
+    usage[cost_at] = f"{Decimal(usage[cost_at]) + Decimal('0.0037'):f}"
+    export = tmp_path / "cur.csv"
+    export.write_text(_legacy_csv(COLUMNS, lines))
+    assert _read(export.read_text()).amount.as_tuple().exponent < -2  # more than cents
+    result = chargeback("--cost-from", str(export))
+    assert result.returncode == 0, result.stderr
+    assert "is rounded to" not in result.stdout

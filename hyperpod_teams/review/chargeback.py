@@ -323,7 +323,9 @@ def compute_statement(
     if not cost.is_finite() or cost < 0:
         raise ChargebackError(f"the cost {cost} is not an amount of {currency} (0 or more)")
     rounded = cost.quantize(CENT, rounding=ROUND_HALF_UP)
-    if rounded != cost:
+    if rounded != cost and exported is None:
+        # A cost given by hand with more than cents is worth a word; an export's sum of fractions
+        # of cents is rounded once, as every bill is, and says nothing.
         notes.append(f"the cost {cost} {currency} is rounded to {rounded} {currency}")
     if exported is not None:
         notes.extend(exported.notes)
