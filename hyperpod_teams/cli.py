@@ -845,6 +845,14 @@ def _read_bounded_text(path: Path, what: str, max_bytes: int) -> str:
         _user_error(f"{path} has {refused.size:,} bytes, more than a {what} can have (at most {max_bytes:,})")
     except OSError as error:
         _user_error(f"cannot read {path}: {error.strerror or error}")
+    if raw.startswith(b"%PDF-"):
+        hint = (
+            "; chargeback reads the generator's CSV: run it with --format csv (python run.py --type summary "
+            "--format csv ...)"
+            if what == "usage report"
+            else ""
+        )
+        _user_error(f"{path} is a PDF document, not a {what}{hint}")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:

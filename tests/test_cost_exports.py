@@ -794,3 +794,38 @@ def test_an_exports_sum_is_rounded_once_without_a_note(tmp_path):
     result = chargeback("--cost-from", str(export))
     assert result.returncode == 0, result.stderr
     assert "is rounded to" not in result.stdout
+
+
+# --- plausible mistakes, refused -------------------------------------------------------------------
+
+
+def test_a_usage_report_of_another_cluster_is_refused(tmp_path):
+    """Its header names the cluster: the hours of another cluster are not this spec's teams'."""
+    report = tmp_path / "other--summary-report-2026-11-01-2026-11-07.csv"
+    report.write_text(MAIN_REPORT.read_text().replace("Cluster Name: shared-pod", "Cluster Name: research-pod", 1))
+    export = tmp_path / "cur.csv"
+    export.write_text(_legacy_csv())
+    result = chargeback("--cost-from", str(export), usage=report)
+    assert result.returncode == 2, result.stdout
+    assert "'research-pod'" in result.stderr and "'shared-pod'" in result.stderr and "cluster.name" in result.stderr
+
+
+def test_an_export_with_no_tagged_line_in_the_period_is_refused(tmp_path):
+    """The tag activated late, or another month's export: 0.00 to share would check nothing."""
+    untagged = [[*line] for line in LINES]
+    for line in untagged:
+        line[COLUMNS.index(TAG_COLUMN)] = ""
+    export = tmp_path / "cur.csv"
+    export.write_text(_legacy_csv(COLUMNS, untagged))
+    result = chargeback("--cost-from", str(export))
+    assert result.returncode == 2, result.stdout
+    assert "no line of" in result.stderr and "cur.csv" in result.stderr and "cost allocation tag" in result.stderr
+
+
+def test_a_pdf_usage_report_is_refused_with_the_csv_command(tmp_path):
+    report = tmp_path / "summary-report.pdf"
+    report.write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n")
+    result = chargeback("--cost", "100", usage=report)
+    assert result.returncode == 2
+    assert "is a PDF document" in result.stderr and "--format csv" in result.stderr
+    assert "not UTF-8" not in result.stderr

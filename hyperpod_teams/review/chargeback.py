@@ -320,6 +320,19 @@ def compute_statement(
     currency: str = "USD",
 ) -> Statement:
     first_day, last_day, rows, notes = merge_reports(reports)
+    if reports[0].cluster != spec.cluster.name:
+        raise ChargebackError(
+            f"{reports[0].path} is a usage report of the cluster {reports[0].cluster!r} (its header), but the spec's "
+            f"cluster is {spec.cluster.name!r} (cluster.name): its hours are not this cluster's teams'. Give the "
+            "reports of this cluster, or the spec of that one"
+        )
+    if exported is not None and exported.lines_used == 0:
+        raise ChargebackError(
+            f"no line of {', '.join(exported.files)} is tagged {naming.TAG_PLATFORM}={naming.PLATFORM_SHARED} in "
+            f"{first_day} to {last_day} ({exported.lines_read:,} lines read): a statement of 0.00 would check "
+            "nothing. Is it the export of this period, and was the tag activated as a cost allocation tag before "
+            "it (Billing console, Cost allocation tags; AWS tags costs from the activation on)?"
+        )
     if not cost.is_finite() or cost < 0:
         raise ChargebackError(f"the cost {cost} is not an amount of {currency} (0 or more)")
     rounded = cost.quantize(CENT, rounding=ROUND_HALF_UP)
