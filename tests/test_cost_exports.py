@@ -829,3 +829,15 @@ def test_a_pdf_usage_report_is_refused_with_the_csv_command(tmp_path):
     assert result.returncode == 2
     assert "is a PDF document" in result.stderr and "--format csv" in result.stderr
     assert "not UTF-8" not in result.stderr
+
+
+def test_the_same_lines_under_two_file_names_are_refused(tmp_path):
+    """A part copied under another name: its lines would count twice (2 x 2,074.51)."""
+    first, copy = tmp_path / "cur-00001.csv", tmp_path / "cur-00001 (1).csv"
+    first.write_text(_legacy_csv())
+    copy.write_text(_legacy_csv())
+    result = chargeback("--cost-from", str(first), "--cost-from", str(copy))
+    assert result.returncode == 2, result.stdout
+    assert (
+        "cur-00001 (1).csv" in result.stderr and "repeats" in result.stderr and "cur-00001.csv, line" in result.stderr
+    )

@@ -194,6 +194,19 @@ class ExportedCost:
     #: None when no line names one (an export without the column: USD, as AWS bills by default).
     currency: str | None = None
     currency_from: str = ""
+    #: Each used line's cells (hashed) and where it was first read: the same line in two parts.
+    _lines_seen: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)
+
+    def note_line(self, row: Sequence[Any], part: str, where: str) -> None:
+        """A used line: the same line, cell for cell, in another part of the export is refused (a
+        part given twice under two names, or two deliveries of one billing period)."""
+        first = self._lines_seen.setdefault(hash(tuple(str(cell) for cell in row)), (part, where))
+        if first[0] != part:
+            raise CostExportError(
+                f"{where} repeats {first[1]} cell for cell: the same lines in two files would count twice. Give "
+                "each part of one delivery once (a file copied under another name? two deliveries of one billing "
+                "period? keep the newest)"
+            )
 
     def note_currency(self, code: Any, where: str) -> None:
         """A used line's currency: the statement is in it; a second currency is refused, since
@@ -587,6 +600,7 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
         if not fraction:
             continue
         amount = _cur_cost(row, line_type, out.basis, names, cost_at, where, column)
+        out.note_line(row, part.name, where)
         if currency_at is not None:
             out.note_currency(row[currency_at], where)
         itype = instance_type_of(
@@ -642,6 +656,7 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
         if not fraction:
             continue
         amount = _money(row[cost_at], cost_column, where)
+        out.note_line(row, part.name, where)
         if currency_at is not None:
             out.note_currency(row[currency_at], where)
         itype = instance_type_of(row[usage_type_at] if usage_type_at is not None else None)
