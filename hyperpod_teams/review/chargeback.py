@@ -404,9 +404,12 @@ class _MeasuredHours:
         )
         other_namespaces: dict[str, set[str]] = defaultdict(set)
         outside: dict[str, Decimal] = defaultdict(Decimal)
+        per_day: dict[tuple[date, str], Decimal] = defaultdict(Decimal)
         for row in rows:
             team = by_namespace.get(row.namespace)
             resource = measured_resource(row.instance_type)
+            if row.instance_type in nodes and resource is not None:
+                _within_a_days_capacity(row, resource, nodes[row.instance_type], per_day)
             if row.instance_type not in nodes or resource is None:
                 outside[row.instance_type] += sum((row.hours[(r, "total")] for r in RESOURCES), Decimal(0))
             elif team is None:
@@ -436,6 +439,22 @@ class _MeasuredHours:
         counted[2] += row.hours[(resource, "borrowed")]
 
 
+def _within_a_days_capacity(row: UsageRow, resource: str, nodes: int, per_day: dict) -> None:
+    """The reports' hours of a type on a day cannot exceed what its nodes give in 24 hours (nodes x
+    GPUs, NeuronCores or vCPUs each x 24): more is a report that is not this cluster's, or a
+    broken one, and charging it would move the cost to whoever it names. Refused at the row."""
+    hours = row.hours[(resource, "total")]
+    per_day[(row.day, row.instance_type)] += hours
+    capacity = Decimal(nodes * (units_per_instance(row.instance_type) or 0) * 24)
+    if per_day[(row.day, row.instance_type)] > capacity + Decimal("0.01"):
+        raise ChargebackError(
+            f"{row.where}: {hours.normalize():f} {resource} hours of {row.instance_type} on {row.day} bring the day "
+            f"to {per_day[(row.day, row.instance_type)].normalize():f}, more than its {nodes} node"
+            f"{'s' if nodes != 1 else ''} give in a day ({capacity.normalize():f}): is the report this cluster's, and "
+            "cluster.instance_groups up to date?"
+        )
+
+
 def _instance_type_uses(
     spec: PlatformSpec,
     nodes: dict[str, int],
@@ -453,17 +472,8 @@ def _instance_type_uses(
         assert units is not None
         capacity = Decimal(nodes[instance_type] * units * HOURS_PER_DAY * days)
         team_hours = dict(measured.used[instance_type])
-        counted = sum(team_hours.values(), Decimal(0)) + measured.other[instance_type]
+        # No day counts more hours than the nodes give (_within_a_days_capacity), so neither does the period.
         denominator = capacity
-        if counted > capacity:
-            notes.append(
-                f"{instance_type}: the reports count {counted.normalize():f} {measured_resource(instance_type)} "
-                f"hours, more than its {nodes[instance_type]} node{'s' if nodes[instance_type] != 1 else ''} "
-                f"could give ({capacity}): each hour is charged "
-                "at the type's cost over the hours counted, not over its capacity (is cluster.instance_groups up "
-                "to date?)"
-            )
-            denominator = counted
         for team, spent in team_hours.items():
             exact_usage[team] += type_cost * spent / denominator if denominator else Decimal(0)
         types.append(
