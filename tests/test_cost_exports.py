@@ -841,3 +841,37 @@ def test_the_same_lines_under_two_file_names_are_refused(tmp_path):
     assert (
         "cur-00001 (1).csv" in result.stderr and "repeats" in result.stderr and "cur-00001.csv, line" in result.stderr
     )
+
+
+# --- the period the exports cover ------------------------------------------------------------------
+
+
+def _focus_text(tmp_path: Path, billing: tuple[str, str] | None = None) -> str:
+    rows = focus_rows(tmp_path)
+    for row in rows:
+        if billing:
+            row["BillingPeriodStart"], row["BillingPeriodEnd"] = billing
+    out = io.StringIO()
+    writer = csv.DictWriter(out, FOCUS_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def test_a_statement_period_past_the_exports_billing_period_is_refused(tmp_path):
+    """November's export alone for Nov 25 to Dec 5: five days of capacity would be charged with no
+    cost behind them. Refused, naming what is missing."""
+    late = Period(date(2026, 11, 25), date(2026, 12, 5))
+    with pytest.raises(CostExportError) as refused:
+        _read(_focus_text(tmp_path), period=late)
+    message = str(refused.value)
+    assert "billing period 2026-11-01 to 2026-11-30" in message and "2026-12-01 to 2026-12-05 has no cost" in message
+
+
+def test_a_statement_within_the_billing_periods_held_is_read(tmp_path):
+    """The same lines' month for its first week, and two months' periods without a gap."""
+    assert _read(_focus_text(tmp_path)).amount.quantize(Decimal("0.01")) == AMORTIZED_TOTAL
+    december = _focus_text(tmp_path, ("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z"))
+    both = _focus_text(tmp_path) + december.split("\n", 1)[1]
+    across = _read(both, period=Period(date(2026, 11, 25), date(2026, 12, 5)))
+    assert across.lines_read == 2 * len(LINES)

@@ -89,6 +89,9 @@ class CurColumns:
     tag_map: str | None
     #: The currency each line is billed in (the payer account's billing currency).
     currency: str
+    #: The billing period a line belongs to: [start, end).
+    billing_start: str
+    billing_end: str
 
 
 #: Legacy CUR as the console writes it (AWS Cost and Usage Reports, "Data dictionary": line item,
@@ -111,6 +114,8 @@ LEGACY_CUR = CurColumns(
     f"resourceTags/user:{naming.TAG_PLATFORM}",
     None,
     "lineItem/CurrencyCode",
+    "bill/BillingPeriodStartDate",
+    "bill/BillingPeriodEndDate",
 )
 
 
@@ -141,6 +146,8 @@ SNAKE_CUR = CurColumns(
     "resource_tags_" + athena_name(f"user:{naming.TAG_PLATFORM}"),
     "resource_tags",
     "line_item_currency_code",
+    "bill_billing_period_start_date",
+    "bill_billing_period_end_date",
 )
 
 #: Keys under which a tags map (CUR 2.0 `resource_tags`, FOCUS `Tags`) may hold the platform tag.
@@ -153,6 +160,7 @@ FOCUS_START, FOCUS_END, FOCUS_TAGS = "ChargePeriodStart", "ChargePeriodEnd", "Ta
 FOCUS_USAGE_TYPE = "x_UsageType"
 #: FOCUS's currency of BilledCost and EffectiveCost ("BillingCurrency", an ISO 4217 code).
 FOCUS_CURRENCY = "BillingCurrency"
+FOCUS_BILLING_START, FOCUS_BILLING_END = "BillingPeriodStart", "BillingPeriodEnd"
 
 #: The Cost Explorer console's CSV download: a first column of the grouping, a column per value,
 #: `Total costs($)`; a "<dimension> total" row, then one row per day or per month.
@@ -162,6 +170,7 @@ COST_EXPLORER_TOTAL = "Total costs($)"
 _READ_COLUMNS = frozenset(
     {value for names in (LEGACY_CUR, SNAKE_CUR) for value in vars(names).values() if isinstance(value, str)}
     | {FOCUS_EFFECTIVE, FOCUS_BILLED, FOCUS_START, FOCUS_END, FOCUS_TAGS, FOCUS_USAGE_TYPE, FOCUS_CURRENCY}
+    | {FOCUS_BILLING_START, FOCUS_BILLING_END}
     | {COST_EXPLORER_TOTAL}
 )
 
@@ -194,6 +203,8 @@ class ExportedCost:
     #: None when no line names one (an export without the column: USD, as AWS bills by default).
     currency: str | None = None
     currency_from: str = ""
+    #: The billing periods the lines read belong to (as the export writes them), where it says.
+    billing_periods: dict[tuple[str, str], str] = field(default_factory=dict)
     #: Each used line's cells (hashed) and where it was first read: the same line in two parts.
     _lines_seen: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)
 
@@ -569,6 +580,7 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
     cost_at, period_names = at[names.unblended], (names.start, names.end)
     product_at, usage_type_at = at.get(names.instance_type), at.get(names.usage_type)
     currency_at = at.get(names.currency)
+    billing_at = (at.get(names.billing_start), at.get(names.billing_end))
 
     def column(row: Sequence[Any], name: str, where: str, required: bool = True) -> Any:
         index = at.get(name)
@@ -583,6 +595,7 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
 
     for where, row in part.rows:
         out.lines_read += 1
+        _note_billing_period(out, row, billing_at, where)
         if tag_at is not None:
             shared = row[tag_at] == naming.PLATFORM_SHARED or str(row[tag_at] or "").strip() == naming.PLATFORM_SHARED
         else:
@@ -647,8 +660,10 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
             f"with it, or --cost-basis {UNBLENDED if out.basis == AMORTIZED else AMORTIZED}"
         )
     cost_at, usage_type_at, currency_at = at[cost_column], at.get(FOCUS_USAGE_TYPE), at.get(FOCUS_CURRENCY)
+    billing_at = (at.get(FOCUS_BILLING_START), at.get(FOCUS_BILLING_END))
     for where, row in part.rows:
         out.lines_read += 1
+        _note_billing_period(out, row, billing_at, where)
         if not _map_says_shared(row[tags_at], FOCUS_TAGS, where):
             continue
         start, end = _charge_period(row, start_at, end_at, (FOCUS_START, FOCUS_END), where)
@@ -722,7 +737,49 @@ def _months_between(period: Period) -> list[tuple[int, int]]:
     return months
 
 
+def _note_billing_period(out: ExportedCost, row: Sequence[Any], at: tuple[int | None, int | None], where: str) -> None:
+    start_at, end_at = at
+    if start_at is None or end_at is None:
+        return
+    key = (str(row[start_at] or ""), str(row[end_at] or ""))
+    if key not in out.billing_periods and all(key):
+        out.billing_periods[key] = where
+
+
+def _covered(out: ExportedCost, period: Period) -> None:
+    """The statement's period within the billing periods the exports hold, without a gap: a
+    statement of Nov 25 to Dec 5 from November's export alone charged 11 days of capacity with 6
+    days of cost. Exports without billing-period columns say nothing here."""
+    if not out.billing_periods:
+        return
+    spans = sorted(
+        (
+            _instant(start, "billing period start", where),
+            _instant(end, "billing period end", where),
+        )
+        for (start, end), where in out.billing_periods.items()
+    )
+    reached, gaps = period.start, []
+    for start, end in spans:
+        if end <= reached:
+            continue
+        if start > reached and reached < period.end:
+            gaps.append((reached, min(start, period.end)))
+        reached = max(reached, end)
+    if reached < period.end:
+        gaps.append((reached, period.end))
+    if gaps:
+        held = ", ".join(f"{s.date()} to {(e - timedelta(days=1)).date()}" for s, e in spans)
+        missing = ", ".join(f"{s.date()} to {(e - timedelta(days=1)).date()}" for s, e in gaps)
+        raise CostExportError(
+            f"the exports hold the billing period{'s' if len(spans) != 1 else ''} {held}, but the statement's period "
+            f"is {period.first_day} to {period.last_day}: {missing} has no cost in them. Give the export of every "
+            "billing period the usage reports cover, or usage reports of the exports' period"
+        )
+
+
 def _finish(out: ExportedCost, period: Period) -> None:
+    _covered(out, period)
     if out.prorated_lines:
         many = out.prorated_lines != 1
         out.notes.append(
