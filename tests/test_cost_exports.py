@@ -875,3 +875,36 @@ def test_a_statement_within_the_billing_periods_held_is_read(tmp_path):
     both = _focus_text(tmp_path) + december.split("\n", 1)[1]
     across = _read(both, period=Period(date(2026, 11, 25), date(2026, 12, 5)))
     assert across.lines_read == 2 * len(LINES)
+
+
+def test_a_refund_for_earlier_days_in_this_periods_bill_is_listed_with_its_amount(tmp_path):
+    """December's export holds a credit dated Nov 10 (a refund of a November day): a statement of
+    December's first week cannot charge it, nor can November's (already sent): it is named, with
+    its amount, on December's statement."""
+    december = _focus_text(tmp_path, ("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z"))
+    rows = list(csv.DictReader(io.StringIO(december)))
+    for row in rows:  # the same lines moved a month on
+        for column in ("ChargePeriodStart", "ChargePeriodEnd"):
+            row[column] = row[column].replace("2026-11-", "2026-12-")
+    refund = dict(rows[0], ChargePeriodStart="2026-11-10T00:00:00Z", ChargePeriodEnd="2026-11-10T01:00:00Z",
+                  ChargeCategory="Credit", BilledCost="-12.34", EffectiveCost="-12.34",
+                  Tags=json.dumps({"user:hyperpod-teams:platform": "shared"}))  # fmt: skip
+
+    def december_first_week(lines: list[dict]):
+        out = io.StringIO()
+        writer = csv.DictWriter(out, FOCUS_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(lines)
+        return _read(out.getvalue(), period=Period(date(2026, 12, 1), date(2026, 12, 7)))
+
+    def corrections(read) -> tuple[int, Decimal]:
+        notes = [n for n in read.notes if "dated before 2026-12-01" in n]
+        if not notes:
+            return 0, Decimal(0)
+        count, amount = re.match(r"([\d,]+) tagged line.*: (-?[\d,.]+) USD in no statement", notes[0]).groups()
+        return int(count.replace(",", "")), Decimal(amount.replace(",", ""))
+
+    without, with_refund = december_first_week(rows), december_first_week([*rows, refund])
+    before, after = corrections(without), corrections(with_refund)
+    assert after == (before[0] + 1, before[1] - Decimal("12.34"))
+    assert with_refund.amount == without.amount  # the refund is not charged in December

@@ -205,8 +205,18 @@ class ExportedCost:
     currency_from: str = ""
     #: The billing periods the lines read belong to (as the export writes them), where it says.
     billing_periods: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: Tagged lines billed in the statement's period but dated before it (corrections, refunds of
+    #: earlier days): in no statement of this period. Their count, amount and first line.
+    corrections: int = 0
+    corrections_amount: Decimal = Decimal(0)
+    first_correction: str = ""
     #: Each used line's cells (hashed) and where it was first read: the same line in two parts.
     _lines_seen: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)
+
+    def note_correction(self, amount: Decimal, where: str) -> None:
+        self.corrections += 1
+        self.corrections_amount += amount
+        self.first_correction = self.first_correction or where
 
     def note_line(self, row: Sequence[Any], part: str, where: str) -> None:
         """A used line: the same line, cell for cell, in another part of the export is refused (a
@@ -596,11 +606,7 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
     for where, row in part.rows:
         out.lines_read += 1
         _note_billing_period(out, row, billing_at, where)
-        if tag_at is not None:
-            shared = row[tag_at] == naming.PLATFORM_SHARED or str(row[tag_at] or "").strip() == naming.PLATFORM_SHARED
-        else:
-            assert map_at is not None
-            shared = _map_says_shared(row[map_at], names.tag_map or "", where)
+        shared = _cur_line_shared(row, tag_at, map_at, names, where)
         line_type = str(row[type_at] or "").strip() if type_at is not None else ""
         if not shared:
             if line_type in _COMMITMENT_FEES:
@@ -611,6 +617,8 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
         start, end = _charge_period(row, start_at, end_at, period_names, where)
         fraction = _overlap(start, end, period)
         if not fraction:
+            if _a_correction(row, billing_at, start, end, period, where):
+                out.note_correction(_cur_cost(row, line_type, out.basis, names, cost_at, where, column), where)
             continue
         amount = _cur_cost(row, line_type, out.basis, names, cost_at, where, column)
         out.note_line(row, part.name, where)
@@ -621,6 +629,14 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
             row[usage_type_at] if usage_type_at is not None else None,
         )
         _add(out, amount, fraction, start, end, itype)
+
+
+def _cur_line_shared(row: Sequence[Any], tag_at: int | None, map_at: int | None, names: CurColumns, where: str) -> bool:
+    """Whether a CUR line carries the platform tag's value `shared`: its own column, or the map."""
+    if tag_at is not None:
+        return row[tag_at] == naming.PLATFORM_SHARED or str(row[tag_at] or "").strip() == naming.PLATFORM_SHARED
+    assert map_at is not None
+    return _map_says_shared(row[map_at], names.tag_map or "", where)
 
 
 def _cur_cost(row, line_type: str, basis: str, names: CurColumns, cost_at: int, where: str, column) -> Decimal:
@@ -669,6 +685,8 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
         start, end = _charge_period(row, start_at, end_at, (FOCUS_START, FOCUS_END), where)
         fraction = _overlap(start, end, period)
         if not fraction:
+            if _a_correction(row, billing_at, start, end, period, where):
+                out.note_correction(_money(row[cost_at], cost_column, where), where)
             continue
         amount = _money(row[cost_at], cost_column, where)
         out.note_line(row, part.name, where)
@@ -746,6 +764,20 @@ def _note_billing_period(out: ExportedCost, row: Sequence[Any], at: tuple[int | 
         out.billing_periods[key] = where
 
 
+def _a_correction(
+    row: Sequence[Any], billing_at: tuple[int | None, int | None], start: datetime, end: datetime | None,
+    period: Period, where: str,
+) -> bool:  # fmt: skip
+    """A line dated before the period that its export bills in a billing period overlapping it (a
+    refund in December's export for Nov 10, stating December): known only where the export says
+    each line's billing period."""
+    if billing_at[0] is None or billing_at[1] is None or (end or start) > period.start:
+        return False
+    billed_from = _instant(row[billing_at[0]], "billing period start", where)
+    billed_to = _instant(row[billing_at[1]], "billing period end", where)
+    return billed_from < period.end and billed_to > period.start
+
+
 def _covered(out: ExportedCost, period: Period) -> None:
     """The statement's period within the billing periods the exports hold, without a gap: a
     statement of Nov 25 to Dec 5 from November's export alone charged 11 days of capacity with 6
@@ -780,6 +812,14 @@ def _covered(out: ExportedCost, period: Period) -> None:
 
 def _finish(out: ExportedCost, period: Period) -> None:
     _covered(out, period)
+    if out.corrections:
+        many = out.corrections != 1
+        out.notes.append(
+            f"{out.corrections:,} tagged line{'s' if many else ''} billed in this period {'are' if many else 'is'} "
+            f"dated before {period.first_day} (corrections or refunds of earlier days; first: {out.first_correction}): "
+            f"{out.corrections_amount.quantize(Decimal('0.01')):,} {out.currency or 'USD'} in no statement of this "
+            "period. Add them to the statement of their days, or to this one by hand"
+        )
     if out.prorated_lines:
         many = out.prorated_lines != 1
         out.notes.append(
