@@ -908,3 +908,17 @@ def test_a_refund_for_earlier_days_in_this_periods_bill_is_listed_with_its_amoun
     before, after = corrections(without), corrections(with_refund)
     assert after == (before[0] + 1, before[1] - Decimal("12.34"))
     assert with_refund.amount == without.amount  # the refund is not charged in December
+
+
+def test_a_credits_only_export_is_refused_naming_the_file_and_the_amount_as_money(tmp_path):
+    """Only credits in the period: a negative cost to divide. The message names the file and the
+    amount to the cent (it printed a 28-digit Decimal and no file)."""
+    type_at, cost_at = COLUMNS.index("lineItem/LineItemType"), COLUMNS.index("lineItem/UnblendedCost")
+    credits = [list(line) for line in LINES if line[COLUMNS.index(TAG_COLUMN)]][:1]
+    credits[0][type_at], credits[0][cost_at] = "Credit", "-33.3333333333333333333333333"
+    export = tmp_path / "credits.csv"
+    export.write_text(_legacy_csv(COLUMNS, credits))
+    result = chargeback("--cost-from", str(export))
+    assert result.returncode == 2, result.stdout
+    assert "credits.csv gives -33.33 USD" in result.stderr and "negative cost" in result.stderr
+    assert "3333333333" not in result.stderr

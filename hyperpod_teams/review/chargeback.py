@@ -333,6 +333,13 @@ def compute_statement(
             "nothing. Is it the export of this period, and was the tag activated as a cost allocation tag before "
             "it (Billing console, Cost allocation tags; AWS tags costs from the activation on)?"
         )
+    if exported is not None and cost < 0:
+        raise ChargebackError(
+            f"{', '.join(exported.files)} give{'s' if len(exported.files) == 1 else ''} "
+            f"{cost.quantize(CENT, rounding=ROUND_HALF_UP):,} {currency} for {first_day} to {last_day}: its credits "
+            "and refunds exceed its charges, and a statement cannot divide a negative cost among the teams. Give the "
+            "exports of a period with charges, or leave the credits with the account that received them"
+        )
     if not cost.is_finite() or cost < 0:
         raise ChargebackError(f"the cost {cost} is not an amount of {currency} (0 or more)")
     rounded = cost.quantize(CENT, rounding=ROUND_HALF_UP)
