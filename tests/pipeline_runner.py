@@ -27,7 +27,6 @@ import hashlib
 import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -63,6 +62,8 @@ class Machine:
     root: Path
     wheelhouse: Path
     terraform_env: dict[str, str]
+    #: The wheel of hyperpod-teams built from this checkout (a user's ci/wheels holds it).
+    hyperpod_wheel: Path | None = None
     image: Path = field(init=False)
     network: Path = field(init=False)
 
@@ -210,7 +211,7 @@ def _expression(text: str) -> str:
             i += 1
     python = "".join(out)
     python = re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", python))
-    return python.replace("github.event.pull_request", "github.event.pull_request")
+    return python
 
 
 @dataclass
@@ -665,7 +666,7 @@ def _git(repository: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=repository, capture_output=True, text=True, check=True).stdout.strip()
 
 
-def install_gh(machine: Machine, github: GitHub, port_file: Path) -> None:
+def install_gh(machine: Machine, port_file: Path) -> None:
     """A `gh` on the image's PATH that asks this process (a tiny local server) for its answer."""
     machine._script(
         "gh",
@@ -771,7 +772,3 @@ def gitlab_schedule(child: dict, durations: dict[str, int] | None = None) -> dic
             progressed = True
         assert progressed, "jobs that never start"
     return times
-
-
-def shell_quote(words: list[str]) -> str:
-    return " ".join(shlex.quote(w) for w in words)

@@ -901,7 +901,7 @@ def test_a_refund_for_earlier_days_in_this_periods_bill_is_listed_with_its_amoun
         notes = [n for n in read.notes if "dated before 2026-12-01" in n]
         if not notes:
             return 0, Decimal(0)
-        count, amount = re.match(r"([\d,]+) tagged line.*: (-?[\d,.]+) USD in no statement", notes[0]).groups()
+        ((count, amount),) = re.findall(r"^([\d,]+) tagged line.*: (-?[\d,.]+) USD in no statement", notes[0])
         return int(count.replace(",", "")), Decimal(amount.replace(",", ""))
 
     without, with_refund = december_first_week(rows), december_first_week([*rows, refund])

@@ -97,7 +97,7 @@ def machine(tmp_path_factory) -> Machine:
     built_machine = Machine(root / "machine", wheels, terraform_env)
     built_machine.urls[NODE_URL] = str(next(node.glob("*.tgz")))
     built_machine.save_urls()
-    built_machine.hyperpod_wheel = wheel  # type: ignore[attr-defined]
+    built_machine.hyperpod_wheel = wheel
     return built_machine
 
 
@@ -109,7 +109,8 @@ def user_repository(machine: Machine, folder: Path, example: str) -> Path:
     (folder / "teams.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     ci = folder / "ci"
     (ci / "wheels").mkdir(parents=True)
-    wheel = shutil.copy(machine.hyperpod_wheel, ci / "wheels")  # type: ignore[attr-defined]
+    assert machine.hyperpod_wheel is not None
+    wheel = shutil.copy(machine.hyperpod_wheel, ci / "wheels")
     deps = sorted((machine.wheelhouse / "deps").glob("*.whl"))
     (ci / "requirements.txt").write_text(require_hashes_file([Path(wheel), *deps]))
     (ci / "aws-cli-requirements.txt").write_text(
@@ -173,7 +174,7 @@ def github_history(machine, tmp_path_factory):
     github.on_stacks = offline_stacks
     port = folder / "gh-port"
     server = serve_gh(github, port)
-    install_gh(machine, github, port)
+    install_gh(machine, port)
     runs = {}
     try:
         runs["first push"] = github.run("github-actions.yml", "push")
@@ -522,7 +523,7 @@ def test_the_github_changes_job_runs_for_every_example(example, machine, tmp_pat
     github = GitHub(machine, repository, workflows, env_overrides={"TERRAFORM_SHA256": machine.terraform_sha256})
     port = tmp_path / "gh-port"
     server = serve_gh(github, port)
-    install_gh(machine, github, port)
+    install_gh(machine, port)
     try:
         run = github.run("github-actions.yml", "push")
     finally:
