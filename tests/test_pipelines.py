@@ -547,3 +547,18 @@ def test_every_action_the_github_pipelines_use_is_pinned_to_a_commit():
         for action, comment in external:
             assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", action), f"{name}: {action}"
             assert re.fullmatch(r" # v\d+\.\d+\.\d+", comment), f"{name}: {action} names no release"
+
+
+def test_gitlab_keeps_the_deployed_output_only_after_the_deploy_ends():
+    """On the default branch the parent runs changes, the deploy trigger (its status is its child
+    pipeline's) and then `deployed`, by GitLab's scheduling rules: never beside the deploy."""
+    parent = yaml.safe_load((PIPELINES / "gitlab-ci.yml").read_text())
+    on_main = {
+        name: job
+        for name, job in parent.items()
+        if isinstance(job, dict) and "stage" in job and name != "plan"  # plan: merge requests only
+    }
+    times = gitlab_schedule({"stages": parent["stages"], **on_main})
+    assert times["deploy"][0] >= times["changes"][1]
+    assert times["deployed"][0] >= times["deploy"][1]
+    assert parent["deploy"]["trigger"]["strategy"] == "depend" and "resource_group" in parent["deploy"]
