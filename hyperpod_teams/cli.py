@@ -737,7 +737,8 @@ def runbook(spec_path: Path, out_file: Path | None) -> None:
     default="markdown",
     show_default=True,
     help="Markdown for a pull request or an e-mail; HTML with a chart; CSV with one row per team "
-    "(team, amount_usd, ...: amounts named by the statement's currency) for a finance system.",
+    "(team, amount_usd, ...: amounts named by the statement's currency) for a finance system; with --out FILE, "
+    "FILE.json beside it holds the period, currency, cost, sources and notes.",
 )
 @click.option(
     "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
@@ -763,11 +764,19 @@ def chargeback(
       hyperpod-teams chargeback teams.yaml --usage summary-report-2026-11-01-2026-11-30.csv \\
           --cost 182450.17 --format csv --out chargeback-2026-11.csv
     """
-    from hyperpod_teams.review.chargeback import ChargebackError, compute_statement, render_statement
+    from hyperpod_teams.review.chargeback import (
+        ChargebackError,
+        compute_statement,
+        render_statement,
+        statement_metadata,
+    )
     from hyperpod_teams.review.cost_exports import CostExportError, Period, open_parts, read_cost_exports
     from hyperpod_teams.usage_report import MAX_REPORT_BYTES, UsageReportError, read_summary_report
 
     _refuse_to_overwrite_an_input(out_file, spec_path, *usage_files, *cost_files)
+    # The CSV's period, currency, sources and notes, in FILE.json beside it.
+    sidecar = out_file.with_name(out_file.name + ".json") if output_format == "csv" and out_file else None
+    _refuse_to_overwrite_an_input(sidecar, spec_path, *usage_files, *cost_files)
     spec = _load(spec_path)
     if (cost is None) == (not cost_files):
         _user_error("give the cluster's cost with exactly one of --cost AMOUNT and --cost-from EXPORT")
@@ -804,6 +813,8 @@ def chargeback(
         _user_error(str(error))
     except OSError as error:
         _user_error(f"cannot read {getattr(error, 'filename', None) or 'a cost export'}: {error.strerror or error}")
+    if sidecar is not None:
+        _write(statement_metadata(statement), sidecar)
     _write(render_statement(statement, format=output_format), out_file)
 
 

@@ -922,3 +922,21 @@ def test_a_credits_only_export_is_refused_naming_the_file_and_the_amount_as_mone
     assert result.returncode == 2, result.stdout
     assert "credits.csv gives -33.33 USD" in result.stderr and "negative cost" in result.stderr
     assert "3333333333" not in result.stderr
+
+
+def test_a_csv_statement_written_to_a_file_keeps_its_period_currency_sources_and_notes_beside_it(tmp_path):
+    """A finance system importing the rows loses nothing: FILE.json holds the period, currency,
+    cost and its source, and every note the Markdown statement lists."""
+    export = _focus_in(tmp_path, ["EUR"])
+    out = tmp_path / "chargeback-2026-11.csv"
+    result = chargeback("--cost-from", str(export), "--format", "csv", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    meta = json.loads((tmp_path / "chargeback-2026-11.csv.json").read_text())
+    assert meta["period"] == {"first_day": "2026-11-01", "last_day": "2026-11-07", "days": 7}
+    assert meta["currency"] == "EUR" and meta["cost"] == f"{AMORTIZED_TOTAL:.2f}"
+    assert "focus.csv" in meta["cost_source"] and meta["notes"]
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert sum(Decimal(r["amount_eur"]) for r in rows) == Decimal(meta["cost"])
+    assert {r["team"]: r["amount_eur"] for r in rows} == {t["team"]: t["amount"] for t in meta["teams"]}
+    markdown = chargeback("--cost-from", str(export)).stdout
+    assert f"**{len(meta['notes'])} things to check before sending**" in markdown

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -753,6 +754,27 @@ def statement_csv(statement: Statement) -> str:
             ]
         )
     return out.getvalue()
+
+
+def statement_metadata(statement: Statement) -> str:
+    """What the CSV's rows do not say, for the file beside it (`<csv>.json`): the period, the
+    currency, the cost and how it was read and divided, and every note to check. A finance system
+    importing the rows keeps the warnings with them."""
+    s = statement
+    document = {
+        "organization": s.organization,
+        "cluster": s.cluster,
+        "period": {"first_day": s.first_day.isoformat(), "last_day": s.last_day.isoformat(), "days": s.days},
+        "currency": s.currency,
+        "cost": f"{s.cost:.2f}",
+        "cost_source": s.cost_source,
+        "cost_divided_among_instance_types": s.cost_basis,
+        "idle_capacity_charged": s.split_method,
+        "idle_capacity": f"{s.unused:.2f}",
+        "teams": [{"team": c.team, "amount": f"{c.amount:.2f}"} for c in s.teams],
+        "notes": list(s.notes),
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
 def render_statement(statement: Statement, *, format: str = "markdown") -> str:
