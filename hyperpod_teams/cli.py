@@ -466,7 +466,7 @@ def _keep_the_runtime_index(phase) -> None:
     from hyperpod_teams.synth import stop_node
 
     root = runtime_index.cache_root()
-    node = os.environ.get("JSII_NODE") or shutil.which("node")
+    node = _engine_node()
     if node is None or root is None or not root.is_dir() or not runtime_index.packages_without_index(root):
         return
     stop_node()  # the engine is done; its worker would race ours on the same files
@@ -484,6 +484,11 @@ def _keep_the_runtime_index(phase) -> None:
 
 #: The oldest Node.js major release the engine's runtime (jsii 1.142) supports.
 MIN_NODE_MAJOR = 22
+
+
+def _engine_node() -> str | None:
+    """The node binary jsii runs the engine in: JSII_NODE, else `node` on the PATH."""
+    return os.environ.get("JSII_NODE") or shutil.which("node")
 
 
 def _node_version(node: str) -> tuple[int, ...] | None:
@@ -505,7 +510,7 @@ def _refuse_without_the_tools_synth_runs() -> None:
     `terraform_data` resources the stacks hold (without it: "Could not determine version of
     terraform"). Checked before seconds of loading, and before the output folder is touched."""
     missing = []
-    node = os.environ.get("JSII_NODE") or shutil.which("node")
+    node = _engine_node()
     if node is None:
         missing.append("Node.js (`node`), which runs the engine: install Node.js 22 or later (https://nodejs.org)")
     elif (found := _node_version(node)) is not None and found[0] < MIN_NODE_MAJOR:
@@ -770,7 +775,13 @@ def chargeback(
         render_statement,
         statement_metadata,
     )
-    from hyperpod_teams.review.cost_exports import CostExportError, Period, open_parts, read_cost_exports
+    from hyperpod_teams.review.cost_exports import (
+        DEFAULT_CURRENCY,
+        CostExportError,
+        Period,
+        open_parts,
+        read_cost_exports,
+    )
     from hyperpod_teams.usage_report import MAX_REPORT_BYTES, UsageReportError, read_summary_report
 
     _refuse_to_overwrite_an_input(out_file, spec_path, *usage_files, *cost_files)
@@ -807,7 +818,7 @@ def chargeback(
             source = "given"
         if abs(amount) >= MAX_COST_USD:
             _user_error(f"the cost {amount} is not a cluster's cost for a period (at most {MAX_COST_USD:,})")
-        currency = (exported.currency if exported else None) or "USD"
+        currency = exported.statement_currency if exported else DEFAULT_CURRENCY
         statement = compute_statement(spec, reports, amount, cost_source=source, exported=exported, currency=currency)
     except (UsageReportError, ChargebackError, CostExportError) as error:
         _user_error(str(error))

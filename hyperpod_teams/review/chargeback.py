@@ -31,7 +31,7 @@ from functools import cached_property
 
 from hyperpod_teams import cost as cost_rules
 from hyperpod_teams import naming
-from hyperpod_teams.review.cost_exports import ExportedCost
+from hyperpod_teams.review.cost_exports import DEFAULT_CURRENCY, ExportedCost
 from hyperpod_teams.review.document import (
     Alert,
     Document,
@@ -159,7 +159,7 @@ class Statement:
     #: rule alone decides it.
     cost_category_split: dict[str, Decimal] | None = None
     #: The currency of every amount (ISO 4217): the bill's, as the export names it; USD for --cost.
-    currency: str = "USD"
+    currency: str = DEFAULT_CURRENCY
 
     @property
     def days(self) -> int:
@@ -259,7 +259,7 @@ def instance_type_costs(
     that name none (the EKS control plane, storage, network) spread over the types in proportion.
     Otherwise by what the nodes are worth (count x accelerators, or `cost.instance_prices_usd`)."""
     measured = {t: a for t, a in (exported.by_instance_type.items() if exported else ()) if a}
-    currency = (exported.currency if exported else None) or "USD"
+    currency = exported.statement_currency if exported else DEFAULT_CURRENCY
     if measured:
         for instance_type, amount in sorted(measured.items()):
             if instance_type not in nodes:
@@ -318,7 +318,7 @@ def compute_statement(
     *,
     cost_source: str = "given",
     exported: ExportedCost | None = None,
-    currency: str = "USD",
+    currency: str = DEFAULT_CURRENCY,
 ) -> Statement:
     first_day, last_day, rows, notes = merge_reports(reports)
     if reports[0].cluster != spec.cluster.name:

@@ -51,6 +51,8 @@ from hyperpod_teams import naming
 from hyperpod_teams.input_files import MAX_LINE_CHARS
 from hyperpod_teams.install_hint import install_extras
 
+#: The currency of a statement whose export names none, and of --cost (AWS bills in USD by default).
+DEFAULT_CURRENCY = "USD"
 AMORTIZED = "amortized"
 UNBLENDED = "unblended"
 COST_BASES = (AMORTIZED, UNBLENDED)
@@ -203,8 +205,9 @@ class ExportedCost:
     #: None when no line names one (an export without the column: USD, as AWS bills by default).
     currency: str | None = None
     currency_from: str = ""
-    #: The billing periods the lines read belong to (as the export writes them), where it says.
-    billing_periods: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: The billing periods the lines read belong to: the cells as the export writes them, read
+    #: once each into [start, end).
+    billing_periods: dict[tuple[str, str], tuple[datetime, datetime]] = field(default_factory=dict)
     #: Tagged lines billed in the statement's period but dated before it (corrections, refunds of
     #: earlier days): in no statement of this period. Their count, amount and first line.
     corrections: int = 0
@@ -229,9 +232,16 @@ class ExportedCost:
                 "period? keep the newest)"
             )
 
+    @property
+    def statement_currency(self) -> str:
+        """The currency of the statement: the lines', else USD (AWS bills in USD by default)."""
+        return self.currency or DEFAULT_CURRENCY
+
     def note_currency(self, code: Any, where: str) -> None:
         """A used line's currency: the statement is in it; a second currency is refused, since
         adding yen to dollars gives no amount at all."""
+        if code == self.currency:  # the usual case, once the first line has set it
+            return
         code = str(code or "").strip().upper()
         if not code:
             return
@@ -605,7 +615,7 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
 
     for where, row in part.rows:
         out.lines_read += 1
-        _note_billing_period(out, row, billing_at, where)
+        billed = _billing_period(out, row, billing_at, where)
         shared = _cur_line_shared(row, tag_at, map_at, names, where)
         line_type = str(row[type_at] or "").strip() if type_at is not None else ""
         if not shared:
@@ -617,7 +627,7 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
         start, end = _charge_period(row, start_at, end_at, period_names, where)
         fraction = _overlap(start, end, period)
         if not fraction:
-            if _a_correction(row, billing_at, start, end, period, where):
+            if _a_correction(billed, start, end, period):
                 out.note_correction(_cur_cost(row, line_type, out.basis, names, cost_at, where, column), where)
             continue
         amount = _cur_cost(row, line_type, out.basis, names, cost_at, where, column)
@@ -679,13 +689,13 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
     billing_at = (at.get(FOCUS_BILLING_START), at.get(FOCUS_BILLING_END))
     for where, row in part.rows:
         out.lines_read += 1
-        _note_billing_period(out, row, billing_at, where)
+        billed = _billing_period(out, row, billing_at, where)
         if not _map_says_shared(row[tags_at], FOCUS_TAGS, where):
             continue
         start, end = _charge_period(row, start_at, end_at, (FOCUS_START, FOCUS_END), where)
         fraction = _overlap(start, end, period)
         if not fraction:
-            if _a_correction(row, billing_at, start, end, period, where):
+            if _a_correction(billed, start, end, period):
                 out.note_correction(_money(row[cost_at], cost_column, where), where)
             continue
         amount = _money(row[cost_at], cost_column, where)
@@ -755,27 +765,35 @@ def _months_between(period: Period) -> list[tuple[int, int]]:
     return months
 
 
-def _note_billing_period(out: ExportedCost, row: Sequence[Any], at: tuple[int | None, int | None], where: str) -> None:
+def _billing_period(
+    out: ExportedCost, row: Sequence[Any], at: tuple[int | None, int | None], where: str
+) -> tuple[datetime, datetime] | None:
+    """The line's billing period, each distinct one read once and kept in `out`; None where the
+    export has no such columns or the line leaves them empty."""
     start_at, end_at = at
     if start_at is None or end_at is None:
-        return
+        return None
     key = (str(row[start_at] or ""), str(row[end_at] or ""))
-    if key not in out.billing_periods and all(key):
-        out.billing_periods[key] = where
+    if not all(key):
+        return None
+    span = out.billing_periods.get(key)
+    if span is None:
+        span = out.billing_periods[key] = (
+            _instant(row[start_at], "billing period start", where),
+            _instant(row[end_at], "billing period end", where),
+        )
+    return span
 
 
 def _a_correction(
-    row: Sequence[Any], billing_at: tuple[int | None, int | None], start: datetime, end: datetime | None,
-    period: Period, where: str,
-) -> bool:  # fmt: skip
+    billed: tuple[datetime, datetime] | None, start: datetime, end: datetime | None, period: Period
+) -> bool:
     """A line dated before the period that its export bills in a billing period overlapping it (a
     refund in December's export for Nov 10, stating December): known only where the export says
     each line's billing period."""
-    if billing_at[0] is None or billing_at[1] is None or (end or start) > period.start:
+    if billed is None or (end or start) > period.start:
         return False
-    billed_from = _instant(row[billing_at[0]], "billing period start", where)
-    billed_to = _instant(row[billing_at[1]], "billing period end", where)
-    return billed_from < period.end and billed_to > period.start
+    return billed[0] < period.end and billed[1] > period.start
 
 
 def _covered(out: ExportedCost, period: Period) -> None:
@@ -784,13 +802,7 @@ def _covered(out: ExportedCost, period: Period) -> None:
     days of cost. Exports without billing-period columns say nothing here."""
     if not out.billing_periods:
         return
-    spans = sorted(
-        (
-            _instant(start, "billing period start", where),
-            _instant(end, "billing period end", where),
-        )
-        for (start, end), where in out.billing_periods.items()
-    )
+    spans = sorted(out.billing_periods.values())
     reached, gaps = period.start, []
     for start, end in spans:
         if end <= reached:
@@ -817,7 +829,7 @@ def _finish(out: ExportedCost, period: Period) -> None:
         out.notes.append(
             f"{out.corrections:,} tagged line{'s' if many else ''} billed in this period {'are' if many else 'is'} "
             f"dated before {period.first_day} (corrections or refunds of earlier days; first: {out.first_correction}): "
-            f"{out.corrections_amount.quantize(Decimal('0.01')):,} {out.currency or 'USD'} in no statement of this "
+            f"{out.corrections_amount.quantize(Decimal('0.01')):,} {out.statement_currency} in no statement of this "
             "period. Add them to the statement of their days, or to this one by hand"
         )
     if out.prorated_lines:
@@ -826,7 +838,7 @@ def _finish(out: ExportedCost, period: Period) -> None:
             f"{out.prorated_lines:,} line{'s' if many else ''} of the export charged for more than a day (a month's "
             f"tax, fees or support) count{'' if many else 's'} for the part of {'their' if many else 'its'} charge "
             f"period in {period.first_day} to {period.last_day}: {out.prorated.quantize(Decimal('0.01')):,} "
-            f"{out.currency or 'USD'}"
+            f"{out.statement_currency}"
         )
     if out.untagged_commitment_lines and out.basis == AMORTIZED:
         out.notes.append(
@@ -839,6 +851,7 @@ def _finish(out: ExportedCost, period: Period) -> None:
 __all__ = [
     "AMORTIZED",
     "COST_BASES",
+    "DEFAULT_CURRENCY",
     "CostExportError",
     "ExportedCost",
     "Period",
