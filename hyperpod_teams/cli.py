@@ -729,11 +729,15 @@ def runbook(spec_path: Path, out_file: Path | None) -> None:
 )
 @click.option(
     "--cost-basis",
-    type=click.Choice(["amortized", "unblended"]),
-    default="amortized",
+    type=click.Choice(
+        ["net-amortized", "net-unblended", "gross-amortized", "gross-unblended", "amortized", "unblended"]
+    ),
+    default="net-amortized",
     show_default=True,
-    help="With --cost-from: amortized is FOCUS's EffectiveCost (Savings Plans and Reserved Instances at their "
-    "effective rate, what finance charges back); unblended is the cost as billed, line by line.",
+    help="With --cost-from: net is after every discount (EDP, private rates: what is paid), gross before them; "
+    "amortized spreads Savings Plans and Reserved Instances over the usage they cover (net-amortized is FOCUS's "
+    "EffectiveCost, what finance charges back), unblended is each line as billed (net-unblended is FOCUS's "
+    "BilledCost). amortized and unblended are the net ones.",
 )
 @click.option(
     "--format",

@@ -730,7 +730,7 @@ def test_an_export_without_the_line_item_type_counts_every_line_unblended_and_sa
 def test_a_focus_export_without_the_bases_column_is_refused_naming_it():
     export = 'ChargePeriodStart,ChargePeriodEnd,EffectiveCost,Tags\n2026-11-01,2026-11-02,5,"{}"\n'
     assert _read(export).amount == 0
-    with pytest.raises(CostExportError, match="no BilledCost column for the unblended cost"):
+    with pytest.raises(CostExportError, match="no BilledCost column for the net-unblended cost"):
         _read(export, "unblended")
 
 

@@ -15,13 +15,16 @@ Each as plain CSV, `.csv.gz`, `.zip` (each member a part) or Parquet, and in sev
 parts of one export add up. Only lines tagged `hyperpod-teams:platform=shared` count; an export
 without that tag's column is refused, never summed whole.
 
-**Cost basis.** `amortized` (the default) is FOCUS's `EffectiveCost` as AWS defines it for a CUR
-(the FinOps Foundation's converter, focus_converters `conversion_configs/aws-cur/
-effective_cost_S001.yaml`): Savings Plans covered usage at its `SavingsPlanEffectiveCost`, the
-negation lines at 0, a Savings Plan's recurring fee at its unused commitment (`TotalCommitmentToDate
-- UsedCommitment`), its upfront fee at 0; Reserved Instance usage at `reservation/EffectiveCost`,
-the RI fee at its unused part, the RI's upfront fee at 0; every other line at its unblended cost.
-`unblended` is the unblended cost of every line (FOCUS: `BilledCost`).
+**Cost basis.** Net (after every discount: the lines' Net columns, else their discount columns,
+else the export's discount lines) or gross; amortized or unblended. `net-amortized` (the default)
+is FOCUS's `EffectiveCost` as AWS defines it; for a CUR, gross, it is (the FinOps Foundation's
+converter, focus_converters `conversion_configs/aws-cur/effective_cost_S001.yaml`): Savings Plans
+covered usage at its `SavingsPlanEffectiveCost`, the negation lines at 0, a Savings Plan's
+recurring fee at its unused commitment (`TotalCommitmentToDate - UsedCommitment`), its upfront fee
+at 0; Reserved Instance usage at `reservation/EffectiveCost`, the RI fee at its unused part, the
+RI's upfront fee at 0; every other line at its unblended cost. Unblended is the unblended cost of
+every line (`net-unblended`: FOCUS `BilledCost`). `amortized` and `unblended`, the names of
+earlier releases, are the net ones.
 
 **Period.** A line counts by the part of its charge period (usage start to end, UTC) that falls in
 the statement's days: an hourly or daily line whole or not at all, a month's tax or fee prorated by
@@ -53,9 +56,35 @@ from hyperpod_teams.install_hint import install_extras
 
 #: The currency of a statement whose export names none, and of --cost (AWS bills in USD by default).
 DEFAULT_CURRENCY = "USD"
-AMORTIZED = "amortized"
-UNBLENDED = "unblended"
-COST_BASES = (AMORTIZED, UNBLENDED)
+#: The cost bases. Net is after every discount (EDP, private rates, bundled and reseller
+#: discounts), gross before them; amortized spreads Savings Plans and Reserved Instance payments
+#: over the usage they cover (FOCUS EffectiveCost, when net), unblended is each line as billed
+#: (FOCUS BilledCost, when net).
+NET_AMORTIZED = "net-amortized"
+NET_UNBLENDED = "net-unblended"
+GROSS_AMORTIZED = "gross-amortized"
+GROSS_UNBLENDED = "gross-unblended"
+COST_BASES = (NET_AMORTIZED, NET_UNBLENDED, GROSS_AMORTIZED, GROSS_UNBLENDED)
+#: The names of releases before the net bases, which mean the net ones (a statement is what is paid).
+AMORTIZED, UNBLENDED = "amortized", "unblended"
+BASIS_ALIASES = {AMORTIZED: NET_AMORTIZED, UNBLENDED: NET_UNBLENDED}
+
+
+def cost_basis(name: str) -> str:
+    """The basis a --cost-basis names (the older `amortized` and `unblended` are the net ones)."""
+    basis = BASIS_ALIASES.get(name, name)
+    if basis not in COST_BASES:
+        raise CostExportError(f"--cost-basis {name!r}: give one of {', '.join(COST_BASES)}")
+    return basis
+
+
+def amortized(basis: str) -> bool:
+    return basis.endswith(AMORTIZED)
+
+
+def net(basis: str) -> bool:
+    return basis.startswith("net-")
+
 
 #: The install that brings Parquet support.
 PARQUET_INSTALL = install_extras("parquet")
@@ -94,6 +123,22 @@ class CurColumns:
     #: The billing period a line belongs to: [start, end).
     billing_start: str
     billing_end: str
+    #: After every discount (present when the account had a discount in the billing period).
+    net_unblended: str = ""
+    sp_net_effective: str = ""
+    sp_upfront_commitment: str = ""
+    sp_recurring_commitment: str = ""
+    sp_net_upfront_commitment: str = ""
+    sp_net_recurring_commitment: str = ""
+    ri_net_effective: str = ""
+    ri_net_unused_upfront: str = ""
+    ri_net_unused_recurring: str = ""
+    #: The line's discounts: their sum (CUR 2.0 `discount_total_discount`, legacy
+    #: `discount/TotalDiscount`), and CUR 2.0's map of them by kind.
+    discount_total: str = ""
+    discount_map: str | None = None
+    #: Split cost allocation data: a pod's or task's row names the node it ran on.
+    split_parent: str = ""
 
 
 #: Legacy CUR as the console writes it (AWS Cost and Usage Reports, "Data dictionary": line item,
@@ -118,6 +163,17 @@ LEGACY_CUR = CurColumns(
     "lineItem/CurrencyCode",
     "bill/BillingPeriodStartDate",
     "bill/BillingPeriodEndDate",
+    net_unblended="lineItem/NetUnblendedCost",
+    sp_net_effective="savingsPlan/NetSavingsPlanEffectiveCost",
+    sp_upfront_commitment="savingsPlan/AmortizedUpfrontCommitmentForBillingPeriod",
+    sp_recurring_commitment="savingsPlan/RecurringCommitmentForBillingPeriod",
+    sp_net_upfront_commitment="savingsPlan/NetAmortizedUpfrontCommitmentForBillingPeriod",
+    sp_net_recurring_commitment="savingsPlan/NetRecurringCommitmentForBillingPeriod",
+    ri_net_effective="reservation/NetEffectiveCost",
+    ri_net_unused_upfront="reservation/NetUnusedAmortizedUpfrontFeeForBillingPeriod",
+    ri_net_unused_recurring="reservation/NetUnusedRecurringFee",
+    discount_total="discount/TotalDiscount",
+    split_parent="splitLineItem/ParentResourceId",
 )
 
 
@@ -150,6 +206,18 @@ SNAKE_CUR = CurColumns(
     "line_item_currency_code",
     "bill_billing_period_start_date",
     "bill_billing_period_end_date",
+    net_unblended="line_item_net_unblended_cost",
+    sp_net_effective="savings_plan_net_savings_plan_effective_cost",
+    sp_upfront_commitment="savings_plan_amortized_upfront_commitment_for_billing_period",
+    sp_recurring_commitment="savings_plan_recurring_commitment_for_billing_period",
+    sp_net_upfront_commitment="savings_plan_net_amortized_upfront_commitment_for_billing_period",
+    sp_net_recurring_commitment="savings_plan_net_recurring_commitment_for_billing_period",
+    ri_net_effective="reservation_net_effective_cost",
+    ri_net_unused_upfront="reservation_net_unused_amortized_upfront_fee_for_billing_period",
+    ri_net_unused_recurring="reservation_net_unused_recurring_fee",
+    discount_total="discount_total_discount",
+    discount_map="discount",
+    split_parent="split_line_item_parent_resource_id",
 )
 
 #: Keys under which a tags map (CUR 2.0 `resource_tags`, FOCUS `Tags`) may hold the platform tag.
@@ -163,6 +231,9 @@ FOCUS_USAGE_TYPE = "x_UsageType"
 #: FOCUS's currency of BilledCost and EffectiveCost ("BillingCurrency", an ISO 4217 code).
 FOCUS_CURRENCY = "BillingCurrency"
 FOCUS_BILLING_START, FOCUS_BILLING_END = "BillingPeriodStart", "BillingPeriodEnd"
+#: AWS's map of the discounts on a FOCUS row ("FOCUS 1.0 with AWS columns": x_Discounts): what
+#: EffectiveCost and BilledCost are net of.
+FOCUS_DISCOUNTS = "x_Discounts"
 
 #: The Cost Explorer console's CSV download: a first column of the grouping, a column per value,
 #: `Total costs($)`; a "<dimension> total" row, then one row per day or per month.
@@ -172,7 +243,7 @@ COST_EXPLORER_TOTAL = "Total costs($)"
 _READ_COLUMNS = frozenset(
     {value for names in (LEGACY_CUR, SNAKE_CUR) for value in vars(names).values() if isinstance(value, str)}
     | {FOCUS_EFFECTIVE, FOCUS_BILLED, FOCUS_START, FOCUS_END, FOCUS_TAGS, FOCUS_USAGE_TYPE, FOCUS_CURRENCY}
-    | {FOCUS_BILLING_START, FOCUS_BILLING_END}
+    | {FOCUS_BILLING_START, FOCUS_BILLING_END, FOCUS_DISCOUNTS}
     | {COST_EXPLORER_TOTAL}
 )
 
@@ -213,6 +284,20 @@ class ExportedCost:
     corrections: int = 0
     corrections_amount: Decimal = Decimal(0)
     first_correction: str = ""
+    #: The discounts in the cost (negative): on the lines' own net columns, or as discount lines.
+    discounts: Decimal = Decimal(0)
+    discount_lines: int = 0
+    discount_lines_amount: Decimal = Decimal(0)
+    #: Discount lines a gross basis leaves out, and their amount.
+    discount_lines_left: int = 0
+    discount_lines_left_amount: Decimal = Decimal(0)
+    #: Discount lines in the period without the platform tag (e.g. an EDP on a Savings Plan's fee).
+    untagged_discount_lines: int = 0
+    #: Split cost allocation rows (a pod's share of its node), not counted: their node's line is.
+    split_rows: int = 0
+    #: The same sums with each line at its gross cost and the discount lines added: what the net
+    #: cost is when an export gives its discounts as lines and also on the lines' net columns.
+    _with_discount_lines: list[Any] = field(default_factory=lambda: [Decimal(0), defaultdict(Decimal), Decimal(0)])
     #: Each used line's cells (hashed) and where it was first read: the same line in two parts.
     _lines_seen: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)
 
@@ -497,12 +582,11 @@ def instance_type_of(*values: Any) -> str | None:
 
 
 def read_cost_exports(
-    parts: Iterable[tuple[str, Iterable[Part]]], period: Period, basis: str = AMORTIZED
+    parts: Iterable[tuple[str, Iterable[Part]]], period: Period, basis: str = NET_AMORTIZED
 ) -> ExportedCost:
     """The shared platform's cost in `period` from every part of one export (files given as
     (display name, parts))."""
-    if basis not in COST_BASES:
-        raise CostExportError(f"--cost-basis {basis!r}: give one of {', '.join(COST_BASES)}")
+    basis = cost_basis(basis)
     result: ExportedCost | None = None
     for display, file_parts in parts:
         for part in file_parts:
@@ -563,17 +647,32 @@ def _overlap(start: datetime, end: datetime | None, period: Period) -> Decimal:
     return Decimal(inside.total_seconds()) / Decimal((end - start).total_seconds())
 
 
-def _add(out: ExportedCost, amount: Decimal, fraction: Decimal, start: datetime, end: datetime | None, itype) -> None:
+def _add(
+    out: ExportedCost,
+    amount: Decimal,
+    fraction: Decimal,
+    start: datetime,
+    end: datetime | None,
+    itype,
+    gross_or_line: Decimal | None = None,
+) -> None:
+    """A used line's share of its cost in the period; `gross_or_line` is its cost counted with
+    discounts as lines (its gross cost, or a discount line's amount), where that may differ."""
     with localcontext() as context:
         context.prec = 40
         share = amount * fraction
+        other = share if gross_or_line is None else gross_or_line * fraction
     out.amount += share
     out.lines_used += 1
+    alternative = out._with_discount_lines
+    alternative[0] += other
     if itype:
         out.by_instance_type[itype] += share
+        alternative[1][itype] += other
     if end is not None and end - start > timedelta(days=1):
         out.prorated_lines += 1
         out.prorated += share
+        alternative[2] += other
 
 
 #: Line item types of Savings Plans and Reserved Instance fees (their unused commitment).
@@ -590,17 +689,60 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
     if start_at is None:
         raise CostExportError(f"{part.name}, line 1: no {names.start} column: the lines cannot be placed in the period")
     end_at, type_at = at.get(names.end), at.get(names.line_type)
-    if out.basis == AMORTIZED and type_at is None:
-        note = (
+    if amortized(out.basis) and type_at is None:
+        _note_once(
+            out,
             f"{part.name} has no {names.line_type} column: Savings Plans and Reserved Instance lines cannot be told "
-            "from usage, so every line counts at its unblended cost (an export from AWS has the column)"
+            "from usage, so every line counts at its unblended cost (an export from AWS has the column)",
         )
-        if note not in out.notes:
-            out.notes.append(note)
     cost_at, period_names = at[names.unblended], (names.start, names.end)
     product_at, usage_type_at = at.get(names.instance_type), at.get(names.usage_type)
-    currency_at = at.get(names.currency)
+    currency_at, split_at = at.get(names.currency), at.get(names.split_parent) if names.split_parent else None
     billing_at = (at.get(names.billing_start), at.get(names.billing_end))
+
+    def cost(row: Sequence[Any], line_type: str, where: str) -> tuple[Decimal, Decimal]:
+        return _cur_line_cost(row, line_type, out.basis, names, cost_at, where, column)
+
+    column = _column_reader(at, type_at, out.basis)
+
+    for where, row in part.rows:
+        out.lines_read += 1
+        billed = _billing_period(out, row, billing_at, where)
+        shared = _cur_line_shared(row, tag_at, map_at, names, where)
+        line_type = str(row[type_at] or "").strip() if type_at is not None else ""
+        if not shared:
+            if line_type in _COMMITMENT_FEES or line_type in DISCOUNT_LINE_TYPES:
+                charged = _charge_period(row, start_at, end_at, period_names, where)
+                _note_untagged(out, line_type, _overlap(*charged, period))
+            continue
+        if split_at is not None and str(row[split_at] or "").strip():
+            out.split_rows += 1  # a pod's share of a node whose own line counts
+            continue
+        start, end = _charge_period(row, start_at, end_at, period_names, where)
+        fraction = _overlap(start, end, period)
+        if not fraction:
+            if _a_correction(billed, start, end, period):
+                out.note_correction(cost(row, line_type, where)[0], where)
+            continue
+        if line_type in DISCOUNT_LINE_TYPES and not net(out.basis):
+            out.discount_lines_left += 1
+            out.discount_lines_left_amount += _money(row[cost_at], names.unblended, where) * fraction
+            continue
+        amount, gross_or_line = cost(row, line_type, where)
+        out.note_line(row, part.name, where)
+        if currency_at is not None:
+            out.note_currency(row[currency_at], where)
+        itype = instance_type_of(
+            row[product_at] if product_at is not None else None,
+            row[usage_type_at] if usage_type_at is not None else None,
+        )
+        _add(out, amount, fraction, start, end, itype, gross_or_line)
+        _note_discount(out, line_type, amount, gross_or_line, fraction)
+
+
+def _column_reader(at: dict[str, int], type_at: int | None, basis: str) -> Callable[..., Any]:
+    """A row's cell by column name: "" for an optional column the export lacks; a required one
+    it lacks is refused, naming the line, the column and the basis that does without it."""
 
     def column(row: Sequence[Any], name: str, where: str, required: bool = True) -> Any:
         index = at.get(name)
@@ -609,36 +751,50 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
         if index is None:
             raise CostExportError(
                 f"{where}: a {row[type_at] if type_at is not None else ''} line, but the export has no {name} column "
-                f"for its {out.basis} cost; give the export with it, or --cost-basis unblended"
+                f"for its {basis} cost; give the export with it, or --cost-basis "
+                f"{'net' if net(basis) else 'gross'}-unblended"
             )
         return row[index]
 
-    for where, row in part.rows:
-        out.lines_read += 1
-        billed = _billing_period(out, row, billing_at, where)
-        shared = _cur_line_shared(row, tag_at, map_at, names, where)
-        line_type = str(row[type_at] or "").strip() if type_at is not None else ""
-        if not shared:
-            if line_type in _COMMITMENT_FEES:
-                out.untagged_commitment_lines += bool(
-                    _overlap(*_charge_period(row, start_at, end_at, period_names, where), period)
-                )
-            continue
-        start, end = _charge_period(row, start_at, end_at, period_names, where)
-        fraction = _overlap(start, end, period)
-        if not fraction:
-            if _a_correction(billed, start, end, period):
-                out.note_correction(_cur_cost(row, line_type, out.basis, names, cost_at, where, column), where)
-            continue
-        amount = _cur_cost(row, line_type, out.basis, names, cost_at, where, column)
-        out.note_line(row, part.name, where)
-        if currency_at is not None:
-            out.note_currency(row[currency_at], where)
-        itype = instance_type_of(
-            row[product_at] if product_at is not None else None,
-            row[usage_type_at] if usage_type_at is not None else None,
-        )
-        _add(out, amount, fraction, start, end, itype)
+    return column
+
+
+def _note_once(out: ExportedCost, note: str) -> None:
+    if note not in out.notes:
+        out.notes.append(note)
+
+
+def _cur_line_cost(
+    row, line_type: str, basis: str, names: CurColumns, cost_at: int, where: str, column
+) -> tuple[Decimal, Decimal]:
+    """A CUR line's cost on the basis, and its cost with discounts counted as lines (its gross
+    cost, or a discount line's amount)."""
+    if line_type in DISCOUNT_LINE_TYPES:
+        amount = _money(row[cost_at], names.unblended, where) if net(basis) else Decimal(0)
+        return amount, amount
+    gross = _cur_gross(row, line_type, amortized(basis), names, cost_at, where, column)
+    if not net(basis):
+        return gross, gross
+    return _cur_net(row, line_type, amortized(basis), gross, names, cost_at, where, column), gross
+
+
+def _note_untagged(out: ExportedCost, line_type: str, in_period: Decimal) -> None:
+    """A commitment fee or discount line without the platform tag: counted for the notes."""
+    if not in_period:
+        return
+    if line_type in _COMMITMENT_FEES:
+        out.untagged_commitment_lines += 1
+    elif net(out.basis):
+        out.untagged_discount_lines += 1
+
+
+def _note_discount(out: ExportedCost, line_type: str, amount: Decimal, gross: Decimal, fraction: Decimal) -> None:
+    """The discount a used line brings: a discount line's amount, or its net less its gross."""
+    if line_type in DISCOUNT_LINE_TYPES:
+        out.discount_lines += 1
+        out.discount_lines_amount += amount * fraction
+    elif net(out.basis):
+        out.discounts += (amount - gross) * fraction
 
 
 def _cur_line_shared(row: Sequence[Any], tag_at: int | None, map_at: int | None, names: CurColumns, where: str) -> bool:
@@ -649,10 +805,11 @@ def _cur_line_shared(row: Sequence[Any], tag_at: int | None, map_at: int | None,
     return _map_says_shared(row[map_at], names.tag_map or "", where)
 
 
-def _cur_cost(row, line_type: str, basis: str, names: CurColumns, cost_at: int, where: str, column) -> Decimal:
-    """A CUR line's cost on the basis: FOCUS's EffectiveCost rules for AWS when amortized."""
+def _cur_gross(row, line_type: str, amortize: bool, names: CurColumns, cost_at: int, where: str, column) -> Decimal:
+    """A CUR line's cost before discounts: FOCUS's EffectiveCost rules for AWS when amortized (the
+    FinOps Foundation's converter, effective_cost_S001.yaml), the unblended cost otherwise."""
     unblended = _money(row[cost_at], names.unblended, where)
-    if basis == UNBLENDED:
+    if not amortize:
         return unblended
     if line_type == "SavingsPlanCoveredUsage":
         return _money(column(row, names.sp_effective, where), names.sp_effective, where)
@@ -674,18 +831,128 @@ def _cur_cost(row, line_type: str, basis: str, names: CurColumns, cost_at: int, 
     return unblended
 
 
+def _cur_net(
+    row, line_type: str, amortize: bool, gross: Decimal, names: CurColumns, cost_at: int, where: str, column
+) -> Decimal:
+    """A CUR line's cost after every discount: the export's net column for the line, where the
+    account had a discount in the billing period (AWS writes the Net columns only then); else the
+    gross cost plus the line's discounts (CUR 2.0 `discount_total_discount`, or its `discount`
+    map); else the gross cost (no discount). A covered line's discounts are on its effective cost:
+    unblended, its usage and its negation cancel.
+
+    A Savings Plan's recurring fee has no net column for its unused part: it is the gross unused
+    commitment times the plan's net over gross commitment for the billing period (e.g. 3,000.00
+    unused of a 43,000.00 fee whose net is 40,850.00: 3,000.00 x 40,850 / 43,000 = 2,850.00)."""
+
+    def cell(name: str) -> Decimal | None:
+        value = column(row, name, where, False) if name else ""
+        return None if value is None or str(value).strip() == "" else _money(value, name, where)
+
+    def net_or_discounted(name: str) -> Decimal:
+        value = cell(name)
+        return gross + _line_discount(row, names, where, column) if value is None else value
+
+    if not amortize or line_type not in _AMORTIZED_TYPES:
+        if amortize and line_type == "Fee" and str(column(row, names.ri_arn, where, False) or "").strip():
+            return Decimal(0)
+        value = cell(names.net_unblended)
+        if value is not None:
+            return value
+        if line_type in ("SavingsPlanCoveredUsage", "DiscountedUsage"):
+            return gross  # its discount is on its effective cost; unblended, usage and negation cancel
+        return gross + _line_discount(row, names, where, column)
+    if line_type == "SavingsPlanCoveredUsage":
+        return net_or_discounted(names.sp_net_effective)
+    if line_type == "DiscountedUsage":
+        return net_or_discounted(names.ri_net_effective)
+    if line_type == "RIFee":
+        upfront, recurring = cell(names.ri_net_unused_upfront), cell(names.ri_net_unused_recurring)
+        if upfront is None and recurring is None:
+            return gross
+        return (upfront or Decimal(0)) + (recurring or Decimal(0))
+    if line_type == "SavingsPlanRecurringFee":
+        net_fee = [cell(names.sp_net_upfront_commitment), cell(names.sp_net_recurring_commitment)]
+        fee = [cell(names.sp_upfront_commitment), cell(names.sp_recurring_commitment)]
+        if all(v is None for v in net_fee) or not sum(v or 0 for v in fee):
+            return gross
+        with localcontext() as context:
+            context.prec = 40
+            return gross * sum(v or 0 for v in net_fee) / sum(v or 0 for v in fee)
+    return gross  # the negation and upfront fee of a Savings Plan: 0 either way
+
+
+#: Lines whose amortized cost is not their unblended cost (see _cur_gross).
+_AMORTIZED_TYPES = frozenset(
+    {"SavingsPlanCoveredUsage", "SavingsPlanNegation", "SavingsPlanUpfrontFee", "SavingsPlanRecurringFee"}
+    | {"DiscountedUsage", "RIFee"}
+)
+#: Line item types of discounts given as their own lines (legacy CUR; CUR 2.0 with "manual
+#: discount compatibility"): negative amounts, counted on the net bases only.
+DISCOUNT_LINE_TYPES = frozenset(
+    {"EdpDiscount", "PrivateRateDiscount", "BundledDiscount", "SppDiscount", "DistributorDiscount"}
+    | {"RiVolumeDiscount", "Discount"}
+)
+
+
+def _line_discount(row, names: CurColumns, where: str, column) -> Decimal:
+    """The discounts on one line (negative): its total column, else the sum of its map."""
+    total = column(row, names.discount_total, where, False) if names.discount_total else ""
+    if total is not None and str(total).strip() != "":
+        return _money(total, names.discount_total, where)
+    if names.discount_map:
+        return discount_of_map(column(row, names.discount_map, where, False), names.discount_map, where)
+    return Decimal(0)
+
+
+def discount_of_map(cell: Any, column: str, where: str) -> Decimal:
+    """The total of a map of discounts (CUR 2.0 `discount`, FOCUS `x_Discounts`): its
+    `total_discount` key where it has one, else the sum of its amounts (keys of text are not
+    amounts: the map may hold e.g. a discount's name)."""
+    discounts = _tags(cell, column, where)
+    if "total_discount" in discounts:
+        return _money(discounts["total_discount"], f"{column}.total_discount", where)
+    total = Decimal(0)
+    for key, value in discounts.items():
+        if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
+            total += _money(value, f"{column}.{key}", where)
+        elif isinstance(value, str):
+            try:
+                total += _money(value, f"{column}.{key}", where)
+            except CostExportError:
+                continue
+    return total
+
+
 def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
     at = {name: i for i, name in enumerate(part.header)}
     if FOCUS_TAGS not in at:
         raise _no_tag_column(part, [f"{FOCUS_TAGS} (a map with the key {TAG_KEYS[0]})"])
     tags_at, start_at, end_at = at[FOCUS_TAGS], at[FOCUS_START], at.get(FOCUS_END)
-    cost_column = FOCUS_EFFECTIVE if out.basis == AMORTIZED else FOCUS_BILLED
+    cost_column = FOCUS_EFFECTIVE if amortized(out.basis) else FOCUS_BILLED
     if cost_column not in at:
+        other = NET_UNBLENDED if amortized(out.basis) else NET_AMORTIZED
         raise CostExportError(
             f"{part.name}, line 1: no {cost_column} column for the {out.basis} cost of a FOCUS export; give the export "
-            f"with it, or --cost-basis {UNBLENDED if out.basis == AMORTIZED else AMORTIZED}"
+            f"with it, or --cost-basis {other}"
         )
+    if not net(out.basis):
+        # EffectiveCost and BilledCost are after every discount, and FOCUS has no column of the
+        # cost before them (AWS's x_Discounts names a row's discounts, not which cost they left).
+        raise CostExportError(
+            f"{part.name}: a FOCUS export states its costs after every discount ({cost_column}): it has no "
+            f"{out.basis} cost. Give a Cost and Usage Report of the same period for the cost before discounts, or "
+            f"--cost-basis net-{out.basis.split('-', 1)[1]}"
+        )
+    discounts_at = at.get(FOCUS_DISCOUNTS)
     cost_at, usage_type_at, currency_at = at[cost_column], at.get(FOCUS_USAGE_TYPE), at.get(FOCUS_CURRENCY)
+
+    def cost(row: Sequence[Any], where: str) -> tuple[Decimal, Decimal]:
+        """The row's cost, and before its discounts as far as AWS's x_Discounts names them."""
+        amount = _money(row[cost_at], cost_column, where)
+        if discounts_at is None:
+            return amount, amount
+        return amount, amount - discount_of_map(row[discounts_at], FOCUS_DISCOUNTS, where)
+
     billing_at = (at.get(FOCUS_BILLING_START), at.get(FOCUS_BILLING_END))
     for where, row in part.rows:
         out.lines_read += 1
@@ -696,14 +963,15 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
         fraction = _overlap(start, end, period)
         if not fraction:
             if _a_correction(billed, start, end, period):
-                out.note_correction(_money(row[cost_at], cost_column, where), where)
+                out.note_correction(cost(row, where)[0], where)
             continue
-        amount = _money(row[cost_at], cost_column, where)
+        amount, gross = cost(row, where)
         out.note_line(row, part.name, where)
         if currency_at is not None:
             out.note_currency(row[currency_at], where)
         itype = instance_type_of(row[usage_type_at] if usage_type_at is not None else None)
         _add(out, amount, fraction, start, end, itype)
+        out.discounts += (amount - gross) * fraction
 
 
 def _read_cost_explorer(part: Part, period: Period, out: ExportedCost) -> None:
@@ -765,6 +1033,9 @@ def _months_between(period: Period) -> list[tuple[int, int]]:
     return months
 
 
+CENT = Decimal("0.01")
+
+
 def _billing_period(
     out: ExportedCost, row: Sequence[Any], at: tuple[int | None, int | None], where: str
 ) -> tuple[datetime, datetime] | None:
@@ -824,6 +1095,39 @@ def _covered(out: ExportedCost, period: Period) -> None:
 
 def _finish(out: ExportedCost, period: Period) -> None:
     _covered(out, period)
+    if out.discount_lines and out.discounts:
+        # Discounts as their own lines and on the lines' net columns: counted once, as the lines.
+        out.amount, out.by_instance_type, out.prorated = out._with_discount_lines
+        out.notes.append(
+            f"the export gives its discounts twice: as {out.discount_lines:,} discount line"
+            f"{'s' if out.discount_lines != 1 else ''} and on the lines' net columns ({out.discounts.quantize(CENT):,} "
+            f"{out.statement_currency}); they count once, as the lines"
+        )
+        out.discounts = out.discount_lines_amount
+    elif out.discount_lines:
+        out.discounts = out.discount_lines_amount
+    if out.discount_lines_left:
+        many = out.discount_lines_left != 1
+        out.notes.append(
+            f"{out.discount_lines_left:,} tagged discount line{'s' if many else ''} in the period "
+            f"({out.discount_lines_left_amount.quantize(CENT):,} {out.statement_currency}) {'are' if many else 'is'} "
+            f"not in the {out.basis} cost; --cost-basis net-{out.basis.split('-', 1)[1]} counts "
+            f"{'them' if many else 'it'}"
+        )
+    if out.untagged_discount_lines:
+        many = out.untagged_discount_lines != 1
+        out.notes.append(
+            f"{out.untagged_discount_lines:,} discount line{'s' if many else ''} in the period carr"
+            f"{'y' if many else 'ies'} no {naming.TAG_PLATFORM} tag (a discount on an account's Savings Plans fee, or "
+            "on untagged usage): not in this statement"
+        )
+    if out.split_rows:
+        many = out.split_rows != 1
+        out.notes.append(
+            f"{out.split_rows:,} split cost allocation row{'s' if many else ''} (a pod's share of its node, "
+            f"splitLineItem/ParentResourceId) {'are' if many else 'is'} not counted: the node's own line is, and "
+            "counting both would charge the node twice"
+        )
     if out.corrections:
         many = out.corrections != 1
         out.notes.append(
@@ -840,7 +1144,7 @@ def _finish(out: ExportedCost, period: Period) -> None:
             f"period in {period.first_day} to {period.last_day}: {out.prorated.quantize(Decimal('0.01')):,} "
             f"{out.statement_currency}"
         )
-    if out.untagged_commitment_lines and out.basis == AMORTIZED:
+    if out.untagged_commitment_lines and amortized(out.basis):
         out.notes.append(
             f"{out.untagged_commitment_lines:,} Savings Plans or Reserved Instance fee line"
             f"{'s' if out.untagged_commitment_lines != 1 else ''} in the period carry no {naming.TAG_PLATFORM} tag: "
@@ -851,6 +1155,12 @@ def _finish(out: ExportedCost, period: Period) -> None:
 __all__ = [
     "AMORTIZED",
     "COST_BASES",
+    "DISCOUNT_LINE_TYPES",
+    "GROSS_AMORTIZED",
+    "GROSS_UNBLENDED",
+    "NET_AMORTIZED",
+    "NET_UNBLENDED",
+    "cost_basis",
     "DEFAULT_CURRENCY",
     "CostExportError",
     "ExportedCost",

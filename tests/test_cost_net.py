@@ -1,0 +1,396 @@
+"""One spend, one statement: the cost net of discounts whatever format the export has.
+
+An account with a private rate (3 % on p5 usage) and an EDP (5 % on everything after it) runs one
+week of the shared platform. AWS can deliver that week five ways, each named by AWS's own table
+dictionaries (docs/chargeback.md, "Net of discounts"):
+
+- CUR 2.0 as Data Exports configures it by default: the `discount` map and
+  `discount_total_discount` on each line, and the Net columns (`line_item_net_unblended_cost`,
+  `savings_plan_net_savings_plan_effective_cost`);
+- CUR 2.0 from a query that selected no Net column: only the discount map (net = gross + discounts);
+- CUR 2.0 with "manual discount compatibility": discounts as their own lines (`EdpDiscount`,
+  `PrivateRateDiscount`), and Net columns beside them (the discount would count twice);
+- the legacy CUR with its discount lines and no Net column;
+- the legacy CUR with its Net columns (`lineItem/NetUnblendedCost`, ...);
+- FOCUS 1.x, whose EffectiveCost and BilledCost are after every discount.
+
+Every one gives the same statement to the cent. The expected figures are worked out by hand in
+the docstring below, and computed again by DuckDB with this file's own SQL over the CUR 2.0 file:
+never by the code under test.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from hyperpod_teams.review.cost_exports import CostExportError, open_parts, read_cost_exports
+from tests.test_cost_exports import INITECH, MAIN_REPORT, NOVEMBER_WEEK
+
+CENT = Decimal("0.01")
+TAG = {"user:hyperpod-teams:platform": "shared"}
+P5, C5 = "ml.p5.48xlarge", "ml.c5.4xlarge"
+NOVEMBER = ("2026-11-01T00:00:00Z", "2026-12-01T00:00:00Z")
+
+#: The week's lines: (id, line type, start, end, usage type, instance type, unblended,
+#: Savings Plan effective cost, its discounts {kind: amount}). Discounts are negative.
+SPEND = [
+    ("od", "Usage", "2026-11-02T00:00:00Z", "2026-11-03T00:00:00Z", "USE1-ml.p5.48xlarge-hours", P5, "2359.68", "",
+     {"private_rate_discount": "-70.7904", "edp_discount": "-114.44448"}),
+    ("sp", "SavingsPlanCoveredUsage", "2026-11-03T00:00:00Z", "2026-11-04T00:00:00Z", "USE1-ml.p5.48xlarge-hours",
+     P5, "2359.68", "1415.81", {"edp_discount": "-70.7905"}),
+    ("neg", "SavingsPlanNegation", "2026-11-03T00:00:00Z", "2026-11-04T00:00:00Z", "USE1-ml.p5.48xlarge-hours",
+     P5, "-2359.68", "", {}),
+    ("c5", "Usage", "2026-11-05T00:00:00Z", "2026-11-06T00:00:00Z", "USE1-ml.c5.4xlarge-hours", C5, "19.68", "",
+     {"edp_discount": "-0.984"}),
+    ("eks", "Usage", "2026-11-01T00:00:00Z", "2026-11-02T00:00:00Z", "USE1-AmazonEKS-Hours:perCluster", "", "2.40",
+     "", {"edp_discount": "-0.12"}),
+    ("fsx", "Usage", *NOVEMBER, "USE1-FSxLustre-Storage", "", "300.00", "", {"edp_discount": "-15.00"}),
+    ("credit", "Credit", "2026-11-06T00:00:00Z", "2026-11-07T00:00:00Z", "USE1-ml.p5.48xlarge-hours", P5, "-50.00",
+     "", {}),
+    ("tax", "Tax", *NOVEMBER, "", "", "45.00", "", {}),
+]  # fmt: skip
+
+#: The hand-computed figures of SPEND over 2026-11-01 to 2026-11-07 (see the first test).
+NET_AMORTIZED = Decimal("3567.44")
+GROSS_AMORTIZED = Decimal("3828.07")
+NET_UNBLENDED = Decimal("2222.42")
+GROSS_UNBLENDED = Decimal("2412.26")
+
+
+def _discount(line) -> Decimal:
+    return sum((Decimal(v) for v in line[8].values()), Decimal(0))
+
+
+def _net_unblended(line) -> Decimal:
+    """The unblended cost after discounts; a covered line's discount is on its effective cost."""
+    if line[1] == "SavingsPlanCoveredUsage":
+        return Decimal(line[6])
+    return Decimal(line[6]) + _discount(line)
+
+
+def _billing() -> list[str]:
+    return list(NOVEMBER)
+
+
+def cur2_csv(net_columns: bool = True, discount_columns: bool = True, discount_lines: bool = False) -> str:
+    """The week as CUR 2.0 (AWS Data Exports, CUR 2.0 table dictionary)."""
+    header = [
+        "identity_line_item_id", "line_item_line_item_type", "line_item_usage_start_date",
+        "line_item_usage_end_date", "line_item_usage_type", "product_instance_type", "line_item_unblended_cost",
+        "savings_plan_savings_plan_effective_cost", "resource_tags", "line_item_currency_code",
+        "bill_billing_period_start_date", "bill_billing_period_end_date",
+    ]  # fmt: skip
+    if net_columns:
+        header += ["line_item_net_unblended_cost", "savings_plan_net_savings_plan_effective_cost"]
+    if discount_columns:
+        header += ["discount", "discount_total_discount"]
+    rows = []
+    for line in SPEND:
+        identity, kind, start, end, usage_type, itype, unblended, effective, discounts = line
+        row = [identity, kind, start, end, usage_type, itype, unblended, effective, json.dumps(TAG), "USD"]
+        row += _billing()
+        if net_columns:
+            net_effective = str(Decimal(effective) + _discount(line)) if effective else ""
+            row += [str(_net_unblended(line)), net_effective]
+        if discount_columns:
+            row += [json.dumps({k: float(v) for k, v in discounts.items()}), str(_discount(line))]
+        rows.append(row)
+        if discount_lines:
+            rows += _discount_lines(line, header)
+    return _csv(header, rows)
+
+
+def _discount_lines(line, header: list[str]) -> list[list[str]]:
+    """A line's discounts as the lines AWS writes for them: one per kind, tagged and dated as it."""
+    identity, _, start, end, usage_type, itype, _, _, discounts = line
+    kinds = {"edp_discount": "EdpDiscount", "private_rate_discount": "PrivateRateDiscount"}
+    out = []
+    for kind, amount in discounts.items():
+        cells = dict.fromkeys(header, "")
+        cells.update(
+            {
+                "identity_line_item_id": f"{identity}-{kind}",
+                "line_item_line_item_type": kinds[kind],
+                "line_item_usage_start_date": start,
+                "line_item_usage_end_date": end,
+                "line_item_usage_type": usage_type,
+                "product_instance_type": itype,
+                "line_item_unblended_cost": amount,
+                "line_item_net_unblended_cost": amount,
+                "resource_tags": json.dumps(TAG),
+                "line_item_currency_code": "USD",
+                "bill_billing_period_start_date": NOVEMBER[0],
+                "bill_billing_period_end_date": NOVEMBER[1],
+            }
+        )
+        out.append([cells[c] for c in header])
+    return out
+
+
+def legacy_csv(net_columns: bool) -> str:
+    """The week as the legacy CUR writes it (console column names): with its Net columns, or with
+    its discount lines."""
+    header = [
+        "identity/LineItemId", "lineItem/LineItemType", "lineItem/UsageStartDate", "lineItem/UsageEndDate",
+        "lineItem/UsageType", "product/instanceType", "lineItem/UnblendedCost",
+        "savingsPlan/SavingsPlanEffectiveCost", "resourceTags/user:hyperpod-teams:platform", "lineItem/CurrencyCode",
+        "bill/BillingPeriodStartDate", "bill/BillingPeriodEndDate",
+    ]  # fmt: skip
+    if net_columns:
+        header += ["lineItem/NetUnblendedCost", "savingsPlan/NetSavingsPlanEffectiveCost", "discount/TotalDiscount"]
+    rows = []
+    kinds = {"edp_discount": "EdpDiscount", "private_rate_discount": "PrivateRateDiscount"}
+    for line in SPEND:
+        identity, kind, start, end, usage_type, itype, unblended, effective, discounts = line
+        base = [identity, kind, start, end, usage_type, itype, unblended, effective, "shared", "USD", *_billing()]
+        if net_columns:
+            net_effective = str(Decimal(effective) + _discount(line)) if effective else ""
+            rows.append([*base, str(_net_unblended(line)), net_effective, str(_discount(line))])
+            continue
+        rows.append(base)
+        for name, amount in discounts.items():
+            rows.append(
+                [f"{identity}-{name}", kinds[name], start, end, usage_type, itype, amount, "", "shared", "USD",
+                 *_billing()]
+            )  # fmt: skip
+    return _csv(header, rows)
+
+
+def focus_csv() -> str:
+    """The week as FOCUS 1.x (AWS Data Exports "FOCUS 1.0 with AWS columns"): EffectiveCost and
+    BilledCost after every discount; no Savings Plan negation rows (FOCUS has none)."""
+    header = [
+        "ChargePeriodStart", "ChargePeriodEnd", "ChargeCategory", "EffectiveCost", "BilledCost", "BillingCurrency",
+        "BillingPeriodStart", "BillingPeriodEnd", "Tags", "x_UsageType", "x_Discounts",
+    ]  # fmt: skip
+    rows = []
+    for line in SPEND:
+        _, kind, start, end, usage_type, _, _, effective, discounts = line
+        if kind == "SavingsPlanNegation":
+            continue
+        if kind == "SavingsPlanCoveredUsage":
+            effective_cost, billed = str(Decimal(effective) + _discount(line)), "0"
+        else:
+            effective_cost = billed = str(_net_unblended(line))
+        category = {"Credit": "Credit", "Tax": "Tax"}.get(kind, "Usage")
+        rows.append(
+            [start, end, category, effective_cost, billed, "USD", *_billing(), json.dumps(TAG), usage_type,
+             json.dumps({k: float(v) for k, v in discounts.items()})]
+        )  # fmt: skip
+    return _csv(header, rows)
+
+
+def _csv(header: list[str], rows: list[list[str]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+#: Each way AWS delivers the week, and whether it has the costs before discounts (FOCUS has not).
+FORMATS = {
+    "cur2": (lambda: cur2_csv(), "CUR 2.0"),
+    "cur2-discount-map-only": (lambda: cur2_csv(net_columns=False), "CUR 2.0"),
+    "cur2-manual-discount-compatibility": (
+        lambda: cur2_csv(discount_columns=False, discount_lines=True),
+        "CUR 2.0",
+    ),
+    "legacy-cur-discount-lines": (lambda: legacy_csv(net_columns=False), "legacy CUR"),
+    "legacy-cur-net-columns": (lambda: legacy_csv(net_columns=True), "legacy CUR"),
+    "focus": (focus_csv, "FOCUS"),
+}
+
+
+def _read(text: str, basis: str, name: str = "export.csv"):
+    from hyperpod_teams.review.cost_exports import _csv_part
+
+    return read_cost_exports([(name, _csv_part(io.StringIO(text), name))], NOVEMBER_WEEK, basis)
+
+
+@pytest.mark.parametrize("kind", FORMATS)
+def test_one_spend_gives_one_net_cost_in_every_export_format(kind):
+    """By hand, 2026-11-01 to 2026-11-07 (UTC), every line tagged shared:
+
+    od      p5 day on demand 2,359.68; private rate -70.7904; EDP 5 % of the rest -114.44448
+            net 2,174.44512
+    sp/neg  p5 day under a Savings Plan: effective 1,415.81, EDP on it -70.7905, net 1,345.0195;
+            unblended 2,359.68 and its negation -2,359.68: 0 either way
+    c5      19.68, EDP -0.984: net 18.696
+    eks     2.40, EDP -0.12: net 2.28
+    fsx     November's storage 300.00, EDP -15.00: 7 of 30 days, gross 70.00, net 66.50
+    credit  -50.00 and tax 45.00 for November (7/30: 10.50): no discount
+
+    net amortized   2,174.44512 + 1,345.0195 + 18.696 + 2.28 + 66.50 - 50.00 + 10.50 = 3,567.44062
+    gross amortized 2,359.68 + 1,415.81 + 19.68 + 2.40 + 70.00 - 50.00 + 10.50      = 3,828.07
+    net unblended   2,174.44512 + 0 + 18.696 + 2.28 + 66.50 - 50.00 + 10.50         = 2,222.42112
+    gross unblended 2,359.68 + 0 + 19.68 + 2.40 + 70.00 - 50.00 + 10.50             = 2,412.26
+
+    The discounts in the net amortized cost: -185.23488 - 70.7905 - 0.984 - 0.12 - 3.50 = -260.62938.
+    p5's own lines, net amortized: 2,174.44512 + 1,345.0195 - 50.00 = 3,469.46462."""
+    make, fmt = FORMATS[kind]
+    found = _read(make(), "net-amortized")
+    assert found.format == fmt
+    assert found.amount.quantize(CENT) == NET_AMORTIZED
+    assert found.discounts.quantize(CENT) == Decimal("-260.63")
+    assert found.by_instance_type[P5].quantize(CENT) == Decimal("3469.46")
+    assert _read(make(), "amortized").amount == found.amount  # the older name is the net basis
+
+
+@pytest.mark.parametrize("kind", [k for k in FORMATS if k != "focus"])
+def test_the_gross_bases_leave_every_discount_out_in_every_cur(kind):
+    make, _ = FORMATS[kind]
+    assert _read(make(), "gross-amortized").amount.quantize(CENT) == GROSS_AMORTIZED
+    assert _read(make(), "gross-unblended").amount.quantize(CENT) == GROSS_UNBLENDED
+
+
+@pytest.mark.parametrize("kind", ["cur2", "cur2-discount-map-only", "legacy-cur-net-columns", "focus"])
+def test_the_net_unblended_cost_is_focus_billed_cost_in_every_format_with_net_columns(kind):
+    """Net unblended is what the invoice holds (FOCUS BilledCost): the Savings Plan's discount is on
+    its fee, not on the covered usage's unblended cost. (Where discounts come as lines, AWS writes
+    the covered usage's discount as a line too, which the unblended cost then holds.)"""
+    make, _ = FORMATS[kind]
+    assert _read(make(), "net-unblended").amount.quantize(CENT) == NET_UNBLENDED
+
+
+def test_discounts_given_both_as_lines_and_on_net_columns_count_once_and_say_so():
+    found = _read(cur2_csv(discount_columns=False, discount_lines=True), "net-amortized")
+    assert found.amount.quantize(CENT) == NET_AMORTIZED
+    assert any("discounts twice" in note and "count once, as the lines" in note for note in found.notes)
+
+
+def test_a_gross_basis_names_the_discount_lines_it_leaves_out():
+    found = _read(legacy_csv(net_columns=False), "gross-amortized")
+    note = next(n for n in found.notes if "discount line" in n)
+    assert note.startswith("6 tagged discount lines") and "-260.63 USD" in note and "net-amortized" in note
+
+
+def test_a_focus_export_has_no_gross_cost_and_says_what_to_give():
+    with pytest.raises(CostExportError, match="after every discount.*Cost and Usage Report.*net-amortized"):
+        _read(focus_csv(), "gross-amortized")
+
+
+def test_the_net_amortized_cost_is_what_independent_sql_makes_of_the_cur2_file(tmp_path):
+    """This file's own SQL over the CUR 2.0 file: each line's net amortized cost by its type, the
+    month's lines prorated by the hours of the week they cover."""
+    duckdb = pytest.importorskip("duckdb")
+    path = tmp_path / "cur2.csv"
+    path.write_text(cur2_csv())
+    (total,) = (
+        duckdb.connect()
+        .execute(
+            f"""
+        WITH lines AS (
+          SELECT line_item_line_item_type AS kind,
+                 CAST(line_item_usage_start_date AS TIMESTAMPTZ) AS s,
+                 CAST(line_item_usage_end_date AS TIMESTAMPTZ) AS e,
+                 CASE line_item_line_item_type
+                   WHEN 'SavingsPlanCoveredUsage'
+                     THEN CAST(savings_plan_net_savings_plan_effective_cost AS DECIMAL(30, 10))
+                   WHEN 'SavingsPlanNegation' THEN 0
+                   ELSE CAST(line_item_net_unblended_cost AS DECIMAL(30, 10))
+                 END AS net_amortized
+          FROM read_csv('{path}', all_varchar = true, header = true)
+          WHERE json_extract_string(resource_tags, '$."user:hyperpod-teams:platform"') = 'shared'
+        )
+        SELECT SUM(net_amortized * GREATEST(0, epoch(LEAST(e, TIMESTAMPTZ '2026-11-08 00:00:00+00'))
+                                            - epoch(GREATEST(s, TIMESTAMPTZ '2026-11-01 00:00:00+00')))
+                   / (epoch(e) - epoch(s)))
+        FROM lines
+        """
+        )
+        .fetchone()
+    )
+    assert Decimal(str(total)).quantize(CENT) == NET_AMORTIZED
+
+
+def test_every_format_gives_each_team_the_same_amount_to_the_cent(tmp_path):
+    """Through the command as a user runs it: the statement's CSV rows are the same, team by
+    team, whichever format the week's export came in."""
+    statements = {}
+    for kind, (make, _) in FORMATS.items():
+        path = tmp_path / f"{kind}.csv"
+        path.write_text(make())
+        result = subprocess.run(
+            [sys.executable, "-m", "hyperpod_teams", "chargeback", str(INITECH), "--usage", str(MAIN_REPORT),
+             "--cost-from", str(path), "--format", "csv"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        rows = list(csv.DictReader(io.StringIO(result.stdout)))
+        statements[kind] = {row["team"]: row["amount_usd"] for row in rows}
+        assert sum(Decimal(a) for a in statements[kind].values()) == NET_AMORTIZED
+    assert len({json.dumps(s, sort_keys=True) for s in statements.values()}) == 1, statements
+
+
+def test_a_savings_plan_fees_unused_net_commitment_is_the_gross_one_at_the_plans_net_rate():
+    """A tagged Savings Plan fee (an account that tags them), by hand: 43,000.00 committed for the
+    month, 40,000.00 used: 3,000.00 unused, gross. Its fee is 43,000.00 recurring, 40,850.00 net
+    (EDP 5 %): the unused part net is 3,000.00 x 40,850 / 43,000 = 2,850.00."""
+    header = [
+        "line_item_line_item_type", "line_item_usage_start_date", "line_item_usage_end_date",
+        "line_item_unblended_cost", "savings_plan_total_commitment_to_date", "savings_plan_used_commitment",
+        "savings_plan_recurring_commitment_for_billing_period",
+        "savings_plan_net_recurring_commitment_for_billing_period", "resource_tags",
+    ]  # fmt: skip
+    row = ["SavingsPlanRecurringFee", *NOVEMBER, "43000.00", "43000.00", "40000.00", "43000.00", "40850.00",
+           json.dumps(TAG)]  # fmt: skip
+    text = _csv(header, [row])
+    from hyperpod_teams.review.cost_exports import Period
+
+    month = Period(NOVEMBER_WEEK.first_day, NOVEMBER_WEEK.first_day.replace(day=30))
+    from hyperpod_teams.review.cost_exports import _csv_part
+
+    net = read_cost_exports([("f.csv", _csv_part(io.StringIO(text), "f.csv"))], month, "net-amortized")
+    gross = read_cost_exports([("f.csv", _csv_part(io.StringIO(text), "f.csv"))], month, "gross-amortized")
+    assert (net.amount.quantize(CENT), gross.amount.quantize(CENT)) == (Decimal("2850.00"), Decimal("3000.00"))
+
+
+def test_split_cost_allocation_rows_are_not_counted_on_top_of_their_node(tmp_path):
+    """A CUR 2.0 with split cost allocation data: the node's p5 day (2,359.68) and two pod rows
+    naming it as their parent (their shares of it, 1,500.00 and 859.68). The node counts once;
+    the pods are a division of it, not more cost."""
+    header = [
+        "line_item_line_item_type", "line_item_usage_start_date", "line_item_usage_end_date",
+        "line_item_unblended_cost", "product_instance_type", "resource_tags", "line_item_resource_id",
+        "split_line_item_parent_resource_id",
+    ]  # fmt: skip
+    day = ["2026-11-02T00:00:00Z", "2026-11-03T00:00:00Z"]
+    rows = [
+        ["Usage", *day, "2359.68", P5, json.dumps(TAG), "i-0abc", ""],
+        ["Usage", *day, "1500.00", P5, json.dumps(TAG), "arn:aws:eks:us-east-1:1:pod/shared-pod/nlp/a", "i-0abc"],
+        ["Usage", *day, "859.68", P5, json.dumps(TAG), "arn:aws:eks:us-east-1:1:pod/shared-pod/vision/b", "i-0abc"],
+    ]
+    found = _read(_csv(header, rows), "net-amortized")
+    assert found.amount == Decimal("2359.68")
+    assert any(n.startswith("2 split cost allocation rows") for n in found.notes)
+
+
+def test_the_parquet_cur2_with_the_discount_map_as_a_map_column_reads_the_same(tmp_path):
+    """CUR 2.0 is usually Parquet, its `discount` and `resource_tags` real map columns."""
+    pyarrow = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as parquet
+
+    rows = list(csv.DictReader(io.StringIO(cur2_csv(net_columns=False))))
+    columns = {}
+    for name in rows[0]:
+        if name in ("discount", "resource_tags"):
+            values = [list(json.loads(r[name]).items()) for r in rows]
+            kind = pyarrow.map_(pyarrow.string(), pyarrow.float64() if name == "discount" else pyarrow.string())
+            columns[name] = pyarrow.array(values, type=kind)
+        elif name in ("line_item_unblended_cost", "savings_plan_savings_plan_effective_cost"):
+            columns[name] = pyarrow.array([float(r[name]) if r[name] else None for r in rows], pyarrow.float64())
+        else:
+            columns[name] = pyarrow.array([r[name] for r in rows])
+    path = tmp_path / "cur2.parquet"
+    parquet.write_table(pyarrow.table(columns), path)
+    found = read_cost_exports([(str(path), open_parts(Path(path), str(path)))], NOVEMBER_WEEK, "net-amortized")
+    assert found.amount.quantize(CENT) == NET_AMORTIZED
