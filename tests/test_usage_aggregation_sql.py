@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import datetime
 import math
+from decimal import Decimal
+from pathlib import Path
 
 import pytest
+import yaml
 
 from hyperpod_teams import usage_report
 from tests.aws_models.copy_usage_report_queries import reference_queries
@@ -25,6 +28,7 @@ duckdb = pytest.importorskip("duckdb")
 sqlglot = pytest.importorskip("sqlglot")
 
 DATABASE = "acme_hyperpod_usage"
+GENERATOR_REPORTS = Path(__file__).resolve().parent / "data" / "usage-reports"
 DAY = datetime.date(2026, 11, 2)
 _TYPES = {
     "string": "VARCHAR",
@@ -346,3 +350,102 @@ def test_every_statement_parses_as_athena_sql():
     every statement a single one."""
     for statement in ours():
         assert len(sqlglot.parse(statement, read="athena")) == 1
+
+
+# --- what chargeback reads of the official aggregation's output -------------------------------
+
+
+def pod_state(hours: float, status: str, *, pod: str, owner: str, namespace: str, gpus: float) -> dict:
+    when = at(hours)
+    return {
+        "pod": pod,
+        "timestamp": when,
+        "namespace": namespace,
+        "resource_version": "1",
+        "status": status,
+        "owner": owner,
+        "instance_type": "ml.p5.48xlarge",
+        "job_type": "",
+        "assigned_node": "hyperpod-i-0abc",
+        "CPU": 0.0,
+        "GPU": gpus,
+        "neuron_core": 0.0,
+        "priority_class": "",
+        **partition(when),
+    }
+
+
+def generator_csv(rows: list[dict]) -> str:
+    """summary_report rows in the layout of the report generator's CSVReportGenerator at the
+    pinned commit (its five header lines and two header rows, as tests/data/usage-reports holds
+    them), ordered by date, namespace and team as its query orders them."""
+    header = (
+        "Amazon SageMaker HyperPod\nCluster Name: shared-pod\nReport Type: Summary Utilization Report\n"
+        f"Report Date Generated: {DAY}\nReport Date Range (UTC): {DAY} to {DAY}\n"
+        ",,,Instance,NeuronCore,,,GPU,,,vCPU,,\n"
+        "Date,Namespace,Team,Type," + ",".join(["Total utilization (hours),Allocated utilization (hours),"
+                                                 "Borrowed utilization (hours)"] * 3) + "\n"
+    )  # fmt: skip
+    columns = [
+        f"{kind}_{resource}_utilization_hours"
+        for resource in ("neuron_core", "gpu", "vcpu")
+        for kind in ("total", "allocated", "borrowed")
+    ]
+    lines = [
+        ",".join([str(r["report_date"]), r["namespace"], r["team"], r["instance_type"]]
+                 + [f"{r[c]:.2f}" for c in columns])
+        for r in sorted(rows, key=lambda r: (r["report_date"], r["namespace"], r["team"]))
+    ]  # fmt: skip
+    return header + "\n".join(lines) + "\n"
+
+
+def test_chargeback_counts_what_hyperpods_own_aggregation_writes_once(tmp_path):
+    """HyperPod's aggregation (the reference's CRESCENDO_SUMMARY and NON_CRESCENDO_SUMMARY, run as
+    its function runs them, and run again as a re-run does) over one day of raw rows:
+
+    - nlp's queue holds 8 p5 GPUs all day (192 GPU hours); its job's two pods of 4 GPUs run all day
+      in its namespace (a pod row of 192 more hours, team '');
+    - vision has no queue row (its pods outside task governance): 2 GPUs all day, 48 hours;
+    - ml-sandbox, no team's namespace: notebook-1 1 GPU all day (24 h), notebook-2 1 GPU from 06:00
+      to 18:00 (12 h): two pod rows, one per owner, of one date, namespace and type.
+
+    By hand: nlp 192 (its pods are its queue's workload, once), vision 48, the other namespaces 36:
+    276 of the 384 GPU hours two p5 nodes give in a day. Before, the two owners' rows were refused
+    as duplicates; the re-run was refused; counted, nlp's hours were 384."""
+    from hyperpod_teams.review import chargeback
+    from hyperpod_teams.spec.loading import validate_spec
+    from hyperpod_teams.usage_report import read_summary_report
+
+    database = UsageDatabase()
+    database.insert("clusterqueue", [snapshot(0, gpu_total=8.0)])
+    database.insert(
+        "pod",
+        [
+            pod_state(0, "Running", pod="job-a-0", owner="pytorchjob-a", namespace="hyperpod-ns-nlp", gpus=4.0),
+            pod_state(0, "Running", pod="job-a-1", owner="pytorchjob-a", namespace="hyperpod-ns-nlp", gpus=4.0),
+            pod_state(0, "Running", pod="serve-0", owner="serve", namespace="hyperpod-ns-vision", gpus=2.0),
+            pod_state(0, "Running", pod="nb-1", owner="notebook-1", namespace="ml-sandbox", gpus=1.0),
+            pod_state(0, "Pending", pod="nb-2", owner="notebook-2", namespace="ml-sandbox", gpus=1.0),
+            pod_state(6, "Running", pod="nb-2", owner="notebook-2", namespace="ml-sandbox", gpus=1.0),
+            pod_state(18, "Succeeded", pod="nb-2", owner="notebook-2", namespace="ml-sandbox", gpus=1.0),
+        ],
+    )
+    values = {"year": f"{DAY.year:04d}", "month": f"{DAY.month:02d}", "day": f"{DAY.day:02d}"}
+    for _ in range(2):  # the daily run, and a re-run of the same day
+        for name in ("CRESCENDO_SUMMARY", "NON_CRESCENDO_SUMMARY"):
+            database.athena(reference_queries()[name].replace("${UsageReportDatabase}", DATABASE).format(**values))
+    written = database.rows("summary_report")
+    assert len(written) == 2 * 5  # nlp's queue, nlp's pods, vision's pods, two sandbox owners; twice
+    report = read_summary_report(generator_csv(written), "summary-report.csv")
+    data = yaml.safe_load((GENERATOR_REPORTS / "teams.yaml").read_text())
+    data.setdefault("cost", {})["instance_prices_usd"] = {
+        "ml.p5.48xlarge": 98.32, "ml.trn1.32xlarge": 21.50, "ml.c5.4xlarge": 0.82,
+    }  # fmt: skip
+    spec = validate_spec(data)
+    statement = chargeback.compute_statement(spec, [report], Decimal("1000.00"))
+    p5 = next(u for u in statement.instance_types if u.instance_type == "ml.p5.48xlarge")
+    assert p5.used_hours == {"nlp": Decimal("192.00"), "vision": Decimal("48.00")}
+    assert p5.other_hours == Decimal("36.00")
+    assert p5.idle_hours == Decimal("108.00")
+    assert any("ran again" in note and f"{DAY} (2 times)" in note for note in statement.notes)
+    assert not any("allocated + borrowed" in note for note in statement.notes)

@@ -196,7 +196,6 @@ def merge_reports(reports: list[SummaryReport]) -> tuple[date, date, list[UsageR
     if len(clusters) > 1:
         raise ChargebackError(f"the reports are of different clusters: {', '.join(clusters)}")
     rows: list[UsageRow] = []
-    seen: dict[tuple[date, str, str, str], str] = {}
     notes = []
     for report in ordered:
         if report.filters:
@@ -205,15 +204,145 @@ def merge_reports(reports: list[SummaryReport]) -> tuple[date, date, list[UsageR
             )
         for period in report.missing_periods:
             notes.append(f"{report.path} says data is missing from {period}: its capacity is charged as idle capacity")
-        for row in report.rows:
-            key = (row.day, row.namespace, row.team, row.instance_type)
-            if key in seen:
-                raise ChargebackError(f"{row.where}: the same date, namespace, team and instance type as {seen[key]}")
-            seen[key] = row.where
-            rows.append(row)
+        rows.extend(report.rows)
+    unbalanced = [row.where for row in rows if row.team and _unbalanced(row)]
+    if unbalanced:
+        notes.append(
+            f"{len(unbalanced)} row{'s' if len(unbalanced) != 1 else ''} of the reports give a total that is not "
+            f"allocated + borrowed hours (first: {unbalanced[0]}): the total is charged; ask who made the report"
+        )
+    rows = _as_aggregated_once(rows, notes)
     first_day, last_day = ordered[0].first_day, ordered[-1].last_day
     notes.extend(_dark_days(first_day, last_day, rows))
     return first_day, last_day, rows, notes
+
+
+def _identity(row: UsageRow) -> tuple:
+    return (row.day, row.namespace, row.team, row.instance_type, tuple(sorted(row.hours.items())))
+
+
+def _as_aggregated_once(rows: list[UsageRow], notes: list[str]) -> list[UsageRow]:
+    """The reports' rows as one run of the daily aggregation would have written them, one row per
+    date, namespace and instance type. What HyperPod's aggregation really writes
+    (awslabs/sagemaker-hyperpod-usage-report, cloudformation/usage-report.yaml, at the pinned
+    commit) has more:
+
+    - task-governance rows (CRESCENDO_SUMMARY: a team's quota use, from its ClusterQueue) beside pod
+      rows (NON_CRESCENDO_SUMMARY: every running pod, team `''`, allocated and borrowed 0.0, one row
+      per pod owner); several owners in one namespace, type and day are summed;
+    - a day aggregated twice (the function re-run) repeats every row: a task-governance row that
+      repeats cell for cell counts once, and the day's pod rows repeated as often count once; the
+      same date, namespace, team and type with other hours is refused (two reports of one day);
+    - a team's namespace with both: its pods are its workloads, counted once: the larger of the
+      two, per resource (pods outside its queue counted, none twice), with a note where the pods
+      ran more hours than its queue held."""
+    by_day: dict[date, list[UsageRow]] = defaultdict(list)
+    for row in rows:
+        by_day[row.day].append(row)
+    reruns: list[tuple[date, int]] = []
+    outside_queue: list[tuple[str, str, Decimal]] = []
+    combined: list[UsageRow] = []
+    for day in sorted(by_day):
+        governed, pods, times = _governed_rows_once(by_day[day])
+        if times > 1:
+            reruns.append((day, times))
+        pods = _pod_rows_once(pods, times, reruns if times == 1 else None, day)
+        combined.extend(_one_row_per_namespace(governed, pods, outside_queue))
+    if reruns:
+        listed = ", ".join(f"{d} ({n} times)" for d, n in reruns[:5]) + (" and more" if len(reruns) > 5 else "")
+        notes.append(
+            f"the reports repeat the rows of {len(reruns)} day{'s' if len(reruns) != 1 else ''} ({listed}: the daily "
+            "aggregation ran again for them and inserted its rows anew): each counted once"
+        )
+    if outside_queue:
+        where, resource, hours = outside_queue[0]
+        more = f" ({len(outside_queue) - 1} more)" if len(outside_queue) > 1 else ""
+        notes.append(
+            f"{where}: the team's pods ran {hours.normalize():f} {resource} hours more than its queue held (pods "
+            f"outside task governance in its namespace){more}: charged to the team, as the pod rows measure them"
+        )
+    return combined
+
+
+def _pod_row(row: UsageRow) -> bool:
+    """A row of the pods aggregation (NON_CRESCENDO_SUMMARY): no team, hours in the totals only
+    (it writes 0.0 allocated and borrowed). A row of no team with allocated hours is a queue's
+    whose team label was empty, and counts as one."""
+    return not row.team and not any(row.hours[(r, k)] for r in RESOURCES for k in ("allocated", "borrowed"))
+
+
+def _governed_rows_once(rows: list[UsageRow]) -> tuple[list[UsageRow], list[UsageRow], int]:
+    """A day's task-governance rows once each, its pod rows, and how many times the day's rows
+    were written (1, or the times a re-run repeated them)."""
+    governed: dict[tuple, UsageRow] = {}
+    counts: dict[tuple, int] = defaultdict(int)
+    pods = []
+    for row in rows:
+        if _pod_row(row):
+            pods.append(row)
+            continue
+        key = (row.namespace, row.team, row.instance_type)
+        first = governed.setdefault(key, row)
+        if first.hours != row.hours:
+            raise ChargebackError(
+                f"{row.where}: the same date, namespace, team and instance type as {first.where}, with other hours: "
+                "two reports of one day? Give each day once"
+            )
+        counts[key] += 1
+    times = min(counts.values()) if counts else 1
+    return list(governed.values()), pods, times
+
+
+def _pod_rows_once(
+    pods: list[UsageRow], times: int, reruns: list[tuple[date, int]] | None, day: date
+) -> list[UsageRow]:
+    """A day's pod rows without the repeats of a re-run: each row counted `times` fewer times.
+    A day with no task-governance row tells a re-run by every pod row repeating as often
+    (`reruns` gets the day then)."""
+    counts: dict[tuple, int] = defaultdict(int)
+    first: dict[tuple, UsageRow] = {}
+    for row in pods:
+        counts[_identity(row)] += 1
+        first.setdefault(_identity(row), row)
+    if times == 1 and len(counts) and min(counts.values()) > 1 and len(set(counts.values())) == 1:
+        times = min(counts.values())
+        if reruns is not None:
+            reruns.append((day, times))
+    out = []
+    for key, n in counts.items():
+        out.extend([first[key]] * max(n // times, 1))
+    return out
+
+
+def _one_row_per_namespace(
+    governed: list[UsageRow], pods: list[UsageRow], outside_queue: list[tuple[str, str, Decimal]]
+) -> list[UsageRow]:
+    """One row per namespace and instance type: a team's queue row, its pods' hours where they
+    are more; the pod rows of one namespace and type summed (several owners)."""
+    summed: dict[tuple[str, str], UsageRow] = {}
+    for row in pods:
+        key = (row.namespace, row.instance_type)
+        before = summed.get(key)
+        if before is None:
+            summed[key] = row
+            continue
+        hours = {k: before.hours.get(k, Decimal(0)) + v for k, v in row.hours.items()}
+        summed[key] = UsageRow(row.day, row.namespace, "", row.instance_type, hours, before.where)
+    out = list(governed)
+    for at, row in enumerate(governed):
+        pod_row = summed.pop((row.namespace, row.instance_type), None)
+        if pod_row is None:
+            continue
+        queues = [r for r in governed if (r.namespace, r.instance_type) == (row.namespace, row.instance_type)]
+        hours = dict(row.hours)
+        for resource in RESOURCES:
+            held = sum((r.hours[(resource, "total")] for r in queues), Decimal(0))
+            extra = pod_row.hours[(resource, "total")] - held
+            if extra > _ROUNDING:
+                hours[(resource, "total")] += extra
+                outside_queue.append((row.where, resource, extra))
+        out[at] = UsageRow(row.day, row.namespace, row.team, row.instance_type, hours, row.where)
+    return out + list(summed.values())
 
 
 def _dark_days(first_day: date, last_day: date, rows: list[UsageRow]) -> list[str]:
@@ -398,12 +527,6 @@ class _MeasuredHours:
 
     @classmethod
     def of(cls, spec: PlatformSpec, rows: list[UsageRow], nodes: dict[str, int], notes: list[str]) -> _MeasuredHours:
-        unbalanced = [row.where for row in rows if _unbalanced(row)]
-        if unbalanced:
-            notes.append(
-                f"{len(unbalanced)} row{'s' if len(unbalanced) != 1 else ''} of the reports give a total that is not "
-                f"allocated + borrowed hours (first: {unbalanced[0]}): the total is charged; ask who made the report"
-            )
         by_namespace = {naming.team_namespace(t.name): t.name for t in spec.teams}
         measured = cls(
             defaultdict(lambda: defaultdict(Decimal)),

@@ -20,7 +20,7 @@ import yaml
 
 from hyperpod_teams.spec.models import USAGE_REPORT_REF
 
-QUERIES = ("CRESCENDO_SUMMARY", "CRESCENDO_DETAILED")
+QUERIES = ("CRESCENDO_SUMMARY", "CRESCENDO_DETAILED", "NON_CRESCENDO_SUMMARY")
 REFERENCE = Path(__file__).with_name("usage_report_reference.sql")
 MARK = "-- query: "
 

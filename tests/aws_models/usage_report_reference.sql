@@ -198,3 +198,113 @@
         FROM team_grouped_utilization
         ORDER BY report_date, task_name, instance;
     
+-- query: NON_CRESCENDO_SUMMARY
+
+    INSERT INTO "${UsageReportDatabase}".summary_report
+    WITH latest_pod_state_changes AS (
+      SELECT *
+      FROM (
+        SELECT
+          *,
+          ROW_NUMBER() OVER (
+            PARTITION BY pod, timestamp, namespace, owner, instance_type
+            ORDER BY CAST(resource_version AS bigint) DESC
+          ) AS row_num
+        FROM "${UsageReportDatabase}".pod
+      ) ranked
+      WHERE row_num = 1
+    ),
+    pod_state_changes AS (
+        SELECT DISTINCT
+            pod, timestamp, namespace, status, owner, instance_type, job_type, CPU, GPU,
+            neuron_core, year, month, day, cluster
+        FROM latest_pod_state_changes
+        WHERE year = '{year}' AND month = '{month}' AND day = '{day}'
+        AND status != 'Unknown'
+    ),
+    running_periods AS (
+        SELECT 
+            pod,
+            CASE
+                WHEN ROW_NUMBER() OVER (PARTITION BY pod, year, month, day ORDER BY timestamp) = 1
+                    AND status = 'Running'
+                THEN DATE_TRUNC('DAY', timestamp)
+                ELSE timestamp
+            END as period_start,
+            CASE
+                WHEN LEAD(timestamp) OVER(
+                    PARTITION BY pod, instance_type, year, month, day
+                    ORDER BY timestamp
+                ) IS NULL 
+                AND status = 'Running'
+                THEN DATE_ADD('DAY', 1, DATE_TRUNC('DAY', timestamp))
+                ELSE LEAD(timestamp) OVER(
+                    PARTITION BY pod, instance_type, year, month, day
+                    ORDER BY timestamp
+                )
+            END as period_end,
+            status, instance_type, namespace, CPU, GPU, neuron_core, owner, year, month, day, cluster
+        FROM pod_state_changes
+    ),
+    utilization_calc AS (
+        SELECT
+            DATE(period_start) as report_date,
+            namespace,
+            '' as team,
+            instance_type,
+            SUM(
+                CASE 
+                    WHEN status = 'Running' AND period_end IS NOT NULL 
+                    THEN (CAST(DATE_DIFF('second', period_start, period_end) AS DOUBLE) / 3600) * neuron_core
+                    ELSE 0 
+                END
+            ) as total_neuron_core_utilization_hours,
+            0.0 as allocated_neuron_core_utilization_hours,
+            0.0 as borrowed_neuron_core_utilization_hours,
+            SUM(
+                CASE 
+                    WHEN status = 'Running' AND period_end IS NOT NULL 
+                    THEN (CAST(DATE_DIFF('second', period_start, period_end) AS DOUBLE) / 3600) * GPU
+                    ELSE 0 
+                END
+            ) as total_gpu_utilization_hours,
+            0.0 as allocated_gpu_utilization_hours,
+            0.0 as borrowed_gpu_utilization_hours,
+            SUM(
+                CASE 
+                    WHEN status = 'Running' AND period_end IS NOT NULL 
+                    THEN (CAST(DATE_DIFF('second', period_start, period_end) AS DOUBLE) / 3600) * CPU
+                    ELSE 0 
+                END
+            ) as total_vcpu_utilization_hours,
+            0.0 as allocated_vcpu_utilization_hours,
+            0.0 as borrowed_vcpu_utilization_hours,
+            CAST(YEAR(DATE(period_start)) AS VARCHAR) as year,
+            LPAD(CAST(MONTH(DATE(period_start)) AS VARCHAR), 2, '0') as month,
+            LPAD(CAST(DAY(DATE(period_start)) AS VARCHAR), 2, '0') as day,
+            cluster
+        FROM running_periods
+        GROUP BY 
+            DATE(period_start),
+            namespace, instance_type, owner, year, month, day, cluster
+    )
+    SELECT
+        report_date,
+        namespace,
+        team,
+        instance_type,
+        total_neuron_core_utilization_hours,
+        allocated_neuron_core_utilization_hours,
+        borrowed_neuron_core_utilization_hours,
+        total_gpu_utilization_hours,
+        allocated_gpu_utilization_hours,
+        borrowed_gpu_utilization_hours,
+        total_vcpu_utilization_hours,
+        allocated_vcpu_utilization_hours,
+        borrowed_vcpu_utilization_hours,
+        year,
+        month,
+        day,
+        cluster
+    FROM utilization_calc;
+    
