@@ -394,3 +394,41 @@ def test_the_parquet_cur2_with_the_discount_map_as_a_map_column_reads_the_same(t
     parquet.write_table(pyarrow.table(columns), path)
     found = read_cost_exports([(str(path), open_parts(Path(path), str(path)))], NOVEMBER_WEEK, "net-amortized")
     assert found.amount.quantize(CENT) == NET_AMORTIZED
+
+
+def test_capacity_comes_from_the_instance_hours_the_export_bills(tmp_path):
+    """The spec has two p5 nodes; the export bills a third from 2026-11-04 on (a node added mid
+    period, the spec not yet updated). By hand: billed p5 instance-hours 2 x 24 x 7 + 24 x 4 =
+    432, so the p5 capacity is 432 x 8 = 3,456 GPU hours, not the spec's 2 x 8 x 24 x 7 = 2,688;
+    the p5 cost is 2,359.68 x 18 node-days = 42,474.24; nlp's use of it is 42,474.24 x its p5 GPU
+    hours (read from the report here with the csv module) / 3,456."""
+    from hyperpod_teams.review import chargeback
+    from hyperpod_teams.spec.loading import validate_spec
+    from hyperpod_teams.usage_report import read_summary_report
+
+    header = [
+        "lineItem/LineItemType", "lineItem/UsageStartDate", "lineItem/UsageEndDate", "lineItem/UsageType",
+        "product/instanceType", "lineItem/UsageAmount", "pricing/unit", "lineItem/UnblendedCost",
+        "resourceTags/user:hyperpod-teams:platform", "lineItem/ResourceId",
+    ]  # fmt: skip
+    rows = []
+    for day in range(1, 8):
+        for node in ("i-1", "i-2", "i-3") if day >= 4 else ("i-1", "i-2"):
+            start, end = f"2026-11-{day:02d}T00:00:00Z", f"2026-11-{day + 1:02d}T00:00:00Z"
+            rows.append(["Usage", start, end, "USE1-ml.p5.48xlarge-hours", P5, "24", "Hrs", "2359.68", "shared", node])
+    exported = _read(_csv(header, rows), "net-amortized")
+    assert exported.billed_hours[P5] == Decimal(432)
+
+    with MAIN_REPORT.open(newline="") as handle:
+        nlp_hours = sum(
+            Decimal(row[7]) for row in csv.reader(handle) if row[1:4] == ["hyperpod-ns-nlp", "nlp", P5]
+        )  # the GPU "Total utilization (hours)" column
+    data = __import__("yaml").safe_load(INITECH.read_text())
+    spec = validate_spec(data)
+    report = read_summary_report(MAIN_REPORT.read_text(), str(MAIN_REPORT))
+    statement = chargeback.compute_statement(spec, [report], exported.amount.quantize(CENT), exported=exported)
+    p5 = next(u for u in statement.instance_types if u.instance_type == P5)
+    assert p5.capacity_hours == Decimal(3456)
+    nlp = next(c for c in statement.teams if c.team == "nlp")
+    assert nlp.usage == (Decimal("42474.24") * nlp_hours / 3456).quantize(CENT)
+    assert any("bills 432.00 instance-hours" in n and "the spec's 2 nodes give 336" in n for n in statement.notes)

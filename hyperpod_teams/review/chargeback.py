@@ -486,12 +486,13 @@ def compute_statement(
             f"cluster.instance_groups: chargeback does not know how many GPUs, NeuronCores or vCPUs "
             f"{', '.join(unknown)} has, so it cannot tell used hours from idle ones"
         )
-    measured = _MeasuredHours.of(spec, rows, nodes, notes)
+    billed = _billed_capacity(exported, nodes, first_day, last_day, notes)
+    measured = _MeasuredHours.of(spec, rows, nodes, notes, billed)
     with localcontext() as context:
         context.prec = 50
         type_costs, cost_basis = instance_type_costs(spec, nodes, rounded, exported, notes)
         types, exact_usage = _instance_type_uses(
-            spec, nodes, (last_day - first_day).days + 1, type_costs, measured, notes
+            spec, nodes, (last_day - first_day).days + 1, type_costs, measured, billed
         )
         split = cost_rules.shared_split(spec)
         teams = _team_charges(spec, split, rounded, exact_usage, measured, notes)
@@ -526,7 +527,14 @@ class _MeasuredHours:
     other: dict[str, Decimal]
 
     @classmethod
-    def of(cls, spec: PlatformSpec, rows: list[UsageRow], nodes: dict[str, int], notes: list[str]) -> _MeasuredHours:
+    def of(
+        cls,
+        spec: PlatformSpec,
+        rows: list[UsageRow],
+        nodes: dict[str, int],
+        notes: list[str],
+        billed: _BilledCapacity | None = None,
+    ) -> _MeasuredHours:
         by_namespace = {naming.team_namespace(t.name): t.name for t in spec.teams}
         measured = cls(
             defaultdict(lambda: defaultdict(Decimal)),
@@ -540,7 +548,7 @@ class _MeasuredHours:
             team = by_namespace.get(row.namespace)
             resource = measured_resource(row.instance_type)
             if row.instance_type in nodes and resource is not None:
-                _within_a_days_capacity(row, resource, nodes[row.instance_type], per_day)
+                _within_a_days_capacity(row, resource, nodes[row.instance_type], per_day, billed)
             if row.instance_type not in nodes or resource is None:
                 outside[row.instance_type] += sum((row.hours[(r, "total")] for r in RESOURCES), Decimal(0))
             elif team is None:
@@ -570,13 +578,19 @@ class _MeasuredHours:
         counted[2] += row.hours[(resource, "borrowed")]
 
 
-def _within_a_days_capacity(row: UsageRow, resource: str, nodes: int, per_day: dict) -> None:
+def _within_a_days_capacity(
+    row: UsageRow, resource: str, nodes: int, per_day: dict, billed: _BilledCapacity | None = None
+) -> None:
     """The reports' hours of a type on a day cannot exceed what its nodes give in 24 hours (nodes x
-    GPUs, NeuronCores or vCPUs each x 24): more is a report that is not this cluster's, or a
-    broken one, and charging it would move the cost to whoever it names. Refused at the row."""
+    GPUs, NeuronCores or vCPUs each x 24, or the instance-hours the export bills that day where
+    that is more): more is a report that is not this cluster's, or a broken one, and charging it
+    would move the cost to whoever it names. Refused at the row."""
     hours = row.hours[(resource, "total")]
     per_day[(row.day, row.instance_type)] += hours
-    capacity = Decimal(nodes * (units_per_instance(row.instance_type) or 0) * 24)
+    units = units_per_instance(row.instance_type) or 0
+    capacity = Decimal(nodes * units * 24)
+    billed_that_day = billed.by_day.get((row.day, row.instance_type), Decimal(0)) * units if billed else Decimal(0)
+    capacity = max(capacity, billed_that_day)
     if per_day[(row.day, row.instance_type)] > capacity + Decimal("0.01"):
         raise ChargebackError(
             f"{row.where}: {hours.normalize():f} {resource} hours of {row.instance_type} on {row.day} bring the day "
@@ -586,13 +600,50 @@ def _within_a_days_capacity(row: UsageRow, resource: str, nodes: int, per_day: d
         )
 
 
+@dataclass(frozen=True)
+class _BilledCapacity:
+    """The instance-hours an export bills per instance type, over the period and per day."""
+
+    hours: dict[str, Decimal]
+    by_day: dict[tuple[date, str], Decimal]
+
+
+def _billed_capacity(
+    exported: ExportedCost | None, nodes: dict[str, int], first_day: date, last_day: date, notes: list[str]
+) -> _BilledCapacity | None:
+    """The capacity the export bills, where its lines give instance-hours of the cluster's types:
+    a node added or removed during the period is in it, the spec's instance groups (today's) are
+    not. Each type whose billed hours differ from the spec's nodes x 24 x days is named."""
+    if exported is None or not any(exported.billed_hours.get(t) for t in nodes):
+        return None
+    days = (last_day - first_day).days + 1
+    for instance_type in sorted(nodes):
+        billed = exported.billed_hours.get(instance_type, Decimal(0))
+        spec_hours = Decimal(nodes[instance_type] * HOURS_PER_DAY * days)
+        if billed and abs(billed - spec_hours) > Decimal("0.5"):
+            notes.append(
+                f"{instance_type}: the export bills {billed.quantize(CENT, rounding=ROUND_HALF_UP):,} instance-hours "
+                f"in {first_day} to {last_day}, the spec's {nodes[instance_type]} node"
+                f"{'s' if nodes[instance_type] != 1 else ''} give {spec_hours:,} ({nodes[instance_type]} x 24 x {days} "
+                f"days): the capacity is the billed hours, {'more' if billed > spec_hours else 'fewer'} "
+                f"by {abs(billed - spec_hours).quantize(CENT, rounding=ROUND_HALF_UP):,} (nodes added or removed in "
+                "the period? is cluster.instance_groups up to date?)"
+            )
+        elif not billed:
+            notes.append(
+                f"{instance_type}: the export bills no instance-hours of this type in the period: its capacity is "
+                f"the spec's {nodes[instance_type]} node{'s' if nodes[instance_type] != 1 else ''} x 24 x {days} days"
+            )
+    return _BilledCapacity(dict(exported.billed_hours), dict(exported.billed_hours_by_day))
+
+
 def _instance_type_uses(
     spec: PlatformSpec,
     nodes: dict[str, int],
     days: int,
     type_costs: dict[str, Decimal],
     measured: _MeasuredHours,
-    notes: list[str],
+    billed: _BilledCapacity | None,
 ) -> tuple[list[InstanceTypeUse], dict[str, Decimal]]:
     """Each instance type's cost, capacity and use; each team's exact charge for its own use."""
     exact_usage: dict[str, Decimal] = {t.name: Decimal(0) for t in spec.teams}
@@ -602,9 +653,13 @@ def _instance_type_uses(
         units = units_per_instance(instance_type)
         assert units is not None
         capacity = Decimal(nodes[instance_type] * units * HOURS_PER_DAY * days)
+        if billed and billed.hours.get(instance_type):
+            capacity = billed.hours[instance_type] * units
         team_hours = dict(measured.used[instance_type])
-        # No day counts more hours than the nodes give (_within_a_days_capacity), so neither does the period.
-        denominator = capacity
+        # No day counts more hours than the nodes give (_within_a_days_capacity), so neither does the
+        # period; billed hours below the measured ones (an export missing some of the type's lines)
+        # never make the teams pay more than the type cost.
+        denominator = max(capacity, sum(team_hours.values(), Decimal(0)) + measured.other[instance_type])
         for team, spent in team_hours.items():
             exact_usage[team] += type_cost * spent / denominator if denominator else Decimal(0)
         types.append(

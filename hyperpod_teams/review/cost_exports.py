@@ -139,6 +139,9 @@ class CurColumns:
     discount_map: str | None = None
     #: Split cost allocation data: a pod's or task's row names the node it ran on.
     split_parent: str = ""
+    #: The line's usage and its unit (instance-hours for a HyperPod node: "Hrs").
+    usage_amount: str = ""
+    pricing_unit: str = ""
 
 
 #: Legacy CUR as the console writes it (AWS Cost and Usage Reports, "Data dictionary": line item,
@@ -174,6 +177,8 @@ LEGACY_CUR = CurColumns(
     ri_net_unused_recurring="reservation/NetUnusedRecurringFee",
     discount_total="discount/TotalDiscount",
     split_parent="splitLineItem/ParentResourceId",
+    usage_amount="lineItem/UsageAmount",
+    pricing_unit="pricing/unit",
 )
 
 
@@ -218,6 +223,8 @@ SNAKE_CUR = CurColumns(
     discount_total="discount_total_discount",
     discount_map="discount",
     split_parent="split_line_item_parent_resource_id",
+    usage_amount="line_item_usage_amount",
+    pricing_unit="pricing_unit",
 )
 
 #: Keys under which a tags map (CUR 2.0 `resource_tags`, FOCUS `Tags`) may hold the platform tag.
@@ -234,6 +241,9 @@ FOCUS_BILLING_START, FOCUS_BILLING_END = "BillingPeriodStart", "BillingPeriodEnd
 #: AWS's map of the discounts on a FOCUS row ("FOCUS 1.0 with AWS columns": x_Discounts): what
 #: EffectiveCost and BilledCost are net of.
 FOCUS_DISCOUNTS = "x_Discounts"
+#: FOCUS's measured usage of a row and its unit.
+FOCUS_QUANTITY, FOCUS_UNIT = "ConsumedQuantity", "ConsumedUnit"
+FOCUS_CATEGORY = "ChargeCategory"
 
 #: The Cost Explorer console's CSV download: a first column of the grouping, a column per value,
 #: `Total costs($)`; a "<dimension> total" row, then one row per day or per month.
@@ -243,7 +253,7 @@ COST_EXPLORER_TOTAL = "Total costs($)"
 _READ_COLUMNS = frozenset(
     {value for names in (LEGACY_CUR, SNAKE_CUR) for value in vars(names).values() if isinstance(value, str)}
     | {FOCUS_EFFECTIVE, FOCUS_BILLED, FOCUS_START, FOCUS_END, FOCUS_TAGS, FOCUS_USAGE_TYPE, FOCUS_CURRENCY}
-    | {FOCUS_BILLING_START, FOCUS_BILLING_END, FOCUS_DISCOUNTS}
+    | {FOCUS_BILLING_START, FOCUS_BILLING_END, FOCUS_DISCOUNTS, FOCUS_QUANTITY, FOCUS_UNIT, FOCUS_CATEGORY}
     | {COST_EXPLORER_TOTAL}
 )
 
@@ -295,6 +305,10 @@ class ExportedCost:
     untagged_discount_lines: int = 0
     #: Split cost allocation rows (a pod's share of its node), not counted: their node's line is.
     split_rows: int = 0
+    #: Instance-hours the export bills of each HyperPod instance type in the period, and per UTC
+    #: day (lines of an hour or a day): the capacity the teams' hours are measured against.
+    billed_hours: dict[str, Decimal] = field(default_factory=lambda: defaultdict(Decimal))
+    billed_hours_by_day: dict[tuple[date, str], Decimal] = field(default_factory=lambda: defaultdict(Decimal))
     #: The same sums with each line at its gross cost and the discount lines added: what the net
     #: cost is when an export gives its discounts as lines and also on the lines' net columns.
     _with_discount_lines: list[Any] = field(default_factory=lambda: [Decimal(0), defaultdict(Decimal), Decimal(0)])
@@ -698,6 +712,7 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
     cost_at, period_names = at[names.unblended], (names.start, names.end)
     product_at, usage_type_at = at.get(names.instance_type), at.get(names.usage_type)
     currency_at, split_at = at.get(names.currency), at.get(names.split_parent) if names.split_parent else None
+    quantity_at, unit_at = at.get(names.usage_amount), at.get(names.pricing_unit)
     billing_at = (at.get(names.billing_start), at.get(names.billing_end))
 
     def cost(row: Sequence[Any], line_type: str, where: str) -> tuple[Decimal, Decimal]:
@@ -738,6 +753,9 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
         )
         _add(out, amount, fraction, start, end, itype, gross_or_line)
         _note_discount(out, line_type, amount, gross_or_line, fraction)
+        if line_type in _RUNNING_TYPES and quantity_at is not None:
+            unit = row[unit_at] if unit_at is not None else None
+            note_instance_hours(out, itype, row[quantity_at], unit, start, end, fraction, where)
 
 
 def _column_reader(at: dict[str, int], type_at: int | None, basis: str) -> Callable[..., Any]:
@@ -776,6 +794,28 @@ def _cur_line_cost(
     if not net(basis):
         return gross, gross
     return _cur_net(row, line_type, amortized(basis), gross, names, cost_at, where, column), gross
+
+
+#: Line item types whose usage amount is a node's running hours (not its negation or a credit).
+_RUNNING_TYPES = frozenset({"Usage", "SavingsPlanCoveredUsage", "DiscountedUsage", ""})
+#: Units of instance-hours as the exports write them (CUR `pricing/unit` "Hrs"; FOCUS "Hours").
+_HOUR_UNITS = frozenset({"hrs", "hr", "hours", "hour", "instance-hours", "instance hours"})
+
+
+def note_instance_hours(
+    out: ExportedCost, itype: str | None, quantity: Any, unit: Any, start: datetime, end: datetime | None,
+    fraction: Decimal, where: str,
+) -> None:  # fmt: skip
+    """A used line's instance-hours of a HyperPod instance type: its usage amount when its unit is
+    hours (or the export says no unit), in the period's part of it."""
+    if not itype or quantity in (None, "") or (unit not in (None, "") and str(unit).strip().lower() not in _HOUR_UNITS):
+        return
+    hours = _money(quantity, "usage amount", where) * fraction
+    if hours <= 0:
+        return
+    out.billed_hours[itype] += hours
+    if end is None or end - start <= timedelta(days=1):
+        out.billed_hours_by_day[(start.date(), itype)] += hours
 
 
 def _note_untagged(out: ExportedCost, line_type: str, in_period: Decimal) -> None:
@@ -944,6 +984,7 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
             f"--cost-basis net-{out.basis.split('-', 1)[1]}"
         )
     discounts_at = at.get(FOCUS_DISCOUNTS)
+    quantity_at, unit_at, category_at = at.get(FOCUS_QUANTITY), at.get(FOCUS_UNIT), at.get(FOCUS_CATEGORY)
     cost_at, usage_type_at, currency_at = at[cost_column], at.get(FOCUS_USAGE_TYPE), at.get(FOCUS_CURRENCY)
 
     def cost(row: Sequence[Any], where: str) -> tuple[Decimal, Decimal]:
@@ -972,6 +1013,9 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
         itype = instance_type_of(row[usage_type_at] if usage_type_at is not None else None)
         _add(out, amount, fraction, start, end, itype)
         out.discounts += (amount - gross) * fraction
+        if quantity_at is not None and (category_at is None or row[category_at] == "Usage"):
+            note_instance_hours(out, itype, row[quantity_at], row[unit_at] if unit_at is not None else None,
+                                start, end, fraction, where)  # fmt: skip
 
 
 def _read_cost_explorer(part: Part, period: Period, out: ExportedCost) -> None:
