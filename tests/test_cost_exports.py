@@ -19,7 +19,7 @@ import re
 import subprocess
 import sys
 import zipfile
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -728,7 +728,7 @@ def test_an_export_without_the_line_item_type_counts_every_line_unblended_and_sa
 
 
 def test_a_focus_export_without_the_bases_column_is_refused_naming_it():
-    export = 'ChargePeriodStart,ChargePeriodEnd,EffectiveCost,Tags\n2026-11-01,2026-11-02,5,"{}"\n'
+    export = 'ChargePeriodStart,ChargePeriodEnd,EffectiveCost,Tags\n2026-11-07,2026-11-08,5,"{}"\n'
     assert _read(export).amount == 0
     with pytest.raises(CostExportError, match="no BilledCost column for the net-unblended cost"):
         _read(export, "unblended")
@@ -871,7 +871,7 @@ def test_a_statement_period_past_the_exports_billing_period_is_refused(tmp_path)
 def test_a_statement_within_the_billing_periods_held_is_read(tmp_path):
     """The same lines' month for its first week, and two months' periods without a gap."""
     assert _read(_focus_text(tmp_path)).amount.quantize(Decimal("0.01")) == AMORTIZED_TOTAL
-    december = _focus_text(tmp_path, ("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z"))
+    december = _focus_text(tmp_path, ("2026-12-01T00:00:00Z", "2027-01-01T00:00:00Z")).replace("2026-11-", "2026-12-")
     both = _focus_text(tmp_path) + december.split("\n", 1)[1]
     across = _read(both, period=Period(date(2026, 11, 25), date(2026, 12, 5)))
     assert across.lines_read == 2 * len(LINES)
@@ -916,6 +916,8 @@ def test_a_credits_only_export_is_refused_naming_the_file_and_the_amount_as_mone
     type_at, cost_at = COLUMNS.index("lineItem/LineItemType"), COLUMNS.index("lineItem/UnblendedCost")
     credits = [list(line) for line in LINES if line[COLUMNS.index(TAG_COLUMN)]][:1]
     credits[0][type_at], credits[0][cost_at] = "Credit", "-33.3333333333333333333333333"
+    # The rest of the account's week, untagged: the export reaches the period's end.
+    credits.append(["z", "Usage", "2026-11-07T23:00:00Z", "2026-11-08T00:00:00Z", *[""] * (len(COLUMNS) - 4)])
     export = tmp_path / "credits.csv"
     export.write_text(_legacy_csv(COLUMNS, credits))
     result = chargeback("--cost-from", str(export))
@@ -940,3 +942,39 @@ def test_a_csv_statement_written_to_a_file_keeps_its_period_currency_sources_and
     assert {r["team"]: r["amount_eur"] for r in rows} == {t["team"]: t["amount"] for t in meta["teams"]}
     markdown = chargeback("--cost-from", str(export)).stdout
     assert f"**{len(meta['notes'])} things to check before sending**" in markdown
+
+
+def _month_to_date(through_day: int) -> str:
+    """A CUR delivered during November: its daily p5 lines through `through_day`, and the month's
+    lines AWS writes from the first (a Savings Plan's fee, untagged; the platform's FSx storage)."""
+    columns = [
+        "lineItem/LineItemType", "lineItem/UsageStartDate", "lineItem/UsageEndDate", "lineItem/UnblendedCost",
+        TAG_COLUMN, "bill/BillingPeriodStartDate", "bill/BillingPeriodEndDate",
+    ]  # fmt: skip
+    month = ["2026-11-01T00:00:00Z", "2026-12-01T00:00:00Z"]
+    lines = [["SavingsPlanRecurringFee", *month, "43000.00", "", *month], ["Usage", *month, "300.00", "shared", *month]]
+    for day in range(1, through_day + 1):
+        start = date(2026, 11, day)
+        end = start + timedelta(days=1)
+        lines.append(["Usage", f"{start}T00:00:00Z", f"{end}T00:00:00Z", "2359.68", "shared", *month])
+    return _legacy_csv(columns, lines)
+
+
+def test_a_month_to_date_export_for_the_whole_month_is_refused_naming_its_last_charge():
+    """Delivered on the 20th, the export's daily lines end on Nov 20 00:00: a statement of all
+    November from it would hold 19 days of cost for 30 days of use (19 x 2,359.68 + 300.00 =
+    45,133.92 of the month's 71,090.40: 63 %). Its month lines (the fee, the storage) run to Dec 1
+    and say nothing of how far it reaches."""
+    with pytest.raises(CostExportError) as refused:
+        _read(_month_to_date(19), period=Period(date(2026, 11, 1), date(2026, 11, 30)))
+    message = str(refused.value)
+    assert "charges end at 2026-11-20 00:00 UTC" in message and "cur.csv, line 22" in message
+    assert "usage reports up to 2026-11-19" in message
+
+
+def test_a_month_to_date_export_states_the_days_it_reaches():
+    """The same delivery for Nov 1 to 19: 19 x 2,359.68 + the storage's 19 of 30 days (190.00) =
+    45,023.92."""
+    found = _read(_month_to_date(19), period=Period(date(2026, 11, 1), date(2026, 11, 19)))
+    assert found.amount.quantize(Decimal("0.01")) == Decimal("45023.92")
+    assert _read(_month_to_date(30), period=Period(date(2026, 11, 1), date(2026, 11, 30))).amount == Decimal("71090.40")

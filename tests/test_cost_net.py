@@ -53,7 +53,7 @@ SPEND = [
     ("eks", "Usage", "2026-11-01T00:00:00Z", "2026-11-02T00:00:00Z", "USE1-AmazonEKS-Hours:perCluster", "", "2.40",
      "", {"edp_discount": "-0.12"}),
     ("fsx", "Usage", *NOVEMBER, "USE1-FSxLustre-Storage", "", "300.00", "", {"edp_discount": "-15.00"}),
-    ("credit", "Credit", "2026-11-06T00:00:00Z", "2026-11-07T00:00:00Z", "USE1-ml.p5.48xlarge-hours", P5, "-50.00",
+    ("credit", "Credit", "2026-11-07T00:00:00Z", "2026-11-08T00:00:00Z", "USE1-ml.p5.48xlarge-hours", P5, "-50.00",
      "", {}),
     ("tax", "Tax", *NOVEMBER, "", "", "45.00", "", {}),
 ]  # fmt: skip
@@ -363,7 +363,7 @@ def test_split_cost_allocation_rows_are_not_counted_on_top_of_their_node(tmp_pat
         "line_item_unblended_cost", "product_instance_type", "resource_tags", "line_item_resource_id",
         "split_line_item_parent_resource_id",
     ]  # fmt: skip
-    day = ["2026-11-02T00:00:00Z", "2026-11-03T00:00:00Z"]
+    day = ["2026-11-07T00:00:00Z", "2026-11-08T00:00:00Z"]
     rows = [
         ["Usage", *day, "2359.68", P5, json.dumps(TAG), "i-0abc", ""],
         ["Usage", *day, "1500.00", P5, json.dumps(TAG), "arn:aws:eks:us-east-1:1:pod/shared-pod/nlp/a", "i-0abc"],

@@ -303,6 +303,12 @@ class ExportedCost:
     discount_lines_left_amount: Decimal = Decimal(0)
     #: Discount lines in the period without the platform tag (e.g. an EDP on a Savings Plan's fee).
     untagged_discount_lines: int = 0
+    #: The end of the latest charge of an hour or a day among every line read, and the line: how
+    #: far a month-to-date delivery reaches (a month's fee or tax line ends with the month even
+    #: in one delivered on its 19th, so only lines of an hour or a day tell).
+    last_charge_end: datetime | None = None
+    last_charge_at: str = ""
+    _last_end_text: str = field(default="", repr=False)
     #: Split cost allocation rows (a pod's share of its node), not counted: their node's line is.
     split_rows: int = 0
     #: Instance-hours the export bills of each HyperPod instance type in the period, and per UTC
@@ -314,6 +320,24 @@ class ExportedCost:
     _with_discount_lines: list[Any] = field(default_factory=lambda: [Decimal(0), defaultdict(Decimal), Decimal(0)])
     #: Each used line's cells (hashed) and where it was first read: the same line in two parts.
     _lines_seen: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)
+
+    def note_charge_end(
+        self, row: Sequence[Any], start_at: int, end_at: int | None, names: tuple[str, str], where: str
+    ) -> None:
+        """Any line read: its end, where it is the latest yet of a line of an hour or a day. The
+        cells are compared as text first: one export writes its times one way, so only a later
+        text is parsed."""
+        if end_at is None:
+            return
+        text = str(row[end_at] or "")
+        if not text or text <= self._last_end_text:
+            return
+        start, end = _charge_period(row, start_at, end_at, names, where)
+        if end is None or end - start > timedelta(days=1):
+            return
+        self._last_end_text = text
+        if self.last_charge_end is None or end > self.last_charge_end:
+            self.last_charge_end, self.last_charge_at = end, where
 
     def note_correction(self, amount: Decimal, where: str) -> None:
         self.corrections += 1
@@ -723,6 +747,7 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
     for where, row in part.rows:
         out.lines_read += 1
         billed = _billing_period(out, row, billing_at, where)
+        out.note_charge_end(row, start_at, end_at, period_names, where)
         shared = _cur_line_shared(row, tag_at, map_at, names, where)
         line_type = str(row[type_at] or "").strip() if type_at is not None else ""
         if not shared:
@@ -998,6 +1023,7 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
     for where, row in part.rows:
         out.lines_read += 1
         billed = _billing_period(out, row, billing_at, where)
+        out.note_charge_end(row, start_at, end_at, (FOCUS_START, FOCUS_END), where)
         if not _map_says_shared(row[tags_at], FOCUS_TAGS, where):
             continue
         start, end = _charge_period(row, start_at, end_at, (FOCUS_START, FOCUS_END), where)
@@ -1137,8 +1163,29 @@ def _covered(out: ExportedCost, period: Period) -> None:
         )
 
 
+#: How far before the statement's end the last hourly or daily charge may end: an hour without
+#: any charge at all, and AWS's rounding of the last hour.
+_LAST_CHARGE_SLACK = timedelta(hours=2)
+
+
+def _reaches_the_end(out: ExportedCost, period: Period) -> None:
+    """The exports' charges of an hour or a day run to the statement's end: a month-to-date
+    delivery (a CUR refreshed daily through the month) used for the whole month gave 64 % of its
+    cost. Refused, naming the last charge and the two ways on."""
+    if out.last_charge_end is None or out.last_charge_end >= period.end - _LAST_CHARGE_SLACK:
+        return
+    last = out.last_charge_end.strftime("%Y-%m-%d %H:%M UTC")
+    last_day = (out.last_charge_end - timedelta(seconds=1)).date()
+    raise CostExportError(
+        f"the exports' charges end at {last} ({out.last_charge_at}), but the statement's period runs to "
+        f"{period.last_day}: a delivery of part of its billing period (month to date?) has no cost for the days "
+        f"after. Give the export delivered after {period.last_day}, or usage reports up to {last_day}"
+    )
+
+
 def _finish(out: ExportedCost, period: Period) -> None:
     _covered(out, period)
+    _reaches_the_end(out, period)
     if out.discount_lines and out.discounts:
         # Discounts as their own lines and on the lines' net columns: counted once, as the lines.
         out.amount, out.by_instance_type, out.prorated = out._with_discount_lines
