@@ -978,3 +978,20 @@ def test_a_month_to_date_export_states_the_days_it_reaches():
     found = _read(_month_to_date(19), period=Period(date(2026, 11, 1), date(2026, 11, 19)))
     assert found.amount.quantize(Decimal("0.01")) == Decimal("45023.92")
     assert _read(_month_to_date(30), period=Period(date(2026, 11, 1), date(2026, 11, 30))).amount == Decimal("71090.40")
+
+
+def test_two_deliveries_of_one_billing_period_are_refused_even_when_a_cost_was_restated(tmp_path):
+    """November delivered on the 20th and again at the month's end, given as two parts: the
+    second restates a line's cost (AWS refines it until the bill is final), so no line repeats
+    cell for cell; their `identity/LineItemId` and `identity/TimeInterval` do, and the refusal
+    names both places (they counted Nov 1 to 19 twice)."""
+    columns = ["identity/LineItemId", "identity/TimeInterval", "lineItem/LineItemType", "lineItem/UsageStartDate",
+               "lineItem/UsageEndDate", "lineItem/UnblendedCost", TAG_COLUMN]  # fmt: skip
+    interval = "2026-11-07T00:00:00Z/2026-11-08T00:00:00Z"
+    first = _legacy_csv(columns, [["li-1", interval, "Usage", *interval.split("/"), "2359.68", "shared"]])
+    final = _legacy_csv(columns, [["li-1", interval, "Usage", *interval.split("/"), "2359.70", "shared"]])
+    (tmp_path / "mtd.csv").write_text(first)
+    (tmp_path / "final.csv").write_text(final)
+    result = chargeback("--cost-from", str(tmp_path / "mtd.csv"), "--cost-from", str(tmp_path / "final.csv"))
+    assert result.returncode == 2
+    assert "final.csv, line 2 is the line item of" in result.stderr and "mtd.csv, line 2" in result.stderr

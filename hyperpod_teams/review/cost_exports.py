@@ -142,6 +142,9 @@ class CurColumns:
     #: The line's usage and its unit (instance-hours for a HyperPod node: "Hrs").
     usage_amount: str = ""
     pricing_unit: str = ""
+    #: A line item's identity within its billing period: its ID and the hour or day it covers.
+    line_id: str = ""
+    time_interval: str = ""
 
 
 #: Legacy CUR as the console writes it (AWS Cost and Usage Reports, "Data dictionary": line item,
@@ -179,6 +182,8 @@ LEGACY_CUR = CurColumns(
     split_parent="splitLineItem/ParentResourceId",
     usage_amount="lineItem/UsageAmount",
     pricing_unit="pricing/unit",
+    line_id="identity/LineItemId",
+    time_interval="identity/TimeInterval",
 )
 
 
@@ -225,6 +230,8 @@ SNAKE_CUR = CurColumns(
     split_parent="split_line_item_parent_resource_id",
     usage_amount="line_item_usage_amount",
     pricing_unit="pricing_unit",
+    line_id="identity_line_item_id",
+    time_interval="identity_time_interval",
 )
 
 #: Keys under which a tags map (CUR 2.0 `resource_tags`, FOCUS `Tags`) may hold the platform tag.
@@ -344,15 +351,19 @@ class ExportedCost:
         self.corrections_amount += amount
         self.first_correction = self.first_correction or where
 
-    def note_line(self, row: Sequence[Any], part: str, where: str) -> None:
-        """A used line: the same line, cell for cell, in another part of the export is refused (a
-        part given twice under two names, or two deliveries of one billing period)."""
-        first = self._lines_seen.setdefault(hash(tuple(str(cell) for cell in row)), (part, where))
+    def note_line(self, row: Sequence[Any], part: str, where: str, identity: tuple | None = None) -> None:
+        """A used line: the same line in another part of the export is refused (a part given twice
+        under two names, or two deliveries of one billing period). The same line is the same
+        `identity/LineItemId` and `identity/TimeInterval` where the export has them (a later
+        delivery may restate a line's cost), else the same cells."""
+        key = hash(identity if identity and all(identity) else tuple(str(cell) for cell in row))
+        first = self._lines_seen.setdefault(key, (part, where))
         if first[0] != part:
+            same = "is the line item of" if identity and all(identity) else "repeats cell for cell"
             raise CostExportError(
-                f"{where} repeats {first[1]} cell for cell: the same lines in two files would count twice. Give "
-                "each part of one delivery once (a file copied under another name? two deliveries of one billing "
-                "period? keep the newest)"
+                f"{where} {same} {first[1]}: the same lines in two files would count twice. Give each part of "
+                "one delivery once (a file copied under another name? two deliveries of one billing period? keep "
+                "the newest)"
             )
 
     @property
@@ -737,6 +748,7 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
     product_at, usage_type_at = at.get(names.instance_type), at.get(names.usage_type)
     currency_at, split_at = at.get(names.currency), at.get(names.split_parent) if names.split_parent else None
     quantity_at, unit_at = at.get(names.usage_amount), at.get(names.pricing_unit)
+    id_at, interval_at = at.get(names.line_id), at.get(names.time_interval)
     billing_at = (at.get(names.billing_start), at.get(names.billing_end))
 
     def cost(row: Sequence[Any], line_type: str, where: str) -> tuple[Decimal, Decimal]:
@@ -769,7 +781,8 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
             out.discount_lines_left_amount += _money(row[cost_at], names.unblended, where) * fraction
             continue
         amount, gross_or_line = cost(row, line_type, where)
-        out.note_line(row, part.name, where)
+        identity = (row[id_at], row[interval_at]) if id_at is not None and interval_at is not None else None
+        out.note_line(row, part.name, where, identity)
         if currency_at is not None:
             out.note_currency(row[currency_at], where)
         itype = instance_type_of(
