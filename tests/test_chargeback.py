@@ -370,3 +370,16 @@ def test_more_hours_than_the_nodes_give_in_a_day_are_refused_at_the_row(spec):
     huge = ["2026-11-01,hyperpod-ns-nlp,nlp,ml.p5.48xlarge,0,0,0,1e308,1e308,0,0,0,0"]
     with pytest.raises(chargeback.ChargebackError, match="more than its"):
         statement_of(spec, huge)
+
+
+@given(
+    st.lists(st.decimals(min_value=-(10**6), max_value=10**6, places=6, allow_nan=False), min_size=1, max_size=8),
+)
+def test_a_reconciliations_rounded_parts_add_up_to_their_total_to_the_cent(values):
+    """Whatever the parts (credits negative), rounded to cents they sum to their rounded total,
+    and each stays within a cent of its exact amount: a table finance adds up by hand agrees."""
+    exact = {f"part {i}": v for i, v in enumerate(values)}
+    total = sum(values, Decimal(0)).quantize(Decimal("0.01"), rounding="ROUND_HALF_UP")
+    rounded = chargeback._rounded_to(exact, total)
+    assert sum(rounded.values(), Decimal(0)) == total
+    assert all(abs(rounded[k] - exact[k]) < Decimal("0.02") for k in exact)

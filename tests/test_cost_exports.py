@@ -995,3 +995,35 @@ def test_two_deliveries_of_one_billing_period_are_refused_even_when_a_cost_was_r
     result = chargeback("--cost-from", str(tmp_path / "mtd.csv"), "--cost-from", str(tmp_path / "final.csv"))
     assert result.returncode == 2
     assert "final.csv, line 2 is the line item of" in result.stderr and "mtd.csv, line 2" in result.stderr
+
+
+def test_the_statement_reconciles_the_exports_total_to_its_cost_in_cents_that_add_up(tmp_path):
+    """The worked week (the first test's docstring) from the export's side, by hand: every line of
+    the week, tagged or not, at its amortized cost: the platform's 2,074.51, and untagged d (the
+    Savings Plan fee's unused 3,000.00 for 7 of 30 days: 700.00), f (the RI fee's unused 8.00 for
+    7 of 30 days: 1.8666...) and n (98.32): 2,874.6966... = 2,874.70; less 800.19 untagged; the
+    platform's 2,074.51 = usage 2,124.51 (a, b, c, e, g's 0, h, i, j, k) + credits -50.00 (l). The
+    converter's own SQL gives the same total of every line, prorated alike."""
+    path = tmp_path / "cur.csv"
+    path.write_text(_legacy_csv())
+    effective = converter_effective_costs(path)
+    fraction = {"d": Decimal(7) / 30, "f": Decimal(7) / 30, "k": Decimal(7) / 30, **dict.fromkeys("gmop", 0)}
+    every_line = sum((effective[line[0]] * fraction.get(line[0], 1) for line in LINES), Decimal(0))
+    assert every_line.quantize(Decimal("0.01")) == Decimal("2874.70")
+
+    result = chargeback("--cost-from", str(path), "--format", "csv", "--out", str(tmp_path / "s.csv"))
+    assert result.returncode == 0, result.stderr
+    lines = {
+        r["line"]: (r["role"], Decimal(r["amount"]))
+        for r in json.loads((tmp_path / "s.csv.json").read_text())["reconciliation"]
+    }
+    assert lines["every line of the exports in the period (net-amortized)"] == ("total", Decimal("2874.70"))
+    untagged = next(v for k, v in lines.items() if k.startswith("not tagged"))
+    assert untagged == ("less", Decimal("-800.19"))
+    assert lines["the shared platform's lines: the statement's cost"] == ("total", AMORTIZED_TOTAL)
+    assert {k: v for k, (role, v) in lines.items() if role == "part"} == {
+        "usage": Decimal("2124.51"),
+        "credits and refunds": Decimal("-50.00"),
+    }
+    markdown = chargeback("--cost-from", str(path)).stdout
+    assert "| **every line of the exports in the period (net-amortized)** | 2,874.70 |" in markdown

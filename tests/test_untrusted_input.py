@@ -734,6 +734,8 @@ def _large_cost_export(path: Path, megabytes: int) -> None:
     with path.open("w") as handle:
         handle.write(header)
         handle.write("Usage,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,1000.00,shared\n")
+        # Another workload's last hour of the day: the export reaches the period's end.
+        handle.write("Usage,2026-11-01T23:00:00Z,2026-11-02T00:00:00Z,1.00,\n")
         block = line * 20_000
         for _ in range(megabytes * 1024 * 1024 // len(block)):
             handle.write(block)

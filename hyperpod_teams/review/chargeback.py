@@ -31,7 +31,7 @@ from functools import cached_property
 
 from hyperpod_teams import cost as cost_rules
 from hyperpod_teams import naming
-from hyperpod_teams.review.cost_exports import DEFAULT_CURRENCY, ExportedCost
+from hyperpod_teams.review.cost_exports import DEFAULT_CURRENCY, KINDS, ExportedCost
 from hyperpod_teams.review.document import (
     Alert,
     Document,
@@ -140,6 +140,17 @@ class TeamCharge:
         return self.usage + self.idle
 
 
+@dataclass(frozen=True)
+class ReconciliationLine:
+    """A line of the way from the exports' total to the statement's cost. `role`: "total" (a sum
+    the lines after it start from or end at), "less" (taken out), "part" (of the line before the
+    parts), "memo" (said, not in the sum)."""
+
+    label: str
+    amount: Decimal
+    role: str
+
+
 @dataclass
 class Statement:
     organization: str
@@ -160,6 +171,8 @@ class Statement:
     cost_category_split: dict[str, Decimal] | None = None
     #: The currency of every amount (ISO 4217): the bill's, as the export names it; USD for --cost.
     currency: str = DEFAULT_CURRENCY
+    #: From the exports' total in the period to the statement's cost, in cents that add up.
+    reconciliation: list[ReconciliationLine] = field(default_factory=list)
 
     @property
     def days(self) -> int:
@@ -511,7 +524,71 @@ def compute_statement(
         cost_basis=cost_basis,
         cost_category_split=_cost_category_view(spec, split, rounded),
         currency=currency,
+        reconciliation=reconciliation(exported, rounded),
     )
+
+
+def reconciliation(exported: ExportedCost | None, cost: Decimal) -> list[ReconciliationLine]:
+    """The way from what the exports hold in the period to the statement's cost, each amount in
+    cents and the cents adding up (each group rounded to the total it must reach, largest
+    remainder first, as the teams' amounts are). By hand, for the worked week of
+    tests/test_cost_exports.py (its docstring): every line of the week 2,874.70 (the shared
+    platform's 2,074.51, the untagged Savings Plan fee's unused 700.00, RI fee's 1.87 and p5 hour
+    98.32), less 800.19 untagged, the platform's 2,074.51 = usage 2,124.51 + credits -50.00."""
+    if exported is None:
+        return [ReconciliationLine("the cost given (--cost)", cost, "total")]
+    if exported.format == "Cost Explorer":
+        return [ReconciliationLine("the Cost Explorer download's days in the period", cost, "total")]
+    left_out = {"untagged": exported.untagged_amount, "split": exported.split_amount}
+    in_period = (exported.untagged_amount + exported.split_amount + exported.amount).quantize(
+        CENT, rounding=ROUND_HALF_UP
+    )
+    left = _rounded_to(left_out, in_period - cost)
+    kinds = _rounded_to({k: v for k, v in exported.by_kind.items() if v}, cost)
+    lines = [
+        ReconciliationLine(f"every line of the exports in the period ({exported.basis})", in_period, "total"),
+        ReconciliationLine(
+            f"not tagged {naming.TAG_PLATFORM}={naming.PLATFORM_SHARED} (other workloads, the account's own)",
+            -left["untagged"],
+            "less",
+        ),
+    ]
+    if exported.split_rows:
+        lines.append(
+            ReconciliationLine("split cost allocation rows (a pod's share of its node's line)", -left["split"], "less")
+        )
+    lines.append(ReconciliationLine("the shared platform's lines: the statement's cost", cost, "total"))
+    lines += [ReconciliationLine(kind, kinds[kind], "part") for kind in KINDS if kind in kinds]
+    memos = (
+        ("discounts in the amounts above (after every discount)", exported.discounts),
+        ("of the amounts above, from lines charged for more than a day (prorated)", exported.prorated),
+        ("discount lines the gross basis leaves out", exported.discount_lines_left_amount),
+        (
+            "tagged lines dated before the period (corrections, refunds): in no statement of it",
+            exported.corrections_amount,
+        ),
+    )
+    lines += [
+        ReconciliationLine(label, amount.quantize(CENT, rounding=ROUND_HALF_UP), "memo")
+        for label, amount in memos
+        if amount
+    ]
+    return lines
+
+
+def _rounded_to(exact: dict[str, Decimal], total: Decimal) -> dict[str, Decimal]:
+    """Each amount to cents, summing exactly to `total` (itself in cents): rounded half up, then
+    the cents still missing (or over) moved one each to (from) the amounts whose rounding erred the
+    most that way. A group of one is `total` itself."""
+    rounded = {k: v.quantize(CENT, rounding=ROUND_HALF_UP) for k, v in exact.items()}
+    step = CENT if total >= sum(rounded.values(), Decimal(0)) else -CENT
+    missing = int(abs(total - sum(rounded.values(), Decimal(0))) / CENT)
+    for key in sorted(exact, key=lambda k: (-(exact[k] - rounded[k]) * step, k))[:missing]:
+        rounded[key] += step
+    if missing > len(exact) and exact:  # more cents than amounts: the first takes the rest
+        first = next(iter(exact))
+        rounded[first] += total - sum(rounded.values(), Decimal(0))
+    return rounded
 
 
 @dataclass
@@ -798,6 +875,14 @@ def build_statement_document(statement: Statement, *, chart: bool = False):
         )
     )
     document.add(Paragraph(_two_views(s)))
+    if len(s.reconciliation) > 1:
+        document.add(Heading("From the exports to the statement"))
+        document.add(
+            Table(
+                ["", f"amount ({s.currency})"],
+                [[_reconciliation_label(line), _money(line.amount)] for line in s.reconciliation],
+            )
+        )
     if chart:
         document.add(Image("Each team's amount: its own use and its share of idle capacity", _statement_chart(s)))
     document.add(Heading("Hours charged, per instance type"))
@@ -851,6 +936,16 @@ def build_statement_document(statement: Statement, *, chart: bool = False):
         )
     )
     return document
+
+
+def _reconciliation_label(line: ReconciliationLine) -> str:
+    if line.role == "total":
+        return f"**{md_text(line.label)}**"
+    if line.role == "less":
+        return f"less {md_text(line.label)}"
+    if line.role == "part":
+        return f"of which {md_text(line.label)}"
+    return f"*{md_text(line.label)}*"
 
 
 def _two_views(s: Statement) -> str:
@@ -950,6 +1045,7 @@ def statement_metadata(statement: Statement) -> str:
         "idle_capacity_charged": s.split_method,
         "idle_capacity": f"{s.unused:.2f}",
         "teams": [{"team": c.team, "amount": f"{c.amount:.2f}"} for c in s.teams],
+        "reconciliation": [{"line": r.label, "role": r.role, "amount": f"{r.amount:.2f}"} for r in s.reconciliation],
         "notes": list(s.notes),
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -47,6 +47,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal, InvalidOperation, localcontext
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -324,7 +325,17 @@ class ExportedCost:
     billed_hours_by_day: dict[tuple[date, str], Decimal] = field(default_factory=lambda: defaultdict(Decimal))
     #: The same sums with each line at its gross cost and the discount lines added: what the net
     #: cost is when an export gives its discounts as lines and also on the lines' net columns.
-    _with_discount_lines: list[Any] = field(default_factory=lambda: [Decimal(0), defaultdict(Decimal), Decimal(0)])
+    _with_discount_lines: list[Any] = field(
+        default_factory=lambda: [Decimal(0), defaultdict(Decimal), Decimal(0), defaultdict(Decimal)]
+    )
+    #: The reconciliation from the exports' total of the period to the statement's cost: the
+    #: lines of other workloads (untagged), the split cost allocation rows, and the shared
+    #: platform's lines by kind (KINDS).
+    untagged_amount: Decimal = Decimal(0)
+    #: Lines left out whose basis needs a column the export lacks: in the total at unblended cost.
+    left_out_unblended: int = 0
+    split_amount: Decimal = Decimal(0)
+    by_kind: dict[str, Decimal] = field(default_factory=lambda: defaultdict(Decimal))
     #: Each used line's cells (hashed) and where it was first read: the same line in two parts.
     _lines_seen: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)
 
@@ -704,17 +715,21 @@ def _add(
     end: datetime | None,
     itype,
     gross_or_line: Decimal | None = None,
+    kind: str = "usage",
 ) -> None:
     """A used line's share of its cost in the period; `gross_or_line` is its cost counted with
-    discounts as lines (its gross cost, or a discount line's amount), where that may differ."""
+    discounts as lines (its gross cost, or a discount line's amount), where that may differ;
+    `kind` the reconciliation's line it adds to."""
     with localcontext() as context:
         context.prec = 40
         share = amount * fraction
         other = share if gross_or_line is None else gross_or_line * fraction
     out.amount += share
     out.lines_used += 1
+    out.by_kind[kind] += share
     alternative = out._with_discount_lines
     alternative[0] += other
+    alternative[3][kind] += other
     if itype:
         out.by_instance_type[itype] += share
         alternative[1][itype] += other
@@ -726,6 +741,12 @@ def _add(
 
 #: Line item types of Savings Plans and Reserved Instance fees (their unused commitment).
 _COMMITMENT_FEES = frozenset({"SavingsPlanRecurringFee", "SavingsPlanUpfrontFee", "RIFee"})
+#: Line item types of discounts given as their own lines (legacy CUR; CUR 2.0 with "manual
+#: discount compatibility"): negative amounts, counted on the net bases only.
+DISCOUNT_LINE_TYPES = frozenset(
+    {"EdpDiscount", "PrivateRateDiscount", "BundledDiscount", "SppDiscount", "DistributorDiscount"}
+    | {"RiVolumeDiscount", "Discount"}
+)
 
 
 def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) -> None:
@@ -762,13 +783,12 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
         out.note_charge_end(row, start_at, end_at, period_names, where)
         shared = _cur_line_shared(row, tag_at, map_at, names, where)
         line_type = str(row[type_at] or "").strip() if type_at is not None else ""
-        if not shared:
-            if line_type in _COMMITMENT_FEES or line_type in DISCOUNT_LINE_TYPES:
-                charged = _charge_period(row, start_at, end_at, period_names, where)
-                _note_untagged(out, line_type, _overlap(*charged, period))
-            continue
-        if split_at is not None and str(row[split_at] or "").strip():
-            out.split_rows += 1  # a pod's share of a node whose own line counts
+        if not shared or (split_at is not None and str(row[split_at] or "").strip()):
+            # Another workload's line, or a pod's share of a node whose own line counts: in the
+            # export's total of the period, not in the statement.
+            in_period = _overlap(*_charge_period(row, start_at, end_at, period_names, where), period)
+            _leave_out(out, shared, line_type, in_period, partial(cost, row, line_type, where),
+                       partial(_money, row[cost_at], names.unblended, where))  # fmt: skip
             continue
         start, end = _charge_period(row, start_at, end_at, period_names, where)
         fraction = _overlap(start, end, period)
@@ -789,7 +809,7 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
             row[product_at] if product_at is not None else None,
             row[usage_type_at] if usage_type_at is not None else None,
         )
-        _add(out, amount, fraction, start, end, itype, gross_or_line)
+        _add(out, amount, fraction, start, end, itype, gross_or_line, _cur_kind(line_type))
         _note_discount(out, line_type, amount, gross_or_line, fraction)
         if line_type in _RUNNING_TYPES and quantity_at is not None:
             unit = row[unit_at] if unit_at is not None else None
@@ -854,6 +874,57 @@ def note_instance_hours(
     out.billed_hours[itype] += hours
     if end is None or end - start <= timedelta(days=1):
         out.billed_hours_by_day[(start.date(), itype)] += hours
+
+
+#: The kinds of the shared platform's lines the reconciliation shows, in its order.
+KIND_USAGE, KIND_COMMITMENT, KIND_DISCOUNTS = (
+    "usage",
+    "unused Savings Plans and Reserved Instance commitment",
+    "discount lines",
+)
+KIND_CREDITS, KIND_TAX, KIND_OTHER = "credits and refunds", "tax", "fees and other charges"
+KINDS = (KIND_USAGE, KIND_COMMITMENT, KIND_DISCOUNTS, KIND_CREDITS, KIND_TAX, KIND_OTHER)
+_CUR_KINDS = {
+    **dict.fromkeys(("Usage", "SavingsPlanCoveredUsage", "SavingsPlanNegation", "DiscountedUsage", ""), KIND_USAGE),
+    **dict.fromkeys(_COMMITMENT_FEES, KIND_COMMITMENT),
+    **dict.fromkeys(DISCOUNT_LINE_TYPES, KIND_DISCOUNTS),
+    **dict.fromkeys(("Credit", "Refund"), KIND_CREDITS),
+    "Tax": KIND_TAX,
+}
+#: FOCUS ChargeCategory values (FOCUS 1.x: Usage, Purchase, Tax, Credit, Adjustment).
+_FOCUS_KINDS = {"Usage": KIND_USAGE, "Purchase": KIND_COMMITMENT, "Tax": KIND_TAX, "Credit": KIND_CREDITS}
+
+
+def _cur_kind(line_type: str) -> str:
+    return _CUR_KINDS.get(line_type, KIND_OTHER)
+
+
+def _leave_out(
+    out: ExportedCost,
+    shared: bool,
+    line_type: str,
+    in_period: Decimal,
+    cost: Callable[[], tuple[Decimal, Decimal]],
+    unblended: Callable[[], Decimal],
+) -> None:
+    """A line that is not the statement's, another workload's or a split row, counted for the
+    notes and the reconciliation: at its cost on the basis, or unblended where the export lacks a
+    column of the basis (the statement does not need it, so neither does this line)."""
+    if shared:
+        out.split_rows += 1
+    else:
+        _note_untagged(out, line_type, in_period)
+    if not in_period:
+        return
+    try:
+        amount = cost()[0]
+    except CostExportError:
+        amount = unblended()
+        out.left_out_unblended += 1
+    if shared:
+        out.split_amount += amount * in_period
+    else:
+        out.untagged_amount += amount * in_period
 
 
 def _note_untagged(out: ExportedCost, line_type: str, in_period: Decimal) -> None:
@@ -964,12 +1035,6 @@ _AMORTIZED_TYPES = frozenset(
     {"SavingsPlanCoveredUsage", "SavingsPlanNegation", "SavingsPlanUpfrontFee", "SavingsPlanRecurringFee"}
     | {"DiscountedUsage", "RIFee"}
 )
-#: Line item types of discounts given as their own lines (legacy CUR; CUR 2.0 with "manual
-#: discount compatibility"): negative amounts, counted on the net bases only.
-DISCOUNT_LINE_TYPES = frozenset(
-    {"EdpDiscount", "PrivateRateDiscount", "BundledDiscount", "SppDiscount", "DistributorDiscount"}
-    | {"RiVolumeDiscount", "Discount"}
-)
 
 
 def _line_discount(row, names: CurColumns, where: str, column) -> Decimal:
@@ -1037,10 +1102,12 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
         out.lines_read += 1
         billed = _billing_period(out, row, billing_at, where)
         out.note_charge_end(row, start_at, end_at, (FOCUS_START, FOCUS_END), where)
-        if not _map_says_shared(row[tags_at], FOCUS_TAGS, where):
-            continue
         start, end = _charge_period(row, start_at, end_at, (FOCUS_START, FOCUS_END), where)
         fraction = _overlap(start, end, period)
+        if not _map_says_shared(row[tags_at], FOCUS_TAGS, where):
+            if fraction:
+                out.untagged_amount += cost(row, where)[0] * fraction
+            continue
         if not fraction:
             if _a_correction(billed, start, end, period):
                 out.note_correction(cost(row, where)[0], where)
@@ -1050,7 +1117,8 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
         if currency_at is not None:
             out.note_currency(row[currency_at], where)
         itype = instance_type_of(row[usage_type_at] if usage_type_at is not None else None)
-        _add(out, amount, fraction, start, end, itype)
+        kind = _FOCUS_KINDS.get(str(row[category_at] or "") if category_at is not None else "Usage", KIND_OTHER)
+        _add(out, amount, fraction, start, end, itype, kind=kind)
         out.discounts += (amount - gross) * fraction
         if quantity_at is not None and (category_at is None or row[category_at] == "Usage"):
             note_instance_hours(out, itype, row[quantity_at], row[unit_at] if unit_at is not None else None,
@@ -1201,7 +1269,7 @@ def _finish(out: ExportedCost, period: Period) -> None:
     _reaches_the_end(out, period)
     if out.discount_lines and out.discounts:
         # Discounts as their own lines and on the lines' net columns: counted once, as the lines.
-        out.amount, out.by_instance_type, out.prorated = out._with_discount_lines
+        out.amount, out.by_instance_type, out.prorated, out.by_kind = out._with_discount_lines
         out.notes.append(
             f"the export gives its discounts twice: as {out.discount_lines:,} discount line"
             f"{'s' if out.discount_lines != 1 else ''} and on the lines' net columns ({out.discounts.quantize(CENT):,} "
