@@ -1007,8 +1007,9 @@ def test_the_statement_reconciles_the_exports_total_to_its_cost_in_cents_that_ad
     path = tmp_path / "cur.csv"
     path.write_text(_legacy_csv())
     effective = converter_effective_costs(path)
-    fraction = {"d": Decimal(7) / 30, "f": Decimal(7) / 30, "k": Decimal(7) / 30, **dict.fromkeys("gmop", 0)}
-    every_line = sum((effective[line[0]] * fraction.get(line[0], 1) for line in LINES), Decimal(0))
+    fraction: dict[str, Decimal] = {"d": Decimal(7) / 30, "f": Decimal(7) / 30, "k": Decimal(7) / 30}
+    fraction.update(dict.fromkeys("gmop", Decimal(0)))
+    every_line = sum((effective[line[0]] * fraction.get(line[0], Decimal(1)) for line in LINES), Decimal(0))
     assert every_line.quantize(Decimal("0.01")) == Decimal("2874.70")
 
     result = chargeback("--cost-from", str(path), "--format", "csv", "--out", str(tmp_path / "s.csv"))

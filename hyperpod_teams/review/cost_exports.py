@@ -629,6 +629,29 @@ def _charge_period(
     return start, _instant(row[end_at], names[1], where)
 
 
+class _ChargePeriods:
+    """Lines' charge periods and their fractions in the statement's period, each distinct pair of
+    cells parsed once: an export's lines share a few hundred hours and days, and parsing two times
+    per line was half of reading a large export (a file of unique times empties the memo now and
+    then, so it stays small)."""
+
+    LIMIT = 50_000
+
+    def __init__(self, start_at: int, end_at: int | None, names: tuple[str, str], period: Period):
+        self.start_at, self.end_at, self.names, self.period = start_at, end_at, names, period
+        self.memo: dict[tuple[Any, Any], tuple[datetime, datetime | None, Decimal]] = {}
+
+    def __call__(self, row: Sequence[Any], where: str) -> tuple[datetime, datetime | None, Decimal]:
+        key = (row[self.start_at], row[self.end_at] if self.end_at is not None else None)
+        found = self.memo.get(key)
+        if found is None:
+            if len(self.memo) >= self.LIMIT:
+                self.memo.clear()
+            start, end = _charge_period(row, self.start_at, self.end_at, self.names, where)
+            found = self.memo[key] = (start, end, _overlap(start, end, self.period))
+        return found
+
+
 def instance_type_of(*values: Any) -> str | None:
     """The HyperPod instance type a product attribute or a usage type names (`ml.p5.48xlarge`,
     `USE1-ml.p5.48xlarge-...`), or None."""
@@ -776,6 +799,7 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
         return _cur_line_cost(row, line_type, out.basis, names, cost_at, where, column)
 
     column = _column_reader(at, type_at, out.basis)
+    placed = _ChargePeriods(start_at, end_at, period_names, period)
 
     for where, row in part.rows:
         out.lines_read += 1
@@ -786,12 +810,11 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
         if not shared or (split_at is not None and str(row[split_at] or "").strip()):
             # Another workload's line, or a pod's share of a node whose own line counts: in the
             # export's total of the period, not in the statement.
-            in_period = _overlap(*_charge_period(row, start_at, end_at, period_names, where), period)
+            in_period = placed(row, where)[2]
             _leave_out(out, shared, line_type, in_period, partial(cost, row, line_type, where),
                        partial(_money, row[cost_at], names.unblended, where))  # fmt: skip
             continue
-        start, end = _charge_period(row, start_at, end_at, period_names, where)
-        fraction = _overlap(start, end, period)
+        start, end, fraction = placed(row, where)
         if not fraction:
             if _a_correction(billed, start, end, period):
                 out.note_correction(cost(row, line_type, where)[0], where)
@@ -1087,6 +1110,7 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
             f"--cost-basis net-{out.basis.split('-', 1)[1]}"
         )
     discounts_at = at.get(FOCUS_DISCOUNTS)
+    placed = _ChargePeriods(start_at, end_at, (FOCUS_START, FOCUS_END), period)
     quantity_at, unit_at, category_at = at.get(FOCUS_QUANTITY), at.get(FOCUS_UNIT), at.get(FOCUS_CATEGORY)
     cost_at, usage_type_at, currency_at = at[cost_column], at.get(FOCUS_USAGE_TYPE), at.get(FOCUS_CURRENCY)
 
@@ -1102,8 +1126,7 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
         out.lines_read += 1
         billed = _billing_period(out, row, billing_at, where)
         out.note_charge_end(row, start_at, end_at, (FOCUS_START, FOCUS_END), where)
-        start, end = _charge_period(row, start_at, end_at, (FOCUS_START, FOCUS_END), where)
-        fraction = _overlap(start, end, period)
+        start, end, fraction = placed(row, where)
         if not _map_says_shared(row[tags_at], FOCUS_TAGS, where):
             if fraction:
                 out.untagged_amount += cost(row, where)[0] * fraction
