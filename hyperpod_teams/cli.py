@@ -742,12 +742,13 @@ def runbook(spec_path: Path, out_file: Path | None) -> None:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["markdown", "html", "csv"]),
+    type=click.Choice(["markdown", "html", "csv", "xlsx"]),
     default="markdown",
     show_default=True,
     help="Markdown for a pull request or an e-mail; HTML with a chart; CSV with one row per team "
     "(team, amount_usd, ...: amounts named by the statement's currency) for a finance system; with --out FILE, "
-    "FILE.json beside it holds the period, currency, cost, sources and notes.",
+    "FILE.json beside it holds the period, currency, cost, sources, notes and the reconciliation; xlsx (with --out) "
+    "a workbook whose amounts are numbers in the currency's format (pip extra 'xlsx').",
 )
 @click.option(
     "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
@@ -778,6 +779,7 @@ def chargeback(
         compute_statement,
         render_statement,
         statement_metadata,
+        statement_xlsx,
     )
     from hyperpod_teams.review.cost_exports import (
         DEFAULT_CURRENCY,
@@ -789,6 +791,8 @@ def chargeback(
     from hyperpod_teams.usage_report import MAX_REPORT_BYTES, UsageReportError, read_summary_report
 
     _refuse_to_overwrite_an_input(out_file, spec_path, *usage_files, *cost_files)
+    if output_format == "xlsx" and out_file is None:
+        _user_error("--format xlsx writes a workbook, a binary file: give --out FILE.xlsx")
     # The CSV's period, currency, sources and notes, in FILE.json beside it.
     sidecar = out_file.with_name(out_file.name + ".json") if output_format == "csv" and out_file else None
     _refuse_to_overwrite_an_input(sidecar, spec_path, *usage_files, *cost_files)
@@ -828,6 +832,14 @@ def chargeback(
         _user_error(str(error))
     except OSError as error:
         _user_error(f"cannot read {getattr(error, 'filename', None) or 'a cost export'}: {error.strerror or error}")
+    if output_format == "xlsx":
+        assert out_file is not None
+        try:
+            workbook = statement_xlsx(statement)
+        except ChargebackError as error:
+            _user_error(str(error))
+        _write_bytes(workbook, out_file)
+        return
     if sidecar is not None:
         _write(statement_metadata(statement), sidecar)
     _write(render_statement(statement, format=output_format), out_file)
@@ -911,6 +923,19 @@ def _refuse_to_overwrite_an_input(out_file: Path | None, *inputs: Path) -> None:
 def _user_error(message: str) -> NoReturn:
     stderr.print(f"error: {message}", markup=False)
     sys.exit(EXIT_INVALID_SPEC)
+
+
+def _write_bytes(data: bytes, out_file: Path) -> None:
+    """A binary file written whole or not at all: into a file beside it, then moved over it."""
+    staging = out_file.with_name(f".{out_file.name}.partial")
+    try:
+        staging.write_bytes(data)
+        staging.replace(out_file)
+    except OSError as error:
+        staging.unlink(missing_ok=True)
+        stderr.print(f"error: cannot write {out_file}: {error.strerror or error}", markup=False)
+        sys.exit(EXIT_INVALID_SPEC)
+    stderr.print(f"wrote {out_file}", markup=False)
 
 
 def _write(text: str, out_file: Path | None) -> None:
