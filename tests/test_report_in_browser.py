@@ -70,15 +70,24 @@ def chromium_or_skip() -> str:
 
 
 #: Added to a copy of the page only (the report itself has no script): what the browser laid out.
-MEASURE = """<script>
+MEASURE = r"""<script>
 const root = document.documentElement;
 const teamRows = [...document.querySelectorAll("h3 + .table tr")].map(r => r.getBoundingClientRect().height);
 const chart = document.querySelector("img").getBoundingClientRect();
 const boxes = [...document.querySelectorAll(".table")];
+// Every cell that is a number (an amount, hours, a percentage): on how many lines it was laid out.
+const numbers = [...document.querySelectorAll("td")].filter(
+  td => /^-?\d[\d,]*(\.\d+)?%?( [A-Za-z]{1,12})?$/.test(td.textContent.trim()));
+const lines = td => { const r = document.createRange(); r.selectNodeContents(td);
+  return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size; };
+const instead = document.querySelector(".phone-only");
 document.body.dataset.measured = JSON.stringify({
   viewport: window.innerWidth, pageWidth: root.scrollWidth, tallestTeamRow: Math.max(...teamRows),
   teams: document.querySelectorAll("h3").length, chartWidth: chart.width, chartRight: chart.right,
   tablesWiderThanTheirBox: boxes.filter(t => t.scrollWidth > t.clientWidth + 1).length,
+  numbers: numbers.length, numbersBroken: numbers.filter(td => lines(td) > 1).map(td => td.textContent),
+  numbersPastTheirCell: numbers.filter(td => td.scrollWidth > td.clientWidth + 1).map(td => td.textContent),
+  chartTableShown: instead ? getComputedStyle(instead).display !== "none" : null,
 });
 </script>"""
 
@@ -89,7 +98,7 @@ FRAME = """<!DOCTYPE html><html><body style="margin:0">
  onload="document.body.dataset.measured = this.contentDocument.body.dataset.measured"></iframe></body></html>"""
 
 
-def measured(chromium: str, page: Path, width: int) -> dict:
+def measured(chromium: str, page: Path, width: int, name: str = "report") -> dict:
     probe = page.with_name(f"probe-{width}.html")
     probe.write_text(page.read_text().replace("</body>", MEASURE + "</body>"))
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--allow-file-access-from-files"]
@@ -104,7 +113,7 @@ def measured(chromium: str, page: Path, width: int) -> dict:
     ARTIFACTS.mkdir(exist_ok=True)
     tall = page.with_name(f"tall-{width}.html")
     tall.write_text(FRAME.format(src=page.name, width=width, height=2400))
-    screenshot = ARTIFACTS / f"report-{width}px.png"
+    screenshot = ARTIFACTS / f"{name}-{width}px.png"
     subprocess.run(
         [chromium, *flags, window + "2400", f"--screenshot={screenshot}", tall.as_uri()],
         capture_output=True,
@@ -126,7 +135,12 @@ def test_the_report_never_scrolls_sideways_and_each_team_reads_at_a_glance(twelv
     assert layout["viewport"] == width
     assert layout["pageWidth"] <= width, layout  # no horizontal scrolling of the page
     assert layout["teams"] == len(LONG_NAMES)  # one section per team
-    assert layout["chartRight"] <= width and layout["chartWidth"] > 0.8 * min(width, 900) - 40, layout
+    assert layout["numbers"] > 50 and layout["numbersBroken"] == [], layout
+    if width == 1280:
+        assert layout["chartRight"] <= width and layout["chartWidth"] > 0.8 * min(width, 900) - 40, layout
+        assert layout["chartTableShown"] is False
+    else:  # a 900 px chart scaled to a phone is unreadable: its table, just above, stands in
+        assert layout["chartWidth"] == 0 and layout["chartTableShown"] is True, layout
     if width == 1280:
         # The old single table gave rows of 300-500 px; a team's chain now fits in short rows.
         assert layout["tallestTeamRow"] < 160, layout
@@ -180,3 +194,66 @@ def test_a_large_plan_still_fits_in_one_comment_and_keeps_every_replacement():
     text = render_report(validate_spec(spec_of(LONG_NAMES)), plans)
     assert len(text) <= COMMENT_LIMIT, len(text)
     assert "`aws_iam_role.replaced`" in text and "and 2950 more, counted above" in text
+
+
+# --- the chargeback statement ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def twelve_team_statement(tmp_path_factory) -> Path:
+    """A statement of the twelve long-named teams: a week's report in which some of them ran on
+    both types, the cost from an export of the platform."""
+    from decimal import Decimal
+
+    from hyperpod_teams.review.chargeback import compute_statement, render_statement
+    from hyperpod_teams.usage_report import read_summary_report
+    from tests.test_chargeback import summary_report
+
+    data = spec_of(LONG_NAMES)
+    data["cluster"]["name"] = "ml-shared"
+    data["cost"] = {"instance_prices_usd": {"ml.p5.48xlarge": 98.32, "ml.c5.4xlarge": 0.82}}
+    spec = validate_spec(data)
+    rows = [
+        f"2026-11-0{day},hyperpod-ns-{name},{name},ml.p5.48xlarge,0.00,0.00,0.00,{100 + 7 * i}.25,{90 + 7 * i}.00,"
+        f"10.25,{40 + i}.50,{40 + i}.50,0.00"
+        for day in (1, 2)
+        for i, name in enumerate(LONG_NAMES[::2])
+    ]
+    report = read_summary_report(summary_report(rows), "r.csv")
+    statement = compute_statement(spec, [report], Decimal("1234567.89"), cost_source="given")
+    page = tmp_path_factory.mktemp("statement") / "statement.html"
+    page.write_text(render_statement(statement, format="html"))
+    return page
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_statement_reads_on_a_desktop_and_a_phone_numbers_whole(twelve_team_statement, width):
+    layout = measured(chromium_or_skip(), twelve_team_statement, width, name="statement")
+    assert layout["pageWidth"] <= width, layout  # never scrolls sideways
+    assert layout["numbers"] > 40 and layout["numbersBroken"] == [], layout  # "1,234,567.89" on one line
+    assert layout["numbersPastTheirCell"] == [], layout
+    if width == 1280:
+        assert layout["chartWidth"] >= 720 and layout["chartRight"] <= width, layout
+        assert layout["chartTableShown"] is False
+    else:
+        assert layout["chartWidth"] == 0 and layout["chartTableShown"] is True, layout
+
+
+def test_the_statements_chart_names_every_team_and_its_legend_whole(twelve_team_statement):
+    """pygal cuts a name that does not fit its space with an ellipsis, and draws a legend beside
+    the plot where the page's width cuts it: every name whole, the legend inside the picture."""
+    import base64
+
+    page = twelve_team_statement.read_text()
+    svg = base64.b64decode(re.search(r"data:image/svg\+xml;base64,([^\"]+)", page)[1]).decode()
+    assert "\u2026" not in svg and "..." not in svg  # nothing truncated
+    for name in LONG_NAMES:
+        assert f">{name}<" in svg, name
+    width, height = (float(v) for v in re.search(r'<svg[^>]*viewBox="0 0 ([\d.]+) ([\d.]+)"', svg).groups())
+    x, y = (float(v) for v in re.search(r'translate\(([\d.]+), ([\d.]+)\)" class="legends"', svg).groups())
+    labels = re.findall(r'<text x="([\d.]+)" y="[\d.]+">(own use|share of idle capacity)</text>', svg)
+    assert len(labels) == 2
+    # Inside the picture: below the plot, above its lower edge, every label's end within its width
+    # (14 px sans-serif: under 9 px a character).
+    assert y + 20 <= height, (y, height)
+    assert all(x + float(at) + 9 * len(text) <= width for at, text in labels), (x, labels)

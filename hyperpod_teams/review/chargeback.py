@@ -885,7 +885,13 @@ def build_statement_document(statement: Statement, *, chart: bool = False):
             )
         )
     if chart:
-        document.add(Image("Each team's amount: its own use and its share of idle capacity", _statement_chart(s)))
+        document.add(
+            Image(
+                "Each team's amount: its own use and its share of idle capacity",
+                _statement_chart(s),
+                on_phone="the Per team table above gives the same figures",
+            )
+        )
     document.add(Heading("Hours charged, per instance type"))
     rows = []
     for t in s.instance_types:
@@ -972,9 +978,13 @@ def _statement_chart(statement: Statement) -> str:
     chart = pygal.HorizontalStackedBar(
         js=[],
         width=900,
-        height=140 + 34 * len(statement.teams),
+        height=170 + 34 * len(statement.teams),
         x_title=statement.currency,
         disable_xml_declaration=True,
+        # Every name whole: the legend under the chart, the teams' names never cut.
+        legend_at_bottom=True,
+        truncate_legend=-1,
+        truncate_label=-1,
         style=Style(
             colors=(TEAM_COLOURS[0], UNALLOCATED_COLOUR),
             background="white",

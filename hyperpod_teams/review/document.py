@@ -53,6 +53,9 @@ class Image:
 
     alt: str
     svg: str
+    #: Where a phone reads the chart's figures instead (e.g. "the table above"): a chart drawn
+    #: for a desktop's width is unreadable scaled to a phone's, so there it gives way to this.
+    on_phone: str = ""
 
 
 Block = Heading | Paragraph | Items | Code | Table | Alert | Image
@@ -163,7 +166,9 @@ td:first-child{min-width:7rem}
 th{background:#f6f8fa}code,pre{font-family:ui-monospace,monospace;background:#f6f8fa}pre{padding:.8rem;overflow-x:auto}
 .warning{border-left:.3rem solid #cf222e;background:#ffebe9;padding:.6rem 1rem;font-weight:600;margin:0 0 1rem}
 img{max-width:100%;height:auto}
-@media (max-width:40rem){body{padding:0 .6rem}.table thead{display:none}.table tr{display:block;margin:0 0 .8rem;
+.n{white-space:nowrap}.phone-only{display:none}
+@media (max-width:40rem){img.wide{display:none}.phone-only{display:block;font-style:italic}
+body{padding:0 .6rem}.table thead{display:none}.table tr{display:block;margin:0 0 .8rem;
 border:1px solid #d0d7de}.table td{display:block;border:0;border-top:1px solid #eaeef2}
 .table td:first-child{font-weight:600;background:#f6f8fa;border-top:0}
 .table td[data-label]:not(:first-child)::before{content:attr(data-label) ": ";font-weight:600}}
@@ -203,6 +208,19 @@ def _inline_html(text: str) -> str:
     return "".join(out)
 
 
+#: A number as the documents print one: an amount, hours, a count, a percentage, maybe a unit
+#: or currency after it ("1,234.56", "-50.00", "57.14%", "2,688.00 GPU", "12 nodes").
+_NUMBER = re.compile(r"-?\d[\d,]*(\.\d+)?%?( [A-Za-z]{1,12})?")
+
+
+def _cell_html(text: str) -> str:
+    """A table cell; a number in one piece, never broken across lines (the cells wrap anywhere
+    else, so that a long name never widens the page)."""
+    if _NUMBER.fullmatch(text.strip()):
+        return f'<span class="n">{_inline_html(text)}</span>'
+    return _inline_html(text)
+
+
 def to_html(document: Document) -> str:
     out = [
         "<!DOCTYPE html>",
@@ -232,9 +250,9 @@ def to_html(document: Document) -> str:
             body = "".join(
                 "<tr>"
                 + "".join(
-                    f'<td data-label="{labels[i]}">{_inline_html(c)}</td>'
+                    f'<td data-label="{labels[i]}">{_cell_html(c)}</td>'
                     if i < len(labels) and labels[i]
-                    else f"<td>{_inline_html(c)}</td>"
+                    else f"<td>{_cell_html(c)}</td>"
                     for i, c in enumerate(row)
                 )
                 + "</tr>"
@@ -246,6 +264,9 @@ def to_html(document: Document) -> str:
             out.append(f'<div class="warning">{_inline_html(block.text)}</div>')
         elif isinstance(block, Image):
             data = base64.b64encode(block.svg.encode()).decode()
-            out.append(f'<img alt="{html.escape(block.alt)}" src="data:image/svg+xml;base64,{data}">')
+            wide = ' class="wide"' if block.on_phone else ""
+            out.append(f'<img{wide} alt="{html.escape(block.alt)}" src="data:image/svg+xml;base64,{data}">')
+            if block.on_phone:
+                out.append(f'<p class="phone-only">{_inline_html(block.alt)}: {_inline_html(block.on_phone)}.</p>')
     out.append("</body></html>")
     return "\n".join(out) + "\n"

@@ -433,6 +433,7 @@ def _compute_section(
             Image(
                 "Guaranteed nodes per team and unallocated capacity, per instance type",
                 _chart(shares, teams_with_quota),
+                on_phone="the table above gives the same figures",
             )
         )
     governance = spec.cluster.task_governance
