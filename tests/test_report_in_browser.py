@@ -245,12 +245,17 @@ def test_the_statements_chart_names_every_team_and_its_legend_whole(twelve_team_
     import base64
 
     page = twelve_team_statement.read_text()
-    svg = base64.b64decode(re.search(r"data:image/svg\+xml;base64,([^\"]+)", page)[1]).decode()
+    embedded = re.search(r"data:image/svg\+xml;base64,([^\"]+)", page)
+    assert embedded, "the statement has no chart"
+    svg = base64.b64decode(embedded[1]).decode()
     assert "\u2026" not in svg and "..." not in svg  # nothing truncated
     for name in LONG_NAMES:
         assert f">{name}<" in svg, name
-    width, height = (float(v) for v in re.search(r'<svg[^>]*viewBox="0 0 ([\d.]+) ([\d.]+)"', svg).groups())
-    x, y = (float(v) for v in re.search(r'translate\(([\d.]+), ([\d.]+)\)" class="legends"', svg).groups())
+    box = re.search(r'<svg[^>]*viewBox="0 0 ([\d.]+) ([\d.]+)"', svg)
+    legend = re.search(r'translate\(([\d.]+), ([\d.]+)\)" class="legends"', svg)
+    assert box and legend, "no viewBox or no legend under the chart"
+    width, height = (float(v) for v in box.groups())
+    x, y = (float(v) for v in legend.groups())
     labels = re.findall(r'<text x="([\d.]+)" y="[\d.]+">(own use|share of idle capacity)</text>', svg)
     assert len(labels) == 2
     # Inside the picture: below the plot, above its lower edge, every label's end within its width
