@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import QUICKSTART, require_module
 from tests.test_report_in_browser import chromium_or_skip
@@ -164,3 +166,64 @@ def test_the_check_sees_markup_when_text_is_not_escaped(tmp_path):
     )
     assert {tag for tag, _ in parser.elements} - OWN_ELEMENTS == {"img"}
     assert any("@someone" in t for t in parser.text_outside_code)
+
+
+def test_a_failed_plans_output_is_shown_as_text_in_the_comment(tmp_path):
+    """Terraform's output of a failed plan reaches the PR comment (report --failed-plan): whatever
+    it holds (markup, a fence of its own, a mention), GitHub's renderer shows it as text inside
+    the code block, and the comment's own structure after it is intact."""
+    require_module("cmarkgfm")
+    import html
+
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    output = tmp_path / "acme-team-nlp.failed"
+    output.write_text(
+        "Error: creating S3 Bucket\n```\n</details><img src=x onerror=1> @octo-org/platform\n"
+        '| a | b |\n# heading?\n\u2502 with aws_s3_bucket.data["<b>x</b>"]\n'
+    )
+    result = run("report", str(QUICKSTART), "--failed-plan", str(output))
+    assert result.returncode == 0, result.stderr
+    page = cmarkgfm.github_flavored_markdown_to_html(result.stdout, options=Options.CMARK_OPT_UNSAFE)
+    parser = _Elements()
+    parser.feed(page)
+    assert not {tag for tag, _ in parser.elements} - OWN_ELEMENTS - {"details", "summary"}
+    assert not any("@octo-org" in t for t in parser.text_outside_code)
+    blocks = [html.unescape(b) for b in re.findall(r"<pre[^>]*><code[^>]*>(.*?)</code></pre>", page, re.S)]
+    shown = next(b for b in blocks if "creating S3 Bucket" in b)
+    assert "<img src=x onerror=1> @octo-org/platform" in shown and '["<b>x</b>"]' in shown
+    assert "<h2>" in page.split("creating S3 Bucket", 1)[1]  # the report goes on after the block
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab1 _*&#;<>[]()`|~\\.-+=!:/@9")), max_size=40))
+def test_md_text_reads_as_written_and_forms_no_markup(text):
+    """Any text, escaped by md_text and rendered by GitHub's renderer as a paragraph and as a list
+    item, shows exactly its characters (white space collapsed, the zero-width spaces that break
+    mentions aside) and no element but the paragraph's or the list's. md_text escapes only where
+    the character would be syntax ("summary_report.csv", "R&D", "74.70 USD" without backslashes),
+    so an e-mail reader sees few backslashes; this shows the fewer escapes still escape enough."""
+    require_module("cmarkgfm")
+    import html
+
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    from hyperpod_teams.review.document import md_text
+
+    expected = " ".join(text.split())
+    for markdown, wrapper in ((md_text(text), {"p"}), ("- " + md_text(text), {"ul", "li", "p"})):
+        page = cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+        parser = _Elements()
+        parser.feed(page)
+        assert {tag for tag, _ in parser.elements} <= wrapper, (text, markdown, page)
+        shown = html.unescape(re.sub(r"<[^>]+>", "", page)).replace("\u200b", "").strip()
+        assert shown == expected, (text, markdown, page)
+
+
+def test_md_text_leaves_plain_punctuation_plain():
+    from hyperpod_teams.review.document import md_text
+
+    for plain in ("74.70 USD of the lines", "summary_report_2026.csv", "R&D", "hyperpod-teams:platform=shared"):
+        assert md_text(plain) == plain

@@ -92,7 +92,23 @@ def spreadsheet_text(text: str) -> str:
 
 
 #: Markdown's own syntax among ASCII punctuation: a backslash before any of these makes it plain.
-_MARKDOWN_SYNTAX = frozenset("\\`*_[]<>#|~&")
+#: Only where it would be syntax (a reader of the statement in an e-mail sees every backslash):
+#: `_` between two letters or digits is no emphasis, `&` only starts an entity, `#` only a heading.
+_MARKDOWN_SYNTAX = frozenset("\\`*[]<>|~")
+_ENTITY = re.compile(r"&(#\d+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+
+
+def _needs_escape(text: str, i: int) -> bool:
+    char = text[i]
+    if char in _MARKDOWN_SYNTAX:
+        return True
+    if char == "_":
+        return not (0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum())
+    if char == "&":
+        return bool(_ENTITY.match(text, i))
+    return False
+
+
 #: A zero-width space breaks what GitHub would turn into a mention (`@team`) or a link.
 _ZERO_WIDTH_SPACE = "\u200b"
 
@@ -102,9 +118,9 @@ def md_text(text: object) -> str:
     Markdown and HTML syntax escaped with backslashes (so `<img onerror=...>` stays text), no line
     breaks (nothing can start a block), and mentions and links broken with a zero-width space."""
     plain = " ".join(str(text).split())
-    escaped = "".join(f"\\{c}" if c in _MARKDOWN_SYNTAX else c for c in plain)
-    escaped = re.sub(r"^(\d+)([.)])", r"\1\\\2", escaped)  # "1." or "1)" would start a list,
-    escaped = re.sub(r"^([-+=])", r"\\\1", escaped)  # and "-" or "+" a bullet, "=" a heading's underline
+    escaped = "".join(f"\\{c}" if _needs_escape(plain, i) else c for i, c in enumerate(plain))
+    escaped = re.sub(r"^(\d{1,9})([.)])(?=\s|$)", r"\1\\\2", escaped)  # "1. " or "1) " would start a list,
+    escaped = re.sub(r"^([-+=#])", r"\\\1", escaped)  # "-" or "+" a bullet, "=" an underline, "#" a heading
     for trigger in ("@", "://", "www."):
         escaped = escaped.replace(trigger, trigger[:1] + _ZERO_WIDTH_SPACE + trigger[1:])
     return escaped
