@@ -224,6 +224,9 @@ class SummaryReport:
         return [self.first_day + timedelta(days=n) for n in range((self.last_day - self.first_day).days + 1)]
 
 
+#: The most hours one row of a day can hold: more is no report of a real cluster.
+MAX_ROW_HOURS = 100_000_000
+
 #: Bounds of a summary usage report `chargeback` reads: a month of 100 namespaces on 40 instance
 #: types is about 124,000 rows, 12 MiB (docs/architecture.md, "Any input").
 MAX_REPORT_BYTES = 32 * 1024 * 1024
@@ -335,6 +338,11 @@ def _usage_row(cells: list[str], where: str, first_day: date, last_day: date) ->
             raise UsageReportError(f"{where}: {key[0]} {key[1]} hours {cell!r} is not a number") from None
         if not value.is_finite() or value < 0:
             raise UsageReportError(f"{where}: {key[0]} {key[1]} hours {cell!r} is not a number of hours")
+        if value > MAX_ROW_HOURS:
+            raise UsageReportError(
+                f"{where}: {key[0]} {key[1]} hours {cell[:24]!r} are more than a day of any cluster holds (at most "
+                f"{MAX_ROW_HOURS:,}: 10,000 nodes of 192 vCPUs for 24 hours is 46,080,000)"
+            )
         hours[key] = value
     namespace, team, instance_type = (c.strip() for c in cells[1:4])
     if not namespace or not instance_type:

@@ -671,9 +671,9 @@ def _within_a_days_capacity(
     capacity = max(capacity, billed_that_day)
     if per_day[(row.day, row.instance_type)] > capacity + Decimal("0.01"):
         raise ChargebackError(
-            f"{row.where}: {hours.normalize():f} {resource} hours of {row.instance_type} on {row.day} bring the day "
-            f"to {per_day[(row.day, row.instance_type)].normalize():f}, more than its {nodes} node"
-            f"{'s' if nodes != 1 else ''} give in a day ({capacity.normalize():f}): is the report this cluster's, and "
+            f"{row.where}: {hours:,.2f} {resource} hours of {row.instance_type} on {row.day} bring the day "
+            f"to {per_day[(row.day, row.instance_type)]:,.2f}, more than its {nodes} node"
+            f"{'s' if nodes != 1 else ''} give in a day ({capacity:,.2f}): is the report this cluster's, and "
             "cluster.instance_groups up to date?"
         )
 
