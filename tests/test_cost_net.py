@@ -432,3 +432,28 @@ def test_capacity_comes_from_the_instance_hours_the_export_bills(tmp_path):
     nlp = next(c for c in statement.teams if c.team == "nlp")
     assert nlp.usage == (Decimal("42474.24") * nlp_hours / 3456).quantize(CENT)
     assert any("bills 432.00 instance-hours" in n and "the spec's 2 nodes give 336" in n for n in statement.notes)
+
+
+def test_the_focus_files_effective_cost_by_independent_sql_is_the_same_net_cost(tmp_path):
+    """This file's own SQL over the FOCUS file: EffectiveCost of the rows tagged shared, prorated
+    by the hours of the week they cover; the same 3,567.44 as every CUR shape gives."""
+    duckdb = pytest.importorskip("duckdb")
+    path = tmp_path / "focus.csv"
+    path.write_text(focus_csv())
+    (total,) = (
+        duckdb.connect()
+        .execute(
+            f"""
+        SELECT SUM(CAST(EffectiveCost AS DECIMAL(30, 10))
+                   * GREATEST(0, epoch(LEAST(CAST(ChargePeriodEnd AS TIMESTAMPTZ),
+                                             TIMESTAMPTZ '2026-11-08 00:00:00+00'))
+                                 - epoch(GREATEST(CAST(ChargePeriodStart AS TIMESTAMPTZ),
+                                                  TIMESTAMPTZ '2026-11-01 00:00:00+00')))
+                   / (epoch(CAST(ChargePeriodEnd AS TIMESTAMPTZ)) - epoch(CAST(ChargePeriodStart AS TIMESTAMPTZ))))
+        FROM read_csv('{path}', all_varchar = true, header = true)
+        WHERE json_extract_string(Tags, '$."user:hyperpod-teams:platform"') = 'shared'
+        """
+        )
+        .fetchone()
+    )
+    assert Decimal(str(total)).quantize(CENT) == NET_AMORTIZED
