@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from hyperpod_teams import naming
+from hyperpod_teams.spec.fields import InstanceGroup, ResourceAmount, RollingUpdate
 from hyperpod_teams.spec.models import Organization, PlatformSpec, Team
 
 CLUSTER_TYPE = "AWS::SageMaker::Cluster"
@@ -57,6 +58,52 @@ def tag_list(tags: dict[str, str]) -> list[Tag]:
 
 class ClusterEbsVolumeConfig(CfnModel):
     volume_size_in_gb: int = Field(alias="VolumeSizeInGB", ge=1, le=16384)
+    volume_kms_key_id: str | None = Field(default=None, alias="VolumeKmsKeyId", max_length=2048)
+
+
+class ClusterKubernetesTaint(CfnModel):
+    key: str = Field(alias="Key")
+    value: str | None = Field(default=None, alias="Value")
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = Field(alias="Effect")
+
+
+class ClusterKubernetesConfig(CfnModel):
+    labels: dict[str, str] | None = Field(default=None, alias="Labels")
+    taints: list[ClusterKubernetesTaint] | None = Field(default=None, alias="Taints", max_length=50)
+
+
+class CapacitySizeConfig(CfnModel):
+    type: Literal["INSTANCE_COUNT", "CAPACITY_PERCENTAGE"] = Field(alias="Type")
+    value: int = Field(alias="Value", ge=1)
+
+
+class RollingUpdatePolicy(CfnModel):
+    maximum_batch_size: CapacitySizeConfig = Field(alias="MaximumBatchSize")
+
+
+class DeploymentConfig(CfnModel):
+    rolling_update_policy: RollingUpdatePolicy | None = Field(default=None, alias="RollingUpdatePolicy")
+    wait_interval_in_seconds: int | None = Field(default=None, alias="WaitIntervalInSeconds", ge=0, le=3600)
+
+
+class ScheduledUpdateConfig(CfnModel):
+    schedule_expression: str = Field(alias="ScheduleExpression", max_length=256)
+    deployment_config: DeploymentConfig | None = Field(default=None, alias="DeploymentConfig")
+
+
+class AutoPatchConfig(CfnModel):
+    patching_strategy: Literal["WhenIdle", "WhenAllIdle"] = Field(alias="PatchingStrategy")
+    deployment_config: DeploymentConfig | None = Field(default=None, alias="DeploymentConfig")
+
+
+class ClusterCapacityRequirements(CfnModel):
+    spot: dict | None = Field(default=None, alias="Spot")
+    on_demand: dict | None = Field(default=None, alias="OnDemand")
+
+
+class ClusterAutoScalingConfig(CfnModel):
+    mode: Literal["Enable", "Disable"] = Field(alias="Mode")
+    auto_scaler_type: Literal["Karpenter"] | None = Field(default=None, alias="AutoScalerType")
 
 
 class ClusterInstanceStorageConfig(CfnModel):
@@ -76,9 +123,16 @@ class ClusterInstanceGroup(CfnModel):
     life_cycle_config: ClusterLifeCycleConfig = Field(alias="LifeCycleConfig")
     threads_per_core: int = Field(alias="ThreadsPerCore", ge=1, le=2)
     instance_storage_configs: list[ClusterInstanceStorageConfig] = Field(alias="InstanceStorageConfigs", max_length=1)
-    on_start_deep_health_checks: list[Literal["InstanceStress", "InstanceConnectivity"]] | None = Field(
-        default=None, alias="OnStartDeepHealthChecks"
-    )
+    on_start_deep_health_checks: (
+        list[Literal["InstanceStress", "InstanceConnectivity", "MultiNodeTrainingValidation"]] | None
+    ) = Field(default=None, alias="OnStartDeepHealthChecks", max_length=3)
+    min_instance_count: int | None = Field(default=None, alias="MinInstanceCount", ge=0)
+    kubernetes_config: ClusterKubernetesConfig | None = Field(default=None, alias="KubernetesConfig")
+    training_plan_arn: str | None = Field(default=None, alias="TrainingPlanArn")
+    capacity_requirements: ClusterCapacityRequirements | None = Field(default=None, alias="CapacityRequirements")
+    image_release_version: str | None = Field(default=None, alias="ImageReleaseVersion")
+    scheduled_update_config: ScheduledUpdateConfig | None = Field(default=None, alias="ScheduledUpdateConfig")
+    auto_patch_config: AutoPatchConfig | None = Field(default=None, alias="AutoPatchConfig")
 
 
 class ClusterOrchestratorEksConfig(CfnModel):
@@ -101,6 +155,8 @@ class ClusterProperties(CfnModel):
     orchestrator: Orchestrator = Field(alias="Orchestrator")
     vpc_config: VpcConfig = Field(alias="VpcConfig")
     tags: list[Tag] = Field(alias="Tags", max_length=50)
+    auto_scaling: ClusterAutoScalingConfig | None = Field(default=None, alias="AutoScaling")
+    node_provisioning_mode: Literal["Continuous"] | None = Field(default=None, alias="NodeProvisioningMode")
 
 
 #: Create-only properties of AWS::SageMaker::Cluster: the union of the resource schema's
@@ -148,14 +204,21 @@ def hyperpod_cluster(
                 threads_per_core=group.threads_per_core,
                 instance_storage_configs=[
                     ClusterInstanceStorageConfig(
-                        ebs_volume_config=ClusterEbsVolumeConfig(volume_size_in_gb=group.ebs_volume_gb)
+                        ebs_volume_config=ClusterEbsVolumeConfig(
+                            volume_size_in_gb=group.ebs_volume_gb, volume_kms_key_id=group.volume_kms_key_id
+                        )
                     )
                 ],
                 on_start_deep_health_checks=list(group.deep_health_checks) or None,
+                **_group_additions(group),
             )
             for group in cluster.instance_groups
         ],
         node_recovery=cluster.node_recovery,
+        auto_scaling=ClusterAutoScalingConfig(mode="Enable", auto_scaler_type=cluster.autoscaling)
+        if cluster.autoscaling
+        else None,
+        node_provisioning_mode=cluster.node_provisioning_mode,
         orchestrator=Orchestrator(eks=ClusterOrchestratorEksConfig(cluster_arn=eks_cluster_arn)),
         # Both lists are `insertionOrder: false` in the registry schema of AWS::SageMaker::Cluster
         # (cfn-lint's bundled copy): their order is no change to AWS, so it is none to the stacks
@@ -166,6 +229,50 @@ def hyperpod_cluster(
         ),
         tags=tag_list(naming.shared_platform_tags(spec.organization)),
     )
+
+
+def _deployment(rolling: RollingUpdate | None) -> DeploymentConfig | None:
+    if rolling is None:
+        return None
+    size = CapacitySizeConfig(
+        type="INSTANCE_COUNT" if rolling.unit == "nodes" else "CAPACITY_PERCENTAGE", value=rolling.max_batch
+    )
+    return DeploymentConfig(
+        rolling_update_policy=RollingUpdatePolicy(maximum_batch_size=size),
+        wait_interval_in_seconds=rolling.wait_seconds,
+    )
+
+
+def _group_additions(group: InstanceGroup) -> dict:
+    """The instance group's fields of the newer API, each only when the spec sets it."""
+    nodes = group.kubernetes
+    return {
+        "min_instance_count": group.min_count,
+        "kubernetes_config": ClusterKubernetesConfig(
+            labels=dict(nodes.labels) or None,
+            taints=[ClusterKubernetesTaint(key=t.key, value=t.value, effect=t.effect) for t in nodes.taints] or None,
+        )
+        if nodes and (nodes.labels or nodes.taints)
+        else None,
+        "training_plan_arn": group.training_plan_arn,
+        "capacity_requirements": ClusterCapacityRequirements(spot={})
+        if group.capacity == "spot"
+        else ClusterCapacityRequirements(on_demand={})
+        if group.capacity == "on_demand"
+        else None,
+        "image_release_version": group.image_release_version,
+        "scheduled_update_config": ScheduledUpdateConfig(
+            schedule_expression=group.scheduled_update.schedule,
+            deployment_config=_deployment(group.scheduled_update.rolling),
+        )
+        if group.scheduled_update
+        else None,
+        "auto_patch_config": AutoPatchConfig(
+            patching_strategy=group.auto_patch.strategy, deployment_config=_deployment(group.auto_patch.rolling)
+        )
+        if group.auto_patch
+        else None,
+    }
 
 
 # --- AWS::SageMaker::ClusterSchedulerConfig --------------------------------------------------
@@ -179,6 +286,7 @@ class PriorityClass(CfnModel):
 class SchedulerConfig(CfnModel):
     priority_classes: list[PriorityClass] | None = Field(default=None, alias="PriorityClasses", max_length=10)
     fair_share: Literal["Enabled", "Disabled"] = Field(alias="FairShare")
+    idle_resource_sharing: Literal["Enabled", "Disabled"] | None = Field(default=None, alias="IdleResourceSharing")
 
 
 class ClusterSchedulerConfigProperties(CfnModel):
@@ -197,6 +305,7 @@ def scheduler_config(spec: PlatformSpec, *, cluster_arn: str) -> ClusterSchedule
         scheduler_config=SchedulerConfig(
             priority_classes=[PriorityClass(name=c.name, weight=c.weight) for c in governance.priority_classes] or None,
             fair_share=governance.fair_share,
+            idle_resource_sharing=governance.idle_resource_sharing,
         ),
         description=f"Task governance of {spec.cluster.name} (hyperpod-teams)",
         tags=tag_list(naming.shared_platform_tags(spec.organization)),
@@ -206,14 +315,41 @@ def scheduler_config(spec: PlatformSpec, *, cluster_arn: str) -> ClusterSchedule
 # --- AWS::SageMaker::ComputeQuota ------------------------------------------------------------
 
 
+class AcceleratorPartitionConfig(CfnModel):
+    type: str = Field(alias="Type")
+    count: int = Field(alias="Count", ge=0, le=10_000_000)
+
+
 class ComputeQuotaResourceConfig(CfnModel):
     instance_type: str = Field(alias="InstanceType")
-    count: int = Field(alias="Count", ge=0)
+    count: int | None = Field(default=None, alias="Count", ge=0, le=10_000_000)
+    accelerators: int | None = Field(default=None, alias="Accelerators", ge=0, le=10_000_000)
+    v_cpu: float | None = Field(default=None, alias="VCpu", ge=0, le=10_000_000)
+    memory_in_gib: float | None = Field(default=None, alias="MemoryInGiB", ge=0, le=10_000_000)
+    accelerator_partition: AcceleratorPartitionConfig | None = Field(default=None, alias="AcceleratorPartition")
+
+
+def resource_config(amount: ResourceAmount) -> ComputeQuotaResourceConfig:
+    """A quota's (or borrow limit's) amount of one instance type, as the API takes it."""
+    partition = amount.accelerator_partition
+    return ComputeQuotaResourceConfig(
+        instance_type=amount.instance_type,
+        count=amount.count,
+        accelerators=amount.accelerators,
+        v_cpu=amount.vcpu,
+        memory_in_gib=amount.memory_gib,
+        accelerator_partition=AcceleratorPartitionConfig(type=partition.type, count=partition.count)
+        if partition
+        else None,
+    )
 
 
 class ResourceSharingConfig(CfnModel):
     strategy: Literal["Lend", "DontLend", "LendAndBorrow"] = Field(alias="Strategy")
     borrow_limit: int | None = Field(default=None, alias="BorrowLimit", ge=0, le=10000)
+    absolute_borrow_limits: list[ComputeQuotaResourceConfig] | None = Field(
+        default=None, alias="AbsoluteBorrowLimits", max_length=15
+    )
 
 
 class ComputeQuotaConfig(CfnModel):
@@ -243,14 +379,16 @@ def compute_quota(organization: Organization, team: Team, *, cluster_arn: str) -
         name=naming.compute_quota_name(team.name),
         cluster_arn=cluster_arn,
         compute_quota_config=ComputeQuotaConfig(
-            compute_quota_resources=[
-                ComputeQuotaResourceConfig(instance_type=q.instance_type, count=q.count) for q in compute.quota
-            ],
-            resource_sharing_config=ResourceSharingConfig(strategy=compute.sharing, borrow_limit=compute.borrow_limit),
+            compute_quota_resources=[resource_config(q) for q in compute.quota],
+            resource_sharing_config=ResourceSharingConfig(
+                strategy=compute.sharing,
+                borrow_limit=compute.borrow_limit,
+                absolute_borrow_limits=[resource_config(limit) for limit in compute.absolute_borrow_limits] or None,
+            ),
             preempt_team_tasks=compute.preempt_team_tasks,
         ),
         compute_quota_target=ComputeQuotaTarget(team_name=team.name, fair_share_weight=compute.fair_share_weight),
-        activation_state="Enabled",
+        activation_state="Enabled" if compute.active else "Disabled",
         description=f"Compute quota of team {team.title} (hyperpod-teams)"[:256],
         tags=tag_list(naming.team_resource_tags(organization, team)),
     )

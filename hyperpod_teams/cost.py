@@ -142,8 +142,9 @@ def team_weights(teams: Iterable[Team], prices: dict[str, float]) -> dict[str, D
     return {team.name: worth.quota_worth(_quota(team), prices) for team in teams}
 
 
-def _quota(team: Team) -> list[tuple[str, int]]:
-    return [(entry.instance_type, entry.count) for entry in team.compute.quota]
+def _quota(team: Team) -> list[tuple[str, Decimal]]:
+    """The team's quota in instances: a team with half a p5's GPUs weighs half a p5."""
+    return [(entry.instance_type, entry.instances) for entry in team.compute.quota]
 
 
 def split_percentages(weights: dict[str, Decimal]) -> dict[str, Decimal]:

@@ -11,8 +11,9 @@ from decimal import Decimal
 
 from hyperpod_teams import instance_types
 
-#: A team's guaranteed quota as (instance type, count) pairs.
-Quota = Iterable[tuple[str, int]]
+#: A team's guaranteed quota as (instance type, instances) pairs: whole or in part (4 of a p5's
+#: 8 GPUs are 0.5 instances).
+Quota = Iterable[tuple[str, Decimal | int]]
 
 
 def worth_is_known(instance_type: str, prices: Mapping[str, float]) -> bool:

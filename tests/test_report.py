@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import sys
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -210,7 +211,7 @@ def test_the_chart_names_the_largest_teams_and_groups_the_rest_without_losing_a_
     from hyperpod_teams.review.report import CHART_TEAMS, InstanceTypeShares, chart_series
 
     teams = [f"t{i:02d}" for i in range(30)]
-    shares = [InstanceTypeShares("ml.p5.48xlarge", 100, {t: 1 + i % 3 for i, t in enumerate(teams)})]
+    shares = [InstanceTypeShares("ml.p5.48xlarge", 100, {t: Decimal(1 + i % 3) for i, t in enumerate(teams)})]
     series = chart_series(shares, teams)
     labels = [label for label, _ in series]
     assert len(labels) == CHART_TEAMS + 2 and labels[-2:] == [f"{30 - CHART_TEAMS} other teams", "unallocated"]
@@ -257,7 +258,7 @@ def test_every_segment_of_the_chart_has_a_colour_of_its_own():
 
     for count in (3, CHART_TEAMS, CHART_TEAMS + 1, 40):
         teams = [f"t{i:02d}" for i in range(count)]
-        series = chart_series([InstanceTypeShares("ml.p5.48xlarge", 200, dict.fromkeys(teams, 1))], teams)
+        series = chart_series([InstanceTypeShares("ml.p5.48xlarge", 200, dict.fromkeys(teams, Decimal(1)))], teams)
         colours = chart_colours(series)
         assert len(set(colours)) == len(colours) == len(series), (count, colours)
 

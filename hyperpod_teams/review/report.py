@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from hyperpod_teams import cost, journeys, naming, policies, rbac
 from hyperpod_teams.adoption import existing_resources, ways_explained
@@ -25,6 +26,7 @@ from hyperpod_teams.review.document import (
 )
 from hyperpod_teams.review.plan_summary import StackPlan, plan_section
 from hyperpod_teams.spec.models import PlatformSpec, Team
+from hyperpod_teams.spec.rules import nodes
 from hyperpod_teams.stack_plan import identity_groups, identity_plugin
 
 
@@ -90,11 +92,12 @@ def access_matrix(spec: PlatformSpec) -> list[RoleAccess]:
 class InstanceTypeShares:
     instance_type: str
     capacity: int
-    guaranteed: dict[str, int]  # team -> nodes
+    #: team -> nodes, whole or in part (a quota in accelerators or GPU partitions: 0.5 of a p5)
+    guaranteed: dict[str, Decimal]
 
     @property
-    def unallocated(self) -> int:
-        return self.capacity - sum(self.guaranteed.values())
+    def unallocated(self) -> Decimal:
+        return self.capacity - sum(self.guaranteed.values(), Decimal(0))
 
 
 def compute_shares(spec: PlatformSpec) -> list[InstanceTypeShares]:
@@ -103,7 +106,7 @@ def compute_shares(spec: PlatformSpec) -> list[InstanceTypeShares]:
             instance_type=instance_type,
             capacity=nodes,
             guaranteed={
-                team.name: entry.count
+                team.name: entry.instances
                 for team in spec.teams
                 for entry in team.compute.quota
                 if entry.instance_type == instance_type
@@ -122,17 +125,20 @@ def _borrow(team: Team) -> str:
 CHART_TEAMS = 18
 
 
-def chart_series(shares: list[InstanceTypeShares], teams: list[str]) -> list[tuple[str, list[int]]]:
+def chart_series(shares: list[InstanceTypeShares], teams: list[str]) -> list[tuple[str, list[float]]]:
     """The chart's segments: (label, nodes per instance type), the largest teams first, then
     the other teams together, then what is unallocated."""
     by_size = sorted(teams, key=lambda t: -sum(s.guaranteed.get(t, 0) for s in shares))
     named, others = by_size[:CHART_TEAMS], set(by_size[CHART_TEAMS:])
-    series = [(team, [s.guaranteed.get(team, 0) for s in shares]) for team in named]
+    series = [(team, [float(s.guaranteed.get(team, 0)) for s in shares]) for team in named]
     if others:
         series.append(
-            (f"{len(others)} other teams", [sum(n for t, n in s.guaranteed.items() if t in others) for s in shares])
+            (
+                f"{len(others)} other teams",
+                [float(sum(n for t, n in s.guaranteed.items() if t in others)) for s in shares],
+            )
         )
-    series.append(("unallocated", [s.unallocated for s in shares]))
+    series.append(("unallocated", [float(s.unallocated) for s in shares]))
     return series
 
 
@@ -164,7 +170,7 @@ UNALLOCATED_COLOUR = "#e8e8e8"
 CHART_WIDTH, LEGEND_CHARACTER = 900, 7.5
 
 
-def chart_colours(series: list[tuple[str, list[int]]]) -> list[str]:
+def chart_colours(series: list[tuple[str, list[float]]]) -> list[str]:
     """One colour per segment, none twice: the named teams', the other teams', unallocated."""
     colours = []
     for i, (label, _) in enumerate(series):
@@ -415,16 +421,19 @@ def _compute_section(
     teams_with_quota = [t.name for t in spec.teams if t.compute.quota]
     types = [md_code(s.instance_type) for s in shares]
     quota_shown, quota_hidden = _teams_shown([t for t in spec.teams if t.compute.quota], max_teams)
-    rows = [[t.name, *[str(s.guaranteed.get(t.name, 0)) for s in shares]] for t in quota_shown]
+    rows = [[t.name, *[nodes(s.guaranteed.get(t.name, Decimal(0))) for s in shares]] for t in quota_shown]
     if quota_hidden:
         hidden_names = {t.name for t in quota_hidden}
         rows.append(
             [
                 f"{len(quota_hidden)} other teams",
-                *[str(sum(n for team, n in s.guaranteed.items() if team in hidden_names)) for s in shares],
+                *[
+                    nodes(sum((n for team, n in s.guaranteed.items() if team in hidden_names), Decimal(0)))
+                    for s in shares
+                ],
             ]
         )
-    rows.append(["**unallocated**", *[str(s.unallocated) for s in shares]])
+    rows.append(["**unallocated**", *[nodes(s.unallocated) for s in shares]])
     rows.append(["**capacity**", *[str(s.capacity) for s in shares]])
     document.add(Paragraph("Nodes each team is guaranteed, per instance type (task governance's compute quotas):"))
     document.add(Table(["team", *types], rows))

@@ -12,6 +12,7 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import (
@@ -25,7 +26,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from hyperpod_teams import addons, instance_types
+from hyperpod_teams import accelerator_partitions, addons, instance_types
 from hyperpod_teams.plugins import installed_identity_providers
 
 # Human wording for every pattern, so an error says what is allowed instead of quoting a regex.
@@ -533,7 +534,100 @@ class Network(SpecModel):
     security_group_ids: list[SecurityGroupId] = Field(min_length=1, max_length=5)
 
 
-DeepHealthCheck = Literal["InstanceStress", "InstanceConnectivity"]
+#: botocore's DeepHealthCheckType (the API); the CloudFormation registry's AWS::SageMaker::Cluster
+#: lists the first two, and `validate` says so of the third (what Cloud Control checks).
+DeepHealthCheck = Literal["InstanceStress", "InstanceConnectivity", "MultiNodeTrainingValidation"]
+
+#: A Kubernetes label or taint key and value, as botocore's ClusterKubernetesLabelKey/Value and
+#: TaintKey/Value take them (the Kubernetes rules for label keys and values).
+KubernetesKey = Annotated[
+    str,
+    _pattern(
+        r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$",
+        "a Kubernetes label key: an optional DNS prefix and /, then a name of letters, digits, -, _ and . that starts "
+        "and ends with a letter or digit",
+        min_length=1,
+        max_length=317,
+    ),
+]
+KubernetesValue = Annotated[
+    str,
+    _pattern(
+        r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$",
+        "a Kubernetes label value: letters, digits, -, _ and ., starting and ending with a letter or digit",
+        min_length=1,
+        max_length=63,
+    ),
+]
+TrainingPlanArn = Annotated[
+    str,
+    _pattern(
+        r"^arn:aws[a-z\-]*:sagemaker:[a-z0-9\-]*:[0-9]{12}:training-plan/.*$",
+        "a SageMaker training plan ARN, arn:aws:sagemaker:<region>:<account>:training-plan/<name>",
+        min_length=50,
+        max_length=2048,
+    ),
+]
+KmsKeyRef = Annotated[
+    str, _pattern(r"^[a-zA-Z0-9:/_-]*$", "a KMS key ID or ARN (letters, digits, :, /, _ and -)", max_length=2048)
+]
+ImageReleaseVersion = Annotated[
+    str, _pattern(r"^[0-9]+\.[0-9]+\.[0-9]+$", "a HyperPod AMI release version MAJOR.MINOR.PATCH, such as 1.2.3")
+]
+#: The registry schema's ScheduledUpdateConfig.ScheduleExpression pattern (AWS::SageMaker::Cluster).
+CronExpression = Annotated[
+    str,
+    _pattern(
+        r"^cron\((?:[0-5][0-9]|[0-9]|) (?:[01][0-9]|2[0-3]|[0-9]) (?:[1-9]|0[1-9]|[12][0-9]|3[01]|\?) "
+        r"(?:[1-9]|0[1-9]|1[0-2]|\*|\*/(?:[1-9]|1[0-2])|) (?:MON|TUE|WED|THU|FRI|SAT|SUN|[1-7]|\?|L|(?:[1-7]#[1-5])|"
+        r"(?:[1-7]L)) (?:20[2-9][0-9]|\*|)\)$",
+        "a cron expression cron(minute hour day-of-month month day-of-week year), such as cron(0 3 ? * SUN *)",
+        max_length=256,
+    ),
+]
+
+
+class Taint(SpecModel):
+    key: KubernetesKey
+    value: KubernetesValue | None = None
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+
+class KubernetesNodes(SpecModel):
+    """Labels and taints HyperPod puts on the group's nodes (ClusterKubernetesConfig)."""
+
+    labels: dict[KubernetesKey, KubernetesValue] = Field(default_factory=dict, max_length=50)
+    taints: list[Taint] = Field(default_factory=list, max_length=50)
+
+    @field_validator("taints")
+    @classmethod
+    def _one_taint_per_key_and_effect(cls, taints: list[Taint]) -> list[Taint]:
+        keys = [(t.key, t.effect) for t in taints]
+        if len(set(keys)) != len(keys):
+            raise spec_rule("a taint key is listed twice with one effect (Kubernetes keeps one)")
+        return taints
+
+
+class RollingUpdate(SpecModel):
+    """How many nodes an AMI update takes at a time (DeploymentConfig.RollingUpdatePolicy)."""
+
+    max_batch: int = Field(ge=1, description="Nodes, or percent with `unit: percent`.")
+    unit: Literal["nodes", "percent"] = "nodes"
+    wait_seconds: int | None = Field(default=None, ge=0, le=3600, description="Between batches.")
+
+
+class ScheduledUpdate(SpecModel):
+    """When SageMaker updates the group's AMI (ScheduledUpdateConfig)."""
+
+    schedule: CronExpression
+    rolling: RollingUpdate | None = None
+
+
+class AutoPatch(SpecModel):
+    """Workload-aware patching of the group's AMI (AutoPatchConfig)."""
+
+    strategy: Literal["WhenIdle", "WhenAllIdle"]
+    rolling: RollingUpdate | None = None
 
 
 class InstanceGroup(SpecModel):
@@ -542,7 +636,33 @@ class InstanceGroup(SpecModel):
     count: int = Field(ge=0, le=1000, description="Nodes in the group.")
     ebs_volume_gb: int = Field(default=500, ge=1, le=16384)
     threads_per_core: Literal[1, 2] = 1
-    deep_health_checks: list[DeepHealthCheck] = Field(default_factory=list, max_length=2)
+    deep_health_checks: list[DeepHealthCheck] = Field(default_factory=list, max_length=3)
+    min_count: int | None = Field(
+        default=None, ge=0, le=1000, description="(addition) Nodes the group needs to be InService (MinInstanceCount)."
+    )
+    kubernetes: KubernetesNodes | None = Field(
+        default=None,
+        description="(addition) Labels and taints on the group's nodes: keep system pods off GPU nodes, dedicate a "
+        "group to inference, training or spaces. Teams steer to a group with its labels (docs/spec-reference.md).",
+    )
+    training_plan_arn: TrainingPlanArn | None = Field(
+        default=None, description="(addition) Run the group on a SageMaker flexible training plan's capacity."
+    )
+    capacity: Literal["on_demand", "spot"] | None = Field(
+        default=None, description="(addition) Spot or on-demand nodes (CapacityRequirements); unset: on demand."
+    )
+    volume_kms_key_id: KmsKeyRef | None = Field(
+        default=None, description="(addition) The KMS key of the nodes' EBS volume (VolumeKmsKeyId)."
+    )
+    image_release_version: ImageReleaseVersion | None = Field(
+        default=None, description="(addition) The HyperPod AMI release the group runs; unset: the latest."
+    )
+    scheduled_update: ScheduledUpdate | None = Field(
+        default=None, description="(addition) A window in which SageMaker updates the group's AMI."
+    )
+    auto_patch: AutoPatch | None = Field(
+        default=None, description="(addition) Patch the group's AMI when its nodes are idle."
+    )
 
     @field_validator("deep_health_checks")
     @classmethod
@@ -550,6 +670,22 @@ class InstanceGroup(SpecModel):
         if len(set(checks)) != len(checks):
             raise spec_rule("each deep health check may be listed once")
         return checks
+
+    @model_validator(mode="after")
+    def _what_requires_what(self) -> InstanceGroup:
+        if self.min_count is not None and self.min_count > self.count:
+            raise spec_rule(
+                f"min_count {self.min_count} is more than the group's count {self.count}",
+                field="min_count",
+                hint="MinInstanceCount must be at most InstanceCount",
+            )
+        if self.training_plan_arn and self.capacity == "spot":
+            raise spec_rule(
+                "a training plan's capacity is reserved, not Spot",
+                field="capacity",
+                hint="remove capacity, or the training plan",
+            )
+        return self
 
 
 class PriorityClass(SpecModel):
@@ -560,6 +696,11 @@ class PriorityClass(SpecModel):
 class TaskGovernance(SpecModel):
     enabled: bool = True
     fair_share: Literal["Enabled", "Disabled"] = "Enabled"
+    idle_resource_sharing: Literal["Enabled", "Disabled"] | None = Field(
+        default=None,
+        description="(addition) Enabled lends capacity no team's quota holds to any team's tasks "
+        "(SchedulerConfig.IdleResourceSharing); unset leaves AWS's default.",
+    )
     priority_classes: list[PriorityClass] = Field(default_factory=list, max_length=10)
     allow_unlisted_region: bool = Field(
         default=False,
@@ -722,6 +863,8 @@ class TrainingOperator(SpecModel):
 
 #: Settings only a HyperPod cluster the stacks create uses: refused when the spec adopts one.
 CREATED_CLUSTER_ONLY = (
+    "autoscaling",
+    "node_provisioning_mode",
     "lifecycle_scripts_s3_uri",
     "lifecycle_on_create",
     "node_recovery",
@@ -730,7 +873,19 @@ CREATED_CLUSTER_ONLY = (
     "cloudwatch_observability",
     "retired_instance_groups",
 )
-CREATED_INSTANCE_GROUP_ONLY = ("ebs_volume_gb", "threads_per_core", "deep_health_checks")
+CREATED_INSTANCE_GROUP_ONLY = (
+    "ebs_volume_gb",
+    "threads_per_core",
+    "deep_health_checks",
+    "min_count",
+    "kubernetes",
+    "training_plan_arn",
+    "capacity",
+    "volume_kms_key_id",
+    "image_release_version",
+    "scheduled_update",
+    "auto_patch",
+)
 
 
 class Cluster(SpecModel):
@@ -753,6 +908,15 @@ class Cluster(SpecModel):
         description="Entry-point script under the lifecycle-scripts prefix (optional field).",
     )
     node_recovery: Literal["Automatic", "None"] = "Automatic"
+    autoscaling: Literal["Karpenter"] | None = Field(
+        default=None,
+        description="(addition) Scale the instance groups with Karpenter (AutoScaling: Mode Enable); unset: off.",
+    )
+    node_provisioning_mode: Literal["Continuous"] | None = Field(
+        default=None,
+        description="(addition) Continuous provisioning: nodes are added as capacity comes, the cluster InService "
+        "before every node is (NodeProvisioningMode).",
+    )
     instance_groups: list[InstanceGroup] = Field(min_length=1, max_length=20)
     task_governance: TaskGovernance = Field(default_factory=TaskGovernance)
     dependencies_chart: DependenciesChart = Field(default_factory=DependenciesChart)
@@ -866,9 +1030,91 @@ class Members(SpecModel):
     admins: str | None = Field(default=None, min_length=1, description="Default: group_name_pattern with role=admins.")
 
 
-class QuotaEntry(SpecModel):
+MigProfile = Literal[accelerator_partitions.MIG_PROFILE_TYPES]  # type: ignore[valid-type]
+#: The most any amount of a quota may be (botocore: InstanceCount, AcceleratorsAmount, VCpuAmount,
+#: MemoryInGiBAmount, AcceleratorPartitionConfigCountInteger all have max 10,000,000).
+_QUOTA_MAX = 10_000_000
+
+
+class AcceleratorPartition(SpecModel):
+    """GPU partitions (NVIDIA MIG) guaranteed to the team: `ComputeQuotaResourceConfig.
+    AcceleratorPartition`."""
+
+    type: MigProfile = Field(description="A MIG profile the instance type's GPUs offer, such as mig-1g.10gb.")
+    count: int = Field(ge=0, le=_QUOTA_MAX, description="Partitions of that profile.")
+
+
+class ResourceAmount(SpecModel):
+    """An amount of an instance type's capacity, as the API's ComputeQuotaResourceConfig takes it:
+    whole instances (`count`), accelerators, vCPUs, memory, or GPU partitions. Give at least one.
+    AWS fills vCPU and memory in proportion to accelerators (or memory to vCPU) when they are
+    not given."""
+
     instance_type: ClusterInstanceType
-    count: int = Field(ge=0, description="Nodes guaranteed to the team.")
+    count: int | None = Field(default=None, ge=0, le=_QUOTA_MAX, description="Whole instances.")
+    accelerators: int | None = Field(
+        default=None, ge=0, le=_QUOTA_MAX, description="GPUs, Trainium or Inferentia devices (e.g. 4 of a p5's 8)."
+    )
+    vcpu: float | None = Field(default=None, ge=0, le=_QUOTA_MAX, description="vCPUs.")
+    memory_gib: float | None = Field(default=None, ge=0, le=_QUOTA_MAX, description="Memory in GiB.")
+    accelerator_partition: AcceleratorPartition | None = Field(
+        default=None, description="GPU partitions (MIG), e.g. {type: mig-1g.10gb, count: 7}."
+    )
+
+    @model_validator(mode="after")
+    def _an_amount_the_type_has(self) -> ResourceAmount:
+        amounts = ("count", "accelerators", "vcpu", "memory_gib", "accelerator_partition")
+        if all(getattr(self, name) is None for name in amounts):
+            raise spec_rule(
+                f"no amount of {self.instance_type} is given",
+                field="count",
+                hint="give count (instances), accelerators, vcpu, memory_gib or accelerator_partition",
+            )
+        devices = instance_types.ACCELERATORS_PER_INSTANCE.get(self.instance_type)
+        if self.accelerators and not devices:
+            raise spec_rule(
+                f"{self.instance_type} has no accelerators",
+                field="accelerators",
+                hint="give count, vcpu or memory_gib for a CPU instance type",
+            )
+        partition = self.accelerator_partition
+        if partition is not None and accelerator_partitions.per_gpu(self.instance_type, partition.type) is None:
+            offered = accelerator_partitions.PROFILES_BY_INSTANCE_TYPE.get(self.instance_type)
+            raise spec_rule(
+                f"{self.instance_type} offers no GPU partition {partition.type}",
+                field="accelerator_partition",
+                hint=f"its profiles: {', '.join(offered)}"
+                if offered
+                else "GPU partitions (MIG) are offered on p4d, p4de, p5, p5e, p5en and p6 instance types",
+            )
+        return self
+
+    @property
+    def instances(self) -> Decimal:
+        """The amount in instances of the type (4 of a p5's 8 GPUs: 0.5; 7 mig-1g.10gb partitions
+        of a p5, one GPU's worth: 0.125): the count, else the accelerators and partitions over the
+        accelerators of one instance, else the vCPUs or the memory over one instance's; 0 where
+        the tables do not know the type's vCPUs or memory."""
+        if self.count is not None:
+            return Decimal(self.count)
+        devices = instance_types.ACCELERATORS_PER_INSTANCE.get(self.instance_type) or 0
+        gpus = Decimal(self.accelerators or 0)
+        if self.accelerator_partition is not None:
+            partition = self.accelerator_partition
+            gpus += accelerator_partitions.gpus_of(self.instance_type, partition.type, partition.count)
+        if gpus and devices:
+            return gpus / devices
+        vcpus = instance_types.VCPUS_PER_INSTANCE.get(self.instance_type)
+        if self.vcpu is not None and vcpus:
+            return Decimal(str(self.vcpu)) / vcpus
+        memory = instance_types.MEMORY_GIB_PER_INSTANCE.get(self.instance_type)
+        if self.memory_gib is not None and memory:
+            return Decimal(str(self.memory_gib)) / Decimal(str(memory))
+        return Decimal(0)
+
+
+class QuotaEntry(ResourceAmount):
+    """Capacity of one instance type guaranteed to the team."""
 
 
 class Compute(SpecModel):
@@ -881,17 +1127,42 @@ class Compute(SpecModel):
     )
     sharing: Literal["Lend", "DontLend", "LendAndBorrow"] = "LendAndBorrow"
     borrow_limit_percent: int = Field(default=50, ge=1, le=500, description="Only with sharing LendAndBorrow.")
+    absolute_borrow_limits: list[ResourceAmount] = Field(
+        default_factory=list,
+        max_length=15,
+        description="(addition) The most the team may borrow of each instance type of its quota, in instances, "
+        "accelerators, vCPUs, memory or partitions (ResourceSharingConfig.AbsoluteBorrowLimits): a cap in GPUs, "
+        "not a percentage of a pool that moves. Only with sharing LendAndBorrow.",
+    )
     preempt_team_tasks: Literal["Never", "LowerPriority"] = "LowerPriority"
     fair_share_weight: int = Field(default=0, ge=0, le=100)
+    active: bool = Field(
+        default=True,
+        description="(addition) false pauses the team's quota (ActivationState Disabled): its tasks are admitted "
+        "against no guarantee, and the quota, its namespace and everything of the team are kept.",
+    )
 
     @model_validator(mode="after")
     def _borrow_limit_needs_borrowing(self) -> Compute:
-        if "borrow_limit_percent" in self.model_fields_set and self.sharing != "LendAndBorrow":
-            raise spec_rule(
-                f"borrow_limit_percent is set but sharing is {self.sharing}, which never borrows",
-                field="borrow_limit_percent",
-                hint="remove borrow_limit_percent, or set `sharing: LendAndBorrow`",
-            )
+        for name in ("borrow_limit_percent", "absolute_borrow_limits"):
+            if name in self.model_fields_set and self.sharing != "LendAndBorrow":
+                raise spec_rule(
+                    f"{name} is set but sharing is {self.sharing}, which never borrows",
+                    field=name,
+                    hint=f"remove {name}, or set `sharing: LendAndBorrow`",
+                )
+        quota_types = {entry.instance_type for entry in self.quota}
+        for index, limit in enumerate(self.absolute_borrow_limits):
+            if limit.instance_type not in quota_types:
+                raise spec_rule(
+                    f"absolute_borrow_limits[{index}] limits {limit.instance_type}, which the team's quota does not "
+                    "have",
+                    field="absolute_borrow_limits",
+                    hint=f"limit borrowing of a type of the quota ({', '.join(sorted(quota_types)) or 'none'})",
+                )
+        seen = [limit.instance_type for limit in self.absolute_borrow_limits]
+        if len(set(seen)) != len(seen):
+            raise spec_rule("an instance type has two absolute borrow limits", field="absolute_borrow_limits")
         return self
 
     @property

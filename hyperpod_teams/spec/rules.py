@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from hyperpod_teams import instance_worth, naming, regions
+from hyperpod_teams import instance_types, instance_worth, naming, regions
 from hyperpod_teams.plugins import PluginError, load_identity_provider
 from hyperpod_teams.spec.fields import (
     Cluster,
@@ -174,7 +175,7 @@ def _quota_split(cost_section: Cost, teams: list[tuple[int, Team]]) -> Iterator[
     # units, or one worth nothing.
     if not teams or unknown_seen:
         return
-    quotas = [[(q.instance_type, q.count) for q in team.compute.quota] for _, team in teams]
+    quotas = [[(q.instance_type, q.instances) for q in team.compute.quota] for _, team in teams]
     mixed = instance_worth.mixed_units_problem(quotas, prices)
     if mixed:
         yield Problem(("cost", "instance_prices_usd"), mixed, "or choose cost.shared_split: proportional or even")
@@ -223,7 +224,7 @@ def _usage_reports(organization: Organization, governance: TaskGovernance) -> It
 def _quota_rules(groups: list[InstanceGroup], teams: list[tuple[int, Team]]) -> Iterator[Problem]:
     capacity = capacity_by_instance_type(groups)
     known = ", ".join(sorted(capacity))
-    allocated: dict[str, list[tuple[str, int]]] = {}
+    allocated: dict[str, list[tuple[str, Decimal]]] = {}
     over: dict[str, Path] = {}
     for t, team in teams:
         seen_types: set[str] = set()
@@ -243,20 +244,44 @@ def _quota_rules(groups: list[InstanceGroup], teams: list[tuple[int, Team]]) -> 
                 )
                 continue
             shares = allocated.setdefault(entry.instance_type, [])
-            shares.append((team.name, entry.count))
+            shares.append((team.name, entry.instances))
             if sum(c for _, c in shares) > capacity[entry.instance_type] and entry.instance_type not in over:
-                over[entry.instance_type] = ("teams", t, "compute", "quota", q, "count")
+                field = (
+                    "count"
+                    if entry.count is not None
+                    else next(
+                        f
+                        for f in ("accelerators", "accelerator_partition", "vcpu", "memory_gib")
+                        if getattr(entry, f) is not None
+                    )
+                )
+                over[entry.instance_type] = ("teams", t, "compute", "quota", q, field)
     for instance_type, path in over.items():
         shares = allocated[instance_type]
-        total = sum(c for _, c in shares)
+        total = sum((c for _, c in shares), Decimal(0))
         cap = capacity[instance_type]
-        breakdown = ", ".join(f"{team} {count}" for team, count in shares)
+        breakdown = ", ".join(f"{team} {nodes(count)}" for team, count in shares)
+        units = _in_accelerators(instance_type, total, cap)
         yield Problem(
             path,
-            f"quotas for {instance_type} add up to {total} nodes across teams, but the cluster has {cap} ({breakdown})",
-            f"reduce the quotas by {total - cap} node{'s' if total - cap != 1 else ''} in all, or add "
+            f"quotas for {instance_type} add up to {nodes(total)} nodes across teams{units}, but the cluster has {cap} "
+            f"({breakdown})",
+            f"reduce the quotas by {nodes(total - cap)} node{'s' if total - cap != 1 else ''} in all, or add "
             f"{instance_type} nodes to an instance group",
         )
+
+
+def nodes(amount: Decimal) -> str:
+    """Instances as a reader counts them: 2, 0.5, 1.125 (no trailing zeros, at most 3 decimals)."""
+    text = f"{amount.quantize(Decimal('0.001')):f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def _in_accelerators(instance_type: str, total: Decimal, capacity: int) -> str:
+    devices = instance_types.ACCELERATORS_PER_INSTANCE.get(instance_type)
+    if not devices:
+        return ""
+    return f" ({nodes(total * devices)} of the {capacity * devices} accelerators its groups hold)"
 
 
 #: The longest group name each identity provider takes, with its source. IAM Identity Center

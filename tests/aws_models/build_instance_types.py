@@ -46,11 +46,15 @@ def main() -> None:
         gzip.decompress((Path(moto.__file__).parent / "ec2/resources/instance_types.json.gz").read_bytes())
     )
     counts: dict[str, int] = {}
+    vcpus: dict[str, int] = {}
+    memory: dict[str, float] = {}
     for instance_type in types:
         found = ec2.get(instance_type.removeprefix("ml."))
         if found is None:  # a type EC2's snapshot lacks: its count must be sourced by hand
             counts[instance_type] = MISSING_FROM_EC2[instance_type][0]
             continue
+        vcpus[instance_type] = found["VCpuInfo"]["DefaultVCpus"]
+        memory[instance_type] = found["MemoryInfo"]["SizeInMiB"] / 1024
         total = sum(g["Count"] for g in found.get("GpuInfo", {}).get("Gpus", []))
         total += sum(n["Count"] for n in found.get("NeuronInfo", {}).get("NeuronDevices", []))
         if total:
@@ -65,7 +69,9 @@ def main() -> None:
         "same list).",
         f"STUDIO_INSTANCE_TYPES: the same model, shape AppInstanceType ({len(app_types)} ml. types).",
         "ACCELERATORS_PER_INSTANCE: GPUs, Trainium or Inferentia devices per instance, from EC2",
-        f"DescribeInstanceTypes as moto {moto.__version__} ships it; the types it lacks:",
+        f"DescribeInstanceTypes as moto {moto.__version__} ships it; VCPUS_PER_INSTANCE and",
+        "MEMORY_GIB_PER_INSTANCE from the same (VCpuInfo.DefaultVCpus, MemoryInfo.SizeInMiB / 1024), for",
+        "the types it has; the types it lacks:",
         *(f"{t}: {c} ({s})." for t, (c, s) in MISSING_FROM_EC2.items()),
         '"""',
         "",
@@ -83,6 +89,14 @@ def main() -> None:
         "",
         "ACCELERATORS_PER_INSTANCE: dict[str, int] = {",
         *(f'    "{t}": {c},' for t, c in counts.items()),
+        "}",
+        "",
+        "VCPUS_PER_INSTANCE: dict[str, int] = {",
+        *(f'    "{t}": {c},' for t, c in vcpus.items()),
+        "}",
+        "",
+        "MEMORY_GIB_PER_INSTANCE: dict[str, float] = {",
+        *(f'    "{t}": {c!r},' for t, c in memory.items()),
         "}",
         "",
         "#: For membership tests (the spec's check, the quota split's).",
