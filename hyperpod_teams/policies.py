@@ -564,6 +564,19 @@ EKS_MEMBER_ACTIONS = ("eks:AccessKubernetesApi", "eks:DescribeCluster")
 HYP_MONITORING_ACTIONS = ("eks:ListAddons",)
 OBSERVABILITY_ADDON = "amazon-sagemaker-hyperpod-observability"
 
+#: The node operations of the newer API (botocore's SageMaker model: each takes the cluster's
+#: name or ARN, so each is held to the organization's clusters): reboot or replace nodes, run
+#: deep health checks on demand, read the cluster's events and operations (Continuous
+#: provisioning). Platform admins only; no team role has any (tests/test_policies.py).
+NODE_OPERATION_ACTIONS = (
+    "sagemaker:BatchRebootClusterNodes",
+    "sagemaker:BatchReplaceClusterNodes",
+    "sagemaker:DescribeClusterEvent",
+    "sagemaker:DescribeClusterOperation",
+    "sagemaker:ListClusterEvents",
+    "sagemaker:ListClusterOperations",
+    "sagemaker:StartClusterHealthCheck",
+)
 #: Platform admins: the cluster, its task governance, every team's Studio, the EKS cluster.
 CLUSTER_ADMIN_ACTIONS = (
     "sagemaker:BatchDeleteClusterNodes",
@@ -572,6 +585,7 @@ CLUSTER_ADMIN_ACTIONS = (
     "sagemaker:ListClusterNodes",
     "sagemaker:UpdateCluster",
     "sagemaker:UpdateClusterSoftware",
+    *NODE_OPERATION_ACTIONS,
 )
 TASK_GOVERNANCE_ADMIN_ACTIONS = (
     "sagemaker:DescribeClusterSchedulerConfig",

@@ -257,3 +257,31 @@ def test_with_cloudwatch_observability_a_team_reads_its_own_namespaces_container
     for action in ("logs:FilterLogEvents", "logs:StartQuery", "logs:DescribeLogStreams", "logs:StartLiveTail"):
         assert not allows([document(True)], action, group), action
     assert not allows([document(False)], "logs:GetLogEvents", own)
+
+
+def test_platform_admins_run_the_newer_node_operations_and_no_team_role_does():
+    """BatchRebootClusterNodes, BatchReplaceClusterNodes, StartClusterHealthCheck and the cluster's
+    events and operations (botocore's SageMaker model; each takes the cluster's name or ARN): the
+    platform admins', on the organization's clusters; no document of a team grants any, nor a
+    wildcard that would cover them."""
+    import fnmatch
+
+    document = policies.platform_admins_permission_set_policy(**COMMON)
+    granted = {
+        action: statement
+        for statement in document["Statement"]
+        for action in statement["Action"]
+        if action in policies.NODE_OPERATION_ACTIONS
+    }
+    assert set(granted) == set(policies.NODE_OPERATION_ACTIONS)
+    for statement in granted.values():
+        assert statement["Resource"] == [f"arn:aws:sagemaker:{COMMON['region']}:{COMMON['account_id']}:cluster/*"]
+        assert "acme" in json.dumps(statement["Condition"])
+    for where, team_document in all_team_documents():
+        for statement in team_document["Statement"]:
+            if statement.get("Effect") != "Allow":
+                continue
+            actions = statement.get("Action", [])
+            actions = [actions] if isinstance(actions, str) else actions
+            for operation in policies.NODE_OPERATION_ACTIONS:
+                assert not any(fnmatch.fnmatchcase(operation, a) for a in actions), (where, operation, actions)
