@@ -1,0 +1,164 @@
+"""The fields of HyperPod's newer API the spec speaks (#47), as they reach the Cloud Control
+desired states, checked the way AWS checks them: by the CloudFormation registry schemas Cloud
+Control validates against (hyperpod_teams/registry_schemas, cfn-lint's snapshot) and by
+botocore's own parameter validator over the pinned SageMaker model's Create* request shapes.
+The spec is tests/data/specs/hyperpod-api-fields.yaml: the quickstart with every new field."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hyperpod_teams import cloudformation, cost, registry
+from hyperpod_teams.spec import validate_spec
+
+SPEC = Path(__file__).resolve().parent / "data" / "specs" / "hyperpod-api-fields.yaml"
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return validate_spec(yaml.safe_load(SPEC.read_text()))
+
+
+@pytest.fixture(scope="module")
+def states(spec) -> dict[str, list[dict]]:
+    found: dict[str, list[dict]] = {}
+    for state in registry.desired_states(spec):
+        found.setdefault(state.type_name, []).append(json.loads(state.build().desired_state()))
+    return found
+
+
+def test_every_desired_state_is_one_the_registry_schema_takes(states):
+    for type_name, documents in states.items():
+        for document in documents:
+            assert registry.refusals(type_name, document) == [], type_name
+
+
+@pytest.mark.parametrize(
+    ("type_name", "operation"),
+    [
+        (cloudformation.CLUSTER_TYPE, "CreateCluster"),
+        (cloudformation.COMPUTE_QUOTA_TYPE, "CreateComputeQuota"),
+        (cloudformation.SCHEDULER_CONFIG_TYPE, "CreateClusterSchedulerConfig"),
+    ],
+)
+def test_every_desired_state_is_a_request_botocore_validates(states, type_name, operation):
+    """The desired state's properties are the API's members (same names): botocore's validator,
+    over the pinned model, takes each as the Create request."""
+    from botocore.validate import ParamValidator
+
+    from tests.emulator.input_shapes import load_session
+
+    session, _ = load_session()
+    shape = session.get_service_model("sagemaker").operation_model(operation).input_shape
+    for document in states[type_name]:
+        report = ParamValidator().validate(document, shape)
+        assert not report.has_errors(), report.generate_report()
+
+
+def test_the_quotas_reach_aws_in_accelerators_partitions_and_vcpus(states):
+    quotas = {q["ComputeQuotaTarget"]["TeamName"]: q for q in states[cloudformation.COMPUTE_QUOTA_TYPE]}
+    nlp = quotas["nlp"]["ComputeQuotaConfig"]
+    assert nlp["ComputeQuotaResources"] == [
+        {"InstanceType": "ml.p5.48xlarge", "Accelerators": 20},
+        {"InstanceType": "ml.c5.4xlarge", "VCpu": 24.0},
+    ]
+    assert nlp["ResourceSharingConfig"]["AbsoluteBorrowLimits"] == [
+        {"InstanceType": "ml.p5.48xlarge", "Accelerators": 8}
+    ]
+    assert quotas["research"]["ComputeQuotaConfig"]["ComputeQuotaResources"] == [
+        {"InstanceType": "ml.p5.48xlarge", "AcceleratorPartition": {"Type": "mig-1g.10gb", "Count": 14}}
+    ]
+    assert quotas["vision"]["ActivationState"] == "Disabled" and quotas["nlp"]["ActivationState"] == "Enabled"
+    (scheduler,) = states[cloudformation.SCHEDULER_CONFIG_TYPE]
+    assert scheduler["SchedulerConfig"]["IdleResourceSharing"] == "Enabled"
+
+
+def test_the_instance_groups_reach_aws_with_labels_taints_plans_and_patching(states):
+    (cluster,) = states[cloudformation.CLUSTER_TYPE]
+    assert cluster["AutoScaling"] == {"Mode": "Enable", "AutoScalerType": "Karpenter"}
+    assert cluster["NodeProvisioningMode"] == "Continuous"
+    gpu, cpu = cluster["InstanceGroups"]
+    assert gpu["MinInstanceCount"] == 4
+    assert gpu["KubernetesConfig"] == {
+        "Labels": {"hyperpod-teams/workload": "training"},
+        "Taints": [{"Key": "nvidia.com/gpu", "Value": "present", "Effect": "NoSchedule"}],
+    }
+    assert gpu["TrainingPlanArn"].endswith(":training-plan/p5-plan-december")
+    assert gpu["InstanceStorageConfigs"][0]["EbsVolumeConfig"]["VolumeKmsKeyId"].startswith("arn:aws:kms:")
+    assert gpu["ImageReleaseVersion"] == "1.2.3"
+    assert gpu["ScheduledUpdateConfig"] == {
+        "ScheduleExpression": "cron(0 3 ? * SUN *)",
+        "DeploymentConfig": {
+            "RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "CAPACITY_PERCENTAGE", "Value": 25}},
+            "WaitIntervalInSeconds": 600,
+        },
+    }
+    assert cpu["CapacityRequirements"] == {"Spot": {}}
+    assert cpu["AutoPatchConfig"] == {
+        "PatchingStrategy": "WhenIdle",
+        "DeploymentConfig": {"RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 1}}},
+    }
+
+
+def test_a_team_with_part_of_the_instances_weighs_that_part_in_the_quota_split(spec):
+    """By hand (weights are accelerators, the quickstart prices none): nlp 20 p5 GPUs = 20 (its
+    24 c5 vCPUs weigh nothing: a c5 has no accelerators); vision 3 p5 nodes = 24; research 14
+    mig-1g.10gb partitions of a p5, 7 to a GPU, = 2 GPUs. 20 : 24 : 2 of 46."""
+    weights = cost.guaranteed_weights(spec)
+    assert weights == {"nlp": Decimal(20), "vision": Decimal(24), "research": Decimal(2)}
+
+
+def test_a_quota_in_accelerators_over_what_the_groups_hold_names_the_accelerators(tmp_path):
+    from tests.test_cli import run_command
+
+    data = yaml.safe_load(SPEC.read_text())
+    data["teams"][0]["compute"]["quota"][0]["accelerators"] = 60
+    path = tmp_path / "teams.yaml"
+    path.write_text(yaml.safe_dump(data))
+    result = run_command("validate", str(path))
+    assert result.returncode == 2
+    assert "ml.p5.48xlarge add up to 10.75 nodes across teams (86 of the 64 accelerators its groups hold)" in (
+        result.stdout + result.stderr
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {"accelerator_partition": {"type": "mig-1g.5gb", "count": 7}},
+            "ml.p5.48xlarge offers no GPU partition mig-1g.5gb",
+        ),
+        ({"accelerator_partition": {"type": "mig-9g.1tb", "count": 7}}, "mig-1g.5gb"),
+        ({"accelerators": -1}, "greater than or equal to 0"),
+    ],
+)
+def test_quota_amounts_are_validated_as_aws_validates_them(tmp_path, change, message):
+    from tests.test_cli import run_command
+
+    data = yaml.safe_load(SPEC.read_text())
+    data["teams"][2]["compute"]["quota"] = [{"instance_type": "ml.p5.48xlarge", **change}]
+    path = tmp_path / "teams.yaml"
+    path.write_text(yaml.safe_dump(data))
+    result = run_command("validate", str(path))
+    assert result.returncode == 2 and message in result.stdout + result.stderr, result.stdout + result.stderr
+
+
+def test_the_third_deep_health_check_is_refused_naming_the_registry_schema(tmp_path):
+    """botocore's DeepHealthCheckType has MultiNodeTrainingValidation; the registry schema Cloud
+    Control validates AWS::SageMaker::Cluster against has two values: validate says so before
+    an apply fails."""
+    from tests.test_cli import run_command
+
+    data = yaml.safe_load(SPEC.read_text())
+    data["cluster"]["instance_groups"][0]["deep_health_checks"].append("MultiNodeTrainingValidation")
+    path = tmp_path / "teams.yaml"
+    path.write_text(yaml.safe_dump(data))
+    result = run_command("validate", str(path))
+    assert result.returncode == 2
+    assert "Cloud Control would refuse the AWS::SageMaker::Cluster" in result.stdout + result.stderr
