@@ -162,3 +162,15 @@ def test_the_third_deep_health_check_is_refused_naming_the_registry_schema(tmp_p
     result = run_command("validate", str(path))
     assert result.returncode == 2
     assert "Cloud Control would refuse the AWS::SageMaker::Cluster" in result.stdout + result.stderr
+
+
+def test_the_report_says_which_team_may_land_on_which_group(spec):
+    from hyperpod_teams.review.report import render_report
+
+    text = render_report(spec)
+    assert (
+        "| gpu-workers | `ml.p5.48xlarge` | `hyperpod-teams/workload=training` | `nvidia.com/gpu=present:NoSchedule` | "
+        "nlp 20 accelerators; vision 3 nodes (paused); research 14 x mig-1g.10gb |"
+    ) in text
+    assert "| nlp | 2.5 | 1.5 |" in text  # 20 of a p5's 8 GPUs each; 24 of a c5.4xlarge's 16 vCPUs
+    assert "50 %, at most 8 accelerators of ml.p5.48xlarge" in text

@@ -25,6 +25,7 @@ from hyperpod_teams.review.document import (
     standalone_svg,
 )
 from hyperpod_teams.review.plan_summary import StackPlan, plan_section
+from hyperpod_teams.spec.fields import ResourceAmount
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.spec.rules import nodes
 from hyperpod_teams.stack_plan import identity_groups, identity_plugin
@@ -117,7 +118,54 @@ def compute_shares(spec: PlatformSpec) -> list[InstanceTypeShares]:
 
 
 def _borrow(team: Team) -> str:
-    return f"{team.compute.borrow_limit_percent} %" if team.compute.sharing == "LendAndBorrow" else "–"
+    compute = team.compute
+    if compute.sharing != "LendAndBorrow":
+        return "–"
+    limits = "; ".join(f"{amount_of(limit)} of {limit.instance_type}" for limit in compute.absolute_borrow_limits)
+    return f"{compute.borrow_limit_percent} %" + (f", at most {limits}" if limits else "")
+
+
+def amount_of(entry: ResourceAmount) -> str:
+    """A quota's amount as the spec gives it: "3 nodes", "20 accelerators", "14 x mig-1g.10gb"."""
+    parts = []
+    if entry.count is not None:
+        parts.append(f"{entry.count} node{'s' if entry.count != 1 else ''}")
+    if entry.accelerators is not None:
+        parts.append(f"{entry.accelerators} accelerators")
+    if entry.accelerator_partition is not None:
+        parts.append(f"{entry.accelerator_partition.count} x {entry.accelerator_partition.type}")
+    if entry.vcpu is not None:
+        parts.append(f"{entry.vcpu:g} vCPUs")
+    if entry.memory_gib is not None:
+        parts.append(f"{entry.memory_gib:g} GiB")
+    return ", ".join(parts)
+
+
+def _landing(spec: PlatformSpec) -> Table | None:
+    """Which team may land where: each instance group with its node labels and taints, and the
+    teams whose quota holds its instance type, with the amount as the spec gives it."""
+    groups = spec.cluster.instance_groups
+    special = any(g.kubernetes for g in groups) or any(
+        e.count is None or not t.compute.active for t in spec.teams for e in t.compute.quota
+    )
+    if not special:
+        return None
+    rows = []
+    for group in groups:
+        nodes_of = group.kubernetes
+        labels = ", ".join(f"{md_code(f'{k}={v}')}" for k, v in sorted((nodes_of.labels if nodes_of else {}).items()))
+        taints = ", ".join(
+            md_code(f"{t.key}{'=' + t.value if t.value else ''}:{t.effect}")
+            for t in (nodes_of.taints if nodes_of else [])
+        )
+        teams = "; ".join(
+            f"{t.name} {amount_of(e)}" + ("" if t.compute.active else " (paused)")
+            for t in spec.teams
+            for e in t.compute.quota
+            if e.instance_type == group.instance_type
+        )
+        rows.append([md_text(group.name), md_code(group.instance_type), labels or "–", taints or "–", teams or "–"])
+    return Table(["instance group", "type", "node labels (select with)", "taints (tolerate)", "teams' quota"], rows)
 
 
 #: Teams drawn as their own bar segment; the rest share one, so the chart stays readable (and
@@ -445,6 +493,16 @@ def _compute_section(
                 on_phone="the table above gives the same figures",
             )
         )
+    landing = _landing(spec)
+    if landing is not None:
+        document.add(
+            Paragraph(
+                "Where each team's work may land: a group's node labels select it (`nodeSelector`, or `hyp create "
+                "hyp-pytorch-job --node-selector`), its taints keep out what does not tolerate them; task governance "
+                "admits the work against the team's quota of the group's type:"
+            )
+        )
+        document.add(landing)
     governance = spec.cluster.task_governance
     document.add(
         Table(
