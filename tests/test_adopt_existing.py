@@ -386,11 +386,32 @@ def _world_with(change) -> World:
         ),
         (
             "initech-team-search",
+            lambda w: w.described(cloudformation.COMPUTE_QUOTA_TYPE)["ComputeQuotaConfig"]["ComputeQuotaResources"][
+                0
+            ].update(Accelerators=8),
+            "guarantees other amounts than teams[].compute.quota (accelerators",
+        ),
+        (
+            "initech-team-search",
+            lambda w: w.described(cloudformation.COMPUTE_QUOTA_TYPE).update(ActivationState="Disabled"),
+            "is paused, but teams[].compute.active is true",
+        ),
+        (
+            "initech-team-search",
             lambda w: w.described(DOMAIN_TYPE).update(AuthMode="IAM"),
             "does not use IAM Identity Center",
         ),
     ],
-    ids=["other-eks", "other-priorities", "untagged-cluster", "other-team", "other-counts", "iam-domain"],
+    ids=[
+        "other-eks",
+        "other-priorities",
+        "untagged-cluster",
+        "other-team",
+        "other-counts",
+        "other-accelerators",
+        "paused-quota",
+        "iam-domain",
+    ],
 )
 def test_what_exists_but_differs_from_the_spec_stops_the_plan(adopted_stacks, tmp_path, stack, change, message):
     (plan,) = plan_against(_world_with(change), adopted_stacks, [stack], tmp_path).values()

@@ -362,6 +362,19 @@ class ExistingSchedulerConfig(Construct):
                     f"({priorities or 'none'}): {fix}, and make the spec say what runs.",
                     iterate="item.Name => item.Weight",
                 ),
+                *(
+                    [
+                        property_check(
+                            "SchedulerConfig.IdleResourceSharing",
+                            governance.idle_resource_sharing,
+                            f"{where} shares idle capacity otherwise than cluster.task_governance."
+                            f"idle_resource_sharing ({governance.idle_resource_sharing}): {fix}, and make the spec "
+                            "say what runs.",
+                        )
+                    ]
+                    if governance.idle_resource_sharing
+                    else []
+                ),
                 tags_check(
                     naming.shared_platform_tags(spec.organization),
                     where,

@@ -10,7 +10,13 @@ from hyperpod_teams.adoption import add_tags_command
 from hyperpod_teams.constructs.access_entries import SsoRoleAccessEntry, StudioAccessEntry
 from hyperpod_teams.constructs.cost import TeamBudget
 from hyperpod_teams.constructs.kms import EncryptionKey
-from hyperpod_teams.constructs.lookups import cloud_control_lookup, property_check, same_cluster_check, tags_check
+from hyperpod_teams.constructs.lookups import (
+    cloud_control_lookup,
+    hcl_literal,
+    property_check,
+    same_cluster_check,
+    tags_check,
+)
 from hyperpod_teams.constructs.storage import add_private_bucket, old_versions_expire
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import Organization, Team
@@ -209,6 +215,17 @@ class ExistingComputeQuota(Construct):
         where = f"The compute quota {arn} (team {team.name})"
         fix = f"see `aws sagemaker describe-compute-quota --compute-quota-id {arn.rpartition('/')[2]}`"
         counts = {q.instance_type: q.count for q in compute.quota}
+        accelerators = {q.instance_type: q.accelerators for q in compute.quota}
+        partitions = {
+            q.instance_type: f"{q.accelerator_partition.count} x {q.accelerator_partition.type}"
+            if q.accelerator_partition
+            else None
+            for q in compute.quota
+        }
+        # AWS fills vCPU and memory in proportion where they are not given: compared where given.
+        vcpus = {q.instance_type: q.vcpu for q in compute.quota if q.vcpu is not None}
+        memory = {q.instance_type: q.memory_gib for q in compute.quota if q.memory_gib is not None}
+        amounts = f"{where} guarantees other amounts than teams[].compute.quota"
         self.lookup = cloud_control_lookup(
             self,
             "compute-quota",
@@ -228,6 +245,36 @@ class ExistingComputeQuota(Construct):
                     f"{where} guarantees other instance counts than teams[].compute.quota ({counts or 'none'}): "
                     f"{fix}, and make the spec say what runs.",
                     iterate="item.InstanceType => try(item.Count, null)",
+                ),
+                property_check(
+                    "ComputeQuotaConfig.ComputeQuotaResources",
+                    accelerators,
+                    f"{amounts} (accelerators {accelerators}): {fix}, and make the spec say what runs.",
+                    iterate="item.InstanceType => try(item.Accelerators, null)",
+                ),
+                property_check(
+                    "ComputeQuotaConfig.ComputeQuotaResources",
+                    partitions,
+                    f"{amounts} (GPU partitions {partitions}): {fix}, and make the spec say what runs.",
+                    iterate='item.InstanceType => try(format("%d x %s", item.AcceleratorPartition.Count, '
+                    "item.AcceleratorPartition.Type), null)",
+                ),
+                *[
+                    property_check(
+                        "ComputeQuotaConfig.ComputeQuotaResources",
+                        given,
+                        f"{amounts} ({name} {given}): {fix}, and make the spec say what runs.",
+                        iterate=f"item.InstanceType => try(item.{member}, null) "
+                        f"if contains({hcl_literal(list(given))}, item.InstanceType)",
+                    )
+                    for name, member, given in (("vCPUs", "VCpu", vcpus), ("memory in GiB", "MemoryInGiB", memory))
+                    if given
+                ],
+                property_check(
+                    "ActivationState",
+                    "Enabled" if compute.active else "Disabled",
+                    f"{where} is {'paused' if compute.active else 'active'}, but teams[].compute.active is "
+                    f"{str(compute.active).lower()}: {fix}, and make the spec say what runs.",
                 ),
                 property_check(
                     "ComputeQuotaConfig.ResourceSharingConfig.Strategy",
