@@ -174,3 +174,40 @@ def test_the_report_says_which_team_may_land_on_which_group(spec):
     ) in text
     assert "| nlp | 2.5 | 1.5 |" in text  # 20 of a p5's 8 GPUs each; 24 of a c5.4xlarge's 16 vCPUs
     assert "50 %, at most 8 accelerators of ml.p5.48xlarge" in text
+
+
+def test_the_desired_states_are_applied_by_the_emulators_cloud_control_and_read_back(states):
+    """The emulator tier's Cloud Control (tests/emulator/cloud_control.py: the registry schemas,
+    create-only rules, a quota needing its cluster) creates the cluster, the scheduler config and
+    every quota from these desired states, and reads each back with the new fields as sent."""
+    from tests.conftest import require_module
+
+    require_module("jsonpatch")
+    from tests.emulator.cloud_control import CloudControl
+    from tests.test_local_cloud_control import Call, create
+
+    api = CloudControl(account_id="111122223333")
+    (cluster,) = states[cloudformation.CLUSTER_TYPE]
+    made = create(api, cloudformation.CLUSTER_TYPE, cluster)
+    assert made["OperationStatus"] == "SUCCESS", made
+    arn = made["Identifier"]
+
+    def read(type_name: str, identifier: str) -> dict:
+        found = api.get_resource(Call({"TypeName": type_name, "Identifier": identifier}))
+        return json.loads(found["ResourceDescription"]["Properties"])
+
+    held = read(cloudformation.CLUSTER_TYPE, arn)
+    assert held["InstanceGroups"][0]["KubernetesConfig"] == cluster["InstanceGroups"][0]["KubernetesConfig"]
+    assert held["NodeProvisioningMode"] == "Continuous" and held["AutoScaling"]["Mode"] == "Enable"
+    (scheduler,) = states[cloudformation.SCHEDULER_CONFIG_TYPE]
+    made = create(api, cloudformation.SCHEDULER_CONFIG_TYPE, dict(scheduler, ClusterArn=arn))
+    assert made["OperationStatus"] == "SUCCESS", made
+    assert read(cloudformation.SCHEDULER_CONFIG_TYPE, made["Identifier"])["SchedulerConfig"]["IdleResourceSharing"] == (
+        "Enabled"
+    )
+    for quota in states[cloudformation.COMPUTE_QUOTA_TYPE]:
+        made = create(api, cloudformation.COMPUTE_QUOTA_TYPE, dict(quota, ClusterArn=arn))
+        assert made["OperationStatus"] == "SUCCESS", made
+        back = read(cloudformation.COMPUTE_QUOTA_TYPE, made["Identifier"])
+        assert back["ComputeQuotaConfig"] == quota["ComputeQuotaConfig"]
+        assert back["ActivationState"] == quota["ActivationState"]
