@@ -63,11 +63,20 @@ class TeamStack(PlatformStack):
             "compute_quota",
             value=(
                 "${{instances = {for r in try(" + config + ".ComputeQuotaResources, []) : r.InstanceType => "
-                "try(r.Count, null)}, sharing = try(" + config + ".ResourceSharingConfig.Strategy, null), "
+                "try(r.Count, null)}, "
+                "accelerators = {for r in try(" + config + ".ComputeQuotaResources, []) : r.InstanceType => "
+                "try(r.Accelerators, null)}, "
+                "partitions = {for r in try(" + config + ".ComputeQuotaResources, []) : r.InstanceType => "
+                'try(format("%d x %s", r.AcceleratorPartition.Count, r.AcceleratorPartition.Type), null)}, '
+                "sharing = try(" + config + ".ResourceSharingConfig.Strategy, null), "
                 "borrow_limit_percent = try(" + config + ".ResourceSharingConfig.BorrowLimit, null), "
-                "preempts_own_tasks = try(" + config + ".PreemptTeamTasks, null)}}"
+                "absolute_borrow_limits = {for r in try(" + config + ".ResourceSharingConfig.AbsoluteBorrowLimits, "
+                "[]) : r.InstanceType => {count = try(r.Count, null), accelerators = try(r.Accelerators, null)}}, "
+                "preempts_own_tasks = try(" + config + ".PreemptTeamTasks, null), "
+                "activation_state = try(jsondecode(" + properties + ").ActivationState, null)}}"
             ),
-            description="What the team's quota guarantees, as AWS holds it: instance counts, sharing, borrow limit",
+            description="What the team's quota guarantees, as AWS holds it: instances, accelerators and GPU "
+            "partitions by type, sharing, borrow limits, whether it is active",
         )
         cdk.TerraformOutput(
             self, "compute_quota_arn", value=arn, description=f"Team {team.name}'s compute quota (task governance)"

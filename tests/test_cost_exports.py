@@ -936,6 +936,7 @@ def test_a_csv_statement_written_to_a_file_keeps_its_period_currency_sources_and
     meta = json.loads((tmp_path / "chargeback-2026-11.csv.json").read_text())
     assert meta["period"] == {"first_day": "2026-11-01", "last_day": "2026-11-07", "days": 7}
     assert meta["currency"] == "EUR" and meta["cost"] == f"{AMORTIZED_TOTAL:.2f}"
+    assert meta["cost_basis"] == "net-amortized" and str(export) in meta["sources"]
     assert "focus.csv" in meta["cost_source"] and meta["notes"]
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
     assert sum(Decimal(r["amount_eur"]) for r in rows) == Decimal(meta["cost"])

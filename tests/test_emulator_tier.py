@@ -675,6 +675,8 @@ def test_each_team_stack_gives_its_own_compute_quotas_id_and_queue(rounds, examp
         # What the team may use, as AWS holds it, is what the spec guarantees it.
         quota = outputs["compute_quota"]
         assert quota["instances"] == {q.instance_type: q.count for q in team.compute.quota}, name
+        assert quota["accelerators"] == {q.instance_type: q.accelerators for q in team.compute.quota}, name
+        assert quota["activation_state"] == ("Enabled" if team.compute.active else "Disabled"), name
         assert quota["sharing"] == team.compute.sharing, name
 
 

@@ -174,6 +174,9 @@ class Statement:
     currency: str = DEFAULT_CURRENCY
     #: From the exports' total in the period to the statement's cost, in cents that add up.
     reconciliation: list[ReconciliationLine] = field(default_factory=list)
+    #: The exports' cost basis (net-amortized, ...), the files read; none for --cost.
+    cost_basis_of_export: str | None = None
+    sources: list[str] = field(default_factory=list)
 
     @property
     def days(self) -> int:
@@ -526,6 +529,8 @@ def compute_statement(
         cost_category_split=_cost_category_view(spec, split, rounded),
         currency=currency,
         reconciliation=reconciliation(exported, rounded),
+        cost_basis_of_export=exported.basis if exported else None,
+        sources=[*(r.path for r in reports), *(exported.files if exported else [])],
     )
 
 
@@ -1052,6 +1057,8 @@ def statement_metadata(statement: Statement) -> str:
         "currency": s.currency,
         "cost": f"{s.cost:.2f}",
         "cost_source": s.cost_source,
+        "cost_basis": s.cost_basis_of_export or "given (--cost)",
+        "sources": list(s.sources),
         "cost_divided_among_instance_types": s.cost_basis,
         "idle_capacity_charged": s.split_method,
         "idle_capacity": f"{s.unused:.2f}",
