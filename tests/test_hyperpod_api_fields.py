@@ -211,3 +211,55 @@ def test_the_desired_states_are_applied_by_the_emulators_cloud_control_and_read_
         back = read(cloudformation.COMPUTE_QUOTA_TYPE, made["Identifier"])
         assert back["ComputeQuotaConfig"] == quota["ComputeQuotaConfig"]
         assert back["ActivationState"] == quota["ActivationState"]
+
+
+@pytest.mark.terraform
+def test_the_stacks_of_the_spec_plan_through_the_stand_ins_with_the_fields_in_their_desired_states(tmp_path):
+    """The spec synthesized by the real engine, its cluster and team stacks planned by Terraform
+    against the schema stand-ins of the pinned providers: the plan creates the Cloud Control
+    resources, the quotas with these fields in their desired states."""
+    from hyperpod_teams.spec import load_spec
+    from tests.conftest import synthesize_stacks
+    from tests.offline_terraform import (
+        in_parallel,
+        stand_in_plan_config,
+        stand_in_terraform,
+        stub_remote_states,
+        write_stack,
+    )
+
+    stacks = synthesize_stacks(load_spec(SPEC), tmp_path / "synth")
+    wanted = {name: stack for name, stack in stacks.items() if name == "acme-cluster" or "-team-" in name}
+    assert "acme-cluster" in wanted and len(wanted) == 4, sorted(stacks)
+    terraform = stand_in_terraform(tmp_path)
+    configs = {name: stand_in_plan_config(stack, {}) for name, stack in wanted.items()}
+    directories = {name: write_stack(tmp_path, name, config) for name, config in configs.items()}
+    for name, directory in directories.items():
+        stub_remote_states(directory, configs[name])
+
+    def plan(name: str):
+        init = terraform.run(directories[name], "init", "-input=false", "-backend=false")
+        return name, init.stderr if init.returncode else terraform.plan(directories[name])
+
+    results = dict(in_parallel(plan, wanted))
+    failed = {name: result for name, result in results.items() if isinstance(result, str)}
+    assert not failed, failed
+    created = [
+        change
+        for result in results.values()
+        for change in result.get("resource_changes", [])
+        if change["type"] == "aws_cloudcontrolapi_resource" and change["change"]["actions"] == ["create"]
+    ]
+    # The cluster's desired state names roles the plan cannot know yet (computed at apply); the
+    # quotas' are whole at plan (the cluster's ARN comes from its stack's state).
+    assert any(c["change"]["after"].get("type_name") == cloudformation.CLUSTER_TYPE for c in created)
+    quotas = [
+        json.loads(c["change"]["after"]["desired_state"])
+        for c in created
+        if c["change"]["after"].get("type_name") == cloudformation.COMPUTE_QUOTA_TYPE
+    ]
+    assert len(quotas) == 3
+    assert {"InstanceType": "ml.p5.48xlarge", "AcceleratorPartition": {"Type": "mig-1g.10gb", "Count": 14}} in [
+        r for q in quotas for r in q["ComputeQuotaConfig"]["ComputeQuotaResources"]
+    ]
+    assert {q["ActivationState"] for q in quotas} == {"Enabled", "Disabled"}
