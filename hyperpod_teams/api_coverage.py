@@ -44,9 +44,9 @@ COVERAGE: dict[str, tuple[str, str]] = {
     ),
     "CreateClusterRequest.NodeProvisioningMode": ("spec", "cluster.node_provisioning_mode"),
     "CreateClusterRequest.ClusterRole": (
-        "left out",
-        "the role HyperPod's Karpenter autoscaler assumes: not made by the stacks yet (docs/spec-reference.md says "
-        "what autoscaling needs)",
+        "stacks",
+        "the role HyperPod assumes for Karpenter, which the cluster stack makes with cluster.autoscaling "
+        "(SageMaker developer guide, 'Create an IAM role for HyperPod autoscaling with Karpenter')",
     ),
     "CreateClusterRequest.AutoScaling": ("spec", "cluster.autoscaling"),
     # --- an instance group

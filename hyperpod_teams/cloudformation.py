@@ -156,6 +156,7 @@ class ClusterProperties(CfnModel):
     vpc_config: VpcConfig = Field(alias="VpcConfig")
     tags: list[Tag] = Field(alias="Tags", max_length=50)
     auto_scaling: ClusterAutoScalingConfig | None = Field(default=None, alias="AutoScaling")
+    cluster_role: str | None = Field(default=None, alias="ClusterRole")
     node_provisioning_mode: Literal["Continuous"] | None = Field(default=None, alias="NodeProvisioningMode")
 
 
@@ -187,7 +188,12 @@ def create_only_fields(cluster: ClusterProperties) -> dict[str, object]:
 
 
 def hyperpod_cluster(
-    spec: PlatformSpec, *, eks_cluster_arn: str, execution_role_arn: str, lifecycle_s3_uri: str
+    spec: PlatformSpec,
+    *,
+    eks_cluster_arn: str,
+    execution_role_arn: str,
+    lifecycle_s3_uri: str,
+    cluster_role_arn: str | None = None,
 ) -> ClusterProperties:
     cluster = spec.cluster
     return ClusterProperties(
@@ -219,6 +225,7 @@ def hyperpod_cluster(
         if cluster.autoscaling
         else None,
         node_provisioning_mode=cluster.node_provisioning_mode,
+        cluster_role=cluster_role_arn if cluster.autoscaling else None,
         orchestrator=Orchestrator(eks=ClusterOrchestratorEksConfig(cluster_arn=eks_cluster_arn)),
         # Both lists are `insertionOrder: false` in the registry schema of AWS::SageMaker::Cluster
         # (cfn-lint's bundled copy): their order is no change to AWS, so it is none to the stacks

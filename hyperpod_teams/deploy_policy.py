@@ -30,8 +30,14 @@ from hyperpod_teams.spec.models import PlatformSpec
 MANAGED_POLICY_SIZE = 6144
 
 #: Services the organization's roles are passed to: SageMaker (the HyperPod execution role, the
-#: domains' execution roles), EKS (the cluster role), EKS Pod Identity (workload roles).
-PASSED_TO = ["sagemaker.amazonaws.com", "eks.amazonaws.com", "pods.eks.amazonaws.com"]
+#: domains' execution roles, the autoscaling role CreateCluster names as ClusterRole, which
+#: HyperPod's own principal assumes), EKS (the cluster role), EKS Pod Identity (workload roles).
+PASSED_TO = [
+    "sagemaker.amazonaws.com",
+    "hyperpod.sagemaker.amazonaws.com",
+    "eks.amazonaws.com",
+    "pods.eks.amazonaws.com",
+]
 
 IAM_ROLE_ACTIONS = [
     "iam:CreateRole",

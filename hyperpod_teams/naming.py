@@ -189,6 +189,11 @@ def hyperpod_execution_role_name(org: str, cluster: str) -> str:
     return shorten(f"{org}-{cluster}-hyperpod-nodes", IAM_ROLE_MAX)
 
 
+def hyperpod_autoscaling_role_name(org: str, cluster: str) -> str:
+    """The role HyperPod assumes to add and remove nodes for Karpenter (CreateCluster ClusterRole)."""
+    return shorten(f"{org}-{cluster}-hyperpod-autoscaling", IAM_ROLE_MAX)
+
+
 def training_operator_role_name(org: str, cluster: str) -> str:
     """The role the HyperPod training operator's controller gets through EKS Pod Identity."""
     return shorten(f"{org}-{cluster}-training-operator", IAM_ROLE_MAX)

@@ -72,6 +72,44 @@ def hyperpod_execution_trust_policy() -> dict:
     return service_trust_policy("sagemaker.amazonaws.com")
 
 
+#: HyperPod's Karpenter autoscaling: the role HyperPod assumes (CreateCluster `ClusterRole`) and
+#: what it may do. Source: SageMaker developer guide, "Create an IAM role for HyperPod autoscaling
+#: with Karpenter": trusted by hyperpod.sagemaker.amazonaws.com, BatchAddClusterNodes and
+#: BatchDeleteClusterNodes on clusters (held here to the organization's account and region), and
+#: KMS grants through SageMaker for encrypted node volumes.
+AUTOSCALING_SERVICE = "hyperpod.sagemaker.amazonaws.com"
+AUTOSCALING_NODE_ACTIONS = ("sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes")
+
+
+def hyperpod_autoscaling_trust_policy() -> dict:
+    return service_trust_policy(AUTOSCALING_SERVICE)
+
+
+def hyperpod_autoscaling_policy(*, partition: str, region: str, account_id: str, kms_keys: list[str]) -> dict:
+    statements: list[dict] = [
+        {
+            "Sid": "AddAndRemoveClusterNodes",
+            "Effect": "Allow",
+            "Action": list(AUTOSCALING_NODE_ACTIONS),
+            "Resource": [f"arn:{partition}:sagemaker:{region}:{account_id}:cluster/*"],
+        }
+    ]
+    if kms_keys:
+        statements.append(
+            {
+                "Sid": "EncryptNewNodesVolumes",
+                "Effect": "Allow",
+                "Action": ["kms:CreateGrant", "kms:DescribeKey"],
+                "Resource": sorted(set(kms_keys)),
+                "Condition": {
+                    "StringLike": {"kms:ViaService": f"sagemaker.{region}.amazonaws.com"},
+                    "Bool": {"kms:GrantIsForAWSResource": "true"},
+                },
+            }
+        )
+    return {"Version": "2012-10-17", "Statement": statements}
+
+
 #: What nodes of an EKS-orchestrated HyperPod cluster need beyond the managed instance policy:
 #: the VPC CNI manages the nodes' network interfaces, the kubelet pulls images from ECR, and the
 #: EKS Pod Identity agent exchanges tokens. Sources: the SageMaker developer guide, "IAM role for

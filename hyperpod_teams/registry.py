@@ -117,6 +117,8 @@ def placeholders(spec: PlatformSpec) -> dict[str, str]:
         "lifecycle_s3_uri": cluster.lifecycle_scripts_s3_uri
         or "s3://" + naming.lifecycle_bucket_name(org.name, cluster.name, ACCOUNT_PLACEHOLDER, org.region) + "/",
         "cluster_arn": f"arn:{partition}:sagemaker:{org.region}:{ACCOUNT_PLACEHOLDER}:cluster/abcdefghijkl",
+        "cluster_role_arn": f"arn:{partition}:iam::{ACCOUNT_PLACEHOLDER}:role/"
+        + naming.hyperpod_autoscaling_role_name(org.name, cluster.name),
     }
 
 
@@ -150,6 +152,7 @@ def desired_states(spec: PlatformSpec) -> list[DesiredState]:
                     eks_cluster_arn=values["eks_cluster_arn"],
                     execution_role_arn=values["execution_role_arn"],
                     lifecycle_s3_uri=values["lifecycle_s3_uri"],
+                    cluster_role_arn=values["cluster_role_arn"],
                 ),
                 CLUSTER_FIELDS,
             )

@@ -10,6 +10,7 @@ from hyperpod_teams.constructs.access_entries import SsoRoleAccessEntry
 from hyperpod_teams.constructs.eks import EksCluster
 from hyperpod_teams.constructs.hyperpod import (
     ExistingHyperPodCluster,
+    HyperPodAutoscalingRole,
     HyperPodCluster,
     HyperPodExecutionRole,
     LifecycleScriptsBucket,
@@ -33,6 +34,7 @@ class ClusterStack(PlatformStack):
         cluster = spec.cluster
         self.lifecycle_bucket = None
         self.execution_role = None
+        self.autoscaling_role: HyperPodAutoscalingRole | None = None
         lifecycle_s3_uri = None
         self.hyperpod: HyperPodCluster | ExistingHyperPodCluster
         if cluster.existing_hyperpod_cluster_name is not None:
@@ -47,6 +49,9 @@ class ClusterStack(PlatformStack):
             self.execution_role = HyperPodExecutionRole(
                 self, "execution-role", spec=spec, lifecycle_s3_uri=lifecycle_s3_uri, eks_cluster_name=eks.name
             )
+            self.autoscaling_role = (
+                HyperPodAutoscalingRole(self, "autoscaling-role", spec=spec) if cluster.autoscaling else None
+            )
             self.hyperpod = HyperPodCluster(
                 self,
                 "hyperpod",
@@ -55,6 +60,7 @@ class ClusterStack(PlatformStack):
                 execution_role=self.execution_role,
                 lifecycle_s3_uri=lifecycle_s3_uri,
                 depends_on=[self.lifecycle_bucket.default_script] if self.lifecycle_bucket else [],
+                autoscaling_role=self.autoscaling_role,
             )
         if cluster.cloudwatch_observability and self.execution_role is not None:
             # The agent runs on the HyperPod nodes: their role may publish metrics and logs first.

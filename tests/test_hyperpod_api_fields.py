@@ -263,3 +263,28 @@ def test_the_stacks_of_the_spec_plan_through_the_stand_ins_with_the_fields_in_th
         r for q in quotas for r in q["ComputeQuotaConfig"]["ComputeQuotaResources"]
     ]
     assert {q["ActivationState"] for q in quotas} == {"Enabled", "Disabled"}
+
+
+def test_autoscaling_gets_the_role_aws_documents_and_continuous_provisioning(states, spec, tmp_path):
+    """SageMaker developer guide, "Create an IAM role for HyperPod autoscaling with Karpenter": a
+    role trusted by hyperpod.sagemaker.amazonaws.com that may BatchAddClusterNodes and
+    BatchDeleteClusterNodes; the cluster names it as ClusterRole. And Karpenter needs continuous
+    provisioning: a spec without it is refused naming the field."""
+    from hyperpod_teams import policies
+    from tests.test_cli import run_command
+
+    (cluster,) = states[cloudformation.CLUSTER_TYPE]
+    assert cluster["ClusterRole"].endswith(":role/acme-ml-shared-hyperpod-autoscaling")
+    trust = policies.hyperpod_autoscaling_trust_policy()
+    assert trust["Statement"][0]["Principal"] == {"Service": "hyperpod.sagemaker.amazonaws.com"}
+    policy = policies.hyperpod_autoscaling_policy(
+        partition="aws", region="us-west-2", account_id="111122223333", kms_keys=["arn:aws:kms:us-west-2:1:key/k"]
+    )
+    assert policy["Statement"][0]["Action"] == ["sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes"]
+    assert policy["Statement"][1]["Condition"]["Bool"] == {"kms:GrantIsForAWSResource": "true"}
+    data = yaml.safe_load(SPEC.read_text())
+    del data["cluster"]["node_provisioning_mode"]
+    path = tmp_path / "teams.yaml"
+    path.write_text(yaml.safe_dump(data))
+    result = run_command("validate", str(path))
+    assert result.returncode == 2 and "node_provisioning_mode: Continuous" in result.stdout + result.stderr

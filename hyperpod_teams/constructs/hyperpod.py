@@ -106,6 +106,40 @@ class HyperPodExecutionRole(Construct):
         self.arn = self.role.arn
 
 
+class HyperPodAutoscalingRole(Construct):
+    """The role HyperPod assumes to add and remove nodes for Karpenter (`cluster.autoscaling`)."""
+
+    def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec) -> None:
+        super().__init__(scope, id_)
+        org = spec.organization
+        partition = policies.aws_partition(org.region)
+        kms_keys = [g.volume_kms_key_id for g in spec.cluster.instance_groups if g.volume_kms_key_id]
+        self.role = bindings.aws_iam_role.IamRole(
+            self,
+            "role",
+            name=naming.hyperpod_autoscaling_role_name(org.name, spec.cluster.name),
+            assume_role_policy=policies.policy_json(policies.hyperpod_autoscaling_trust_policy()),
+        )
+        bindings.aws_iam_role_policy.IamRolePolicy(
+            self,
+            "nodes",
+            name="add-and-remove-nodes",
+            role=self.role.id,
+            policy=policies.policy_json(
+                policies.hyperpod_autoscaling_policy(
+                    partition=partition,
+                    region=org.region,
+                    account_id=org.account_id,
+                    kms_keys=[
+                        k if k.startswith("arn:") else f"arn:{partition}:kms:{org.region}:{org.account_id}:key/{k}"
+                        for k in kms_keys
+                    ],
+                )
+            ),
+        )
+        self.arn = self.role.arn
+
+
 class CreateOnlyGuards(Construct):
     """One `terraform_data` per create-only property of the cluster, which the cluster is
     replaced with (`replace_triggered_by`).
@@ -184,6 +218,7 @@ class HyperPodCluster(Construct):
         execution_role: HyperPodExecutionRole,
         lifecycle_s3_uri: str,
         depends_on: list | None = None,
+        autoscaling_role: HyperPodAutoscalingRole | None = None,
     ) -> None:
         super().__init__(scope, id_)
         checks = []
@@ -200,6 +235,7 @@ class HyperPodCluster(Construct):
             eks_cluster_arn=eks_cluster_arn,
             execution_role_arn=execution_role.arn,
             lifecycle_s3_uri=lifecycle_s3_uri,
+            cluster_role_arn=autoscaling_role.arn if autoscaling_role else None,
         )
         protect = not spec.cluster.allow_destroy
         self.create_only = CreateOnlyGuards(

@@ -950,6 +950,18 @@ class Cluster(SpecModel):
     )
 
     @model_validator(mode="after")
+    def _autoscaling_provisions_continuously(self) -> Cluster:
+        if self.autoscaling and self.node_provisioning_mode != "Continuous":
+            raise spec_rule(
+                "Karpenter autoscaling adds nodes as capacity comes: HyperPod takes it on a cluster of continuous "
+                "provisioning only",
+                field="node_provisioning_mode",
+                hint="set `node_provisioning_mode: Continuous` (SageMaker developer guide, 'Create and configure a "
+                "HyperPod cluster with Karpenter autoscaling')",
+            )
+        return self
+
+    @model_validator(mode="after")
     def _a_retired_group_is_no_group_of_the_cluster(self) -> Cluster:
         both = sorted({group.name for group in self.instance_groups} & set(self.retired_instance_groups))
         if both:
