@@ -175,7 +175,7 @@ class Statement:
     #: From the exports' total in the period to the statement's cost, in cents that add up.
     reconciliation: list[ReconciliationLine] = field(default_factory=list)
     #: The exports' cost basis (net-amortized, ...), the files read; none for --cost.
-    cost_basis_of_export: str | None = None
+    export_basis: str | None = None
     sources: list[str] = field(default_factory=list)
 
     @property
@@ -529,7 +529,7 @@ def compute_statement(
         cost_category_split=_cost_category_view(spec, split, rounded),
         currency=currency,
         reconciliation=reconciliation(exported, rounded),
-        cost_basis_of_export=exported.basis if exported else None,
+        export_basis=exported.basis if exported else None,
         sources=[*(r.path for r in reports), *(exported.files if exported else [])],
     )
 
@@ -1057,7 +1057,7 @@ def statement_metadata(statement: Statement) -> str:
         "currency": s.currency,
         "cost": f"{s.cost:.2f}",
         "cost_source": s.cost_source,
-        "cost_basis": s.cost_basis_of_export or "given (--cost)",
+        "cost_basis": s.export_basis or "given (--cost)",
         "sources": list(s.sources),
         "cost_divided_among_instance_types": s.cost_basis,
         "idle_capacity_charged": s.split_method,
