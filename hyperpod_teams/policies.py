@@ -95,18 +95,26 @@ def hyperpod_autoscaling_policy(*, partition: str, region: str, account_id: str,
         }
     ]
     if kms_keys:
-        statements.append(
+        # The guide's one statement holds DescribeKey to kms:GrantIsForAWSResource, a key only
+        # CreateGrant requests carry (parliament: UNKNOWN_CONDITION_FOR_ACTION), which would deny
+        # DescribeKey: two statements, each with the keys its action has.
+        via = {"kms:ViaService": f"sagemaker.{region}.amazonaws.com"}
+        statements += [
             {
-                "Sid": "EncryptNewNodesVolumes",
+                "Sid": "GrantNewNodesVolumesTheirKey",
                 "Effect": "Allow",
-                "Action": ["kms:CreateGrant", "kms:DescribeKey"],
+                "Action": ["kms:CreateGrant"],
                 "Resource": sorted(set(kms_keys)),
-                "Condition": {
-                    "StringLike": {"kms:ViaService": f"sagemaker.{region}.amazonaws.com"},
-                    "Bool": {"kms:GrantIsForAWSResource": "true"},
-                },
-            }
-        )
+                "Condition": {"StringLike": via, "Bool": {"kms:GrantIsForAWSResource": "true"}},
+            },
+            {
+                "Sid": "DescribeTheNodesVolumesKey",
+                "Effect": "Allow",
+                "Action": ["kms:DescribeKey"],
+                "Resource": sorted(set(kms_keys)),
+                "Condition": {"StringLike": via},
+            },
+        ]
     return {"Version": "2012-10-17", "Statement": statements}
 
 

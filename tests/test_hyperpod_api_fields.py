@@ -281,6 +281,7 @@ def test_autoscaling_gets_the_role_aws_documents_and_continuous_provisioning(sta
         partition="aws", region="us-west-2", account_id="111122223333", kms_keys=["arn:aws:kms:us-west-2:1:key/k"]
     )
     assert policy["Statement"][0]["Action"] == ["sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes"]
+    assert policy["Statement"][1]["Action"] == ["kms:CreateGrant"]
     assert policy["Statement"][1]["Condition"]["Bool"] == {"kms:GrantIsForAWSResource": "true"}
     data = yaml.safe_load(SPEC.read_text())
     del data["cluster"]["node_provisioning_mode"]
