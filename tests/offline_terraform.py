@@ -232,8 +232,10 @@ def offline_plan_config(stack: dict, stand_ins: dict[tuple[str, str], str] | Non
             skip_credentials_validation=True,
             skip_requesting_account_id=True,
             skip_metadata_api_check=True,
-            # An answer the stand-in for AWS (aws_stand_in.py) does not have fails at once.
-            max_retries=1,
+            # An answer the stand-in for AWS (aws_stand_in.py) does not have fails at once: a 400
+            # is no error the SDK retries. A connection dropped under load is, and is retried
+            # (a CI run lost a plan to "use of closed network connection" with max_retries=1).
+            max_retries=3,
         )
     return stack
 
