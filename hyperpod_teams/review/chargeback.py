@@ -25,7 +25,7 @@ import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, localcontext
 from functools import cached_property
 
@@ -261,9 +261,9 @@ def _as_aggregated_once(rows: list[UsageRow], notes: list[str]) -> list[UsageRow
     combined: list[UsageRow] = []
     for day in sorted(by_day):
         governed, pods, times = _governed_rows_once(by_day[day])
+        pods, times = _pod_rows_once(pods, times)
         if times > 1:
             reruns.append((day, times))
-        pods = _pod_rows_once(pods, times, reruns if times == 1 else None, day)
         combined.extend(_one_row_per_namespace(governed, pods, outside_queue))
     if reruns:
         listed = ", ".join(f"{d} ({n} times)" for d, n in reruns[:5]) + (" and more" if len(reruns) > 5 else "")
@@ -310,12 +310,9 @@ def _governed_rows_once(rows: list[UsageRow]) -> tuple[list[UsageRow], list[Usag
     return list(governed.values()), pods, times
 
 
-def _pod_rows_once(
-    pods: list[UsageRow], times: int, reruns: list[tuple[date, int]] | None, day: date
-) -> list[UsageRow]:
-    """A day's pod rows without the repeats of a re-run: each row counted `times` fewer times.
-    A day with no task-governance row tells a re-run by every pod row repeating as often
-    (`reruns` gets the day then)."""
+def _pod_rows_once(pods: list[UsageRow], times: int) -> tuple[list[UsageRow], int]:
+    """A day's pod rows without the repeats of a re-run, and how many times the day was written:
+    `times` as its task-governance rows tell, else (1) every pod row repeating as often."""
     counts: dict[tuple, int] = defaultdict(int)
     first: dict[tuple, UsageRow] = {}
     for row in pods:
@@ -323,12 +320,10 @@ def _pod_rows_once(
         first.setdefault(_identity(row), row)
     if times == 1 and len(counts) and min(counts.values()) > 1 and len(set(counts.values())) == 1:
         times = min(counts.values())
-        if reruns is not None:
-            reruns.append((day, times))
     out = []
     for key, n in counts.items():
         out.extend([first[key]] * max(n // times, 1))
-    return out
+    return out, times
 
 
 def _one_row_per_namespace(
@@ -1169,9 +1164,7 @@ def _xlsx_hours(sheet, s: Statement, formats: dict) -> None:
                     sheet.write_number(row, column, float(value), formats["hours"])
 
 
-def datetime_of(day: date):
-    from datetime import datetime
-
+def datetime_of(day: date) -> datetime:
     return datetime(day.year, day.month, day.day)
 
 

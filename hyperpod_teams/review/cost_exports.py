@@ -273,6 +273,16 @@ _ML_INSTANCE = re.compile(r"\bml\.[a-z0-9-]+\.[a-z0-9]+")
 
 
 @dataclass
+class _Sums:
+    """The sums a used line adds to: the cost, per instance type, from prorated lines, per kind."""
+
+    amount: Decimal = Decimal(0)
+    by_instance_type: dict[str, Decimal] = field(default_factory=lambda: defaultdict(Decimal))
+    prorated: Decimal = Decimal(0)
+    by_kind: dict[str, Decimal] = field(default_factory=lambda: defaultdict(Decimal))
+
+
+@dataclass
 class ExportedCost:
     """The shared platform's cost in the period, as one or more export files gave it."""
 
@@ -325,9 +335,7 @@ class ExportedCost:
     billed_hours_by_day: dict[tuple[date, str], Decimal] = field(default_factory=lambda: defaultdict(Decimal))
     #: The same sums with each line at its gross cost and the discount lines added: what the net
     #: cost is when an export gives its discounts as lines and also on the lines' net columns.
-    _with_discount_lines: list[Any] = field(
-        default_factory=lambda: [Decimal(0), defaultdict(Decimal), Decimal(0), defaultdict(Decimal)]
-    )
+    _with_discount_lines: _Sums = field(default_factory=lambda: _Sums())
     #: The reconciliation from the exports' total of the period to the statement's cost: the
     #: lines of other workloads (untagged), the split cost allocation rows, and the shared
     #: platform's lines by kind (KINDS).
@@ -339,18 +347,16 @@ class ExportedCost:
     #: Each used line's cells (hashed) and where it was first read: the same line in two parts.
     _lines_seen: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)
 
-    def note_charge_end(
-        self, row: Sequence[Any], start_at: int, end_at: int | None, names: tuple[str, str], where: str
-    ) -> None:
+    def note_charge_end(self, row: Sequence[Any], placed: _ChargePeriods, where: str) -> None:
         """Any line read: its end, where it is the latest yet of a line of an hour or a day. The
         cells are compared as text first: one export writes its times one way, so only a later
-        text is parsed."""
-        if end_at is None:
+        text is read (through the part's memo of charge periods)."""
+        if placed.end_at is None:
             return
-        text = str(row[end_at] or "")
+        text = str(row[placed.end_at] or "")
         if not text or text <= self._last_end_text:
             return
-        start, end = _charge_period(row, start_at, end_at, names, where)
+        start, end, _ = placed(row, where)
         if end is None or end - start > timedelta(days=1):
             return
         self._last_end_text = text
@@ -751,15 +757,15 @@ def _add(
     out.lines_used += 1
     out.by_kind[kind] += share
     alternative = out._with_discount_lines
-    alternative[0] += other
-    alternative[3][kind] += other
+    alternative.amount += other
+    alternative.by_kind[kind] += other
     if itype:
         out.by_instance_type[itype] += share
-        alternative[1][itype] += other
+        alternative.by_instance_type[itype] += other
     if end is not None and end - start > timedelta(days=1):
         out.prorated_lines += 1
         out.prorated += share
-        alternative[2] += other
+        alternative.prorated += other
 
 
 #: Line item types of Savings Plans and Reserved Instance fees (their unused commitment).
@@ -804,7 +810,7 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
     for where, row in part.rows:
         out.lines_read += 1
         billed = _billing_period(out, row, billing_at, where)
-        out.note_charge_end(row, start_at, end_at, period_names, where)
+        out.note_charge_end(row, placed, where)
         shared = _cur_line_shared(row, tag_at, map_at, names, where)
         line_type = str(row[type_at] or "").strip() if type_at is not None else ""
         if not shared or (split_at is not None and str(row[split_at] or "").strip()):
@@ -1125,7 +1131,7 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
     for where, row in part.rows:
         out.lines_read += 1
         billed = _billing_period(out, row, billing_at, where)
-        out.note_charge_end(row, start_at, end_at, (FOCUS_START, FOCUS_END), where)
+        out.note_charge_end(row, placed, where)
         start, end, fraction = placed(row, where)
         if not _map_says_shared(row[tags_at], FOCUS_TAGS, where):
             if fraction:
@@ -1292,14 +1298,19 @@ def _finish(out: ExportedCost, period: Period) -> None:
     _reaches_the_end(out, period)
     if out.discount_lines and out.discounts:
         # Discounts as their own lines and on the lines' net columns: counted once, as the lines.
-        out.amount, out.by_instance_type, out.prorated, out.by_kind = out._with_discount_lines
+        lines = out._with_discount_lines
+        out.amount, out.by_instance_type, out.prorated, out.by_kind = (
+            lines.amount,
+            lines.by_instance_type,
+            lines.prorated,
+            lines.by_kind,
+        )
         out.notes.append(
             f"the export gives its discounts twice: as {out.discount_lines:,} discount line"
             f"{'s' if out.discount_lines != 1 else ''} and on the lines' net columns ({out.discounts.quantize(CENT):,} "
             f"{out.statement_currency}); they count once, as the lines"
         )
-        out.discounts = out.discount_lines_amount
-    elif out.discount_lines:
+    if out.discount_lines:
         out.discounts = out.discount_lines_amount
     if out.discount_lines_left:
         many = out.discount_lines_left != 1
