@@ -94,3 +94,94 @@ def vpc_cni_floor_message(cluster_name: str, region: str, *, existing: bool) -> 
         f"HyperPod needs the VPC CNI add-on ({VPC_CNI_ADDON}) at {floor} or later; {where} has "
         f"${{self.addon_version}}. Update it: {vpc_cni_fix(cluster_name, region)}"
     )
+
+
+# --- inference, Spaces and observability add-ons (cluster.inference, .spaces, .observability) ---------
+#
+# The HyperPod inference operator as an EKS add-on, configured as awslabs/awsome-distributed-training
+# configures it (terraform-modules/hyperpod-eks-tf/modules/hyperpod_inference_operator/main.tf at
+# 0edaf152) and as aws/sagemaker-hyperpod-cli's Helm-to-add-on migration does (helm_chart/
+# HyperPodHelmChart/charts/inference-operator/migration/helm_to_addon.sh at 011ca92): an execution role
+# for the operator, the ALB controller's and KEDA's roles (IRSA, through the EKS cluster's OIDC
+# provider), the JumpStart gated-model role, a bucket for the endpoints' TLS certificates, and the
+# Mountpoint for S3 CSI driver add-on it mounts S3 models with.
+INFERENCE_OPERATOR_ADDON = "amazon-sagemaker-hyperpod-inference"
+INFERENCE_NAMESPACE = "hyperpod-inference-system"
+INFERENCE_CONTROLLER_SERVICE_ACCOUNT = "hyperpod-inference-controller-manager"
+INFERENCE_ALB_SERVICE_ACCOUNT = "aws-load-balancer-controller"
+INFERENCE_KEDA_SERVICE_ACCOUNT = "keda-operator"
+#: The gated-model role is assumed by the model pods' service account in the endpoint's namespace.
+INFERENCE_MODEL_SERVICE_ACCOUNT_PATTERN = "hyperpod-inference-service-account*"
+INFERENCE_MANAGED_POLICY = "AmazonSageMakerHyperPodInferenceAccess"
+GATED_MODEL_MANAGED_POLICY = "AmazonSageMakerHyperPodGatedModelAccess"
+#: The add-on refuses an execution role named otherwise (the chart's _validateRequiredValues.tpl,
+#: `isAddOn`: "executionRoleArn must have a role name with prefix 'SageMakerHyperPodInference'").
+INFERENCE_ROLE_NAME_PREFIX = "SageMakerHyperPodInference"
+S3_CSI_ADDON = "aws-mountpoint-s3-csi-driver"
+S3_CSI_NAMESPACE = "kube-system"
+S3_CSI_SERVICE_ACCOUNT = "s3-csi-driver-sa"
+#: The operator's custom resources (its CRDs in the same chart, config/crd): what a team creates.
+INFERENCE_API_GROUP = "inference.sagemaker.aws.amazon.com"
+INFERENCE_ENDPOINT_RESOURCES = ("jumpstartmodels", "inferenceendpointconfigs")
+INFERENCE_REGISTRATIONS = "sagemakerendpointregistrations"
+
+#: SageMaker Spaces on the cluster (SageMaker developer guide, "Set up permissions" and "Add users and
+#: set up service accounts"): the add-on, its controller's managed policy, the access policies a data
+#: scientist's access entry gets (the space policy scoped to the namespace they create spaces in, the
+#: template policy to the shared templates' namespace), and the custom resources `hyp create hyp-space`
+#: and `hyp create hyp-space-access` make (sagemaker-hyperpod 3.12.0, cli/constants/space_*constants.py).
+SPACES_ADDON = "amazon-sagemaker-spaces"
+SPACES_CONTROLLER_MANAGED_POLICY = "AmazonSageMakerSpacesControllerPolicy"
+SPACE_ACCESS_POLICY = "AmazonSagemakerHyperpodSpacePolicy"
+SPACE_TEMPLATE_ACCESS_POLICY = "AmazonSagemakerHyperpodSpaceTemplatePolicy"
+SPACE_TEMPLATES_NAMESPACE = "jupyter-k8s-shared"
+SPACE_API_GROUP = "workspace.jupyter.org"
+SPACE_RESOURCE = "workspaces"
+SPACE_CONNECTION_API_GROUP = "connection.workspace.jupyter.org"
+SPACE_CONNECTION_RESOURCE = "workspaceconnections"
+
+#: The HyperPod observability add-on (awsome-distributed-training, modules/observability/eks_addon.tf
+#: at 0edaf152): Amazon Managed Service for Prometheus receives what its collector scrapes (through a
+#: Pod Identity association of this service account), Amazon Managed Grafana shows the dashboards.
+OBSERVABILITY_ADDON = "amazon-sagemaker-hyperpod-observability"
+OBSERVABILITY_SERVICE_ACCOUNT = "hyperpod-observability-operator-otel-collector"
+#: Where Amazon Managed Grafana is offered (the same module's `amg_allowed_regions`).
+GRAFANA_REGIONS = (
+    "us-east-1",
+    "us-east-2",
+    "us-west-2",
+    "ap-northeast-1",
+    "ap-southeast-1",
+    "ap-southeast-2",
+    "eu-central-1",
+    "eu-west-1",
+    "eu-west-2",
+)
+#: The metric families the add-on collects, at the levels the reference module sets by default.
+OBSERVABILITY_METRICS = (
+    "trainingMetrics",
+    "inferenceMetrics",
+    "taskGovernanceMetrics",
+    "scalingMetrics",
+    "customMetrics",
+    "nodeMetrics",
+    "acceleratedComputeMetrics",
+    "networkMetrics",
+)
+
+
+def observability_configuration(
+    *, prometheus_endpoint: str, prometheus_arn: str, grafana: tuple[str, str] | None
+) -> dict:
+    """The observability add-on's configuration values, as the reference module writes them; `grafana`
+    is (workspace name, ARN) where a Grafana workspace is made. `hyp get-monitoring` reads
+    ampWorkspace.prometheusEndpoint, amgWorkspace.arn and metricsProvider back from it
+    (sagemaker-hyperpod 3.12.0, observability/utils.py)."""
+    config: dict = {
+        "ampWorkspace": {"prometheusEndpoint": prometheus_endpoint, "arn": prometheus_arn},
+        "metricsProvider": {name: {"level": "BASIC", "scrapeInterval": 30} for name in OBSERVABILITY_METRICS},
+        "logging": {"enabled": False},
+    }
+    if grafana is not None:
+        config["amgWorkspace"] = {"workspaceName": grafana[0], "arn": grafana[1]}
+    return config

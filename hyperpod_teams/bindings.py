@@ -59,7 +59,11 @@ MODULES = {
     "aws_eks_cluster": "aws.eks_cluster",
     "aws_cloudcontrolapi_resource": "aws.cloudcontrolapi_resource",
     "aws_eks_addon": "aws.eks_addon",
+    "aws_grafana_role_association": "aws.grafana_role_association",
+    "aws_grafana_workspace": "aws.grafana_workspace",
+    "aws_iam_openid_connect_provider": "aws.iam_openid_connect_provider",
     "aws_iam_policy": "aws.iam_policy",
+    "aws_prometheus_workspace": "aws.prometheus_workspace",
     "aws_iam_role": "aws.iam_role",
     "aws_ssm_parameter": "aws.ssm_parameter",
     "aws_iam_role_policy": "aws.iam_role_policy",
@@ -117,6 +121,9 @@ if TYPE_CHECKING:  # what editors and mypy see: the default engine's modules (a 
     from cdktn_provider_aws import eks_pod_identity_association as aws_eks_pod_identity_association  # noqa: F401
     from cdktn_provider_aws import glue_catalog_database as aws_glue_catalog_database  # noqa: F401
     from cdktn_provider_aws import glue_catalog_table as aws_glue_catalog_table  # noqa: F401
+    from cdktn_provider_aws import grafana_role_association as aws_grafana_role_association  # noqa: F401
+    from cdktn_provider_aws import grafana_workspace as aws_grafana_workspace  # noqa: F401
+    from cdktn_provider_aws import iam_openid_connect_provider as aws_iam_openid_connect_provider  # noqa: F401
     from cdktn_provider_aws import iam_policy as aws_iam_policy  # noqa: F401
     from cdktn_provider_aws import iam_role as aws_iam_role  # noqa: F401
     from cdktn_provider_aws import iam_role_policy as aws_iam_role_policy  # noqa: F401
@@ -126,6 +133,7 @@ if TYPE_CHECKING:  # what editors and mypy see: the default engine's modules (a 
     from cdktn_provider_aws import kms_key as aws_kms_key  # noqa: F401
     from cdktn_provider_aws import lambda_function as aws_lambda_function  # noqa: F401
     from cdktn_provider_aws import lambda_permission as aws_lambda_permission  # noqa: F401
+    from cdktn_provider_aws import prometheus_workspace as aws_prometheus_workspace  # noqa: F401
     from cdktn_provider_aws import provider as aws_provider  # noqa: F401
     from cdktn_provider_aws import s3_bucket as aws_s3_bucket  # noqa: F401
     from cdktn_provider_aws import s3_bucket_lifecycle_configuration as aws_s3_bucket_lifecycle_configuration  # noqa: F401

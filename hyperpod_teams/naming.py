@@ -385,3 +385,50 @@ def deploy_role_name(org: str) -> str:
     """The role docs/deploy.md has a pipeline deploy as: outside the `<org>-*` names the deploy
     policy grants changes on, so the pipeline cannot widen its own grants."""
     return f"hyperpod-teams-deploy-{org}"
+
+
+# --- inference, Spaces and observability ---------------------------------------------------------------
+
+#: SageMaker endpoint names: letters, digits and hyphens, at most 63 (the inference operator's CRDs,
+#: `endpointName` / `sageMakerEndpoint.name`: `^$|^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$`).
+ENDPOINT_NAME_MAX = 63
+#: A team's endpoint names leave at least this much after its prefix.
+ENDPOINT_NAME_ROOM = 8
+
+
+def team_endpoint_prefix(org: str, team: str) -> str:
+    """How a SageMaker endpoint is known as a team's: its name starts with `<org>-<team>--`. The
+    double hyphen ends the team's name (spec.rules refuses a team named `<other team>--...`, the one
+    way another team's endpoints could start with this prefix); SageMaker writes endpoint names in
+    lowercase in ARNs, and org and team names are lowercase."""
+    return f"{org}-{team}--"
+
+
+def inference_role_name(org: str, purpose: str) -> str:
+    """The inference operator's roles. The operator's own must start with SageMakerHyperPodInference
+    (addons.INFERENCE_ROLE_NAME_PREFIX); the others say what they serve."""
+    if purpose == "operator":
+        return shorten(f"SageMakerHyperPodInference-{org}", IAM_ROLE_MAX)
+    return shorten(f"{org}-inference-{purpose}", IAM_ROLE_MAX)
+
+
+def inference_tls_bucket_name(org: str, account_id: str, region: str) -> str:
+    """Where the inference operator keeps the endpoints' TLS certificates."""
+    return shorten(re.sub(r"-+", "-", f"{org}-inference-tls-{account_id}-{region}"), S3_BUCKET_MAX)
+
+
+def spaces_role_name(org: str) -> str:
+    return shorten(f"{org}-spaces-controller", IAM_ROLE_MAX)
+
+
+def observability_role_name(org: str) -> str:
+    return shorten(f"{org}-hyperpod-observability", IAM_ROLE_MAX)
+
+
+def grafana_role_name(org: str) -> str:
+    return shorten(f"{org}-hyperpod-grafana", IAM_ROLE_MAX)
+
+
+def observability_workspace_name(org: str) -> str:
+    """The Prometheus workspace's alias and the Grafana workspace's name."""
+    return f"{org}-hyperpod"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from hyperpod_teams import naming
+from hyperpod_teams import addons, naming
 
 if TYPE_CHECKING:  # pragma: no cover
     from hyperpod_teams.spec.models import PlatformSpec, Team
@@ -608,7 +608,12 @@ EKS_MEMBER_ACTIONS = ("eks:AccessKubernetesApi", "eks:DescribeCluster")
 #: the EKS cluster (is the observability add-on installed?), then DescribeAddon of that add-on for
 #: its Prometheus and Grafana workspaces.
 HYP_MONITORING_ACTIONS = ("eks:ListAddons",)
-OBSERVABILITY_ADDON = "amazon-sagemaker-hyperpod-observability"
+OBSERVABILITY_ADDON = addons.OBSERVABILITY_ADDON
+#: `hyp invoke hyp-custom-endpoint` (sagemaker-hyperpod 3.12.0, cli/commands/inference.py,
+#: custom_invoke): sagemaker_core's `Endpoint.get` (DescribeEndpoint: is it InService?), then
+#: sagemaker-runtime InvokeEndpoint; both on the endpoint's ARN (Service Authorization Reference,
+#: SageMaker AI: resource type endpoint, `endpoint/${EndpointName}`).
+ENDPOINT_ACTIONS = ("sagemaker:DescribeEndpoint", "sagemaker:InvokeEndpoint")
 
 #: The node operations of the newer API (botocore's SageMaker model: each takes the cluster's
 #: name or ARN, so each is held to the organization's clusters): reboot or replace nodes, run
@@ -762,6 +767,8 @@ def team_permission_set_policy(
     budget_name: str | None = None,
     studio: bool = True,
     container_logs: bool = False,
+    inference: bool = False,
+    spaces: bool = False,
 ) -> dict:
     """The inline policy of a team role's permission set (`studio`: whether the team has a
     SageMaker AI domain; without one, no Studio grant at all; `container_logs`: whether the
@@ -811,8 +818,14 @@ def team_permission_set_policy(
             "Sid": "ReadTheMonitoringAddOn",
             "Effect": "Allow",
             "Action": ["eks:DescribeAddon"],
-            "Resource": [f"{eks}:addon/{eks_cluster_name}/{OBSERVABILITY_ADDON}/*"],
+            # hyp's space commands read the Spaces add-on's version (space/utils.py,
+            # get_spaces_addon_version) to warn of a template newer than the add-on.
+            "Resource": [
+                f"{eks}:addon/{eks_cluster_name}/{addon}/*"
+                for addon in (OBSERVABILITY_ADDON, *([addons.SPACES_ADDON] if spaces else []))
+            ],
         },
+        *([team_endpoints_statement(org=org, team=team, account_id=account_id, region=region)] if inference else []),
         *hyp_connect_statements(
             partition=partition,
             account_id=account_id,
@@ -838,6 +851,21 @@ def team_permission_set_policy(
             }
         )
     return {"Version": "2012-10-17", "Statement": statements}
+
+
+def team_endpoints_statement(*, org: str, team: str, account_id: str, region: str) -> dict:
+    """Describe and invoke the team's own SageMaker endpoints: those named with the team's prefix
+    (naming.team_endpoint_prefix), which the team's admission policy holds every endpoint its
+    members deploy to (rbac.queue_label_policy_manifests). SageMaker puts the name in lowercase in
+    the ARN."""
+    partition = aws_partition(region)
+    prefix = naming.team_endpoint_prefix(org, team)
+    return {
+        "Sid": "InvokeTheTeamsEndpoints",
+        "Effect": "Allow",
+        "Action": list(ENDPOINT_ACTIONS),
+        "Resource": [f"arn:{partition}:sagemaker:{region}:{account_id}:endpoint/{prefix}*"],
+    }
 
 
 def team_admins_studio_policy(*, org: str, team: str, account_id: str, region: str, domain_id: str) -> dict:
@@ -898,6 +926,8 @@ def permission_set_policy_of(spec: PlatformSpec, team: Team, role: str) -> dict:
         budget_name=naming.team_budget_name(org.name, team.name) if team.budget else None,
         studio=team.studio.enabled,
         container_logs=spec.cluster.cloudwatch_observability,
+        inference=spec.cluster.inference is not None,
+        spaces=spec.cluster.spaces is not None,
     )
 
 
@@ -1168,3 +1198,310 @@ def logs_key_statements(account_id: str, region: str, log_group: str) -> tuple[d
             "Resource": "*",
         },
     )
+
+
+# --- the inference operator, Spaces and observability add-ons ----------------------------------------
+#
+# Their roles as the reference Terraform makes them (awslabs/awsome-distributed-training, terraform-
+# modules/hyperpod-eks-tf/modules/{hyperpod_inference_operator,observability}/iam_roles.tf at 0edaf152),
+# held tighter where the reference grants every bucket or every workspace of the account.
+
+
+def irsa_trust_policy(
+    *, oidc_provider_arn: str, issuer: str, namespace: str, service_account: str, sagemaker: bool = False
+) -> dict:
+    """A role for a service account through the EKS cluster's OIDC provider (IRSA; EKS user guide,
+    "Assign IAM roles to Kubernetes service accounts"): `issuer` is the provider's URL without
+    https://. A `*` in `service_account` or `namespace` matches with StringLike. `sagemaker`: the
+    role is SageMaker's to assume too (the inference operator's execution and gated-model roles)."""
+    test = "StringLike" if "*" in service_account or "*" in namespace else "StringEquals"
+    statements: list[dict] = [
+        {
+            "Sid": "ServiceAccountOfTheCluster",
+            "Effect": "Allow",
+            "Principal": {"Federated": oidc_provider_arn},
+            "Action": "sts:AssumeRoleWithWebIdentity",
+            "Condition": {
+                test: {
+                    f"{issuer}:aud": "sts.amazonaws.com",
+                    f"{issuer}:sub": f"system:serviceaccount:{namespace}:{service_account}",
+                }
+            },
+        }
+    ]
+    if sagemaker:
+        statements.insert(
+            0,
+            {
+                "Sid": "SageMaker",
+                "Effect": "Allow",
+                "Principal": {"Service": "sagemaker.amazonaws.com"},
+                "Action": "sts:AssumeRole",
+            },
+        )
+    return {"Version": "2012-10-17", "Statement": statements}
+
+
+def inference_tls_bucket_policy(bucket: str, partition: str = "aws") -> dict:
+    """The operator's own access to the bucket of the endpoints' TLS certificates (sagemaker-hyperpod-cli's
+    migration script, TLSBucketsAccess): read, write (with tags) and delete certificates there, in the
+    account's own bucket only."""
+    objects = f"arn:{partition}:s3:::{bucket}/*"
+    own = {"StringEquals": {"aws:ResourceAccount": "${aws:PrincipalAccount}"}}
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Sid": "ReadCertificates", "Effect": "Allow", "Action": ["s3:GetObject"], "Resource": [objects]},
+            {
+                "Sid": "WriteCertificates",
+                "Effect": "Allow",
+                "Action": ["s3:PutObject", "s3:PutObjectTagging", "s3:DeleteObject"],
+                "Resource": [objects],
+                "Condition": own,
+            },
+        ],
+    }
+
+
+def keda_policy(*, partition: str, account_id: str, region: str) -> dict:
+    """KEDA scales endpoints on CloudWatch or Prometheus metrics (the reference's Keda-Policy): CloudWatch's
+    metric reads take no resource (Service Authorization Reference), Prometheus queries are held to the
+    account's workspaces in the region."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "ReadCloudWatchMetrics",
+                "Effect": "Allow",
+                "Action": ["cloudwatch:GetMetricData", "cloudwatch:GetMetricStatistics", "cloudwatch:ListMetrics"],
+                "Resource": "*",
+            },
+            {
+                "Sid": "QueryPrometheus",
+                "Effect": "Allow",
+                "Action": ["aps:GetLabels", "aps:GetMetricMetadata", "aps:GetSeries", "aps:QueryMetrics"],
+                "Resource": [f"arn:{partition}:aps:{region}:{account_id}:workspace/*"],
+            },
+        ],
+    }
+
+
+#: The AWS Load Balancer Controller's reads and its work on what it tags as its own
+#: (kubernetes-sigs/aws-load-balancer-controller's IAM policy, as the reference module writes it).
+ALB_DESCRIBE_ACTIONS = tuple(
+    f"ec2:{a}"
+    for a in (
+        "DescribeAccountAttributes", "DescribeAddresses", "DescribeAvailabilityZones", "DescribeCoipPools",
+        "DescribeInstances", "DescribeInternetGateways", "DescribeIpamPools", "DescribeNetworkInterfaces",
+        "DescribeRouteTables", "DescribeSecurityGroups", "DescribeSubnets", "DescribeTags",
+        "DescribeVpcPeeringConnections", "DescribeVpcs", "GetCoipPoolUsage", "GetSecurityGroupsForVpc",
+    )
+) + tuple(
+    f"elasticloadbalancing:{a}"
+    for a in (
+        "DescribeCapacityReservation", "DescribeListenerAttributes", "DescribeListenerCertificates",
+        "DescribeListeners", "DescribeLoadBalancerAttributes", "DescribeLoadBalancers", "DescribeRules",
+        "DescribeSSLPolicies", "DescribeTags", "DescribeTargetGroupAttributes", "DescribeTargetGroups",
+        "DescribeTargetHealth", "DescribeTrustStores",
+    )
+) + ("acm:DescribeCertificate", "acm:ListCertificates", "iam:GetServerCertificate", "iam:ListServerCertificates",
+     "cognito-idp:DescribeUserPoolClient", "shield:DescribeProtection", "shield:GetSubscriptionState",
+     "wafv2:GetWebACL", "wafv2:GetWebACLForResource", "waf-regional:GetWebACL",
+     "waf-regional:GetWebACLForResource")  # fmt: skip
+_ALB_TAG = "elbv2.k8s.aws/cluster"
+
+
+def alb_controller_policy(partition: str = "aws") -> dict:
+    """What the load balancer controller bundled with the inference add-on needs to put an ALB in front
+    of an endpoint: read the network; create security groups, load balancers and target groups tagged
+    with its cluster tag; change and delete only what carries that tag."""
+    elb = f"arn:{partition}:elasticloadbalancing:*:*"
+    balancers = [f"{elb}:targetgroup/*/*", f"{elb}:loadbalancer/net/*/*", f"{elb}:loadbalancer/app/*/*"]
+    tagged = {"Null": {f"aws:ResourceTag/{_ALB_TAG}": "false"}}
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "LoadBalancingServiceLinkedRole",
+                "Effect": "Allow",
+                "Action": "iam:CreateServiceLinkedRole",
+                "Resource": "*",
+                "Condition": {"StringEquals": {"iam:AWSServiceName": "elasticloadbalancing.amazonaws.com"}},
+            },
+            {"Sid": "ReadTheNetwork", "Effect": "Allow", "Action": list(ALB_DESCRIBE_ACTIONS), "Resource": "*"},
+            {
+                "Sid": "WafAndShieldOfItsBalancers",
+                "Effect": "Allow",
+                "Action": [
+                    "shield:CreateProtection",
+                    "shield:DeleteProtection",
+                    "waf-regional:AssociateWebACL",
+                    "waf-regional:DisassociateWebACL",
+                    "wafv2:AssociateWebACL",
+                    "wafv2:DisassociateWebACL",
+                ],
+                "Resource": "*",
+            },  # fmt: skip
+            {
+                "Sid": "CreateSecurityGroups",
+                "Effect": "Allow",
+                "Action": [
+                    "ec2:CreateSecurityGroup",
+                    "ec2:AuthorizeSecurityGroupIngress",
+                    "ec2:RevokeSecurityGroupIngress",
+                ],
+                "Resource": "*",
+            },
+            {
+                "Sid": "TagSecurityGroupsItCreates",
+                "Effect": "Allow",
+                "Action": "ec2:CreateTags",
+                "Resource": f"arn:{partition}:ec2:*:*:security-group/*",
+                "Condition": {
+                    "StringEquals": {"ec2:CreateAction": "CreateSecurityGroup"},
+                    "Null": {f"aws:RequestTag/{_ALB_TAG}": "false"},
+                },
+            },
+            {
+                "Sid": "ManageItsSecurityGroups",
+                "Effect": "Allow",
+                "Action": ["ec2:CreateTags", "ec2:DeleteTags", "ec2:DeleteSecurityGroup"],
+                "Resource": f"arn:{partition}:ec2:*:*:security-group/*",
+                "Condition": tagged,
+            },
+            {
+                "Sid": "CreateBalancersTagged",
+                "Effect": "Allow",
+                "Action": ["elasticloadbalancing:CreateLoadBalancer", "elasticloadbalancing:CreateTargetGroup"],
+                "Resource": "*",
+                "Condition": {"Null": {f"aws:RequestTag/{_ALB_TAG}": "false"}},
+            },
+            {
+                "Sid": "TagWhileCreating",
+                "Effect": "Allow",
+                "Action": "elasticloadbalancing:AddTags",
+                "Resource": balancers,
+                "Condition": {
+                    "StringEquals": {"elasticloadbalancing:CreateAction": ["CreateTargetGroup", "CreateLoadBalancer"]},
+                    "Null": {f"aws:RequestTag/{_ALB_TAG}": "false"},
+                },
+            },
+            {
+                "Sid": "ManageItsBalancers",
+                "Effect": "Allow",
+                "Action": [
+                    "elasticloadbalancing:AddTags",
+                    "elasticloadbalancing:RemoveTags",
+                    "elasticloadbalancing:DeleteLoadBalancer",
+                    "elasticloadbalancing:DeleteTargetGroup",
+                    "elasticloadbalancing:ModifyCapacityReservation",
+                    "elasticloadbalancing:ModifyIpPools",
+                    "elasticloadbalancing:ModifyListenerAttributes",
+                    "elasticloadbalancing:ModifyLoadBalancerAttributes",
+                    "elasticloadbalancing:ModifyTargetGroup",
+                    "elasticloadbalancing:ModifyTargetGroupAttributes",
+                    "elasticloadbalancing:SetIpAddressType",
+                    "elasticloadbalancing:SetSecurityGroups",
+                    "elasticloadbalancing:SetSubnets",
+                ],
+                "Resource": "*",
+                "Condition": tagged,
+            },  # fmt: skip
+            {
+                "Sid": "ListenersAndRules",
+                "Effect": "Allow",
+                "Action": [
+                    "elasticloadbalancing:AddListenerCertificates",
+                    "elasticloadbalancing:CreateListener",
+                    "elasticloadbalancing:CreateRule",
+                    "elasticloadbalancing:DeleteListener",
+                    "elasticloadbalancing:DeleteRule",
+                    "elasticloadbalancing:ModifyListener",
+                    "elasticloadbalancing:ModifyRule",
+                    "elasticloadbalancing:RemoveListenerCertificates",
+                    "elasticloadbalancing:SetRulePriorities",
+                    "elasticloadbalancing:SetWebAcl",
+                ],
+                "Resource": "*",
+            },  # fmt: skip
+            {
+                "Sid": "RegisterTargets",
+                "Effect": "Allow",
+                "Action": ["elasticloadbalancing:DeregisterTargets", "elasticloadbalancing:RegisterTargets"],
+                "Resource": f"{elb}:targetgroup/*/*",
+            },
+        ],
+    }
+
+
+def s3_csi_policy(buckets: list[str], partition: str = "aws") -> dict:
+    """The Mountpoint for S3 CSI driver mounts an endpoint's model from S3: list and read the teams' data
+    buckets (where a team keeps its models; the team's admission policy holds its endpoints to its own
+    bucket), and decrypt with the organization's data keys through S3. The reference grants every bucket."""
+    arns = [f"arn:{partition}:s3:::{b}" for b in buckets]
+    statements: list[dict] = []
+    if arns:
+        statements += [
+            {"Sid": "ListTheTeamsBuckets", "Effect": "Allow", "Action": ["s3:ListBucket"], "Resource": arns},
+            {"Sid": "ReadModels", "Effect": "Allow", "Action": ["s3:GetObject"], "Resource": [f"{a}/*" for a in arns]},
+        ]
+    return {"Version": "2012-10-17", "Statement": statements or [_NOTHING]}
+
+
+#: A statement that grants nothing, for a policy whose grants are all conditional on the spec.
+_NOTHING = {"Sid": "Nothing", "Effect": "Deny", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::nothing/nothing"}
+
+
+def observability_collector_policy(*, partition: str, account_id: str, region: str, workspace_arn: str) -> dict:
+    """The observability add-on's collector (the reference's AddOn role, OnPol): write to the organization's
+    Prometheus workspace (the reference: every workspace) and to HyperPod's cluster log groups."""
+    logs = f"arn:{partition}:logs:{region}:{account_id}:log-group:/aws/sagemaker/Clusters/*"
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Sid": "WriteMetrics", "Effect": "Allow", "Action": ["aps:RemoteWrite"], "Resource": [workspace_arn]},
+            {
+                "Sid": "WriteClusterLogs",
+                "Effect": "Allow",
+                "Action": [
+                    "logs:CreateLogGroup",
+                    "logs:CreateLogStream",
+                    "logs:DescribeLogGroups",
+                    "logs:DescribeLogStreams",
+                    "logs:PutLogEvents",
+                ],
+                "Resource": [logs, f"{logs}:log-stream:*"],
+            },  # fmt: skip
+        ],
+    }
+
+
+def grafana_workspace_policy(*, partition: str, account_id: str, region: str, workspace_arn: str) -> dict:
+    """What the Grafana workspace reads for its dashboards (the reference's GraPol): the organization's
+    Prometheus workspace and CloudWatch metrics."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "ReadPrometheus",
+                "Effect": "Allow",
+                "Action": [
+                    "aps:DescribeWorkspace",
+                    "aps:GetLabels",
+                    "aps:GetMetricMetadata",
+                    "aps:GetSeries",
+                    "aps:QueryMetrics",
+                    "aps:ListRules",
+                    "aps:ListAlertManagerAlerts",
+                ],
+                "Resource": [workspace_arn],
+            },  # fmt: skip
+            {"Sid": "ListPrometheus", "Effect": "Allow", "Action": ["aps:ListWorkspaces"], "Resource": "*"},
+            {
+                "Sid": "ReadCloudWatchMetrics",
+                "Effect": "Allow",
+                "Action": ["cloudwatch:GetMetricData", "cloudwatch:GetMetricStatistics", "cloudwatch:ListMetrics"],
+                "Resource": "*",
+            },
+        ],
+    }

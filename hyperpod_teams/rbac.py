@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hyperpod_teams import naming
+from hyperpod_teams import addons, naming
 
 RBAC_API_GROUP = "rbac.authorization.k8s.io"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "hyperpod-teams"}
@@ -75,6 +75,39 @@ ADMIN_RULES = (
     Rule(("kueue.x-k8s.io",), ("workloads",), READ + ("delete",) + CHANGE),
     Rule(("kueue.x-k8s.io",), ("workloads/status", "localqueues"), READ),
 )
+
+
+#: With cluster.inference: the endpoints a team deploys, lists, describes and deletes in its namespace
+#: (`hyp create|list|describe|delete hyp-jumpstart-endpoint|hyp-custom-endpoint`), as the inference
+#: operator's own editor ClusterRoles grant them (aws/sagemaker-hyperpod-cli, charts/inference-operator/
+#: config/rbac/{jumpstartmodel,inferenceendpointconfig}_editor_role.yaml); its SageMaker endpoint
+#: registrations only as its viewer role does (..._viewer_role.yaml): the operator writes them from the
+#: endpoints, and a registration a member wrote could name any endpoint, past the name check of the
+#: team's admission policy (queue_label_policy_manifests).
+INFERENCE_RULES = (
+    Rule((addons.INFERENCE_API_GROUP,), addons.INFERENCE_ENDPOINT_RESOURCES, READ + RUN + CHANGE),
+    Rule((addons.INFERENCE_API_GROUP,), tuple(f"{r}/status" for r in addons.INFERENCE_ENDPOINT_RESOURCES), ("get",)),
+    Rule((addons.INFERENCE_API_GROUP,), (addons.INFERENCE_REGISTRATIONS,), READ),
+    Rule((addons.INFERENCE_API_GROUP,), (f"{addons.INFERENCE_REGISTRATIONS}/status",), ("get",)),
+)
+
+#: With cluster.spaces: a member's spaces in the team namespace (`hyp create|list|describe|update|start|
+#: stop|delete hyp-space`: the workspaces custom resource), their connections (`hyp create
+#: hyp-space-access`: workspaceconnections) and the port forward to a space's pod (`hyp portforward
+#: hyp-space`: pods/portforward, over a WebSocket a GET, `get`; kubectl's SPDY a POST, `create`). The
+#: access entries get AWS's space policies besides (constructs.access_entries).
+SPACE_RULES = (
+    Rule((addons.SPACE_API_GROUP,), (addons.SPACE_RESOURCE,), READ + RUN + CHANGE),
+    Rule((addons.SPACE_CONNECTION_API_GROUP,), (addons.SPACE_CONNECTION_RESOURCE,), ("create",)),
+    Rule(("",), ("pods/portforward",), ("get", "create")),
+)
+
+
+def role_rules(role: str, *, inference: bool = False, spaces: bool = False) -> tuple[Rule, ...]:
+    """The rules of a team role's Role in its namespace: SCIENTIST_RULES or ADMIN_RULES, and what
+    the cluster's inference operator and Spaces add."""
+    rules = SCIENTIST_RULES if role == "scientists" else ADMIN_RULES
+    return rules + (INFERENCE_RULES if inference else ()) + (SPACE_RULES if spaces else ())
 
 
 def cluster_read_rules(team: str) -> tuple[Rule, ...]:
@@ -145,11 +178,13 @@ def _group(name: str) -> dict:
     return {"kind": "Group", "name": name, "apiGroup": RBAC_API_GROUP}
 
 
-def team_rbac_manifests(team: str) -> list[dict]:
-    """The team's Roles, RoleBindings, ClusterRole and ClusterRoleBinding, as Kubernetes manifests."""
+def team_rbac_manifests(team: str, *, inference: bool = False, spaces: bool = False) -> list[dict]:
+    """The team's Roles, RoleBindings, ClusterRole and ClusterRoleBinding, as Kubernetes manifests
+    (`inference`, `spaces`: whether the cluster has the inference operator, SageMaker Spaces)."""
     namespace = naming.team_namespace(team)
     manifests: list[dict] = []
-    for role, rules in (("scientists", SCIENTIST_RULES), ("admins", ADMIN_RULES)):
+    for role in naming.ROLES:
+        rules = role_rules(role, inference=inference, spaces=spaces)
         name = naming.team_kubernetes_role(role)
         manifests.append(
             {
@@ -213,17 +248,58 @@ def queue_label_policy_name(team: str) -> str:
     return f"{naming.team_namespace(team)}-queue-label"
 
 
-def queue_label_policy_manifests(team: str) -> list[dict]:
+#: With cluster.inference, where each endpoint resource names its SageMaker endpoint (the operator's
+#: CRDs: JumpStartModel `spec.sageMakerEndpoint.name`, InferenceEndpointConfig `spec.endpointName`;
+#: empty: no SageMaker endpoint).
+ENDPOINT_NAME_FIELDS = {
+    "jumpstartmodels": ("sageMakerEndpoint", "name"),
+    "inferenceendpointconfigs": ("endpointName",),
+}
+
+
+def _endpoint_name_validation(team: str, endpoint_prefix: str) -> dict:
+    """A member's endpoint resource names no SageMaker endpoint, or one of the team's: its name starts
+    with the team's prefix, in any case (SageMaker writes the name in lowercase in the endpoint's ARN,
+    which the team roles' InvokeEndpoint grant names). So no team claims another's endpoint names."""
+    checks = []
+    for resource, fields in ENDPOINT_NAME_FIELDS.items():
+        path = "object.spec"
+        present = []
+        for part in fields:
+            present.append(f"has({path}.{part})")
+            path = f"{path}.{part}"
+        absent_or_ours = f"!({' && '.join(present)}) || {path} == '' || {path}.matches('(?i)^{endpoint_prefix}')"
+        checks.append(f"(request.resource.resource != '{resource}' || {absent_or_ours})")
+    return {
+        "expression": " && ".join(checks),
+        "message": (
+            f"an endpoint in {naming.team_namespace(team)} is the team's: its SageMaker endpoint name starts with "
+            f"{endpoint_prefix} (hyp create hyp-jumpstart-endpoint --endpoint-name {endpoint_prefix}<name>)"
+        ),
+        "reason": "Forbidden",
+    }
+
+
+def queued_workloads(*, inference: bool = False, spaces: bool = False) -> tuple[tuple[str, str], ...]:
+    """What a member submits work as, (API group, resource): the jobs, and the endpoints and spaces
+    where the cluster runs them. Each is admitted by Kueue through the team's LocalQueue."""
+    endpoints = tuple((addons.INFERENCE_API_GROUP, r) for r in addons.INFERENCE_ENDPOINT_RESOURCES) if inference else ()
+    return QUEUED_WORKLOADS + endpoints + (((addons.SPACE_API_GROUP, addons.SPACE_RESOURCE),) if spaces else ())
+
+
+def queue_label_policy_manifests(team: str, *, endpoint_prefix: str | None = None, spaces: bool = False) -> list[dict]:
     """The ValidatingAdmissionPolicy and its binding that hold the team's members to their queue:
     a job they create or change in the team namespace carries the team's LocalQueue label, and they
     create no bare pod (a pod Kueue would not admit). Controllers' requests (the job operators
-    creating a job's pods) are not the members' and pass."""
+    creating a job's pods) are not the members' and pass. With `endpoint_prefix` (cluster.inference)
+    the endpoints are held to the label too, and to the team's endpoint names; with `spaces`, the
+    spaces (`hyp create hyp-space --queue-name`)."""
     name = queue_label_policy_name(team)
     queue = naming.team_local_queue(team)
     groups = ", ".join(f"'{naming.team_kubernetes_group(team, role)}'" for role in naming.ROLES)
     rules = [
         {"apiGroups": [group], "apiVersions": ["*"], "operations": ["CREATE", "UPDATE"], "resources": [resource]}
-        for group, resource in QUEUED_WORKLOADS
+        for group, resource in queued_workloads(inference=endpoint_prefix is not None, spaces=spaces)
     ]
     rules.append({"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]})
     return [
@@ -257,11 +333,13 @@ def queue_label_policy_manifests(team: str) -> list[dict]:
                             f"object.metadata.labels['{QUEUE_LABEL}'] == '{queue}')"
                         ),
                         "message": (
-                            f"a job in {naming.team_namespace(team)} runs under the team's quota: label it "
-                            f"{QUEUE_LABEL}: {queue} (hyp create hyp-pytorch-job --queue-name {queue})"
+                            f"a job, endpoint or space in {naming.team_namespace(team)} runs under the team's quota: "
+                            f"label it {QUEUE_LABEL}: {queue} (hyp create hyp-pytorch-job --queue-name {queue}, hyp "
+                            f"create hyp-space --queue-name {queue})"
                         ),
                         "reason": "Forbidden",
                     },
+                    *([_endpoint_name_validation(team, endpoint_prefix)] if endpoint_prefix is not None else []),
                 ],
             },
         },

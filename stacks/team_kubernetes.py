@@ -55,8 +55,14 @@ class TeamKubernetesStack(PlatformStack):
                     }
                 ],
             )
+        inference, spaces = spec.cluster.inference is not None, spec.cluster.spaces is not None
         self.rbac = TeamRbac(
-            self, "rbac", team=team.name, depends_on=[self.namespace] if self.namespace is not None else None
+            self,
+            "rbac",
+            team=team.name,
+            depends_on=[self.namespace] if self.namespace is not None else None,
+            inference=inference,
+            spaces=spaces,
         )
         self.service_account = None
         if team.workload_identity.enabled:
@@ -77,4 +83,10 @@ class TeamKubernetesStack(PlatformStack):
         if spec.cluster.task_governance.enabled:
             # The team's quota is Kueue's, which admits only what carries the team's queue label:
             # the namespace refuses the rest (rbac.queue_label_policy_manifests).
-            self.admission = TeamAdmission(self, "admission", team=team.name)
+            self.admission = TeamAdmission(
+                self,
+                "admission",
+                team=team.name,
+                endpoint_prefix=naming.team_endpoint_prefix(spec.organization.name, team.name) if inference else None,
+                spaces=spaces,
+            )

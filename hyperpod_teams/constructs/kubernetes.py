@@ -21,10 +21,19 @@ class TeamRbac(Construct):
     `depends_on` orders the namespaced objects after the namespace when this stack creates it.
     """
 
-    def __init__(self, scope: Construct, id_: str, *, team: str, depends_on: list | None = None) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        team: str,
+        depends_on: list | None = None,
+        inference: bool = False,
+        spaces: bool = False,
+    ) -> None:
         super().__init__(scope, id_)
         self.objects = []
-        for manifest in rbac.team_rbac_manifests(team):
+        for manifest in rbac.team_rbac_manifests(team, inference=inference, spaces=spaces):
             module_name, prefix = RESOURCES[manifest["kind"]]
             module = getattr(bindings, module_name)
 
@@ -62,11 +71,13 @@ class TeamAdmission(Construct):
     (`rbac.queue_label_policy_manifests`), as `kubernetes_manifest` objects: the provider's typed
     resources have no ValidatingAdmissionPolicyBinding."""
 
-    def __init__(self, scope: Construct, id_: str, *, team: str) -> None:
+    def __init__(
+        self, scope: Construct, id_: str, *, team: str, endpoint_prefix: str | None = None, spaces: bool = False
+    ) -> None:
         super().__init__(scope, id_)
         self.objects = []
         previous = None
-        for manifest in rbac.queue_label_policy_manifests(team):
+        for manifest in rbac.queue_label_policy_manifests(team, endpoint_prefix=endpoint_prefix, spaces=spaces):
             self.objects.append(
                 bindings.kubernetes_manifest.Manifest(
                     self,

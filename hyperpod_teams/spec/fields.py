@@ -861,6 +861,66 @@ class TrainingOperator(SpecModel):
     )
 
 
+class Inference(SpecModel):
+    """The HyperPod inference operator (EKS add-on amazon-sagemaker-hyperpod-inference): what `hyp create
+    hyp-jumpstart-endpoint`, `hyp create hyp-custom-endpoint` and `hyp invoke` need. Optional addition
+    within spec v1: absent, no inference."""
+
+    install: bool = Field(
+        default=True,
+        description="Install the add-on with its roles (operator, load balancer controller, KEDA, JumpStart gated "
+        "models), the TLS-certificate bucket and the Mountpoint for S3 CSI driver. false: the cluster has the "
+        "operator already (adopted): it is left alone, and the teams still get their access to it.",
+    )
+    version: AddonVersion | None = Field(
+        default=None, description="Version of the add-on; unset: the one EKS makes the default."
+    )
+    install_s3_csi_driver: bool = Field(
+        default=True,
+        description="Install the Mountpoint for S3 CSI driver add-on the operator mounts S3 models with; set false "
+        "when the cluster has it already.",
+    )
+    create_oidc_provider: bool = Field(
+        default=True,
+        description="Create the IAM OIDC provider of the EKS cluster, through which the operator's components get "
+        "their roles (IRSA); set false when the account has it already (IAM refuses a second one).",
+    )
+    priority_class: PriorityClassName | None = Field(
+        default=None,
+        description="The priority class the docs and the report give endpoints (label kueue.x-k8s.io/priority-class); "
+        "one of task_governance.priority_classes.",
+    )
+
+
+class Spaces(SpecModel):
+    """SageMaker Spaces on the cluster (EKS add-on amazon-sagemaker-spaces): IDEs and notebooks that run in a
+    team's namespace under its quota (`hyp create hyp-space`). Optional addition within spec v1."""
+
+    install: bool = Field(
+        default=True,
+        description="Install the add-on and its controller's role (AmazonSageMakerSpacesControllerPolicy). false: the "
+        "cluster has it already: left alone; the teams still get their access entries' space policies.",
+    )
+    version: AddonVersion | None = Field(default=None, description="Version of the add-on; unset: EKS's default.")
+
+
+class Observability(SpecModel):
+    """The HyperPod observability add-on (amazon-sagemaker-hyperpod-observability) with an Amazon Managed Service
+    for Prometheus workspace and, where offered, an Amazon Managed Grafana one: what `hyp get-monitoring` shows.
+    Optional addition within spec v1."""
+
+    install: bool = Field(
+        default=True,
+        description="Install the add-on, its collector's role and the workspaces. false: the cluster has it already: "
+        "left alone; `hyp get-monitoring` still works for the team roles.",
+    )
+    grafana: bool = Field(
+        default=True,
+        description="Make an Amazon Managed Grafana workspace (IAM Identity Center sign-in) where the region offers "
+        "it; the teams' groups are its viewers.",
+    )
+
+
 #: Settings only a HyperPod cluster the stacks create uses: refused when the spec adopts one.
 CREATED_CLUSTER_ONLY = (
     "autoscaling",
@@ -940,6 +1000,20 @@ class Cluster(SpecModel):
     training_operator: TrainingOperator = Field(
         default_factory=TrainingOperator,
         description="(optional addition) The HyperPod training operator add-on and what it needs.",
+    )
+    inference: Inference | None = Field(
+        default=None,
+        description="(optional addition) The HyperPod inference operator: teams deploy and invoke models under their "
+        "quota. Absent: no inference.",
+    )
+    spaces: Spaces | None = Field(
+        default=None,
+        description="(optional addition) SageMaker Spaces on the cluster: IDEs in the team namespace under its quota.",
+    )
+    observability: Observability | None = Field(
+        default=None,
+        description="(optional addition) The HyperPod observability add-on, Prometheus and Grafana "
+        "(`hyp get-monitoring`).",
     )
     cloudwatch_observability: bool = Field(
         default=False,

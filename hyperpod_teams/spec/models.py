@@ -52,12 +52,14 @@ from hyperpod_teams.spec.fields import (  # noqa: F401 - the spec's models, impo
     IdentityCenter,
     IdentityCenterInstanceArn,
     IdentityStoreId,
+    Inference,
     InstanceGroup,
     InstanceType,
     KubernetesVersion,
     LocalBackend,
     Members,
     Network,
+    Observability,
     Organization,
     OrganizationName,
     PermissionSetArn,
@@ -75,6 +77,7 @@ from hyperpod_teams.spec.fields import (  # noqa: F401 - the spec's models, impo
     SchedulerConfigArn,
     SecurityGroupId,
     SessionDuration,
+    Spaces,
     SpecModel,
     Studio,
     SubnetId,
@@ -91,7 +94,7 @@ from hyperpod_teams.spec.fields import (  # noqa: F401 - the spec's models, impo
     tag_text_problem,
 )
 from hyperpod_teams.spec.problems import SpecError
-from hyperpod_teams.spec.rules import Sections, problems_across_fields
+from hyperpod_teams.spec.rules import Sections, add_on_problems, problems_across_fields
 
 
 class PlatformSpec(SpecModel):
@@ -113,7 +116,7 @@ class PlatformSpec(SpecModel):
     def _rules_across_fields(self) -> PlatformSpec:
         problems = problems_across_fields(
             Sections.of_parts(self.organization, self.identity, self.cluster, self.teams, self.cost)
-        )
+        ) + add_on_problems(self.organization, self.cluster, self.teams)
         if problems:
             raise SpecError(problems)
         return self
@@ -139,7 +142,10 @@ class PlatformSpec(SpecModel):
         return (
             self.cluster.eks.creates_cluster
             and not said_present
-            and any(team.workload_identity.enabled for team in self.teams)
+            and (
+                any(team.workload_identity.enabled for team in self.teams)
+                or (self.cluster.observability is not None and self.cluster.observability.install)
+            )
         )
 
     def team(self, name: str) -> Team:

@@ -460,3 +460,48 @@ def _adopted_once(t: int, team: Team, taken: dict[str, Path]) -> Iterator[Proble
             )
         else:
             taken[identifier] = where
+
+
+def add_on_problems(organization: Organization, cluster: Cluster, teams: list[Team]) -> list[Problem]:
+    """Rules of cluster.inference: a team's endpoints are known by their name's prefix
+    (naming.team_endpoint_prefix), so no team's prefix may begin another's, and each leaves room for a
+    name; the endpoints' priority class is one task governance defines."""
+    inference = cluster.inference
+    if inference is None:
+        return []
+    problems: list[Problem] = []
+    names = [team.name for team in teams]
+    for t, team in enumerate(teams):
+        prefix = naming.team_endpoint_prefix(organization.name, team.name)
+        claimed = [other for other in names if other != team.name and team.name.startswith(f"{other}--")]
+        if claimed:
+            problems.append(
+                Problem(
+                    ("teams", t, "name"),
+                    f"with cluster.inference, team {claimed[0]!r} invokes the endpoints named "
+                    f"{naming.team_endpoint_prefix(organization.name, claimed[0])}*, "
+                    f"which takes this team's ({prefix}*)",
+                    "rename the team so its name does not start with another team's name and '--'",
+                )
+            )
+        if len(prefix) > naming.ENDPOINT_NAME_MAX - naming.ENDPOINT_NAME_ROOM:
+            problems.append(
+                Problem(
+                    ("teams", t, "name"),
+                    f"with cluster.inference, the team's endpoint names start with {prefix!r} ({len(prefix)} "
+                    f"characters): SageMaker takes {naming.ENDPOINT_NAME_MAX}, which leaves fewer than "
+                    f"{naming.ENDPOINT_NAME_ROOM} for a name",
+                    "choose a shorter team or organization name",
+                )
+            )
+    classes = [c.name for c in cluster.task_governance.priority_classes]
+    if inference.priority_class is not None and inference.priority_class not in classes:
+        problems.append(
+            Problem(
+                ("cluster", "inference", "priority_class"),
+                f"{inference.priority_class!r} is not one of task_governance.priority_classes "
+                f"({', '.join(classes) or 'none defined'})",
+                "name one of them, or add it to cluster.task_governance.priority_classes",
+            )
+        )
+    return problems
