@@ -132,6 +132,16 @@ INFERENCE_REGISTRATIONS = "sagemakerendpointregistrations"
 #: and `hyp create hyp-space-access` make (sagemaker-hyperpod 3.12.0, cli/constants/space_*constants.py).
 SPACES_ADDON = "amazon-sagemaker-spaces"
 SPACES_CONTROLLER_MANAGED_POLICY = "AmazonSageMakerSpacesControllerPolicy"
+#: The add-on's controller and the service account its role is associated with (EKS Pod Identity: the
+#: managed policy's conditions read the session tag eks-cluster-arn that Pod Identity sets).
+SPACES_NAMESPACE = "jupyter-k8s-system"
+SPACES_CONTROLLER_SERVICE_ACCOUNT = "jupyter-k8s-controller-manager"
+#: Spaces keep their home on EBS volumes: the EBS CSI driver add-on, "always required" (SageMaker developer
+#: guide, "Set up permissions"), its controller's role with AWS's managed policy (EKS user guide,
+#: "Use Kubernetes volume storage with Amazon EBS").
+EBS_CSI_ADDON = "aws-ebs-csi-driver"
+EBS_CSI_SERVICE_ACCOUNT = "ebs-csi-controller-sa"
+EBS_CSI_MANAGED_POLICY = "service-role/AmazonEBSCSIDriverPolicy"
 SPACE_ACCESS_POLICY = "AmazonSagemakerHyperpodSpacePolicy"
 SPACE_TEMPLATE_ACCESS_POLICY = "AmazonSagemakerHyperpodSpaceTemplatePolicy"
 SPACE_TEMPLATES_NAMESPACE = "jupyter-k8s-shared"

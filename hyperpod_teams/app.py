@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from hyperpod_teams import engine, naming
 from hyperpod_teams.engine import cdk
-from hyperpod_teams.plugins import IdentityBuild, IdentityGroups, IdentityProviderPlugin
+from hyperpod_teams.plugins import PLATFORM_ADMINS_KEY, IdentityBuild, IdentityGroups, IdentityProviderPlugin
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stack_plan import PlannedStack, StackKind, identity_groups, identity_plugin, stack_plan
 from hyperpod_teams.stacks import (
@@ -145,7 +145,15 @@ def _hyperpod_dependencies(b: _Building, planned: PlannedStack) -> PlatformStack
 
 def _cluster(b: _Building, planned: PlannedStack) -> PlatformStack:
     assert b.eks is not None
-    b.cluster = ClusterStack(b.app, planned.name, spec=b.spec, eks=b.eks.eks)
+    grafana_groups: tuple[list[str], list[str]] = ([], [])
+    observability = b.spec.cluster.observability
+    if b.access is not None and observability is not None and observability.install and observability.grafana:
+        ids = b.access.group_ids
+        grafana_groups = (
+            [ids[key] for key in ids if key != PLATFORM_ADMINS_KEY],
+            [ids[key] for key in ids if key == PLATFORM_ADMINS_KEY],
+        )
+    b.cluster = ClusterStack(b.app, planned.name, spec=b.spec, eks=b.eks.eks, grafana_groups=grafana_groups)
     return b.cluster
 
 

@@ -417,8 +417,9 @@ def inference_tls_bucket_name(org: str, account_id: str, region: str) -> str:
     return shorten(re.sub(r"-+", "-", f"{org}-inference-tls-{account_id}-{region}"), S3_BUCKET_MAX)
 
 
-def spaces_role_name(org: str) -> str:
-    return shorten(f"{org}-spaces-controller", IAM_ROLE_MAX)
+def spaces_role_name(org: str, purpose: str = "controller") -> str:
+    """The Spaces controller's role, or the EBS CSI driver's it needs (`purpose` ebs-csi)."""
+    return shorten(f"{org}-spaces-{purpose}", IAM_ROLE_MAX)
 
 
 def observability_role_name(org: str) -> str:
@@ -432,3 +433,13 @@ def grafana_role_name(org: str) -> str:
 def observability_workspace_name(org: str) -> str:
     """The Prometheus workspace's alias and the Grafana workspace's name."""
     return f"{org}-hyperpod"
+
+
+def team_data_bucket(organization: Organization, team: Team) -> str | None:
+    """The team's data bucket: the existing one the spec names, the one the team stack makes, or none
+    (`data.enabled: false`)."""
+    if not team.data.enabled:
+        return None
+    return team.data.existing_bucket or team_data_bucket_name(
+        organization.name, team.name, organization.account_id, organization.region
+    )

@@ -1242,12 +1242,13 @@ def irsa_trust_policy(
     return {"Version": "2012-10-17", "Statement": statements}
 
 
-def inference_tls_bucket_policy(bucket: str, partition: str = "aws") -> dict:
+def inference_tls_bucket_policy(bucket: str, account_id: str, partition: str = "aws") -> dict:
     """The operator's own access to the bucket of the endpoints' TLS certificates (sagemaker-hyperpod-cli's
     migration script, TLSBucketsAccess): read, write (with tags) and delete certificates there, in the
-    account's own bucket only."""
+    account's own bucket only (the script's `${aws:PrincipalAccount}`, written out: Terraform would read
+    `${...}` as its own interpolation)."""
     objects = f"arn:{partition}:s3:::{bucket}/*"
-    own = {"StringEquals": {"aws:ResourceAccount": "${aws:PrincipalAccount}"}}
+    own = {"StringEquals": {"aws:ResourceAccount": account_id}}
     return {
         "Version": "2012-10-17",
         "Statement": [

@@ -257,6 +257,23 @@ ENDPOINT_NAME_FIELDS = {
 }
 
 
+def _model_bucket_validation(team: str, model_bucket: str | None) -> dict:
+    """A member's InferenceEndpointConfig loads its model from S3 only out of the team's data bucket
+    (`spec.modelSourceConfig.s3Storage.bucketName`, the operator's CRD): the S3 CSI driver that mounts
+    it reads every team's bucket (policies.s3_csi_policy), so the bucket a team may name is held here."""
+    storage = "object.spec.modelSourceConfig.s3Storage"
+    present = f"has(object.spec.modelSourceConfig) && has({storage}) && has({storage}.bucketName)"
+    allowed = f"{storage}.bucketName == '{model_bucket}'" if model_bucket else "false"
+    return {
+        "expression": f"request.resource.resource != 'inferenceendpointconfigs' || !({present}) || {allowed}",
+        "message": (
+            f"an endpoint in {naming.team_namespace(team)} loads its model from the team's own bucket"
+            + (f" ({model_bucket})" if model_bucket else "; the team has none (teams[].data)")
+        ),
+        "reason": "Forbidden",
+    }
+
+
 def _endpoint_name_validation(team: str, endpoint_prefix: str) -> dict:
     """A member's endpoint resource names no SageMaker endpoint, or one of the team's: its name starts
     with the team's prefix, in any case (SageMaker writes the name in lowercase in the endpoint's ARN,
@@ -287,13 +304,15 @@ def queued_workloads(*, inference: bool = False, spaces: bool = False) -> tuple[
     return QUEUED_WORKLOADS + endpoints + (((addons.SPACE_API_GROUP, addons.SPACE_RESOURCE),) if spaces else ())
 
 
-def queue_label_policy_manifests(team: str, *, endpoint_prefix: str | None = None, spaces: bool = False) -> list[dict]:
+def queue_label_policy_manifests(
+    team: str, *, endpoint_prefix: str | None = None, model_bucket: str | None = None, spaces: bool = False
+) -> list[dict]:
     """The ValidatingAdmissionPolicy and its binding that hold the team's members to their queue:
     a job they create or change in the team namespace carries the team's LocalQueue label, and they
     create no bare pod (a pod Kueue would not admit). Controllers' requests (the job operators
     creating a job's pods) are not the members' and pass. With `endpoint_prefix` (cluster.inference)
-    the endpoints are held to the label too, and to the team's endpoint names; with `spaces`, the
-    spaces (`hyp create hyp-space --queue-name`)."""
+    the endpoints are held to the label too, to the team's endpoint names and to its own data bucket
+    (`model_bucket`) for S3 models; with `spaces`, the spaces (`hyp create hyp-space --queue-name`)."""
     name = queue_label_policy_name(team)
     queue = naming.team_local_queue(team)
     groups = ", ".join(f"'{naming.team_kubernetes_group(team, role)}'" for role in naming.ROLES)
@@ -339,7 +358,11 @@ def queue_label_policy_manifests(team: str, *, endpoint_prefix: str | None = Non
                         ),
                         "reason": "Forbidden",
                     },
-                    *([_endpoint_name_validation(team, endpoint_prefix)] if endpoint_prefix is not None else []),
+                    *(
+                        [_endpoint_name_validation(team, endpoint_prefix), _model_bucket_validation(team, model_bucket)]
+                        if endpoint_prefix is not None
+                        else []
+                    ),
                 ],
             },
         },

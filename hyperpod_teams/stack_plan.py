@@ -84,6 +84,9 @@ class TeamStackInputs:
     #: Whether the CloudWatch Observability add-on writes the containers' logs (the team's roles
     #: then read their own namespace's).
     container_logs: bool = False
+    #: Whether the cluster runs SageMaker Spaces (the team roles' access entries then get AWS's space
+    #: policies, scoped to the team namespace and to the shared templates' namespace).
+    spaces: bool = False
 
 
 def team_stack_inputs(spec: PlatformSpec) -> TeamStackInputs:
@@ -94,6 +97,7 @@ def team_stack_inputs(spec: PlatformSpec) -> TeamStackInputs:
         task_governance=spec.cluster.task_governance.enabled,
         identity_center_instance_arn=spec.identity.identity_center.instance_arn,
         container_logs=spec.cluster.cloudwatch_observability,
+        spaces=spec.cluster.spaces is not None,
     )
 
 

@@ -16,6 +16,9 @@ from hyperpod_teams.constructs.hyperpod import (
     LifecycleScriptsBucket,
     TaskGovernance,
 )
+from hyperpod_teams.constructs.inference import InferenceOperator
+from hyperpod_teams.constructs.observability import HyperPodObservability
+from hyperpod_teams.constructs.spaces import SageMakerSpaces
 from hyperpod_teams.constructs.training_operator import TrainingOperator
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec
@@ -27,7 +30,17 @@ TRAINING_OPERATOR_AGENT_ADDRESS = "aws_eks_addon.training-operator_pod-identity-
 
 
 class ClusterStack(PlatformStack):
-    def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec, eks: EksCluster) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        stack_name: str,
+        *,
+        spec: PlatformSpec,
+        eks: EksCluster,
+        grafana_groups: tuple[list[str], list[str]] = ([], []),
+    ) -> None:
+        """`grafana_groups`: the Identity Center group IDs of the teams (viewers) and of the platform
+        admins (admins) of the observability add-on's Grafana workspace."""
         super().__init__(scope, stack_name, spec=spec)
         # The shared platform: its spend is split across the teams (cost category, cost.py).
         self.add_aws_provider(tags=naming.shared_platform_tags(spec.organization))
@@ -93,6 +106,7 @@ class ClusterStack(PlatformStack):
                 after=[self.hyperpod.resource] if self.hyperpod.resource is not None else [],
                 pod_identity_agent=self.pod_identity_agent,
             )
+        self._add_ons_for_teams(spec, eks, grafana_groups)
         self.task_governance = None
         if cluster.task_governance.enabled:
             self.task_governance = TaskGovernance(
@@ -120,6 +134,59 @@ class ClusterStack(PlatformStack):
                 value=lifecycle_s3_uri,
                 description="Where the instance groups' lifecycle scripts are uploaded (on_create.sh)",
             )
+
+    def _add_ons_for_teams(self, spec: PlatformSpec, eks: EksCluster, grafana_groups: tuple[list, list]) -> None:
+        """The inference operator, SageMaker Spaces and the observability add-on, each where the spec
+        asks for it and does not say the cluster has it already (`install: false`). Their pods run on
+        the HyperPod nodes; the inference operator's webhooks need cert-manager (the training
+        operator's, where the stacks install it)."""
+        cluster = spec.cluster
+        after = [self.hyperpod.resource] if self.hyperpod.resource is not None else []
+        if self.pod_identity_agent is not None:
+            after.append(self.pod_identity_agent)
+        self.inference = None
+        if cluster.inference is not None and cluster.inference.install:
+            cert_manager = []
+            if self.training_operator is not None and self.training_operator.cert_manager is not None:
+                cert_manager = [self.training_operator.cert_manager]
+            self.inference = InferenceOperator(
+                self,
+                "inference-operator",
+                spec=spec,
+                eks_cluster_name=eks.name,
+                hyperpod_cluster_arn=self.hyperpod.arn,
+                after=after + cert_manager,
+            )
+        self.spaces = None
+        if cluster.spaces is not None and cluster.spaces.install:
+            self.spaces = SageMakerSpaces(
+                self, "spaces", spec=spec, eks_cluster_name=eks.name, eks_cluster_arn=eks.arn, after=after
+            )
+        self.observability = None
+        if cluster.observability is not None and cluster.observability.install:
+            self.observability = HyperPodObservability(
+                self,
+                "observability",
+                spec=spec,
+                eks_cluster_name=eks.name,
+                eks_cluster_arn=eks.arn,
+                after=after,
+                viewer_group_ids=grafana_groups[0],
+                admin_group_ids=grafana_groups[1],
+            )
+            cdk.TerraformOutput(
+                self,
+                "prometheus_workspace",
+                value=self.observability.prometheus.prometheus_endpoint,
+                description="Where the observability add-on's metrics are (hyp get-monitoring --prometheus)",
+            )
+            if self.observability.grafana is not None:
+                cdk.TerraformOutput(
+                    self,
+                    "grafana_workspace",
+                    value=self.observability.grafana.endpoint,
+                    description="The teams' dashboards (hyp get-monitoring --grafana), from the access portal",
+                )
 
     def _pod_identity_agent(self, eks: EksCluster) -> bindings.aws_eks_addon.EksAddon:
         """The EKS Pod Identity agent, for the training operator and the usage-report operator

@@ -88,5 +88,6 @@ class TeamKubernetesStack(PlatformStack):
                 "admission",
                 team=team.name,
                 endpoint_prefix=naming.team_endpoint_prefix(spec.organization.name, team.name) if inference else None,
+                model_bucket=naming.team_data_bucket(spec.organization, team),
                 spaces=spaces,
             )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from constructs import Construct
 
-from hyperpod_teams import bindings, naming
+from hyperpod_teams import addons, bindings, naming
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import Team
 
@@ -29,6 +29,7 @@ class SsoRoleAccessEntry(Construct):
         kubernetes_groups: list[str] | None = None,
         cluster_admin: bool = False,
         view_namespace: str | None = None,
+        spaces_namespace: str | None = None,
         partition: str = "aws",
     ) -> None:
         super().__init__(scope, id_)
@@ -47,6 +48,7 @@ class SsoRoleAccessEntry(Construct):
             kubernetes_groups=kubernetes_groups,
             cluster_admin=cluster_admin,
             view_namespace=view_namespace,
+            spaces_namespace=spaces_namespace,
             partition=partition,
         )
 
@@ -78,10 +80,14 @@ def add_access_entry(
     kubernetes_groups: list[str] | None,
     cluster_admin: bool = False,
     view_namespace: str | None = None,
+    spaces_namespace: str | None = None,
     partition: str = "aws",
 ):
     """An access entry in `scope` and its access policies: cluster admin, or the EKS console's
-    read-only view of one namespace."""
+    read-only view of one namespace; with `spaces_namespace`, SageMaker Spaces' policies as AWS documents
+    them for a data scientist (SageMaker developer guide, "Add users and set up service accounts"): the
+    space policy scoped to the namespace they create spaces in, the template policy to the shared
+    templates' namespace."""
     entry = bindings.aws_eks_access_entry.EksAccessEntry(
         scope,
         "entry",
@@ -98,6 +104,11 @@ def add_access_entry(
         # Read-only in the team namespace: what the EKS console shows a member. What they may
         # change comes from the team's RBAC alone.
         policies_by_scope.append(("namespace-view", "AmazonEKSViewPolicy", [view_namespace]))
+    if spaces_namespace:
+        policies_by_scope.append(("spaces", addons.SPACE_ACCESS_POLICY, [spaces_namespace]))
+        policies_by_scope.append(
+            ("space-templates", addons.SPACE_TEMPLATE_ACCESS_POLICY, [addons.SPACE_TEMPLATES_NAMESPACE])
+        )
     for construct_id, policy, namespaces in policies_by_scope:
         association.EksAccessPolicyAssociation(
             scope,

@@ -72,12 +72,22 @@ class TeamAdmission(Construct):
     resources have no ValidatingAdmissionPolicyBinding."""
 
     def __init__(
-        self, scope: Construct, id_: str, *, team: str, endpoint_prefix: str | None = None, spaces: bool = False
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        team: str,
+        endpoint_prefix: str | None = None,
+        model_bucket: str | None = None,
+        spaces: bool = False,
     ) -> None:
         super().__init__(scope, id_)
         self.objects = []
         previous = None
-        for manifest in rbac.queue_label_policy_manifests(team, endpoint_prefix=endpoint_prefix, spaces=spaces):
+        manifests = rbac.queue_label_policy_manifests(
+            team, endpoint_prefix=endpoint_prefix, model_bucket=model_bucket, spaces=spaces
+        )
+        for manifest in manifests:
             self.objects.append(
                 bindings.kubernetes_manifest.Manifest(
                     self,

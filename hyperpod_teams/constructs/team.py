@@ -509,6 +509,7 @@ class TeamEnvironment(Construct):
                 eks_cluster_name=eks_cluster_name,
                 kubernetes_groups=[naming.team_kubernetes_group(team.name, role)],
                 view_namespace=naming.team_namespace(team.name),
+                spaces_namespace=naming.team_namespace(team.name) if inputs.spaces else None,
                 partition=policies.aws_partition(org.region),
             )
             for role in naming.ROLES

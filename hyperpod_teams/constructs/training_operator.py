@@ -33,18 +33,18 @@ class TrainingOperator(Construct):
         org = spec.organization
         settings = spec.cluster.training_operator
         prerequisites = list(after)
+        self.cert_manager = None
         if settings.install_cert_manager:
-            prerequisites.append(
-                bindings.aws_eks_addon.EksAddon(
-                    self,
-                    "cert-manager",
-                    cluster_name=eks_cluster_name,
-                    addon_name=addons.CERT_MANAGER_ADDON,
-                    addon_version=settings.cert_manager_version,
-                    configuration_values=json.dumps(addons.tolerate_every_taint(), sort_keys=True),
-                    depends_on=after or None,
-                )
+            self.cert_manager = bindings.aws_eks_addon.EksAddon(
+                self,
+                "cert-manager",
+                cluster_name=eks_cluster_name,
+                addon_name=addons.CERT_MANAGER_ADDON,
+                addon_version=settings.cert_manager_version,
+                configuration_values=json.dumps(addons.tolerate_every_taint(), sort_keys=True),
+                depends_on=after or None,
             )
+            prerequisites.append(self.cert_manager)
         if pod_identity_agent is not None:
             prerequisites.append(pod_identity_agent)
         self.role = bindings.aws_iam_role.IamRole(

@@ -902,6 +902,11 @@ class Spaces(SpecModel):
         "cluster has it already: left alone; the teams still get their access entries' space policies.",
     )
     version: AddonVersion | None = Field(default=None, description="Version of the add-on; unset: EKS's default.")
+    install_ebs_csi_driver: bool = Field(
+        default=True,
+        description="Install the Amazon EBS CSI driver add-on the spaces keep their home on, with its role; set false "
+        "when the cluster has it already.",
+    )
 
 
 class Observability(SpecModel):

@@ -1,0 +1,116 @@
+"""The HyperPod observability add-on on the shared EKS cluster (cluster.observability): an Amazon Managed
+Service for Prometheus workspace its collector writes to (through EKS Pod Identity), an Amazon Managed
+Grafana workspace where the region offers one (IAM Identity Center sign-in: the teams' groups view, the
+platform admins administer), and the add-on configured with both, which is what `hyp get-monitoring`
+reads back (hyperpod_teams/addons.py names the references)."""
+
+from __future__ import annotations
+
+from constructs import Construct
+
+from hyperpod_teams import addons, bindings, naming, policies
+from hyperpod_teams.engine import cdk
+from hyperpod_teams.spec.models import PlatformSpec
+
+
+class HyperPodObservability(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        spec: PlatformSpec,
+        eks_cluster_name: str,
+        eks_cluster_arn: str,
+        after: list,
+        viewer_group_ids: list[str],
+        admin_group_ids: list[str],
+    ) -> None:
+        super().__init__(scope, id_)
+        org = spec.organization
+        settings = spec.cluster.observability
+        assert settings is not None and settings.install
+        partition = policies.aws_partition(org.region)
+        name = naming.observability_workspace_name(org.name)
+        self.prometheus = bindings.aws_prometheus_workspace.PrometheusWorkspace(self, "prometheus", alias=name)
+        self.role = bindings.aws_iam_role.IamRole(
+            self,
+            "collector-role",
+            name=naming.observability_role_name(org.name),
+            assume_role_policy=policies.policy_json(
+                policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn)
+            ),
+        )
+        collector = bindings.aws_iam_role_policy.IamRolePolicy(
+            self,
+            "collector-policy",
+            name="write-metrics-and-logs",
+            role=self.role.id,
+            policy=policies.policy_json(
+                policies.observability_collector_policy(
+                    partition=partition,
+                    account_id=org.account_id,
+                    region=org.region,
+                    workspace_arn=self.prometheus.arn,
+                )
+            ),
+        )
+        self.grafana = None
+        grafana = None
+        if settings.grafana and org.region in addons.GRAFANA_REGIONS:
+            grafana_role = bindings.aws_iam_role.IamRole(
+                self,
+                "grafana-role",
+                name=naming.grafana_role_name(org.name),
+                assume_role_policy=policies.policy_json(policies.service_trust_policy("grafana.amazonaws.com")),
+            )
+            grafana_policy = bindings.aws_iam_role_policy.IamRolePolicy(
+                self,
+                "grafana-policy",
+                name="read-metrics",
+                role=grafana_role.id,
+                policy=policies.policy_json(
+                    policies.grafana_workspace_policy(
+                        partition=partition,
+                        account_id=org.account_id,
+                        region=org.region,
+                        workspace_arn=self.prometheus.arn,
+                    )
+                ),
+            )
+            self.grafana = bindings.aws_grafana_workspace.GrafanaWorkspace(
+                self,
+                "grafana",
+                name=name,
+                account_access_type="CURRENT_ACCOUNT",
+                authentication_providers=["AWS_SSO"],
+                permission_type="CUSTOMER_MANAGED",
+                role_arn=grafana_role.arn,
+                data_sources=["PROMETHEUS", "CLOUDWATCH"],
+                depends_on=[grafana_policy],
+            )
+            grafana = (name, self.grafana.arn)
+            roles = bindings.aws_grafana_role_association
+            for role, group_ids in (("VIEWER", viewer_group_ids), ("ADMIN", admin_group_ids)):
+                if group_ids:
+                    roles.GrafanaRoleAssociation(
+                        self, f"grafana-{role.lower()}s", role=role, workspace_id=self.grafana.id, group_ids=group_ids
+                    )
+        configuration = addons.observability_configuration(
+            prometheus_endpoint=cdk.Fn.trimsuffix(self.prometheus.prometheus_endpoint, "/"),
+            prometheus_arn=self.prometheus.arn,
+            grafana=grafana,
+        )
+        self.addon = bindings.aws_eks_addon.EksAddon(
+            self,
+            "addon",
+            cluster_name=eks_cluster_name,
+            addon_name=addons.OBSERVABILITY_ADDON,
+            configuration_values=cdk.Fn.jsonencode(configuration),
+            pod_identity_association=[
+                bindings.aws_eks_addon.EksAddonPodIdentityAssociation(
+                    role_arn=self.role.arn, service_account=addons.OBSERVABILITY_SERVICE_ACCOUNT
+                )
+            ],
+            depends_on=[collector, *after],
+        )

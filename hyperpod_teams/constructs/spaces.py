@@ -1,0 +1,68 @@
+"""SageMaker Spaces on the shared EKS cluster (cluster.spaces): the EKS add-on with its controller's role
+(AmazonSageMakerSpacesControllerPolicy, through EKS Pod Identity) and the Amazon EBS CSI driver the
+spaces keep their home on (hyperpod_teams/addons.py names the references). Who may create spaces where
+is the team stacks' access entries (their space policies) and the team RBAC."""
+
+from __future__ import annotations
+
+from constructs import Construct
+
+from hyperpod_teams import addons, bindings, naming, policies
+from hyperpod_teams.spec.models import PlatformSpec
+
+
+class SageMakerSpaces(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        spec: PlatformSpec,
+        eks_cluster_name: str,
+        eks_cluster_arn: str,
+        after: list,
+    ) -> None:
+        super().__init__(scope, id_)
+        org = spec.organization
+        settings = spec.cluster.spaces
+        assert settings is not None and settings.install
+        partition = policies.aws_partition(org.region)
+        trust = policies.policy_json(policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn))
+        association = bindings.aws_eks_addon.EksAddonPodIdentityAssociation
+
+        def role(purpose: str, managed: str):
+            created = bindings.aws_iam_role.IamRole(
+                self, f"{purpose}-role", name=naming.spaces_role_name(org.name, purpose), assume_role_policy=trust
+            )
+            attached = bindings.aws_iam_role_policy_attachment.IamRolePolicyAttachment(
+                self, f"{purpose}-policy", role=created.name, policy_arn=policies.managed_policy_arn(managed, partition)
+            )
+            return created, attached
+
+        prerequisites = list(after)
+        if settings.install_ebs_csi_driver:
+            ebs_role, ebs_policy = role("ebs-csi", addons.EBS_CSI_MANAGED_POLICY)
+            prerequisites.append(
+                bindings.aws_eks_addon.EksAddon(
+                    self,
+                    "ebs-csi-driver",
+                    cluster_name=eks_cluster_name,
+                    addon_name=addons.EBS_CSI_ADDON,
+                    pod_identity_association=[
+                        association(role_arn=ebs_role.arn, service_account=addons.EBS_CSI_SERVICE_ACCOUNT)
+                    ],
+                    depends_on=[ebs_policy, *after],
+                )
+            )
+        self.role, controller_policy = role("controller", addons.SPACES_CONTROLLER_MANAGED_POLICY)
+        self.addon = bindings.aws_eks_addon.EksAddon(
+            self,
+            "addon",
+            cluster_name=eks_cluster_name,
+            addon_name=addons.SPACES_ADDON,
+            addon_version=settings.version,
+            pod_identity_association=[
+                association(role_arn=self.role.arn, service_account=addons.SPACES_CONTROLLER_SERVICE_ACCOUNT)
+            ],
+            depends_on=[controller_policy, *prerequisites],
+        )
