@@ -1274,8 +1274,9 @@ def keda_policy(*, partition: str, account_id: str, region: str) -> dict:
             {
                 "Sid": "ReadCloudWatchMetrics",
                 "Effect": "Allow",
-                "Action": ["cloudwatch:GetMetricData", "cloudwatch:GetMetricStatistics", "cloudwatch:ListMetrics"],
+                "Action": list(METRIC_READ_ACTIONS),
                 "Resource": "*",
+                "Condition": _in_region(region),
             },
             {
                 "Sid": "QueryPrometheus",
@@ -1287,15 +1288,19 @@ def keda_policy(*, partition: str, account_id: str, region: str) -> dict:
     }
 
 
-#: The AWS Load Balancer Controller's reads and its work on what it tags as its own
-#: (kubernetes-sigs/aws-load-balancer-controller's IAM policy, as the reference module writes it).
+#: Reads without a resource type (Service Authorization Reference): `*` is their only resource, so
+#: they are held to the spec's region. CloudWatch metric reads (KEDA's triggers, Grafana's panels), the
+#: Prometheus workspace list (Grafana), and what the load balancer controller reads of the network.
+METRIC_READ_ACTIONS = ("cloudwatch:GetMetricData", "cloudwatch:GetMetricStatistics", "cloudwatch:ListMetrics")
+PROMETHEUS_LIST_ACTIONS = ("aps:ListWorkspaces",)
+LOG_GROUP_LIST_ACTIONS = ("logs:DescribeLogGroups",)
 ALB_DESCRIBE_ACTIONS = tuple(
     f"ec2:{a}"
     for a in (
         "DescribeAccountAttributes", "DescribeAddresses", "DescribeAvailabilityZones", "DescribeCoipPools",
         "DescribeInstances", "DescribeInternetGateways", "DescribeIpamPools", "DescribeNetworkInterfaces",
         "DescribeRouteTables", "DescribeSecurityGroups", "DescribeSubnets", "DescribeTags",
-        "DescribeVpcPeeringConnections", "DescribeVpcs", "GetCoipPoolUsage", "GetSecurityGroupsForVpc",
+        "DescribeVpcPeeringConnections", "DescribeVpcs",
     )
 ) + tuple(
     f"elasticloadbalancing:{a}"
@@ -1305,19 +1310,25 @@ ALB_DESCRIBE_ACTIONS = tuple(
         "DescribeSSLPolicies", "DescribeTags", "DescribeTargetGroupAttributes", "DescribeTargetGroups",
         "DescribeTargetHealth", "DescribeTrustStores",
     )
-) + ("acm:DescribeCertificate", "acm:ListCertificates", "iam:GetServerCertificate", "iam:ListServerCertificates",
-     "cognito-idp:DescribeUserPoolClient", "shield:DescribeProtection", "shield:GetSubscriptionState",
-     "wafv2:GetWebACL", "wafv2:GetWebACLForResource", "waf-regional:GetWebACL",
-     "waf-regional:GetWebACLForResource")  # fmt: skip
+) + ("acm:ListCertificates", "iam:ListServerCertificates")  # fmt: skip
 _ALB_TAG = "elbv2.k8s.aws/cluster"
 
 
-def alb_controller_policy(partition: str = "aws") -> dict:
-    """What the load balancer controller bundled with the inference add-on needs to put an ALB in front
-    of an endpoint: read the network; create security groups, load balancers and target groups tagged
-    with its cluster tag; change and delete only what carries that tag."""
-    elb = f"arn:{partition}:elasticloadbalancing:*:*"
+def _in_region(region: str) -> dict:
+    return {"StringEquals": {"aws:RequestedRegion": region}}
+
+
+def alb_controller_policy(*, partition: str, account_id: str, region: str) -> dict:
+    """What the AWS Load Balancer Controller bundled with the inference add-on needs to put a load
+    balancer in front of an endpoint (its IAM policy, kubernetes-sigs/aws-load-balancer-controller, as the
+    reference module writes it), held to the account and region: read the network; create security
+    groups, load balancers and target groups tagged with its cluster tag; change and delete only what
+    carries that tag. Left out: WAF, Shield and Cognito (no endpoint of a team asks for them)."""
+    ec2 = f"arn:{partition}:ec2:{region}:{account_id}"
+    elb = f"arn:{partition}:elasticloadbalancing:{region}:{account_id}"
     balancers = [f"{elb}:targetgroup/*/*", f"{elb}:loadbalancer/net/*/*", f"{elb}:loadbalancer/app/*/*"]
+    listeners = [f"{elb}:listener/*/*/*/*", f"{elb}:listener-rule/*/*/*/*/*"]
+    groups = f"{ec2}:security-group/*"
     tagged = {"Null": {f"aws:ResourceTag/{_ALB_TAG}": "false"}}
     return {
         "Version": "2012-10-17",
@@ -1326,55 +1337,68 @@ def alb_controller_policy(partition: str = "aws") -> dict:
                 "Sid": "LoadBalancingServiceLinkedRole",
                 "Effect": "Allow",
                 "Action": "iam:CreateServiceLinkedRole",
-                "Resource": "*",
+                "Resource": f"arn:{partition}:iam::{account_id}:role/aws-service-role/"
+                "elasticloadbalancing.amazonaws.com/AWSServiceRoleForElasticLoadBalancing",
                 "Condition": {"StringEquals": {"iam:AWSServiceName": "elasticloadbalancing.amazonaws.com"}},
             },
-            {"Sid": "ReadTheNetwork", "Effect": "Allow", "Action": list(ALB_DESCRIBE_ACTIONS), "Resource": "*"},
             {
-                "Sid": "WafAndShieldOfItsBalancers",
+                "Sid": "ReadTheNetwork",
                 "Effect": "Allow",
-                "Action": [
-                    "shield:CreateProtection",
-                    "shield:DeleteProtection",
-                    "waf-regional:AssociateWebACL",
-                    "waf-regional:DisassociateWebACL",
-                    "wafv2:AssociateWebACL",
-                    "wafv2:DisassociateWebACL",
-                ],
+                "Action": list(ALB_DESCRIBE_ACTIONS),
                 "Resource": "*",
-            },  # fmt: skip
+                "Condition": _in_region(region),
+            },
             {
-                "Sid": "CreateSecurityGroups",
+                "Sid": "ReadSecurityGroupsOfTheVpcs",
                 "Effect": "Allow",
-                "Action": [
-                    "ec2:CreateSecurityGroup",
-                    "ec2:AuthorizeSecurityGroupIngress",
-                    "ec2:RevokeSecurityGroupIngress",
+                "Action": ["ec2:GetSecurityGroupsForVpc"],
+                "Resource": [f"{ec2}:vpc/*", groups],
+            },
+            {
+                "Sid": "ReadCertificates",
+                "Effect": "Allow",
+                "Action": ["acm:DescribeCertificate", "iam:GetServerCertificate"],
+                "Resource": [
+                    f"arn:{partition}:acm:{region}:{account_id}:certificate/*",
+                    f"arn:{partition}:iam::{account_id}:server-certificate/*",
                 ],
-                "Resource": "*",
+            },
+            {
+                "Sid": "CreateSecurityGroupsTagged",
+                "Effect": "Allow",
+                "Action": ["ec2:CreateSecurityGroup"],
+                "Resource": [groups, f"{ec2}:vpc/*"],
             },
             {
                 "Sid": "TagSecurityGroupsItCreates",
                 "Effect": "Allow",
                 "Action": "ec2:CreateTags",
-                "Resource": f"arn:{partition}:ec2:*:*:security-group/*",
+                "Resource": groups,
                 "Condition": {
                     "StringEquals": {"ec2:CreateAction": "CreateSecurityGroup"},
                     "Null": {f"aws:RequestTag/{_ALB_TAG}": "false"},
                 },
             },
             {
+                # The targets' security groups (the nodes') let the balancer in: the controller adds rules
+                # to groups it did not create.
+                "Sid": "OpenTargetsToItsBalancers",
+                "Effect": "Allow",
+                "Action": ["ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress"],
+                "Resource": groups,
+            },
+            {
                 "Sid": "ManageItsSecurityGroups",
                 "Effect": "Allow",
                 "Action": ["ec2:CreateTags", "ec2:DeleteTags", "ec2:DeleteSecurityGroup"],
-                "Resource": f"arn:{partition}:ec2:*:*:security-group/*",
+                "Resource": groups,
                 "Condition": tagged,
             },
             {
                 "Sid": "CreateBalancersTagged",
                 "Effect": "Allow",
                 "Action": ["elasticloadbalancing:CreateLoadBalancer", "elasticloadbalancing:CreateTargetGroup"],
-                "Resource": "*",
+                "Resource": balancers,
                 "Condition": {"Null": {f"aws:RequestTag/{_ALB_TAG}": "false"}},
             },
             {
@@ -1396,8 +1420,6 @@ def alb_controller_policy(partition: str = "aws") -> dict:
                     "elasticloadbalancing:DeleteLoadBalancer",
                     "elasticloadbalancing:DeleteTargetGroup",
                     "elasticloadbalancing:ModifyCapacityReservation",
-                    "elasticloadbalancing:ModifyIpPools",
-                    "elasticloadbalancing:ModifyListenerAttributes",
                     "elasticloadbalancing:ModifyLoadBalancerAttributes",
                     "elasticloadbalancing:ModifyTargetGroup",
                     "elasticloadbalancing:ModifyTargetGroupAttributes",
@@ -1405,25 +1427,27 @@ def alb_controller_policy(partition: str = "aws") -> dict:
                     "elasticloadbalancing:SetSecurityGroups",
                     "elasticloadbalancing:SetSubnets",
                 ],
-                "Resource": "*",
+                "Resource": balancers,
                 "Condition": tagged,
             },  # fmt: skip
             {
-                "Sid": "ListenersAndRules",
+                "Sid": "ListenersAndRulesOfItsBalancers",
                 "Effect": "Allow",
                 "Action": [
                     "elasticloadbalancing:AddListenerCertificates",
+                    "elasticloadbalancing:AddTags",
                     "elasticloadbalancing:CreateListener",
                     "elasticloadbalancing:CreateRule",
                     "elasticloadbalancing:DeleteListener",
                     "elasticloadbalancing:DeleteRule",
                     "elasticloadbalancing:ModifyListener",
+                    "elasticloadbalancing:ModifyListenerAttributes",
                     "elasticloadbalancing:ModifyRule",
                     "elasticloadbalancing:RemoveListenerCertificates",
+                    "elasticloadbalancing:RemoveTags",
                     "elasticloadbalancing:SetRulePriorities",
-                    "elasticloadbalancing:SetWebAcl",
                 ],
-                "Resource": "*",
+                "Resource": [*balancers, *listeners],
             },  # fmt: skip
             {
                 "Sid": "RegisterTargets",
@@ -1435,16 +1459,29 @@ def alb_controller_policy(partition: str = "aws") -> dict:
     }
 
 
-def s3_csi_policy(buckets: list[str], partition: str = "aws") -> dict:
+def s3_csi_policy(buckets: list[str], *, org: str, account_id: str, region: str, partition: str = "aws") -> dict:
     """The Mountpoint for S3 CSI driver mounts an endpoint's model from S3: list and read the teams' data
     buckets (where a team keeps its models; the team's admission policy holds its endpoints to its own
-    bucket), and decrypt with the organization's data keys through S3. The reference grants every bucket."""
+    bucket), and decrypt through S3 with the organization's keys (the teams' data keys carry its tag).
+    The reference grants every bucket of every account."""
     arns = [f"arn:{partition}:s3:::{b}" for b in buckets]
     statements: list[dict] = []
     if arns:
         statements += [
             {"Sid": "ListTheTeamsBuckets", "Effect": "Allow", "Action": ["s3:ListBucket"], "Resource": arns},
             {"Sid": "ReadModels", "Effect": "Allow", "Action": ["s3:GetObject"], "Resource": [f"{a}/*" for a in arns]},
+            {
+                "Sid": "DecryptModelsThroughS3",
+                "Effect": "Allow",
+                "Action": ["kms:Decrypt"],
+                "Resource": [f"arn:{partition}:kms:{region}:{account_id}:key/*"],
+                "Condition": {
+                    "StringEquals": {
+                        "kms:ViaService": f"s3.{region}.amazonaws.com",
+                        f"aws:ResourceTag/{naming.TAG_ORGANIZATION}": org,
+                    }
+                },
+            },
         ]
     return {"Version": "2012-10-17", "Statement": statements or [_NOTHING]}
 
@@ -1467,12 +1504,18 @@ def observability_collector_policy(*, partition: str, account_id: str, region: s
                 "Action": [
                     "logs:CreateLogGroup",
                     "logs:CreateLogStream",
-                    "logs:DescribeLogGroups",
                     "logs:DescribeLogStreams",
                     "logs:PutLogEvents",
                 ],
                 "Resource": [logs, f"{logs}:log-stream:*"],
-            },  # fmt: skip
+            },
+            {
+                "Sid": "FindClusterLogGroups",
+                "Effect": "Allow",
+                "Action": list(LOG_GROUP_LIST_ACTIONS),
+                "Resource": "*",
+                "Condition": _in_region(region),
+            },
         ],
     }
 
@@ -1497,12 +1540,19 @@ def grafana_workspace_policy(*, partition: str, account_id: str, region: str, wo
                 ],
                 "Resource": [workspace_arn],
             },  # fmt: skip
-            {"Sid": "ListPrometheus", "Effect": "Allow", "Action": ["aps:ListWorkspaces"], "Resource": "*"},
+            {
+                "Sid": "ListPrometheus",
+                "Effect": "Allow",
+                "Action": list(PROMETHEUS_LIST_ACTIONS),
+                "Resource": "*",
+                "Condition": _in_region(region),
+            },
             {
                 "Sid": "ReadCloudWatchMetrics",
                 "Effect": "Allow",
-                "Action": ["cloudwatch:GetMetricData", "cloudwatch:GetMetricStatistics", "cloudwatch:ListMetrics"],
+                "Action": list(METRIC_READ_ACTIONS),
                 "Resource": "*",
+                "Condition": _in_region(region),
             },
         ],
     }

@@ -52,6 +52,10 @@ def test_no_iam_statement_allows_every_action(path, tmp_path):
                     *policies.STUDIO_LIST_ACTIONS,
                     *policies.STUDIO_METRICS_ACTIONS,
                     *policies.STUDIO_EC2_ACTIONS,
+                    *policies.METRIC_READ_ACTIONS,
+                    *policies.PROMETHEUS_LIST_ACTIONS,
+                    *policies.LOG_GROUP_LIST_ACTIONS,
+                    *policies.ALB_DESCRIBE_ACTIONS,
                 }:
                     # Actions without resource-level permissions (Service Authorization Reference):
                     # "*" is their only resource, so they are held to the spec's region instead.

@@ -175,11 +175,23 @@ TOKEN_STAND_INS = {
     r"\$\{aws_sagemaker_domain\.[\w-]+\.id\}": "d-abcdef123456",
     # The shared EKS cluster's name, from the EKS stack (the node policy's Pod Identity resource).
     r"\$\{data\.terraform_remote_state\.[\w-]+\.outputs\.[\w-]+\}": "ml-shared-eks",
+    # The EKS cluster's OIDC issuer and provider (the inference operator's IRSA roles).
+    r"\$\{local\.[\w-]+oidc-issuer[\w-]*\}": "oidc.eks.us-west-2.amazonaws.com/id/0123456789ABCDEF",
+    r"\$\{aws_iam_openid_connect_provider\.[\w-]+\.arn\}": (
+        "arn:aws:iam::111122223333:oidc-provider/oidc.eks.us-west-2.amazonaws.com/id/0123456789ABCDEF"
+    ),
+    # The observability add-on's Prometheus workspace.
+    r"\$\{aws_prometheus_workspace\.[\w-]+\.arn\}": "arn:aws:aps:us-west-2:111122223333:workspace/ws-0123",
 }
 #: Findings parliament makes of a document's kind rather than its content.
 BY_KIND: dict[str | None, set[tuple[str, str | None]]] = {
     # A role trust policy has no Resource by definition (parliament's own note in statement.py).
-    "trust": {("MALFORMED", "Statement contains neither Resource nor NotResource")},
+    "trust": {
+        ("MALFORMED", "Statement contains neither Resource nor NotResource"),
+        # An EKS cluster's OIDC provider (IRSA: the inference operator's roles), which parliament's list
+        # of federation sources predates; the stand-in above is the provider's ARN.
+        ("UNKNOWN_FEDERATION_SOURCE", TOKEN_STAND_INS[r"\$\{aws_iam_openid_connect_provider\.[\w-]+\.arn\}"]),
+    },
     # A key policy is where a key's permissions are managed, and its Resource "*" is the key itself.
     "key": {("RESOURCE_STAR", None), ("PERMISSIONS_MANAGEMENT_ACTIONS", None)},
     # The HyperPod nodes' EKS access: ecr:GetAuthorizationToken (nodes pull images) and the
@@ -195,6 +207,10 @@ BY_KIND: dict[str | None, set[tuple[str, str | None]]] = {
     "execution": {("PERMISSIONS_MANAGEMENT_ACTIONS", None), ("CREDENTIALS_EXPOSURE", None)},
     # A team role's permission set: the same sign-in to ECR.
     "team role": {("CREDENTIALS_EXPOSURE", None)},
+    # The inference operator's load balancer controller creates Elastic Load Balancing's service-linked
+    # role on the account's first load balancer (iam:CreateServiceLinkedRole, held to that role's ARN and
+    # AWSServiceName), which the community auditors flag by name.
+    "load balancer": {("PERMISSIONS_MANAGEMENT_ACTIONS", None)},
 }
 
 
@@ -203,7 +219,16 @@ BY_KIND: dict[str | None, set[tuple[str, str | None]]] = {
 #: the pinned botocore SageMaker model and unknown to parliament (test below), so "unknown" is
 #: parliament's age, not a typo of ours.
 NEWER_THAN_PARLIAMENT = (*policies.NODE_OPERATION_ACTIONS, "sagemaker:BatchAddClusterNodes")
-UNKNOWN_BUT_REAL = {("UNKNOWN_ACTION", f"Unknown action {action}") for action in NEWER_THAN_PARLIAMENT}
+UNKNOWN_BUT_REAL = {("UNKNOWN_ACTION", f"Unknown action {action}") for action in NEWER_THAN_PARLIAMENT} | {
+    # The load balancer controller tags what it creates, and only then (its IAM policy,
+    # kubernetes-sigs/aws-load-balancer-controller docs/install/iam_policy.json): the condition key is
+    # Elastic Load Balancing V2's (Service Authorization Reference, "Condition keys for Elastic Load
+    # Balancing V2": elasticloadbalancing:CreateAction), which parliament's definitions lack for AddTags.
+    (
+        "UNKNOWN_CONDITION_FOR_ACTION",
+        "Unknown condition elasticloadbalancing:CreateAction for action elasticloadbalancing:AddTags",
+    ),
+}
 
 
 def test_the_actions_parliament_does_not_know_are_operations_of_the_pinned_sagemaker_model():
@@ -258,6 +283,8 @@ def test_parliament_finds_nothing_in_any_generated_iam_policy(example, example_s
             if "_execution-role_team-access_" in where
             else "team role"
             if "aws_ssoadmin_permission_set_inline_policy.permission-set-" in where and "platform" not in where
+            else "load balancer"
+            if "aws_iam_role_policy.inference-operator_load-balancer_" in where
             else None
         )
         allowed = BY_KIND.get(kind, set())

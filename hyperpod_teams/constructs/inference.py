@@ -36,7 +36,8 @@ class InferenceOperator(Construct):
         partition = policies.aws_partition(org.region)
         cluster = bindings.aws_data_eks_cluster.DataAwsEksCluster(self, "eks", name=eks_cluster_name)
         issuer_url = cluster.identity.get(0).oidc.get(0).issuer
-        issuer = cdk.Fn.replace(issuer_url, "https://", "")
+        # A local: the trust policies name it without the quotes of the function's arguments.
+        issuer = cdk.TerraformLocal(self, "oidc-issuer", cdk.Fn.replace(issuer_url, "https://", "")).as_string
         if settings.create_oidc_provider:
             provider = bindings.aws_iam_openid_connect_provider.IamOpenidConnectProvider(
                 self, "oidc-provider", url=issuer_url, client_id_list=["sts.amazonaws.com"]
@@ -101,14 +102,24 @@ class InferenceOperator(Construct):
                 policies.keda_policy(partition=partition, account_id=org.account_id, region=org.region),
             ),
             inline(
-                "load-balancer", self.alb_role, "load-balancer-controller", policies.alb_controller_policy(partition)
+                "load-balancer",
+                self.alb_role,
+                "load-balancer-controller",
+                policies.alb_controller_policy(partition=partition, account_id=org.account_id, region=org.region),
             ),
         ]
         prerequisites = list(after)
         if settings.install_s3_csi_driver:
             buckets = [b for b in (naming.team_data_bucket(org, team) for team in spec.teams) if b]
             s3_role = role("s3-csi", addons.S3_CSI_NAMESPACE, addons.S3_CSI_SERVICE_ACCOUNT)
-            s3_policy = inline("s3-csi-read", s3_role, "read-models", policies.s3_csi_policy(buckets, partition))
+            s3_policy = inline(
+                "s3-csi-read",
+                s3_role,
+                "read-models",
+                policies.s3_csi_policy(
+                    buckets, org=org.name, account_id=org.account_id, region=org.region, partition=partition
+                ),
+            )
             prerequisites.append(
                 bindings.aws_eks_addon.EksAddon(
                     self,
