@@ -37,6 +37,7 @@ PASSED_TO = [
     "hyperpod.sagemaker.amazonaws.com",
     "eks.amazonaws.com",
     "pods.eks.amazonaws.com",
+    "grafana.amazonaws.com",
 ]
 
 IAM_ROLE_ACTIONS = [
@@ -132,6 +133,50 @@ EKS_ACTIONS = [
     "eks:UpdatePodIdentityAssociation",
     "eks:DeletePodIdentityAssociation",
     "eks:ListPodIdentityAssociations",
+]
+OIDC_PROVIDER_ACTIONS = [
+    "iam:CreateOpenIDConnectProvider",
+    "iam:GetOpenIDConnectProvider",
+    "iam:DeleteOpenIDConnectProvider",
+    "iam:TagOpenIDConnectProvider",
+    "iam:UntagOpenIDConnectProvider",
+    "iam:UpdateOpenIDConnectProviderThumbprint",
+    "iam:AddClientIDToOpenIDConnectProvider",
+    "iam:RemoveClientIDFromOpenIDConnectProvider",
+]
+PROMETHEUS_ACTIONS = [
+    "aps:CreateWorkspace",
+    "aps:DescribeWorkspace",
+    "aps:DescribeWorkspaceConfiguration",
+    "aps:DescribeLoggingConfiguration",
+    "aps:UpdateWorkspaceAlias",
+    "aps:DeleteWorkspace",
+    "aps:TagResource",
+    "aps:UntagResource",
+    "aps:ListTagsForResource",
+]
+GRAFANA_ACTIONS = [
+    "grafana:CreateWorkspace",
+    "grafana:DescribeWorkspace",
+    "grafana:UpdateWorkspace",
+    "grafana:DeleteWorkspace",
+    "grafana:DescribeWorkspaceAuthentication",
+    "grafana:UpdateWorkspaceAuthentication",
+    "grafana:DescribeWorkspaceConfiguration",
+    "grafana:UpdateWorkspaceConfiguration",
+    "grafana:ListPermissions",
+    "grafana:UpdatePermissions",
+    "grafana:TagResource",
+    "grafana:UntagResource",
+    "grafana:ListTagsForResource",
+]
+#: Amazon Managed Grafana's user guide, "Permissions required for IAM Identity Center" (no resource type).
+GRAFANA_SSO_ACTIONS = [
+    "sso:CreateManagedApplicationInstance",
+    "sso:DeleteManagedApplicationInstance",
+    "sso:DescribeRegisteredRegions",
+    "sso:GetSharedSsoConfiguration",
+    "organizations:DescribeOrganization",
 ]
 #: Actions IAM gives no resource type, or whose resource the stacks cannot name before AWS does.
 UNSCOPED_ACTIONS = {
@@ -350,8 +395,69 @@ def deploy_policy_statements(spec: PlatformSpec) -> list[dict]:
     ]
     if spec.cost.usage_reports.enabled:
         statements += usage_report_statements(spec)
+    statements += add_on_statements(spec)
     for sid, actions in UNSCOPED_ACTIONS.items():
         statements.append({"Sid": sid, "Effect": "Allow", "Action": actions, "Resource": "*"})
+    return statements
+
+
+def add_on_statements(spec: PlatformSpec) -> list[dict]:
+    """What cluster.inference and cluster.observability add to the cluster stack (hyperpod_teams/
+    constructs/inference.py, observability.py): the inference operator's role, whose name the add-on
+    wants to begin with SageMakerHyperPodInference; the EKS cluster's OIDC provider; the Prometheus
+    and Grafana workspaces (Amazon Managed Grafana's user guide, "Permissions required for IAM Identity
+    Center": a workspace signed in to through Identity Center is an application of it). Spaces adds
+    roles, add-ons and associations the statements above cover."""
+    cluster, org = spec.cluster, spec.organization
+    partition = aws_partition(org.region)
+    iam = f"arn:{partition}:iam::{org.account_id}"
+    statements: list[dict] = []
+    if cluster.inference is not None and cluster.inference.install:
+        operator_role = f"{iam}:role/{naming.inference_role_name(org.name, 'operator')}"
+        statements.append(
+            {
+                "Sid": "TheInferenceOperatorsRole",
+                "Effect": "Allow",
+                "Action": IAM_ROLE_ACTIONS + ["iam:AttachRolePolicy", "iam:DetachRolePolicy"],
+                "Resource": operator_role,
+            }
+        )
+        if cluster.inference.create_oidc_provider:
+            statements.append(
+                {
+                    "Sid": "TheEksClustersOidcProvider",
+                    "Effect": "Allow",
+                    "Action": OIDC_PROVIDER_ACTIONS,
+                    "Resource": f"{iam}:oidc-provider/oidc.eks.{org.region}.amazonaws.com/id/*",
+                }
+            )
+    observability = cluster.observability
+    if observability is not None and observability.install:
+        statements.append(
+            {
+                "Sid": "ThePrometheusWorkspace",
+                "Effect": "Allow",
+                "Action": PROMETHEUS_ACTIONS,
+                "Resource": f"arn:{partition}:aps:{org.region}:{org.account_id}:workspace/*",
+            }
+        )
+        if observability.grafana:
+            statements.append(
+                {
+                    "Sid": "TheGrafanaWorkspace",
+                    "Effect": "Allow",
+                    "Action": GRAFANA_ACTIONS,
+                    "Resource": f"arn:{partition}:grafana:{org.region}:{org.account_id}:/workspaces/*",
+                }
+            )
+            statements.append(
+                {
+                    "Sid": "GrafanaAsAnIdentityCenterApplication",
+                    "Effect": "Allow",
+                    "Action": GRAFANA_SSO_ACTIONS,
+                    "Resource": "*",
+                }
+            )
     return statements
 
 
