@@ -235,6 +235,7 @@ def team_rbac_manifests(team: str, *, inference: bool = False, spaces: bool = Fa
 # bound to the namespace, for what the team's members create or change there.
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 ADMISSION_API_GROUP = "admissionregistration.k8s.io"
 #: What a member submits work as: (API group, resource). Pods only through one of the others.
 QUEUED_WORKLOADS = (

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from hyperpod_teams import cost, journeys, naming, policies, rbac
+from hyperpod_teams import addons, cost, journeys, naming, policies, rbac
 from hyperpod_teams.adoption import existing_resources, ways_explained
 from hyperpod_teams.review.document import (
     Alert,
@@ -82,7 +82,9 @@ def access_matrix(spec: PlatformSpec) -> list[RoleAccess]:
                     else None,
                     aws_may=[_sid_phrase(s["Sid"]) for s in policy["Statement"]],
                     kubernetes_may=_kubernetes_phrase(
-                        rbac.SCIENTIST_RULES if role == "scientists" else rbac.ADMIN_RULES
+                        rbac.role_rules(
+                            role, inference=spec.cluster.inference is not None, spaces=spec.cluster.spaces is not None
+                        )
                     ),
                 )
             )
@@ -123,6 +125,29 @@ def _borrow(team: Team) -> str:
         return "–"
     limits = "; ".join(f"{amount_of(limit)} of {limit.instance_type}" for limit in compute.absolute_borrow_limits)
     return f"{compute.borrow_limit_percent} %" + (f", at most {limits}" if limits else "")
+
+
+def what_a_team_runs(spec: PlatformSpec, team: Team) -> str:
+    """What the team may run on the cluster and under which quota (docs/team-journeys.md): training,
+    and where the cluster has them, endpoints (named with the team's prefix) and spaces; with task
+    governance each carries the team's queue label, which puts it under the team's quota."""
+    cluster = spec.cluster
+    kinds = ["training jobs (`hyp create hyp-pytorch-job`)"]
+    if cluster.inference is not None:
+        prefix = naming.team_endpoint_prefix(spec.organization.name, team.name)
+        priority = cluster.inference.priority_class
+        kinds.append(
+            f"endpoints named {md_code(prefix + '*')}"
+            + (f" (priority {md_code(priority)})" if priority and cluster.task_governance.enabled else "")
+        )
+    if cluster.spaces is not None:
+        kinds.append("spaces (`hyp create hyp-space`)")
+    text = ", ".join(kinds)
+    if not cluster.task_governance.enabled:
+        return f"{text}; no quota (task governance is off)"
+    quota = "; ".join(f"{amount_of(e)} of {md_code(e.instance_type)}" for e in team.compute.quota)
+    queue = md_code(f"{rbac.QUEUE_LABEL}: {naming.team_local_queue(team.name)}")
+    return f"{text}, each labelled {queue}: under its quota ({quota or 'none: it borrows only'})"
 
 
 def amount_of(entry: ResourceAmount) -> str:
@@ -424,8 +449,18 @@ def _access_section(document: Document, spec: PlatformSpec, shown: list[Team], h
                 ],
             )
         )
+        document.add(Paragraph(f"Runs: {what_a_team_runs(spec, team)}." + _dashboards(spec)))
     if hidden:
         document.add(Paragraph(_hidden_note(hidden, "chains")))
+
+
+def _dashboards(spec: PlatformSpec) -> str:
+    observability = spec.cluster.observability
+    if observability is None:
+        return ""
+    grafana = observability.grafana and spec.organization.region in addons.GRAFANA_REGIONS
+    where = "the Grafana workspace (viewer, from the access portal) and " if grafana else ""
+    return f" Watches: {where}`hyp get-monitoring`, every team's series alike (docs/team-journeys.md)."
 
 
 def _journeys_section(document: Document, spec: PlatformSpec) -> None:

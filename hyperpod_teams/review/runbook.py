@@ -9,7 +9,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from hyperpod_teams import cost, dependencies_chart, naming, usage_report
+from hyperpod_teams import addons, cost, dependencies_chart, naming, rbac, usage_report
 from hyperpod_teams.adoption import Existing, existing_resources, ways_explained
 from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, IdentityProviderPlugin
 from hyperpod_teams.review.document import Code, Document, Heading, Items, Paragraph, Table, md_code
@@ -99,6 +99,7 @@ def _build_runbook(spec: PlatformSpec, spec_path: str) -> Document:
     document.add(Items(_identity_steps(r) + _cluster_and_team_steps(r), ordered=True))
     _after_first_deployment(document, r)
     _submit_a_job_section(document, r)
+    _add_ons_section(document, r)
     _add_a_team_section(document, r)
     _remove_a_team_section(document, r)
     document.add(*_cost_category_repair_section(spec))
@@ -319,6 +320,102 @@ def _submit_a_job_section(document: Document, r: _Runbook) -> None:
                     + "; without it they run with no role of the team's."
                 )
             )
+
+
+def _endpoint_manifest(spec: PlatformSpec, team: str) -> str:
+    """A JumpStart endpoint as a team member applies it: hyp 3.12.0's endpoint templates write no
+    labels, so under task governance the manifest carries the team's queue (and priority) itself."""
+    org = spec.organization.name
+    inference = spec.cluster.inference
+    labels = ""
+    if spec.cluster.task_governance.enabled:
+        labels = f"\n  labels:\n    {rbac.QUEUE_LABEL}: {naming.team_local_queue(team)}"
+        if inference is not None and inference.priority_class:
+            labels += f"\n    {rbac.PRIORITY_LABEL}: {naming.workload_priority_class(inference.priority_class)}"
+    return (
+        f"apiVersion: {addons.INFERENCE_API_GROUP}/v1\nkind: JumpStartModel\nmetadata:\n  name: llama\n"
+        f"  namespace: {naming.team_namespace(team)}{labels}\nspec:\n  model:\n    modelId: <JumpStart model ID>\n"
+        f"  server:\n    instanceType: ml.g5.8xlarge\n  sageMakerEndpoint:\n"
+        f"    name: {naming.team_endpoint_prefix(org, team)}llama"
+    )
+
+
+def _add_ons_section(document: Document, r: _Runbook) -> None:
+    """Endpoints, spaces and dashboards, as a team's members use them, and what the stacks leave to people."""
+    spec = r.spec
+    cluster = spec.cluster
+    if cluster.inference is None and cluster.spaces is None and cluster.observability is None:
+        return
+    team = spec.teams[0].name
+    namespace, queue = naming.team_namespace(team), naming.team_local_queue(team)
+    document.add(Heading("Endpoints, spaces and dashboards (a team's members)"))
+    manual: list[str] = []
+    if cluster.inference is not None:
+        prefix = naming.team_endpoint_prefix(spec.organization.name, team)
+        org = spec.organization
+        tls_bucket = naming.inference_tls_bucket_name(org.name, org.account_id, org.region)
+        document.add(
+            Paragraph(
+                f"A team's endpoints are those named {md_code(prefix + '*')}: its roles describe and invoke those "
+                "only, and its namespace admits an endpoint resource only with such a name, its own queue label "
+                "and, for S3 models, its own data bucket. HyperPod CLI 3.12.0's endpoint templates write no labels, so under task "
+                "governance apply the resource with them (`kubectl apply -f llama.yaml`); list, describe, invoke and "
+                "delete with `hyp`:"
+            )
+        )
+        document.add(Code(_endpoint_manifest(spec, team), language="yaml"))
+        document.add(
+            Code(
+                f"hyp list hyp-jumpstart-endpoint --namespace {namespace}\n"
+                f'hyp invoke hyp-custom-endpoint --endpoint-name {prefix}llama --body \'{{"inputs": "Hello"}}\'\n'
+                f"hyp delete hyp-jumpstart-endpoint --name llama --namespace {namespace}"
+            )
+        )
+        manual += [
+            "**Inference: TLS.** The operator writes each endpoint's self-signed certificate to "
+            f"{md_code('s3://' + tls_bucket)}; a certificate of your own domain is an ACM certificate you request "
+            "and validate (DNS), then name per endpoint (`--custom-certificate-acm-arn`, "
+            "`--custom-certificate-domain-name`).",
+            "**Inference: cert-manager.** The operator's webhooks need cert-manager: the training operator's "
+            "settings install it (`cluster.training_operator.install_cert_manager`); where neither the stacks nor "
+            "anyone installed it, install the `cert-manager` EKS add-on before the cluster stack.",
+            "**Inference: gated JumpStart models** need their EULA accepted per endpoint (`--accept-eula`).",
+        ]
+    if cluster.spaces is not None:
+        document.add(
+            Paragraph(
+                f"A space runs in the member's team namespace under the team's quota (`--queue-name {queue}`); "
+                "open it with a port forward or a remote IDE:"
+            )
+        )
+        document.add(
+            Code(
+                f"hyp create hyp-space --name notebook --display-name Notebook --namespace {namespace} \\\n"
+                f"  --queue-name {queue}\n"
+                f"hyp portforward hyp-space --name notebook --namespace {namespace} --local-port 8888"
+            )
+        )
+        manual.append(
+            "**Spaces: web UI and remote IDEs.** The browser UI needs a domain of yours, the add-on's router role "
+            "and External DNS; remote IDEs (VS Code, Kiro over SSM) need the SSM managed-instance role (SageMaker "
+            "developer guide, *Set up permissions*): neither is made by the stacks; port forwarding works without."
+        )
+    if cluster.observability is not None:
+        document.add(
+            Paragraph(
+                "`hyp get-monitoring --grafana --prometheus` prints the workspaces' URLs for every team role. Every "
+                "team reads every team's series: a Prometheus workspace's access is the whole workspace (IAM has no "
+                "finer resource), and a Grafana viewer sees every dashboard of its workspace."
+            )
+        )
+        manual.append(
+            "**Observability: Grafana.** The teams' and platform admins' Identity Center groups are the workspace's "
+            "viewers and admins; a member signs in from the access portal. HyperPod's dashboards and alert rules "
+            "(aws/sagemaker-hyperpod-cluster-setup, `observability-assets-creation`) are imported by a workspace "
+            "admin: the stacks make no Grafana API key."
+        )
+    document.add(Paragraph("What the stacks cannot do for you:"))
+    document.add(Items(manual))
 
 
 def _add_a_team_section(document: Document, r: _Runbook) -> None:
