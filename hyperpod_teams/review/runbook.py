@@ -359,8 +359,8 @@ def _add_ons_section(document: Document, r: _Runbook) -> None:
                 f"A team's endpoints are those named {md_code(prefix + '*')}: its roles describe and invoke those "
                 "only, and its namespace admits an endpoint resource only with such a name, its own queue label "
                 "and, for S3 models, its own data bucket. HyperPod CLI 3.12.0's endpoint templates write no "
-                "labels, so under task governance apply the resource with them (`kubectl apply -f llama.yaml`); list, describe, invoke and "
-                "delete with `hyp`:"
+                "labels, so under task governance apply the resource with them (`kubectl apply -f llama.yaml`); "
+                "list, describe, invoke and delete with `hyp`:"
             )
         )
         document.add(Code(_endpoint_manifest(spec, team), language="yaml"))
