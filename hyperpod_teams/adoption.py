@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from hyperpod_teams import naming
+from hyperpod_teams import addons, naming
 from hyperpod_teams.review.document import md_code
 from hyperpod_teams.spec.models import PlatformSpec
 
@@ -105,6 +105,24 @@ def existing_resources(spec: PlatformSpec) -> list[Existing]:
                 f"--region {region} --query 'addon.[addonName,status,addonVersion]'",
             )
         )
+    eks = naming.shared_eks_cluster_name(cluster)
+    for field, add_on, name in (
+        ("inference", cluster.inference, addons.INFERENCE_OPERATOR_ADDON),
+        ("spaces", cluster.spaces, addons.SPACES_ADDON),
+        ("observability", cluster.observability, addons.OBSERVABILITY_ADDON),
+    ):
+        if add_on is not None and add_on.existing_addon is not None:
+            found.append(
+                Existing(
+                    f"{field} add-on",
+                    f"{eks}:{name}",
+                    "imported" if add_on.existing_addon == "take_over" else "left alone",
+                    f"cluster.{field}.existing_addon",
+                    cluster_stack,
+                    f"aws eks describe-addon --cluster-name {eks} --addon-name {name} "
+                    f"--region {region} --query 'addon.[addonName,status,addonVersion]'",
+                )
+            )
     if governance.enabled and governance.existing_scheduler_config_arn is not None:
         found.append(
             Existing(

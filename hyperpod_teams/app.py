@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from hyperpod_teams import engine, naming
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.plugins import PLATFORM_ADMINS_KEY, IdentityBuild, IdentityGroups, IdentityProviderPlugin
+from hyperpod_teams.spec.fields import installs
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stack_plan import PlannedStack, StackKind, identity_groups, identity_plugin, stack_plan
 from hyperpod_teams.stacks import (
@@ -147,7 +148,7 @@ def _cluster(b: _Building, planned: PlannedStack) -> PlatformStack:
     assert b.eks is not None
     grafana_groups: tuple[list[str], list[str]] = ([], [])
     observability = b.spec.cluster.observability
-    if b.access is not None and observability is not None and observability.install and observability.grafana:
+    if b.access is not None and observability is not None and installs(observability) and observability.grafana:
         ids = b.access.group_ids
         grafana_groups = (
             [ids[key] for key in ids if key != PLATFORM_ADMINS_KEY],

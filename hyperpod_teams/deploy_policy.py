@@ -24,6 +24,7 @@ import re
 
 from hyperpod_teams import naming
 from hyperpod_teams.policies import aws_partition
+from hyperpod_teams.spec.fields import installs
 from hyperpod_teams.spec.models import PlatformSpec
 
 #: IAM's quota on a customer managed policy (IAM user guide, "IAM and AWS STS quotas").
@@ -412,7 +413,7 @@ def add_on_statements(spec: PlatformSpec) -> list[dict]:
     partition = aws_partition(org.region)
     iam = f"arn:{partition}:iam::{org.account_id}"
     statements: list[dict] = []
-    if cluster.inference is not None and cluster.inference.install:
+    if cluster.inference is not None and installs(cluster.inference):
         operator_role = f"{iam}:role/{naming.inference_role_name(org.name, 'operator')}"
         statements.append(
             {
@@ -432,7 +433,7 @@ def add_on_statements(spec: PlatformSpec) -> list[dict]:
                 }
             )
     observability = cluster.observability
-    if observability is not None and observability.install:
+    if observability is not None and installs(observability):
         statements.append(
             {
                 "Sid": "ThePrometheusWorkspace",

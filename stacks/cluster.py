@@ -21,6 +21,7 @@ from hyperpod_teams.constructs.observability import HyperPodObservability
 from hyperpod_teams.constructs.spaces import SageMakerSpaces
 from hyperpod_teams.constructs.training_operator import TrainingOperator
 from hyperpod_teams.engine import cdk
+from hyperpod_teams.spec.fields import installs
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -145,7 +146,7 @@ class ClusterStack(PlatformStack):
         if self.pod_identity_agent is not None:
             after.append(self.pod_identity_agent)
         self.inference = None
-        if cluster.inference is not None and cluster.inference.install:
+        if installs(cluster.inference):
             cert_manager = []
             if self.training_operator is not None and self.training_operator.cert_manager is not None:
                 cert_manager = [self.training_operator.cert_manager]
@@ -158,12 +159,12 @@ class ClusterStack(PlatformStack):
                 after=after + cert_manager,
             )
         self.spaces = None
-        if cluster.spaces is not None and cluster.spaces.install:
+        if installs(cluster.spaces):
             self.spaces = SageMakerSpaces(
                 self, "spaces", spec=spec, eks_cluster_name=eks.name, eks_cluster_arn=eks.arn, after=after
             )
         self.observability = None
-        if cluster.observability is not None and cluster.observability.install:
+        if installs(cluster.observability):
             self.observability = HyperPodObservability(
                 self,
                 "observability",

@@ -9,7 +9,7 @@ import json
 import pytest
 import yaml
 
-from hyperpod_teams import cloudformation, stack_plan
+from hyperpod_teams import addons, cloudformation, naming, stack_plan
 from hyperpod_teams.constructs.hyperpod import TASK_GOVERNANCE_ADDON
 from hyperpod_teams.constructs.team import DOMAIN_TYPE
 from hyperpod_teams.spec import SpecError, load_spec, validate_spec
@@ -45,8 +45,10 @@ def test_an_adopted_cluster_is_looked_up_by_name_and_never_created(adopted_stack
     assert ("AWS::SageMaker::Cluster", '{"ClusterName": "ml-prod"}') in lookups
     # The example keeps its scheduler config: nothing in Cloud Control is created.
     assert "aws_cloudcontrolapi_resource" not in stack["resource"]
-    for kind in ("aws_s3_bucket", "aws_iam_role", "terraform_data"):
+    for kind in ("aws_s3_bucket", "terraform_data"):
         assert kind not in stack["resource"], f"an adopted cluster needs no {kind}"
+    # The one role: the controller's of the Spaces add-on the example takes over.
+    assert {r["name"] for r in stack["resource"]["aws_iam_role"].values()} == {naming.spaces_role_name("initech")}
     assert "initech-hyperpod-deps" not in adopted_stacks, "the adopted cluster runs its dependency chart already"
 
 
@@ -208,7 +210,16 @@ def adopted_world() -> World:
                 "addonVersion": "v1.0.0-eksbuild.1",
                 "addonArn": f"arn:aws:eks:{REGION}:{ACCOUNT}:addon/{STUB_OUTPUT}/{TASK_GOVERNANCE_ADDON}/0a1b2c3d",
                 "tags": {},
-            }
+            },
+            # SageMaker Spaces, installed by hand (`cluster.spaces.existing_addon: take_over`).
+            (STUB_OUTPUT, addons.SPACES_ADDON): {
+                "addonName": addons.SPACES_ADDON,
+                "clusterName": STUB_OUTPUT,
+                "status": "ACTIVE",
+                "addonVersion": "v0.2.0-eksbuild.1",
+                "addonArn": f"arn:aws:eks:{REGION}:{ACCOUNT}:addon/{STUB_OUTPUT}/{addons.SPACES_ADDON}/4e5f6a7b",
+                "tags": {},
+            },
         },
     )
 
@@ -267,6 +278,7 @@ def test_first_plans_import_what_exists_and_replace_nothing(first_plans):
     }
     assert imports == {
         ("aws_eks_addon", f"{STUB_OUTPUT}:{TASK_GOVERNANCE_ADDON}"),
+        ("aws_eks_addon", f"{STUB_OUTPUT}:{addons.SPACES_ADDON}"),
         ("aws_sagemaker_domain", search.studio.existing_domain_id),
         ("aws_ssoadmin_permission_set", f"{scientists.arn},{instance}"),
         ("aws_ssoadmin_permission_set_inline_policy", f"{scientists.arn},{instance}"),
@@ -323,7 +335,7 @@ def test_the_report_shows_imports_as_their_own_kind_of_change(first_plans):
     report = render_report(load_spec(EXAMPLE), plans)
     section = report[report.index("### Imports") :]
     section = section[: section.index("\n#")]
-    assert section.count("| initech-") == 5, section
+    assert section.count("| initech-") == 6, section
     assert "`d-4f8k2m6n9p1q`" in section and "`description`" in section
     assert "Nothing is deleted or replaced." in report
     header = next(line for line in report.splitlines() if line.startswith("| team | stack |"))
@@ -531,7 +543,7 @@ def test_runbook_prints_the_command_behind_every_identifier_the_spec_gives():
     runbook = render_runbook(spec, spec_path="teams.yaml")
     section = runbook[runbook.index("## Adopting what runs already") :]
     existing = existing_resources(spec)
-    assert {e.how for e in existing} == {"looked up", "imported", "kept as it is"}
+    assert {e.how for e in existing} == {"looked up", "imported", "kept as it is", "left alone"}
     for item in existing:
         row = next(line for line in section.splitlines() if f"`{item.field}`" in line)
         assert f"`{item.lookup}`" in row
@@ -552,6 +564,9 @@ def test_the_report_says_what_exists_and_how_each_is_treated():
         ("d-4f8k2m6n9p1q", "imported"),
         ("compute-quota/s8d2f6g1h5j9", "kept as it is"),
         ("ml-prod-eks:amazon-sagemaker-hyperpod-taskgovernance", "imported"),
+        ("ml-prod-eks:amazon-sagemaker-spaces", "imported"),
+        ("ml-prod-eks:amazon-sagemaker-hyperpod-inference", "left alone"),
+        ("ml-prod-eks:amazon-sagemaker-hyperpod-observability", "left alone"),
     ]:
         row = next(line for line in section.splitlines() if identifier in line)
         assert f"| {how} |" in row, row
@@ -562,10 +577,11 @@ def test_the_report_says_what_exists_and_how_each_is_treated():
 def test_leaving_the_addon_alone_keeps_it_out_of_the_stacks(tmp_path):
     data = example_data()
     data["cluster"]["task_governance"]["existing_addon"] = "leave_alone"
+    data["cluster"]["spaces"]["existing_addon"] = "leave_alone"  # as the example's inference and observability
     del data["cluster"]["task_governance"]["existing_scheduler_config_arn"]
     stacks = synthesize_stacks(validate_spec(data), tmp_path)
     cluster = stacks["initech-cluster"]
-    assert "aws_eks_addon" not in cluster["resource"]
+    assert "aws_eks_addon" not in cluster["resource"] and "aws_iam_role" not in cluster["resource"]
     (config,) = cluster["resource"]["aws_cloudcontrolapi_resource"].values()
     assert config["type_name"] == "AWS::SageMaker::ClusterSchedulerConfig" and "depends_on" not in config
     assert "import" not in cluster

@@ -72,12 +72,15 @@ def endpoint_arn(name: str) -> str:
 # --- inference: an endpoint's life with `hyp`, as the team's scientists and admins -----------------------
 
 
-def endpoint_steps(namespace: str) -> list[tuple[str, str, str, str | None, str | None]]:
+Request = tuple[str, str, str, "str | None", "str | None"]
+
+
+def endpoint_steps(namespace: str) -> list[Request]:
     """The Kubernetes requests of `hyp create|list|describe|list-pods|get-logs|delete` of a JumpStart and
     of a custom endpoint, and of `hyp invoke hyp-custom-endpoint`'s fallback read (inference/
     hp_jumpstart_endpoint.py, hp_endpoint.py, hp_endpoint_base.py: namespaced custom objects, then
     list_namespaced_pod, read_namespaced_pod and read_namespaced_pod_log)."""
-    steps = []
+    steps: list[Request] = []
     for resource, name in (("jumpstartmodels", "llama"), ("inferenceendpointconfigs", "bert")):
         steps += [
             ("create", INFERENCE, resource, namespace, None),
@@ -300,7 +303,7 @@ def test_the_inference_add_on_waits_for_the_nodes_cert_manager_and_the_s3_csi_dr
 # --- Spaces ------------------------------------------------------------------------------------------
 
 
-def space_steps(namespace: str) -> list[tuple[str, str, str, str | None, str | None]]:
+def space_steps(namespace: str) -> list[Request]:
     """`hyp create|list|describe|update|start|stop|delete hyp-space`, `hyp create hyp-space-access`,
     `hyp get-logs hyp-space` and `hyp portforward hyp-space` (space/hyperpod_space.py)."""
     space, conn = (addons.SPACE_API_GROUP, addons.SPACE_RESOURCE), addons.SPACE_CONNECTION_API_GROUP

@@ -10,6 +10,7 @@ from __future__ import annotations
 from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming, policies
+from hyperpod_teams.constructs.lookups import taken_over_lifecycle
 from hyperpod_teams.constructs.storage import add_private_bucket, old_versions_expire
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec
@@ -32,7 +33,7 @@ class InferenceOperator(Construct):
         super().__init__(scope, id_)
         org = spec.organization
         settings = spec.cluster.inference
-        assert settings is not None and settings.install
+        assert settings is not None and settings.existing_addon != "leave_alone"
         partition = policies.aws_partition(org.region)
         cluster = bindings.aws_data_eks_cluster.DataAwsEksCluster(self, "eks", name=eks_cluster_name)
         issuer_url = cluster.identity.get(0).oidc.get(0).issuer
@@ -146,4 +147,9 @@ class InferenceOperator(Construct):
             addon_version=settings.version,
             configuration_values=cdk.Fn.jsonencode(configuration),
             depends_on=[*grants, *prerequisites],
+            # Taken over: what was the cluster's before is never deleted by the stacks.
+            lifecycle=taken_over_lifecycle(settings.existing_addon),
         )
+        if settings.existing_addon == "take_over":
+            # The add-on's import ID (aws_eks_addon): CLUSTER_NAME:ADDON_NAME.
+            self.addon.import_from(f"{eks_cluster_name}:{addons.INFERENCE_OPERATOR_ADDON}")

@@ -67,3 +67,8 @@ def tags_check(tags: dict[str, str], what: str, command: str) -> cdk.Postconditi
         f"({', '.join(f'{k}={v}' for k, v in tags.items())}); the stacks do not manage it, so add them once: "
         f"`{command}`.",
     )
+
+
+def taken_over_lifecycle(existing: str | None) -> cdk.TerraformResourceLifecycle | None:
+    """What an imported resource (`existing_addon: take_over`) keeps: no plan destroys it."""
+    return cdk.TerraformResourceLifecycle(prevent_destroy=True) if existing == "take_over" else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming, policies
+from hyperpod_teams.constructs.lookups import taken_over_lifecycle
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec
 
@@ -29,7 +30,7 @@ class HyperPodObservability(Construct):
         super().__init__(scope, id_)
         org = spec.organization
         settings = spec.cluster.observability
-        assert settings is not None and settings.install
+        assert settings is not None and settings.existing_addon != "leave_alone"
         partition = policies.aws_partition(org.region)
         name = naming.observability_workspace_name(org.name)
         self.prometheus = bindings.aws_prometheus_workspace.PrometheusWorkspace(self, "prometheus", alias=name)
@@ -113,4 +114,9 @@ class HyperPodObservability(Construct):
                 )
             ],
             depends_on=[collector, *after],
+            # Taken over: what was the cluster's before is never deleted by the stacks.
+            lifecycle=taken_over_lifecycle(settings.existing_addon),
         )
+        if settings.existing_addon == "take_over":
+            # The add-on's import ID (aws_eks_addon): CLUSTER_NAME:ADDON_NAME.
+            self.addon.import_from(f"{eks_cluster_name}:{addons.OBSERVABILITY_ADDON}")

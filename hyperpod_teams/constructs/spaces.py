@@ -8,6 +8,7 @@ from __future__ import annotations
 from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming, policies
+from hyperpod_teams.constructs.lookups import taken_over_lifecycle
 from hyperpod_teams.spec.models import PlatformSpec
 
 
@@ -25,7 +26,7 @@ class SageMakerSpaces(Construct):
         super().__init__(scope, id_)
         org = spec.organization
         settings = spec.cluster.spaces
-        assert settings is not None and settings.install
+        assert settings is not None and settings.existing_addon != "leave_alone"
         partition = policies.aws_partition(org.region)
         trust = policies.policy_json(policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn))
         association = bindings.aws_eks_addon.EksAddonPodIdentityAssociation
@@ -65,4 +66,9 @@ class SageMakerSpaces(Construct):
                 association(role_arn=self.role.arn, service_account=addons.SPACES_CONTROLLER_SERVICE_ACCOUNT)
             ],
             depends_on=[controller_policy, *prerequisites],
+            # Taken over: what was the cluster's before is never deleted by the stacks.
+            lifecycle=taken_over_lifecycle(settings.existing_addon),
         )
+        if settings.existing_addon == "take_over":
+            # The add-on's import ID (aws_eks_addon): CLUSTER_NAME:ADDON_NAME.
+            self.addon.import_from(f"{eks_cluster_name}:{addons.SPACES_ADDON}")

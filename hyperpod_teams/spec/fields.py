@@ -861,16 +861,22 @@ class TrainingOperator(SpecModel):
     )
 
 
+#: An add-on the cluster has already: imported into the stacks, or kept out of them.
+ExistingAddon = Literal["take_over", "leave_alone"]
+
+
 class Inference(SpecModel):
     """The HyperPod inference operator (EKS add-on amazon-sagemaker-hyperpod-inference): what `hyp create
     hyp-jumpstart-endpoint`, `hyp create hyp-custom-endpoint` and `hyp invoke` need. Optional addition
     within spec v1: absent, no inference."""
 
-    install: bool = Field(
-        default=True,
-        description="Install the add-on with its roles (operator, load balancer controller, KEDA, JumpStart gated "
-        "models), the TLS-certificate bucket and the Mountpoint for S3 CSI driver. false: the cluster has the "
-        "operator already (adopted): it is left alone, and the teams still get their access to it.",
+    existing_addon: ExistingAddon | None = Field(
+        default=None,
+        description="The cluster has the add-on already: take_over imports it (the stacks make its roles, bucket and "
+        "configuration and manage it from then on, never deleting it), leave_alone keeps it and everything it uses "
+        "out of the stacks; either way the teams get their access to it. Absent: the stacks install it with its roles "
+        "(operator, load balancer controller, KEDA, JumpStart gated models), the TLS-certificate bucket and the "
+        "Mountpoint for S3 CSI driver.",
     )
     version: AddonVersion | None = Field(
         default=None, description="Version of the add-on; unset: the one EKS makes the default."
@@ -896,10 +902,11 @@ class Spaces(SpecModel):
     """SageMaker Spaces on the cluster (EKS add-on amazon-sagemaker-spaces): IDEs and notebooks that run in a
     team's namespace under its quota (`hyp create hyp-space`). Optional addition within spec v1."""
 
-    install: bool = Field(
-        default=True,
-        description="Install the add-on and its controller's role (AmazonSageMakerSpacesControllerPolicy). false: the "
-        "cluster has it already: left alone; the teams still get their access entries' space policies.",
+    existing_addon: ExistingAddon | None = Field(
+        default=None,
+        description="The cluster has the add-on already: take_over imports it, leave_alone keeps it out of the stacks; "
+        "either way the teams get their access entries' space policies. Absent: the stacks install it with its "
+        "controller's role (AmazonSageMakerSpacesControllerPolicy).",
     )
     version: AddonVersion | None = Field(default=None, description="Version of the add-on; unset: EKS's default.")
     install_ebs_csi_driver: bool = Field(
@@ -914,16 +921,23 @@ class Observability(SpecModel):
     for Prometheus workspace and, where offered, an Amazon Managed Grafana one: what `hyp get-monitoring` shows.
     Optional addition within spec v1."""
 
-    install: bool = Field(
-        default=True,
-        description="Install the add-on, its collector's role and the workspaces. false: the cluster has it already: "
-        "left alone; `hyp get-monitoring` still works for the team roles.",
+    existing_addon: ExistingAddon | None = Field(
+        default=None,
+        description="The cluster has the add-on already: take_over imports it and points it at the stacks' workspaces "
+        "(the old workspace keeps its data, no longer written to), leave_alone keeps it and its workspaces out of the "
+        "stacks; either way `hyp get-monitoring` works for the team roles. Absent: the stacks install it with its "
+        "collector's role and the workspaces.",
     )
     grafana: bool = Field(
         default=True,
         description="Make an Amazon Managed Grafana workspace (IAM Identity Center sign-in) where the region offers "
         "it; the teams' groups are its viewers.",
     )
+
+
+def installs(add_on: Inference | Spaces | Observability | None) -> bool:
+    """Whether the stacks make the add-on (or take it over), rather than find it absent or leave it alone."""
+    return add_on is not None and add_on.existing_addon != "leave_alone"
 
 
 #: Settings only a HyperPod cluster the stacks create uses: refused when the spec adopts one.

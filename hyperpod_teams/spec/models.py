@@ -47,6 +47,7 @@ from hyperpod_teams.spec.fields import (  # noqa: F401 - the spec's models, impo
     Duration,
     Eks,
     EmailAddress,
+    ExistingAddon,
     ExistingPermissionSet,
     Identity,
     IdentityCenter,
@@ -90,6 +91,7 @@ from hyperpod_teams.spec.fields import (  # noqa: F401 - the spec's models, impo
     UsageReports,
     VpcId,
     capacity_by_instance_type,
+    installs,
     spec_rule,
     tag_text_problem,
 )
@@ -142,10 +144,7 @@ class PlatformSpec(SpecModel):
         return (
             self.cluster.eks.creates_cluster
             and not said_present
-            and (
-                any(team.workload_identity.enabled for team in self.teams)
-                or (self.cluster.observability is not None and self.cluster.observability.install)
-            )
+            and (any(team.workload_identity.enabled for team in self.teams) or installs(self.cluster.observability))
         )
 
     def team(self, name: str) -> Team:
