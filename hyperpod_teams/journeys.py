@@ -19,6 +19,8 @@ class Step:
     step: str
     calls: tuple[str, ...]
     allowed_by: str
+    #: The cluster setting the step needs (`inference`, `spaces`, `observability`), if any.
+    needs: str | None = None
 
 
 STEPS: tuple[Step, ...] = (
@@ -99,6 +101,73 @@ STEPS: tuple[Step, ...] = (
         ("eks:ListAddons", "eks:DescribeAddon (the observability add-on)"),
         "ReachTheSharedEksCluster, ReadTheMonitoringAddOn",
     ),
+    # An endpoint's life (cluster.inference): hyp 3.12.0's endpoint templates write no labels, so under
+    # task governance the member applies the resource with the team's queue label (docs/team-journeys.md).
+    Step(
+        "hyp",
+        "kubectl apply -f <endpoint>.yaml (a JumpStartModel with the team's queue label, named <org>-<team>--<name>)",
+        ("create jumpstartmodels",),
+        "the team's Role; its admission policy: the queue label, the endpoint's name and the S3 model's bucket",
+        needs="inference",
+    ),
+    Step(
+        "hyp",
+        "hyp list hyp-jumpstart-endpoint --namespace <team namespace>",
+        ("list jumpstartmodels",),
+        "the team's Role",
+        needs="inference",
+    ),
+    Step(
+        "hyp",
+        "hyp get-logs hyp-jumpstart-endpoint --pod-name <pod> --namespace <team namespace>",
+        ("get pods", "get pods/log"),
+        "the team's Role",
+        needs="inference",
+    ),
+    Step(
+        "hyp",
+        "hyp invoke hyp-custom-endpoint --endpoint-name <org>-<team>--<name> --body <json>",
+        ("sagemaker:DescribeEndpoint", "sagemaker:InvokeEndpoint"),
+        "InvokeTheTeamsEndpoints",
+        needs="inference",
+    ),
+    Step(
+        "hyp",
+        "hyp delete hyp-jumpstart-endpoint --name <name> --namespace <team namespace>",
+        ("delete jumpstartmodels",),
+        "the team's Role",
+        needs="inference",
+    ),
+    # A space (cluster.spaces).
+    Step(
+        "hyp",
+        "hyp create hyp-space --name <space> --namespace <team namespace> --queue-name <team local queue>",
+        ("eks:DescribeAddon (the Spaces add-on's version)", "create workspaces"),
+        "ReadTheMonitoringAddOn; the team's Role and its access entry's AmazonSagemakerHyperpodSpacePolicy; its "
+        "admission policy (queue label)",
+        needs="spaces",
+    ),
+    Step(
+        "hyp",
+        "hyp create hyp-space-access --name <space> --namespace <team namespace>",
+        ("create workspaceconnections",),
+        "the team's Role",
+        needs="spaces",
+    ),
+    Step(
+        "hyp",
+        "hyp portforward hyp-space --name <space> --namespace <team namespace>",
+        ("list pods", "get pods", "create pods/portforward"),
+        "the team's Role",
+        needs="spaces",
+    ),
+    Step(
+        "hyp",
+        "hyp delete hyp-space --name <space> --namespace <team namespace>",
+        ("delete workspaces",),
+        "the team's Role",
+        needs="spaces",
+    ),
     Step(
         "Studio",
         "open the team's domain from the access portal",
@@ -154,3 +223,8 @@ STEPS: tuple[Step, ...] = (
         "ListWhatStudioShows, ReadTheSharedHyperPodCluster, ReadTheSharedEksCluster (execution role)",
     ),
 )
+
+
+def steps_of(cluster) -> list[Step]:
+    """The steps of a cluster's journeys: those that need an add-on only where the spec has it."""
+    return [s for s in STEPS if s.needs is None or getattr(cluster, s.needs) is not None]

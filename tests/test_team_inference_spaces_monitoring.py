@@ -211,12 +211,15 @@ def test_the_s3_csi_driver_reads_the_teams_buckets_and_no_other(stacks):
     }
 
 
+#: `hyp invoke hyp-custom-endpoint` (cli/commands/inference.py): DescribeEndpoint (sagemaker_core's
+#: Endpoint.get), then InvokeEndpoint.
+ENDPOINT_CALLS = ("sagemaker:DescribeEndpoint", "sagemaker:InvokeEndpoint")
+
+
 @pytest.mark.parametrize("role", naming.ROLES)
 def test_a_team_member_invokes_and_describes_its_own_endpoints_and_no_other_teams(stacks, role):
-    """`hyp invoke hyp-custom-endpoint` (cli/commands/inference.py): DescribeEndpoint (sagemaker_core's
-    Endpoint.get), then InvokeEndpoint."""
     policy = permission_set_policy(stacks, f"acme-nlp-{role}")
-    for action in ("sagemaker:DescribeEndpoint", "sagemaker:InvokeEndpoint"):
+    for action in ENDPOINT_CALLS:
         assert allows([policy], action, endpoint_arn("acme-nlp--llama"))
         for theirs in ("acme-vision--llama", "acme-nlp-llama", "llama", "acme-research--x"):
             assert not allows([policy], action, endpoint_arn(theirs)), (action, theirs)

@@ -483,7 +483,7 @@ def _journeys_section(document: Document, spec: PlatformSpec) -> None:
                     ", ".join(md_code(c) for c in s.calls),
                     s.allowed_by,
                 ]
-                for s in journeys.STEPS
+                for s in journeys.steps_of(spec.cluster)
             ],
         )
     )
