@@ -461,7 +461,6 @@ def test_every_step_the_report_lists_is_evaluated_here_and_explained_in_the_docs
     from pathlib import Path
 
     from hyperpod_teams import journeys
-
     from tests.test_team_inference_spaces_monitoring import ENDPOINT_CALLS
 
     evaluated = {
