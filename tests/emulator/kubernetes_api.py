@@ -647,14 +647,7 @@ class KubernetesApi:
         if info.subresource == "exec":
             return 400, status(400, "BadRequest", "exec runs no container in the journey tier's Kubernetes API", info)
         if info.verb == "create":
-            obj = json.loads(body or b"{}")
-            name = obj.get("metadata", {}).get("name") or ""
-            if self.store.get(group, resource, namespace, name) is not None:
-                return 409, status(409, "AlreadyExists", f'{resource} "{name}" already exists', info)
-            created = self.store.put(group, resource, namespace, obj)
-            if (group, resource) == (JOB_GROUP, JOB_RESOURCE):
-                self._operator_starts(created, namespace)
-            return 201, created
+            return self._create(info, namespace, json.loads(body or b"{}"))
         if info.verb == "get":
             found = self.store.get(group, resource, namespace, name)
             if found is None:
@@ -684,6 +677,20 @@ class KubernetesApi:
         return 405, status(
             405, "MethodNotAllowed", f"{info.verb} is not served by the journey tier's Kubernetes API", info
         )
+
+    def _create(self, info: RequestInfo, namespace: str, obj: Json) -> tuple[int, Json]:
+        group, resource = info.api_group, info.resource
+        name = obj.get("metadata", {}).get("name") or ""
+        if not name:
+            # A create-only resource of an extension API server (Spaces' workspaceconnections, as
+            # `hyp create hyp-space-access` sends it: no name), answered and not stored.
+            return 201, {**obj, "status": {}}
+        if self.store.get(group, resource, namespace, name) is not None:
+            return 409, status(409, "AlreadyExists", f'{resource} "{name}" already exists', info)
+        created = self.store.put(group, resource, namespace, obj)
+        if (group, resource) == (JOB_GROUP, JOB_RESOURCE):
+            self._operator_starts(created, namespace)
+        return 201, created
 
     def _operator_starts(self, job: Json, namespace: str) -> None:
         """What the HyperPod training operator does with a new job, stood in for: one pod, labelled

@@ -1,0 +1,288 @@
+"""An endpoint's and a space's life walked with the real HyperPod CLI (`hyp`, sagemaker-hyperpod 3.12.0 in
+.venv-journey) as each team role, against a Kubernetes API that authorizes with Kubernetes' RBAC
+authorizer over the RBAC of examples/team-work and admits with its admission policies
+(tests/emulator/kubernetes_api.py), in the team's namespace and in another team's.
+
+Who a request comes from is given here (a bearer token per team role, standing in for EKS's IAM
+authentication, which the journey tier walks with the deployed access entries); what each request may
+do is the synthesized RBAC's and admission's alone. Each step is judged by every request the CLI made
+and what was decided, never by the exit code alone (the CLI swallows errors). The AWS calls of `hyp
+invoke` and `hyp get-monitoring` are evaluated against the synthesized permission sets in
+tests/test_team_inference_spaces_monitoring.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from hyperpod_teams import addons, naming, rbac
+from tests.emulator import kubernetes_api as k8s
+
+pytestmark = pytest.mark.journey
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = "team-work"
+OWN, OTHER = "nlp", "vision"
+ALLOWED, DENIED = "allowed", "denied"
+
+
+class TokenPerRole:
+    """Authentication by a token per team role: `<team>-<role>` is a member of that role's group."""
+
+    def user(self, token: str) -> k8s.User | None:
+        team, _, role = token.partition("-")
+        if role not in naming.ROLES:
+            return None
+        return k8s.User(f"{token}-member", (naming.team_kubernetes_group(team, role), "system:authenticated"))
+
+
+@dataclass
+class Walked:
+    who: str
+    step: str
+    expected: str
+    got: str
+    output: str
+    requests: list[tuple[str, bool]] = field(default_factory=list)
+    #: Why each refused request was refused, as the API server answered (hyp itself prints "Access denied").
+    refusals: list[str] = field(default_factory=list)
+
+
+class Member:
+    def __init__(self, api: k8s.KubernetesApi, cli_bin: Path, home: Path, team: str, role: str) -> None:
+        self.api, self.cli_bin, self.who = api, cli_bin, f"{team} {role}"
+        self.user = f"{team}-{role}-member"  # TokenPerRole's name for the token below
+        (home / ".kube").mkdir(parents=True, exist_ok=True)
+        kubeconfig = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "eks", "cluster": {"server": api.url}}],
+            "users": [{"name": "member", "user": {"token": f"{team}-{role}"}}],
+            "contexts": [{"name": "eks", "context": {"cluster": "eks", "user": "member"}}],
+            "current-context": "eks",
+        }
+        (home / ".kube" / "config").write_text(json.dumps(kubeconfig))
+        self.env = {
+            "PATH": f"{cli_bin}:/usr/bin:/bin",
+            "HOME": str(home),
+            "KUBECONFIG": str(home / ".kube" / "config"),
+            # Nothing leaves the machine: hyp sends telemetry to an S3 URL on every command.
+            "HTTP_PROXY": "http://127.0.0.1:9",
+            "HTTPS_PROXY": "http://127.0.0.1:9",
+            "NO_PROXY": "127.0.0.1,localhost",
+            "AWS_ENDPOINT_URL": "http://127.0.0.1:9",
+            "AWS_DEFAULT_REGION": "us-west-2",
+            "AWS_ACCESS_KEY_ID": "member",
+            "AWS_SECRET_ACCESS_KEY": "member",
+            "AWS_MAX_ATTEMPTS": "1",
+            "PYTHONWARNINGS": "ignore",
+        }
+        self.home = home
+
+    def step(self, step: str, expected: str, *command: str, judged_by_requests: bool = False) -> Walked:
+        """Run one command; allowed when every Kubernetes request was allowed and it succeeded (or,
+        `judged_by_requests`, by its requests alone: hyp create hyp-space-access reads a URL from the
+        connection's status, which only the Spaces add-on writes); denied when a request was refused."""
+        before = len(self.api.decisions)
+        result = subprocess.run(
+            [str(self.cli_bin / command[0]), *command[1:]],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            cwd=self.home,
+        )
+        # The members walk side by side: their own requests only.
+        mine = [d for d in self.api.decisions_since(before) if d["user"] == self.user]
+        requests = [(_request(d), d["allowed"]) for d in mine]
+        refused = [r for r, allowed in requests if not allowed]
+        if refused:
+            got = DENIED
+        elif requests and (result.returncode == 0 or judged_by_requests):
+            got = ALLOWED
+        else:
+            got = f"failed (exit {result.returncode}, {len(requests)} requests)"
+        output = (result.stdout + result.stderr)[-2000:]
+        refusals = [d["reason"] for d in mine if not d["allowed"]]
+        return Walked(self.who, step, expected, got, f"$ {' '.join(command)}\n{output}", requests, refusals)
+
+    def apply(self, step: str, expected: str, manifest: dict) -> Walked:
+        """`kubectl apply -f` of a new object, as the member: a create through the Kubernetes client hyp
+        itself uses (kubernetes' dynamic client, from .venv-journey)."""
+        script = (
+            "import json,sys\n"
+            "from kubernetes import client, config\n"
+            "config.load_kube_config()\n"
+            "m = json.loads(sys.argv[1]); group, version = m['apiVersion'].split('/')\n"
+            "client.CustomObjectsApi().create_namespaced_custom_object(group, version, m['metadata']['namespace'], "
+            "sys.argv[2], m)\n"
+        )
+        plural = "jumpstartmodels" if manifest["kind"] == "JumpStartModel" else "workspaces"
+        return self.step(step, expected, "python", "-c", script, json.dumps(manifest), plural)
+
+
+def _request(decision: dict) -> str:
+    where = "/".join(part for part in (decision["namespace"], decision["name"]) if part)
+    return " ".join(part for part in (decision["verb"], decision["resource"] or decision["path"], where) if part)
+
+
+def jumpstart_model(team: str, name: str, endpoint_name: str, *, queue: str | None) -> dict:
+    """A JumpStartModel as the runbook prints it (hyperpod_teams/review/runbook.py)."""
+    labels = {rbac.QUEUE_LABEL: queue, rbac.PRIORITY_LABEL: "inference-priority"} if queue else {}
+    return {
+        "apiVersion": f"{addons.INFERENCE_API_GROUP}/v1",
+        "kind": "JumpStartModel",
+        "metadata": {"name": name, "namespace": naming.team_namespace(team), "labels": labels},
+        "spec": {
+            "model": {"modelId": "deepseek-llm-r1-distill-qwen-1-5b"},
+            "server": {"instanceType": "ml.g5.8xlarge"},
+            "sageMakerEndpoint": {"name": endpoint_name},
+        },
+    }
+
+
+def own_namespace_steps(m: Member, team: str) -> list[Walked]:
+    ns, queue = naming.team_namespace(team), naming.team_local_queue(team)
+    prefix = naming.team_endpoint_prefix("acme", team)
+    other_prefix = naming.team_endpoint_prefix("acme", OTHER)
+    role = m.who.split()[1]
+    space, endpoint = f"notebook-{role}", f"llama-{role}"
+    return [
+        # hyp 3.12.0's endpoint templates write no labels: outside the team's quota, refused.
+        m.step("hyp create hyp-jumpstart-endpoint (no queue label)", DENIED,
+               "hyp", "create", "hyp-jumpstart-endpoint", "--model-id", "deepseek-llm-r1-distill-qwen-1-5b",
+               "--instance-type", "ml.g5.8xlarge", "--endpoint-name", f"{prefix}ds", "--namespace", ns,
+               "--metadata-name", f"unlabelled-{role}"),
+        m.apply("apply an endpoint labelled with the team's queue and priority", ALLOWED,
+                jumpstart_model(team, endpoint, f"{prefix}{endpoint}", queue=queue)),
+        m.apply(f"apply an endpoint named as {OTHER}'s", DENIED,
+                jumpstart_model(team, f"squat-{role}", f"{other_prefix}llama", queue=queue)),
+        m.step("hyp list hyp-jumpstart-endpoint", ALLOWED, "hyp", "list", "hyp-jumpstart-endpoint", "--namespace", ns),
+        m.step("hyp describe hyp-jumpstart-endpoint", ALLOWED,
+               "hyp", "describe", "hyp-jumpstart-endpoint", "--name", endpoint, "--namespace", ns),
+        m.step("hyp list-pods hyp-jumpstart-endpoint", ALLOWED,
+               "hyp", "list-pods", "hyp-jumpstart-endpoint", "--namespace", ns),
+        m.step("hyp delete hyp-jumpstart-endpoint", ALLOWED,
+               "hyp", "delete", "hyp-jumpstart-endpoint", "--name", endpoint, "--namespace", ns),
+        m.step("hyp create hyp-space without --queue-name", DENIED,
+               "hyp", "create", "hyp-space", "--name", f"{space}-x", "--display-name", "Notebook", "--namespace", ns),
+        m.step("hyp create hyp-space", ALLOWED,
+               "hyp", "create", "hyp-space", "--name", space, "--display-name", "Notebook", "--namespace", ns,
+               "--queue-name", queue),
+        m.step("hyp describe hyp-space", ALLOWED, "hyp", "describe", "hyp-space", "--name", space, "--namespace", ns),
+        m.step("hyp create hyp-space-access", ALLOWED,
+               "hyp", "create", "hyp-space-access", "--name", space, "--namespace", ns, judged_by_requests=True),
+        m.step("hyp delete hyp-space", ALLOWED, "hyp", "delete", "hyp-space", "--name", space, "--namespace", ns),
+    ]  # fmt: skip
+
+
+def other_namespace_steps(m: Member, other: str) -> list[Walked]:
+    ns = naming.team_namespace(other)
+    return [
+        m.step(f"hyp list hyp-jumpstart-endpoint in {other}'s namespace", DENIED,
+               "hyp", "list", "hyp-jumpstart-endpoint", "--namespace", ns),
+        m.step(f"hyp delete hyp-jumpstart-endpoint in {other}'s namespace", DENIED,
+               "hyp", "delete", "hyp-jumpstart-endpoint", "--name", "theirs", "--namespace", ns),
+        m.step(f"hyp create hyp-space in {other}'s namespace", DENIED,
+               "hyp", "create", "hyp-space", "--name", "planted", "--display-name", "Planted", "--namespace", ns,
+               "--queue-name", naming.team_local_queue(other)),
+        m.step(f"hyp describe hyp-space in {other}'s namespace", DENIED,
+               "hyp", "describe", "hyp-space", "--name", "theirs", "--namespace", ns),
+    ]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def walked(example_stacks, tmp_path_factory) -> tuple[list[Walked], k8s.Store]:
+    from tests.emulator.journeys import hyp_cli_bin
+    from tests.test_kubernetes_rbac import admission_manifests, rbac_manifests
+
+    cli_bin = hyp_cli_bin()
+    if cli_bin is None:
+        message = "these walks need the HyperPod CLI in .venv-journey (make test installs it)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    stacks = example_stacks[EXAMPLE]
+    store = k8s.Store()
+    k8s.seed(store, namespaces=[naming.team_namespace(t) for t in (OWN, OTHER)], crds=[])
+    theirs = jumpstart_model(OTHER, "theirs", "acme-vision--theirs", queue=naming.team_local_queue(OTHER))
+    store.put(addons.INFERENCE_API_GROUP, "jumpstartmodels", naming.team_namespace(OTHER), theirs)
+    store.put(
+        addons.SPACE_API_GROUP, addons.SPACE_RESOURCE, naming.team_namespace(OTHER), {"metadata": {"name": "theirs"}}
+    )
+    api = k8s.KubernetesApi(
+        authenticator=TokenPerRole(),  # type: ignore[arg-type]
+        rbac=k8s.Rbac(rbac_manifests(stacks)),
+        store=store,
+        admission=k8s.Admission(admission_manifests(stacks)),
+    ).start()
+    work = tmp_path_factory.mktemp("hyp-walks")
+    try:
+        members = {role: Member(api, cli_bin, work / role, OWN, role) for role in naming.ROLES}
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            own = list(pool.map(lambda role: own_namespace_steps(members[role], OWN), naming.ROLES))
+        steps = [s for walk in own for s in walk] + other_namespace_steps(members["admins"], OTHER)
+    finally:
+        api.stop()
+    return steps, store
+
+
+def _report(steps: list[Walked]) -> str:
+    return "\n\n".join(f"--- {s.who}: {s.step}: expected {s.expected}, got {s.got}\n{s.output}" for s in steps)
+
+
+def test_each_team_role_walks_an_endpoints_and_a_spaces_life_in_its_namespace_and_none_in_anothers(walked):
+    steps, _ = walked
+    wrong = [s for s in steps if s.expected != s.got]
+    assert not wrong, _report(wrong)
+    assert {s.who for s in steps} == {f"{OWN} {role}" for role in naming.ROLES}
+
+
+def test_an_endpoint_is_admitted_only_with_the_teams_queue_and_name(walked):
+    """The step that shows it: the endpoint the member applied with the team's queue label was admitted
+    and stored with it (Kueue admits it under the team's ClusterQueue by that label); without the label,
+    or with another team's name, the team's admission policy refused it, saying why."""
+    steps, _ = walked
+    applied = [s for s in steps if s.step.startswith("apply an endpoint labelled")]
+    assert applied and all(s.got == ALLOWED for s in applied)
+    assert all(r == (f"create jumpstartmodels {naming.team_namespace(OWN)}", True) for s in applied for r in s.requests)
+    unlabelled = [s for s in steps if s.step == "hyp create hyp-jumpstart-endpoint (no queue label)"]
+    assert unlabelled and all("label it kueue.x-k8s.io/queue-name" in " ".join(s.refusals) for s in unlabelled)
+    squatting = [s for s in steps if s.step == f"apply an endpoint named as {OTHER}'s"]
+    assert squatting and all("starts with acme-nlp--" in " ".join(s.refusals) for s in squatting)
+
+
+def test_the_endpoint_as_admitted_carries_the_teams_queue_and_priority(example_stacks, tmp_path):
+    """What the API server holds after the member's apply: the labels Kueue reads."""
+    from tests.test_kubernetes_rbac import admission_manifests
+
+    admission = k8s.Admission(admission_manifests(example_stacks[EXAMPLE]))
+    manifest = jumpstart_model(OWN, "llama", "acme-nlp--llama", queue=naming.team_local_queue(OWN))
+    info = k8s.RequestInfo(
+        path="", verb="create", is_resource_request=True, api_group=addons.INFERENCE_API_GROUP,
+        namespace=naming.team_namespace(OWN), resource="jumpstartmodels", subresource="", name="",
+    )  # fmt: skip
+    user = k8s.User("m", (naming.team_kubernetes_group(OWN, "scientists"), "system:authenticated"))
+    assert admission.review(user, info, manifest) is None
+    labels = manifest["metadata"]["labels"]
+    assert labels[rbac.QUEUE_LABEL] == "hyperpod-ns-nlp-localqueue"
+    assert labels[rbac.PRIORITY_LABEL] == "inference-priority"
+
+
+def test_the_walks_made_the_requests_the_docs_list(walked):
+    """Each request the real CLI made for the documented steps is one docs/team-journeys.md names."""
+    steps, _ = walked
+    docs = (ROOT / "docs" / "team-journeys.md").read_text()
+    for s in steps:
+        for request, _allowed in s.requests:
+            verb, what = request.split(" ")[:2]
+            if what.startswith("/"):  # GET /version, every command
+                continue
+            assert what.split("/")[0] in docs, (s.step, request)
