@@ -117,6 +117,27 @@ GATED_MODEL_MANAGED_POLICY = "AmazonSageMakerHyperPodGatedModelAccess"
 #: The add-on refuses an execution role named otherwise (the chart's _validateRequiredValues.tpl,
 #: `isAddOn`: "executionRoleArn must have a role name with prefix 'SageMakerHyperPodInference'").
 INFERENCE_ROLE_NAME_PREFIX = "SageMakerHyperPodInference"
+#: Where the operator's images are published (the chart's values.yaml, `image.repositoryDomainMap`, at
+#: 011ca92): the chart refuses any other region ("Unsupported AWS Region"), and the add-on runs the same
+#: images.
+INFERENCE_REGIONS = (
+    "ap-northeast-1",
+    "ap-south-1",
+    "ap-southeast-1",
+    "ap-southeast-2",
+    "ap-southeast-3",
+    "ap-southeast-4",
+    "eu-central-1",
+    "eu-north-1",
+    "eu-south-2",
+    "eu-west-1",
+    "eu-west-2",
+    "sa-east-1",
+    "us-east-1",
+    "us-east-2",
+    "us-west-1",
+    "us-west-2",
+)
 S3_CSI_ADDON = "aws-mountpoint-s3-csi-driver"
 S3_CSI_NAMESPACE = "kube-system"
 S3_CSI_SERVICE_ACCOUNT = "s3-csi-driver-sa"

@@ -246,9 +246,20 @@ def test_without_inference_no_team_role_invokes_an_endpoint(tmp_path):
             "leaves fewer than",
         ),
         (lambda d: d["cluster"]["inference"].update(priority_class="urgent"), "cluster.inference.priority_class", ""),
+        # The operator's images are published in the chart's regions only (values.yaml, repositoryDomainMap).
+        (lambda d: d["organization"].update(region="ca-central-1"), "cluster.inference", "allow_unlisted_region"),
+        # The dependency chart's own switch cannot render: the add-on is the way.
+        (
+            lambda d: d["cluster"].update(dependencies_chart={"components": {"hyperpod-inference-operator": True}}),
+            "cluster.dependencies_chart.components.hyperpod-inference-operator",
+            "cluster.inference installs",
+        ),
+            "cluster.dependencies_chart.components.hyperpod-inference-operator",
+            "cluster.inference installs",
+        ),
     ],
 )
-def test_an_endpoint_name_a_team_cannot_own_alone_is_refused_naming_the_field(change, field, words):
+def test_an_inference_setting_aws_or_the_chart_would_refuse_is_refused_naming_the_field(change, field, words):
     from hyperpod_teams.spec import SpecError, validate_spec
 
     data = yaml.safe_load(SPEC.read_text())

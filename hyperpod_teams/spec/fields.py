@@ -896,6 +896,12 @@ class Inference(SpecModel):
         description="The priority class the docs and the report give endpoints (label kueue.x-k8s.io/priority-class); "
         "one of task_governance.priority_classes.",
     )
+    allow_unlisted_region: bool = Field(
+        default=False,
+        description="Install the operator in a region its images are not published in as hyperpod_teams/addons.py "
+        "lists them (INFERENCE_REGIONS, from the operator's chart), for a region AWS added since. Without it, validate "
+        "refuses such a region.",
+    )
 
 
 class Spaces(SpecModel):

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from hyperpod_teams import instance_types, instance_worth, naming, regions
+from hyperpod_teams import addons, instance_types, instance_worth, naming, regions
 from hyperpod_teams.plugins import PluginError, load_identity_provider
 from hyperpod_teams.spec.fields import (
     Cluster,
@@ -465,11 +465,21 @@ def _adopted_once(t: int, team: Team, taken: dict[str, Path]) -> Iterator[Proble
 def add_on_problems(organization: Organization, cluster: Cluster, teams: list[Team]) -> list[Problem]:
     """Rules of cluster.inference: a team's endpoints are known by their name's prefix
     (naming.team_endpoint_prefix), so no team's prefix may begin another's, and each leaves room for a
-    name; the endpoints' priority class is one task governance defines."""
+    name; the endpoints' priority class is one task governance defines; the operator's images exist in
+    the region. And the dependency chart's inference operator, which cannot render, is refused."""
+    problems: list[Problem] = []
+    if cluster.dependencies_chart.components.get("hyperpod-inference-operator"):
+        problems.append(
+            Problem(
+                ("cluster", "dependencies_chart", "components", "hyperpod-inference-operator"),
+                "the dependency chart's inference operator needs values the chart stack does not pass (its execution "
+                "role, TLS bucket, region, EKS cluster, load balancer and KEDA roles)",
+                "remove it: cluster.inference installs the operator as the EKS add-on with all of them",
+            )
+        )
     inference = cluster.inference
     if inference is None:
-        return []
-    problems: list[Problem] = []
+        return problems
     names = [team.name for team in teams]
     for t, team in enumerate(teams):
         prefix = naming.team_endpoint_prefix(organization.name, team.name)
@@ -494,6 +504,20 @@ def add_on_problems(organization: Organization, cluster: Cluster, teams: list[Te
                     "choose a shorter team or organization name",
                 )
             )
+    if (
+        inference.existing_addon != "leave_alone"
+        and organization.region not in addons.INFERENCE_REGIONS
+        and not inference.allow_unlisted_region
+    ):
+        problems.append(
+            Problem(
+                ("cluster", "inference"),
+                f"the HyperPod inference operator's images are not published in {organization.region} (its chart's "
+                f"regions: {', '.join(addons.INFERENCE_REGIONS)})",
+                "deploy in one of them, leave an operator installed by hand alone (existing_addon: leave_alone), or "
+                "set allow_unlisted_region: true if AWS has added the region since",
+            )
+        )
     classes = [c.name for c in cluster.task_governance.priority_classes]
     if inference.priority_class is not None and inference.priority_class not in classes:
         problems.append(
