@@ -254,9 +254,6 @@ def test_without_inference_no_team_role_invokes_an_endpoint(tmp_path):
             "cluster.dependencies_chart.components.hyperpod-inference-operator",
             "cluster.inference installs",
         ),
-            "cluster.dependencies_chart.components.hyperpod-inference-operator",
-            "cluster.inference installs",
-        ),
     ],
 )
 def test_an_inference_setting_aws_or_the_chart_would_refuse_is_refused_naming_the_field(change, field, words):
