@@ -423,7 +423,7 @@ def add_on_statements(spec: PlatformSpec) -> list[dict]:
                 "Resource": operator_role,
             }
         )
-        if cluster.inference.create_oidc_provider:
+        if cluster.inference.creates_oidc_provider:
             statements.append(
                 {
                     "Sid": "TheEksClustersOidcProvider",

@@ -421,3 +421,34 @@ def test_the_teams_view_the_grafana_workspace_and_the_platform_admins_administer
     assert all("aws_identitystore_group" in g or "identitystore" in g for g in roles["VIEWER"] + roles["ADMIN"])
     workspace = next(iter(resources(stacks, "aws_grafana_workspace").values()))
     assert workspace["authentication_providers"] == ["AWS_SSO"]
+
+
+# --- adoption -------------------------------------------------------------------------------------------
+
+
+def test_add_ons_taken_over_are_imported_never_destroyed_and_those_left_alone_are_not_made(tmp_path):
+    """existing_addon: take_over imports the add-on (its import ID, CLUSTER_NAME:ADDON_NAME, as the
+    provider's aws_eks_addon takes it) with prevent_destroy, and finds the OIDC provider the running
+    operator had; leave_alone makes nothing of it; the teams keep their access either way."""
+    from hyperpod_teams import policies
+    from hyperpod_teams.spec import validate_spec
+    from tests.conftest import synthesize_stacks
+
+    data = yaml.safe_load(SPEC.read_text())
+    data["cluster"]["inference"]["existing_addon"] = "take_over"
+    data["cluster"]["observability"]["existing_addon"] = "leave_alone"
+    spec = validate_spec(data)
+    cluster = synthesize_stacks(spec, tmp_path)["acme-cluster"]
+    imports = {i["id"]: i["to"] for i in cluster.get("import", [])}
+    # The created EKS cluster's name comes from the EKS stack's state.
+    (address,) = [to for id_, to in imports.items() if id_.endswith(f"name}}:{addons.INFERENCE_OPERATOR_ADDON}")]
+    addon = cluster["resource"]["aws_eks_addon"][address.split(".", 1)[1]]
+    assert addon["lifecycle"]["prevent_destroy"] is True
+    assert "aws_iam_openid_connect_provider" not in cluster["resource"]
+    names = {a["addon_name"] for a in cluster["resource"]["aws_eks_addon"].values()}
+    assert addons.OBSERVABILITY_ADDON not in names and "aws_prometheus_workspace" not in cluster["resource"]
+    policy = policies.permission_set_policy_of(spec, spec.team("nlp"), "scientists")
+    assert allows([policy], "sagemaker:InvokeEndpoint", endpoint_arn("acme-nlp--llama"))
+    assert allows(
+        [policy], "eks:DescribeAddon", f"arn:aws:eks:{REGION}:{ACCOUNT}:addon/{EKS}/{addons.OBSERVABILITY_ADDON}/1"
+    )

@@ -39,7 +39,7 @@ class InferenceOperator(Construct):
         issuer_url = cluster.identity.get(0).oidc.get(0).issuer
         # A local: the trust policies name it without the quotes of the function's arguments.
         issuer = cdk.TerraformLocal(self, "oidc-issuer", cdk.Fn.replace(issuer_url, "https://", "")).as_string
-        if settings.create_oidc_provider:
+        if settings.creates_oidc_provider:
             provider = bindings.aws_iam_openid_connect_provider.IamOpenidConnectProvider(
                 self, "oidc-provider", url=issuer_url, client_id_list=["sts.amazonaws.com"]
             )

@@ -886,11 +886,19 @@ class Inference(SpecModel):
         description="Install the Mountpoint for S3 CSI driver add-on the operator mounts S3 models with; set false "
         "when the cluster has it already.",
     )
-    create_oidc_provider: bool = Field(
-        default=True,
+    create_oidc_provider: bool | None = Field(
+        default=None,
         description="Create the IAM OIDC provider of the EKS cluster, through which the operator's components get "
-        "their roles (IRSA); set false when the account has it already (IAM refuses a second one).",
+        "their roles (IRSA); false when the account has it already (IAM refuses a second one). Default: true, "
+        "false when taking over an operator (which had it).",
     )
+
+    @property
+    def creates_oidc_provider(self) -> bool:
+        if self.create_oidc_provider is not None:
+            return self.create_oidc_provider
+        return self.existing_addon is None
+
     priority_class: PriorityClassName | None = Field(
         default=None,
         description="The priority class the docs and the report give endpoints (label kueue.x-k8s.io/priority-class); "
