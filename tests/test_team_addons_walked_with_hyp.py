@@ -5,9 +5,13 @@ authorizer over the RBAC of examples/team-work and admits with its admission pol
 
 Who a request comes from is given here (a bearer token per team role, standing in for EKS's IAM
 authentication, which the journey tier walks with the deployed access entries); what each request may
-do is the synthesized RBAC's and admission's alone. Each step is judged by every request the CLI made
-and what was decided, never by the exit code alone (the CLI swallows errors). The AWS calls of `hyp
-invoke` and `hyp get-monitoring` are evaluated against the synthesized permission sets in
+do is the synthesized RBAC's and admission's alone. `hyp invoke hyp-custom-endpoint` calls AWS: a
+stand-in answers it (SageMaker's DescribeEndpoint, SageMaker Runtime's InvokeEndpoint, in their
+protocols) after IAM's evaluation logic (tests/iam_evaluation.py) allowed the call under the caller's
+synthesized permission set, and refuses it as AWS does otherwise. Each step is judged by every request
+the CLI made and what was decided, never by the exit code alone (the CLI swallows errors). `hyp
+get-monitoring` reads a context file every `hyp` on the machine shares (/tmp/hyperpod_current_context.json,
+which the journey tier writes): its calls are evaluated against the synthesized permission sets in
 tests/test_team_inference_spaces_monitoring.py.
 """
 
@@ -15,15 +19,19 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from hyperpod_teams import addons, naming, rbac
 from tests.emulator import kubernetes_api as k8s
+from tests.iam_evaluation import allows
 
 pytestmark = pytest.mark.journey
 
@@ -31,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = "team-work"
 OWN, OTHER = "nlp", "vision"
 ALLOWED, DENIED = "allowed", "denied"
+BODY = '{"inputs": "hi"}'  # an invocation's payload
 
 
 class TokenPerRole:
@@ -41,6 +50,60 @@ class TokenPerRole:
         if role not in naming.ROLES:
             return None
         return k8s.User(f"{token}-member", (naming.team_kubernetes_group(team, role), "system:authenticated"))
+
+
+class EndpointsStandIn:
+    """SageMaker's DescribeEndpoint and SageMaker Runtime's InvokeEndpoint, each decided by IAM's
+    evaluation logic over the caller's permission set (the access key names the team role); an
+    endpoint exists for any name asked. `decisions`: (access key, action, resource, allowed)."""
+
+    def __init__(self, policies: dict[str, dict], region: str, account: str) -> None:
+        self.policies, self.region, self.account = policies, region, account
+        self.decisions: list[tuple[str, str, str, bool]] = []
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                status, data, kind = stand_in.answer(self.path, self.headers, body)
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(data)))
+                if status != 200:
+                    self.send_header("x-amzn-ErrorType", "AccessDeniedException")
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def answer(self, path: str, headers, body: bytes) -> tuple[int, bytes, str]:
+        key = re.search(r"Credential=([^/]+)/", headers.get("Authorization", ""))
+        caller = key.group(1) if key else ""
+        if headers.get("X-Amz-Target") == "SageMaker.DescribeEndpoint":
+            name, action = json.loads(body)["EndpointName"], "sagemaker:DescribeEndpoint"
+        else:  # POST /endpoints/<name>/invocations (SageMaker Runtime API reference, InvokeEndpoint)
+            name, action = path.split("/")[2], "sagemaker:InvokeEndpoint"
+        # SageMaker writes the endpoint's name in lowercase in its ARN.
+        arn = f"arn:aws:sagemaker:{self.region}:{self.account}:endpoint/{name.lower()}"
+        allowed = caller in self.policies and allows([self.policies[caller]], action, arn)
+        self.decisions.append((caller, action, arn, allowed))
+        if not allowed:
+            message = f"User is not authorized to perform: {action} on resource: {arn}"
+            return 400, json.dumps({"__type": "AccessDeniedException", "message": message}).encode(), "application/json"
+        if action == "sagemaker:InvokeEndpoint":
+            return 200, b'{"generated_text": "hello"}', "application/json"
+        described = {"EndpointName": name, "EndpointArn": arn, "EndpointConfigName": name,
+                     "EndpointStatus": "InService", "CreationTime": 1.7e9, "LastModifiedTime": 1.7e9}  # fmt: skip
+        return 200, json.dumps(described).encode(), "application/x-amz-json-1.1"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
 
 
 @dataclass
@@ -56,8 +119,10 @@ class Walked:
 
 
 class Member:
-    def __init__(self, api: k8s.KubernetesApi, cli_bin: Path, home: Path, team: str, role: str) -> None:
-        self.api, self.cli_bin, self.who = api, cli_bin, f"{team} {role}"
+    def __init__(
+        self, api: k8s.KubernetesApi, aws: EndpointsStandIn, cli_bin: Path, home: Path, team: str, role: str
+    ) -> None:
+        self.api, self.aws, self.cli_bin, self.who = api, aws, cli_bin, f"{team} {role}"
         self.user = f"{team}-{role}-member"  # TokenPerRole's name for the token below
         (home / ".kube").mkdir(parents=True, exist_ok=True)
         kubeconfig = {
@@ -77,10 +142,13 @@ class Member:
             "HTTP_PROXY": "http://127.0.0.1:9",
             "HTTPS_PROXY": "http://127.0.0.1:9",
             "NO_PROXY": "127.0.0.1,localhost",
-            "AWS_ENDPOINT_URL": "http://127.0.0.1:9",
+            "AWS_ENDPOINT_URL": aws.url,
             "AWS_DEFAULT_REGION": "us-west-2",
-            "AWS_ACCESS_KEY_ID": "member",
+            "AWS_REGION": "us-west-2",
+            "AWS_ACCESS_KEY_ID": f"{team}-{role}",
             "AWS_SECRET_ACCESS_KEY": "member",
+            "AWS_CONFIG_FILE": str(home / "no-aws-config"),
+            "AWS_SHARED_CREDENTIALS_FILE": str(home / "no-aws-credentials"),
             "AWS_MAX_ATTEMPTS": "1",
             "PYTHONWARNINGS": "ignore",
         }
@@ -90,7 +158,7 @@ class Member:
         """Run one command; allowed when every Kubernetes request was allowed and it succeeded (or,
         `judged_by_requests`, by its requests alone: hyp create hyp-space-access reads a URL from the
         connection's status, which only the Spaces add-on writes); denied when a request was refused."""
-        before = len(self.api.decisions)
+        before, aws_before = len(self.api.decisions), len(self.aws.decisions)
         result = subprocess.run(
             [str(self.cli_bin / command[0]), *command[1:]],
             env=self.env,
@@ -102,6 +170,8 @@ class Member:
         # The members walk side by side: their own requests only.
         mine = [d for d in self.api.decisions_since(before) if d["user"] == self.user]
         requests = [(_request(d), d["allowed"]) for d in mine]
+        key = f"{self.user.removesuffix('-member')}"
+        requests += [(f"{action} {arn}", ok) for who, action, arn, ok in self.aws.decisions[aws_before:] if who == key]
         refused = [r for r, allowed in requests if not allowed]
         if refused:
             got = DENIED
@@ -110,7 +180,7 @@ class Member:
         else:
             got = f"failed (exit {result.returncode}, {len(requests)} requests)"
         output = (result.stdout + result.stderr)[-2000:]
-        refusals = [d["reason"] for d in mine if not d["allowed"]]
+        refusals = [d["reason"] for d in mine if not d["allowed"]] + [r for r, ok in requests if not ok and ":" in r]
         return Walked(self.who, step, expected, got, f"$ {' '.join(command)}\n{output}", requests, refusals)
 
     def apply(self, step: str, expected: str, manifest: dict) -> Walked:
@@ -169,6 +239,10 @@ def own_namespace_steps(m: Member, team: str) -> list[Walked]:
                "hyp", "describe", "hyp-jumpstart-endpoint", "--name", endpoint, "--namespace", ns),
         m.step("hyp list-pods hyp-jumpstart-endpoint", ALLOWED,
                "hyp", "list-pods", "hyp-jumpstart-endpoint", "--namespace", ns),
+        m.step("hyp invoke hyp-custom-endpoint", ALLOWED,
+               "hyp", "invoke", "hyp-custom-endpoint", "--endpoint-name", f"{prefix}{endpoint}", "--body", BODY),
+        m.step(f"hyp invoke hyp-custom-endpoint of {OTHER}'s", DENIED,
+               "hyp", "invoke", "hyp-custom-endpoint", "--endpoint-name", f"{other_prefix}llama", "--body", BODY),
         m.step("hyp delete hyp-jumpstart-endpoint", ALLOWED,
                "hyp", "delete", "hyp-jumpstart-endpoint", "--name", endpoint, "--namespace", ns),
         m.step("hyp create hyp-space without --queue-name", DENIED,
@@ -217,6 +291,13 @@ def walked(example_stacks, tmp_path_factory) -> tuple[list[Walked], k8s.Store]:
     store.put(
         addons.SPACE_API_GROUP, addons.SPACE_RESOURCE, naming.team_namespace(OTHER), {"metadata": {"name": "theirs"}}
     )
+    from tests.test_team_inference_spaces_monitoring import permission_set_policy
+
+    aws = EndpointsStandIn(
+        {f"{OWN}-{role}": permission_set_policy(stacks, f"acme-{OWN}-{role}") for role in naming.ROLES},
+        "us-west-2",
+        "111122223333",
+    )
     api = k8s.KubernetesApi(
         authenticator=TokenPerRole(),  # type: ignore[arg-type]
         rbac=k8s.Rbac(rbac_manifests(stacks)),
@@ -225,12 +306,13 @@ def walked(example_stacks, tmp_path_factory) -> tuple[list[Walked], k8s.Store]:
     ).start()
     work = tmp_path_factory.mktemp("hyp-walks")
     try:
-        members = {role: Member(api, cli_bin, work / role, OWN, role) for role in naming.ROLES}
+        members = {role: Member(api, aws, cli_bin, work / role, OWN, role) for role in naming.ROLES}
         with ThreadPoolExecutor(max_workers=2) as pool:
             own = list(pool.map(lambda role: own_namespace_steps(members[role], OWN), naming.ROLES))
         steps = [s for walk in own for s in walk] + other_namespace_steps(members["admins"], OTHER)
     finally:
         api.stop()
+        aws.stop()
     return steps, store
 
 
@@ -283,6 +365,7 @@ def test_the_walks_made_the_requests_the_docs_list(walked):
     for s in steps:
         for request, _allowed in s.requests:
             verb, what = request.split(" ")[:2]
-            if what.startswith("/"):  # GET /version, every command
-                continue
-            assert what.split("/")[0] in docs, (s.step, request)
+            if ":" in verb:  # an AWS call: its action
+                assert f"`{verb}`" in docs, (s.step, request)
+            elif not what.startswith("/"):  # GET /version, every command reads it
+                assert what.split("/")[0] in docs, (s.step, request)
