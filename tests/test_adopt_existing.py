@@ -45,10 +45,8 @@ def test_an_adopted_cluster_is_looked_up_by_name_and_never_created(adopted_stack
     assert ("AWS::SageMaker::Cluster", '{"ClusterName": "ml-prod"}') in lookups
     # The example keeps its scheduler config: nothing in Cloud Control is created.
     assert "aws_cloudcontrolapi_resource" not in stack["resource"]
-    for kind in ("aws_s3_bucket", "terraform_data"):
+    for kind in ("aws_s3_bucket", "aws_iam_role", "terraform_data"):
         assert kind not in stack["resource"], f"an adopted cluster needs no {kind}"
-    # The one role: the controller's of the Spaces add-on the example takes over.
-    assert {r["name"] for r in stack["resource"]["aws_iam_role"].values()} == {naming.spaces_role_name("initech")}
     assert "initech-hyperpod-deps" not in adopted_stacks, "the adopted cluster runs its dependency chart already"
 
 
@@ -211,7 +209,7 @@ def adopted_world() -> World:
                 "addonArn": f"arn:aws:eks:{REGION}:{ACCOUNT}:addon/{STUB_OUTPUT}/{TASK_GOVERNANCE_ADDON}/0a1b2c3d",
                 "tags": {},
             },
-            # SageMaker Spaces, installed by hand (`cluster.spaces.existing_addon: take_over`).
+            # SageMaker Spaces, installed by hand (test_an_add_on_taken_over_is_imported_by_the_first_plan).
             (STUB_OUTPUT, addons.SPACES_ADDON): {
                 "addonName": addons.SPACES_ADDON,
                 "clusterName": STUB_OUTPUT,
@@ -278,7 +276,6 @@ def test_first_plans_import_what_exists_and_replace_nothing(first_plans):
     }
     assert imports == {
         ("aws_eks_addon", f"{STUB_OUTPUT}:{TASK_GOVERNANCE_ADDON}"),
-        ("aws_eks_addon", f"{STUB_OUTPUT}:{addons.SPACES_ADDON}"),
         ("aws_sagemaker_domain", search.studio.existing_domain_id),
         ("aws_ssoadmin_permission_set", f"{scientists.arn},{instance}"),
         ("aws_ssoadmin_permission_set_inline_policy", f"{scientists.arn},{instance}"),
@@ -335,11 +332,27 @@ def test_the_report_shows_imports_as_their_own_kind_of_change(first_plans):
     report = render_report(load_spec(EXAMPLE), plans)
     section = report[report.index("### Imports") :]
     section = section[: section.index("\n#")]
-    assert section.count("| initech-") == 6, section
+    assert section.count("| initech-") == 5, section
     assert "`d-4f8k2m6n9p1q`" in section and "`description`" in section
     assert "Nothing is deleted or replaced." in report
     header = next(line for line in report.splitlines() if line.startswith("| team | stack |"))
     assert "| import |" in header
+
+
+@pytest.mark.terraform
+def test_an_add_on_taken_over_is_imported_by_the_first_plan(tmp_path):
+    """`cluster.spaces.existing_addon: take_over` on the running cluster: the first plan imports the add-on
+    (CLUSTER_NAME:ADDON_NAME) and makes its controller's role, replacing and deleting nothing."""
+    data = example_data()
+    data["cluster"]["spaces"] = {"existing_addon": "take_over", "install_ebs_csi_driver": False}
+    stacks = synthesize_stacks(validate_spec(data), tmp_path / "synth")
+    (plan,) = plan_against(adopted_world(), stacks, ["initech-cluster"], tmp_path).values()
+    imported = {c["change"]["importing"]["id"] for c in changes_of(plan) if c["change"].get("importing")}
+    assert f"{STUB_OUTPUT}:{addons.SPACES_ADDON}" in imported
+    actions = {tuple(c["change"]["actions"]) for c in changes_of(plan)}
+    assert not actions & {("delete",), ("delete", "create"), ("create", "delete")}, actions
+    created = {c["change"]["after"].get("name") for c in changes_of(plan) if c["type"] == "aws_iam_role"}
+    assert created == {naming.spaces_role_name("initech")}
 
 
 @pytest.mark.terraform
@@ -564,7 +577,7 @@ def test_the_report_says_what_exists_and_how_each_is_treated():
         ("d-4f8k2m6n9p1q", "imported"),
         ("compute-quota/s8d2f6g1h5j9", "kept as it is"),
         ("ml-prod-eks:amazon-sagemaker-hyperpod-taskgovernance", "imported"),
-        ("ml-prod-eks:amazon-sagemaker-spaces", "imported"),
+        ("ml-prod-eks:amazon-sagemaker-spaces", "left alone"),
         ("ml-prod-eks:amazon-sagemaker-hyperpod-inference", "left alone"),
         ("ml-prod-eks:amazon-sagemaker-hyperpod-observability", "left alone"),
     ]:
@@ -577,7 +590,6 @@ def test_the_report_says_what_exists_and_how_each_is_treated():
 def test_leaving_the_addon_alone_keeps_it_out_of_the_stacks(tmp_path):
     data = example_data()
     data["cluster"]["task_governance"]["existing_addon"] = "leave_alone"
-    data["cluster"]["spaces"]["existing_addon"] = "leave_alone"  # as the example's inference and observability
     del data["cluster"]["task_governance"]["existing_scheduler_config_arn"]
     stacks = synthesize_stacks(validate_spec(data), tmp_path)
     cluster = stacks["initech-cluster"]

@@ -111,9 +111,11 @@ EKS_ACCESS_ENTRY_TYPES = {
 EKS_ADDONS = {
     "adot",
     "amazon-cloudwatch-observability",
+    "amazon-sagemaker-hyperpod-inference",
     "amazon-sagemaker-hyperpod-observability",
     "amazon-sagemaker-hyperpod-taskgovernance",
     "amazon-sagemaker-hyperpod-training-operator",
+    "amazon-sagemaker-spaces",
     "aws-ebs-csi-driver",
     "aws-efs-csi-driver",
     "aws-fsx-csi-driver",

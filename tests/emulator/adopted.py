@@ -1,6 +1,6 @@
 """What an organization that already runs HyperPod on EKS has before the stacks adopt it
 (examples/existing-hyperpod): the HyperPod cluster, its scheduler config, a team's compute quota,
-its Studio domain, its permission set assigned to its group, the task-governance add-on. Seeded
+its Studio domain, its permission set assigned to its group, the add-ons the spec says it runs. Seeded
 into the emulator as AWS holds them, in AWS's shapes (the registry schemas' properties for Cloud
 Control, DescribeDomain's for the domain), from the spec's identifiers.
 
@@ -17,6 +17,19 @@ from typing import Any
 Json = dict[str, Any]
 
 
+#: The add-ons a spec says the cluster runs already (`existing_addon`, taken over or left alone).
+EXISTING_ADD_ONS = {
+    "task_governance": "amazon-sagemaker-hyperpod-taskgovernance",
+    "inference": "amazon-sagemaker-hyperpod-inference",
+    "spaces": "amazon-sagemaker-spaces",
+    "observability": "amazon-sagemaker-hyperpod-observability",
+}
+
+
+def _running_add_ons(cluster: dict) -> list[str]:
+    return [name for field, name in EXISTING_ADD_ONS.items() if (cluster.get(field) or {}).get("existing_addon")]
+
+
 def adopted_world(spec: dict, differences: dict | None = None) -> Json:
     """The adopted resources of `spec`, for `Additions.seed` (its `adopted` key); `differences`
     maps a resource (`cluster`, `scheduler_config`, `quota:<team>`) to properties that replace
@@ -31,7 +44,7 @@ def adopted_world(spec: dict, differences: dict | None = None) -> Json:
     shared = [*org_tags, {"Key": "hyperpod-teams:platform", "Value": "shared"}]
     world: Json = {
         "region": region,
-        "eks_addons": [{"cluster": eks_name, "name": "amazon-sagemaker-hyperpod-taskgovernance"}],
+        "eks_addons": [{"cluster": eks_name, "name": name} for name in _running_add_ons(cluster)],
         "cloud_control": [],
         "domains": [],
         "permission_sets": [],
