@@ -188,6 +188,13 @@ EKS_ACCESS_POLICIES = {
     "AmazonSagemakerHyperpodClusterPolicy",
     "AmazonSagemakerHyperpodControllerPolicy",
     "AmazonSagemakerHyperpodSystemNamespacePolicy",
+    # SageMaker developer guide, "Add users and set up service accounts" (Spaces), and "Cluster access for
+    # SageMaker domains"; `aws eks list-access-policies` lists them with these ARNs.
+    "AmazonSagemakerHyperpodSpacePolicy",
+    "AmazonSagemakerHyperpodSpaceTemplatePolicy",
+    "AmazonSagemakerHyperpodInferencePolicy",
+    "AmazonSagemakerHyperpodTrainingPolicy",
+    "AmazonSagemakerHyperpodUserClusterPolicy",
 }
 
 
