@@ -1,18 +1,22 @@
-"""An endpoint's and a space's life walked with the real HyperPod CLI (`hyp`, sagemaker-hyperpod 3.12.0 in
-.venv-journey) as each team role, against a Kubernetes API that authorizes with Kubernetes' RBAC
-authorizer over the RBAC of examples/team-work and admits with its admission policies
-(tests/emulator/kubernetes_api.py), in the team's namespace and in another team's.
+"""An endpoint's, a space's and the dashboards' journeys walked with the real HyperPod CLI (`hyp`,
+sagemaker-hyperpod 3.12.0 in .venv-journey) as each team role, against a Kubernetes API that authorizes
+with Kubernetes' RBAC authorizer over the RBAC of examples/team-work and admits with its admission
+policies (tests/emulator/kubernetes_api.py), in the team's namespace and in another team's.
 
 Who a request comes from is given here (a bearer token per team role, standing in for EKS's IAM
 authentication, which the journey tier walks with the deployed access entries); what each request may
-do is the synthesized RBAC's and admission's alone. `hyp invoke hyp-custom-endpoint` calls AWS: a
-stand-in answers it (SageMaker's DescribeEndpoint, SageMaker Runtime's InvokeEndpoint, in their
-protocols) after IAM's evaluation logic (tests/iam_evaluation.py) allowed the call under the caller's
-synthesized permission set, and refuses it as AWS does otherwise. Each step is judged by every request
-the CLI made and what was decided, never by the exit code alone (the CLI swallows errors). `hyp
-get-monitoring` reads a context file every `hyp` on the machine shares (/tmp/hyperpod_current_context.json,
-which the journey tier writes): its calls are evaluated against the synthesized permission sets in
-tests/test_team_inference_spaces_monitoring.py.
+do is the synthesized RBAC's and admission's alone. The AWS calls (`hyp invoke`: SageMaker's
+DescribeEndpoint, SageMaker Runtime's InvokeEndpoint; `hyp get-monitoring`: EKS ListAddons and
+DescribeAddon) reach a stand-in that decides each by IAM's evaluation logic (tests/iam_evaluation.py)
+over the caller's synthesized permission set, refuses as AWS does, and otherwise answers in the
+service's protocol: the observability add-on with the configuration the stacks write
+(addons.observability_configuration, the workspaces' ARNs as AWS would give them). Each step is
+judged by every request the CLI made and what was decided, never by the exit code alone (the CLI
+swallows errors).
+
+`hyp` keeps its cluster context in /tmp/hyperpod_current_context.json, one file for every `hyp` on the
+machine (the journey tier's too): here each member's `hyp` runs with that folder moved to its home,
+set in the CLI's constants before the CLI loads (`HYP_IN_HOME`).
 """
 
 from __future__ import annotations
@@ -38,8 +42,12 @@ pytestmark = pytest.mark.journey
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = "team-work"
 OWN, OTHER = "nlp", "vision"
+EKS = "ml-shared-eks"
 ALLOWED, DENIED = "allowed", "denied"
 BODY = '{"inputs": "hi"}'  # an invocation's payload
+#: The observability add-on's workspaces, as AWS names them once the cluster stack made them.
+PROMETHEUS_ENDPOINT = "https://aps-workspaces.us-west-2.amazonaws.com/workspaces/ws-0a1b2c3d"
+GRAFANA_ARN = "arn:aws:grafana:us-west-2:111122223333:/workspaces/g-0a1b2c3d4e"
 
 
 class TokenPerRole:
@@ -77,6 +85,8 @@ class EndpointsStandIn:
                 self.end_headers()
                 self.wfile.write(data)
 
+            do_GET = do_POST  # EKS's reads are GETs
+
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -84,6 +94,8 @@ class EndpointsStandIn:
     def answer(self, path: str, headers, body: bytes) -> tuple[int, bytes, str]:
         key = re.search(r"Credential=([^/]+)/", headers.get("Authorization", ""))
         caller = key.group(1) if key else ""
+        if path.startswith("/clusters/"):
+            return self._eks(caller, path)
         if headers.get("X-Amz-Target") == "SageMaker.DescribeEndpoint":
             name, action = json.loads(body)["EndpointName"], "sagemaker:DescribeEndpoint"
         else:  # POST /endpoints/<name>/invocations (SageMaker Runtime API reference, InvokeEndpoint)
@@ -100,6 +112,31 @@ class EndpointsStandIn:
         described = {"EndpointName": name, "EndpointArn": arn, "EndpointConfigName": name,
                      "EndpointStatus": "InService", "CreationTime": 1.7e9, "LastModifiedTime": 1.7e9}  # fmt: skip
         return 200, json.dumps(described).encode(), "application/x-amz-json-1.1"
+
+    def _eks(self, caller: str, path: str) -> tuple[int, bytes, str]:
+        """EKS ListAddons (GET /clusters/<name>/addons) and DescribeAddon (.../addons/<addon>): the
+        observability add-on, configured as the stacks configure it."""
+        parts = path.split("?")[0].strip("/").split("/")
+        eks = f"arn:aws:eks:{self.region}:{self.account}"
+        if len(parts) == 3:
+            action, arn = "eks:ListAddons", f"{eks}:cluster/{parts[1]}"
+        else:
+            action, arn = "eks:DescribeAddon", f"{eks}:addon/{parts[1]}/{parts[3]}/0a1b2c3d"
+        allowed = caller in self.policies and allows([self.policies[caller]], action, arn)
+        self.decisions.append((caller, action, arn, allowed))
+        if not allowed:
+            message = f"User is not authorized to perform: {action} on resource: {arn}"
+            return 403, json.dumps({"message": message}).encode(), "application/json"
+        if action == "eks:ListAddons":
+            return 200, json.dumps({"addons": [addons.OBSERVABILITY_ADDON]}).encode(), "application/json"
+        configuration = addons.observability_configuration(
+            prometheus_endpoint=PROMETHEUS_ENDPOINT,
+            prometheus_arn=f"arn:aws:aps:{self.region}:{self.account}:workspace/ws-0a1b2c3d",
+            grafana=("acme-hyperpod", GRAFANA_ARN),
+        )
+        addon = {"addonName": parts[3], "clusterName": parts[1], "status": "ACTIVE", "addonArn": arn,
+                 "configurationValues": json.dumps(configuration)}  # fmt: skip
+        return 200, json.dumps({"addon": addon}).encode(), "application/json"
 
     def stop(self) -> None:
         self.server.shutdown()
@@ -159,8 +196,10 @@ class Member:
         `judged_by_requests`, by its requests alone: hyp create hyp-space-access reads a URL from the
         connection's status, which only the Spaces add-on writes); denied when a request was refused."""
         before, aws_before = len(self.api.decisions), len(self.aws.decisions)
+        argv = [str(self.cli_bin / "python"), "-c", HYP_IN_HOME, *command[1:]] if command[0] == "hyp" else [
+            str(self.cli_bin / command[0]), *command[1:]]  # fmt: skip
         result = subprocess.run(
-            [str(self.cli_bin / command[0]), *command[1:]],
+            argv,
             env=self.env,
             capture_output=True,
             text=True,
@@ -196,6 +235,18 @@ class Member:
         )
         plural = "jumpstartmodels" if manifest["kind"] == "JumpStartModel" else "workspaces"
         return self.step(step, expected, "python", "-c", script, json.dumps(manifest), plural)
+
+
+#: `hyp`, its cluster context kept in the member's home instead of /tmp (the CLI's constant, set before
+#: the CLI's modules read it); otherwise the entry point .venv-journey/bin/hyp runs.
+HYP_IN_HOME = (
+    "import os, sys\n"
+    "import sagemaker.hyperpod.cli.constants.command_constants as constants\n"
+    "constants.GENERATED_LAUNCHER_CONFIG_FILE_PATH = os.environ['HOME'] + '/'\n"
+    "from sagemaker.hyperpod.cli.hyp_cli import cli\n"
+    "sys.argv[0] = 'hyp'\n"
+    "sys.exit(cli())\n"
+)
 
 
 def _request(decision: dict) -> str:
@@ -257,6 +308,22 @@ def own_namespace_steps(m: Member, team: str) -> list[Walked]:
     ]  # fmt: skip
 
 
+def monitoring_steps(m: Member) -> list[Walked]:
+    """`hyp get-monitoring` after `hyp set-cluster-context` (whose context file is written here as it
+    writes it: the HyperPod cluster as DescribeCluster gives it; the journey tier walks that command)."""
+    context = {
+        "ClusterArn": "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdefghijkl",
+        "ClusterName": "ml-shared",
+        "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/ml-shared-eks"}},
+    }
+    (m.home / "hyperpod_current_context.json").write_text(json.dumps(context))
+    return [
+        m.step(
+            "hyp get-monitoring --grafana --prometheus", ALLOWED, "hyp", "get-monitoring", "--grafana", "--prometheus"
+        )
+    ]
+
+
 def other_namespace_steps(m: Member, other: str) -> list[Walked]:
     ns = naming.team_namespace(other)
     return [
@@ -308,7 +375,11 @@ def walked(example_stacks, tmp_path_factory) -> tuple[list[Walked], k8s.Store]:
     try:
         members = {role: Member(api, aws, cli_bin, work / role, OWN, role) for role in naming.ROLES}
         with ThreadPoolExecutor(max_workers=2) as pool:
-            own = list(pool.map(lambda role: own_namespace_steps(members[role], OWN), naming.ROLES))
+            own = list(
+                pool.map(
+                    lambda role: own_namespace_steps(members[role], OWN) + monitoring_steps(members[role]), naming.ROLES
+                )
+            )
         steps = [s for walk in own for s in walk] + other_namespace_steps(members["admins"], OTHER)
     finally:
         api.stop()
@@ -369,3 +440,20 @@ def test_the_walks_made_the_requests_the_docs_list(walked):
                 assert f"`{verb}`" in docs, (s.step, request)
             elif not what.startswith("/"):  # GET /version, every command reads it
                 assert what.split("/")[0] in docs, (s.step, request)
+
+
+def test_each_team_role_reads_the_monitoring_urls_the_stacks_configure(walked):
+    """`hyp get-monitoring` prints the Grafana dashboard's URL (the workspace ID at the end of the
+    add-on's amgWorkspace.arn, observability/utils.py) and the Prometheus endpoint, for every team role."""
+    steps, _ = walked
+    monitoring = [s for s in steps if s.step.startswith("hyp get-monitoring")]
+    assert {s.who for s in monitoring} == {f"{OWN} {role}" for role in naming.ROLES}
+    for s in monitoring:
+        assert s.got == ALLOWED, _report([s])
+        assert "https://g-0a1b2c3d4e.grafana-workspace.us-west-2.amazonaws.com/d/" in s.output, s.output
+        assert PROMETHEUS_ENDPOINT in s.output, s.output
+        # observability/utils.py asks ListAddons from two places before the DescribeAddon: the set of calls.
+        assert {r for r, _ in s.requests if ":" in r.split(" ")[0]} == {
+            f"eks:ListAddons arn:aws:eks:us-west-2:111122223333:cluster/{EKS}",
+            f"eks:DescribeAddon arn:aws:eks:us-west-2:111122223333:addon/{EKS}/{addons.OBSERVABILITY_ADDON}/0a1b2c3d",
+        }
