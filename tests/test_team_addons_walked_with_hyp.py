@@ -288,8 +288,6 @@ def own_namespace_steps(m: Member, team: str) -> list[Walked]:
         m.step("hyp list hyp-jumpstart-endpoint", ALLOWED, "hyp", "list", "hyp-jumpstart-endpoint", "--namespace", ns),
         m.step("hyp describe hyp-jumpstart-endpoint", ALLOWED,
                "hyp", "describe", "hyp-jumpstart-endpoint", "--name", endpoint, "--namespace", ns),
-        m.step("hyp list-pods hyp-jumpstart-endpoint", ALLOWED,
-               "hyp", "list-pods", "hyp-jumpstart-endpoint", "--namespace", ns),
         m.step("hyp invoke hyp-custom-endpoint", ALLOWED,
                "hyp", "invoke", "hyp-custom-endpoint", "--endpoint-name", f"{prefix}{endpoint}", "--body", BODY),
         m.step(f"hyp invoke hyp-custom-endpoint of {OTHER}'s", DENIED,
@@ -301,7 +299,6 @@ def own_namespace_steps(m: Member, team: str) -> list[Walked]:
         m.step("hyp create hyp-space", ALLOWED,
                "hyp", "create", "hyp-space", "--name", space, "--display-name", "Notebook", "--namespace", ns,
                "--queue-name", queue),
-        m.step("hyp describe hyp-space", ALLOWED, "hyp", "describe", "hyp-space", "--name", space, "--namespace", ns),
         m.step("hyp create hyp-space-access", ALLOWED,
                "hyp", "create", "hyp-space-access", "--name", space, "--namespace", ns, judged_by_requests=True),
         m.step("hyp delete hyp-space", ALLOWED, "hyp", "delete", "hyp-space", "--name", space, "--namespace", ns),
@@ -325,15 +322,39 @@ def monitoring_steps(m: Member) -> list[Walked]:
 
 
 def other_namespace_steps(m: Member, other: str) -> list[Walked]:
+    """In the other team's namespace: scientists list its endpoints and plant a space, admins delete its
+    endpoint and read its space (each refused)."""
     ns = naming.team_namespace(other)
+    if m.who.endswith("scientists"):
+        return [
+            m.step(
+                f"hyp list hyp-jumpstart-endpoint in {other}'s namespace",
+                DENIED,
+                "hyp",
+                "list",
+                "hyp-jumpstart-endpoint",
+                "--namespace",
+                ns,
+            ),
+            m.step(
+                f"hyp create hyp-space in {other}'s namespace",
+                DENIED,
+                "hyp",
+                "create",
+                "hyp-space",
+                "--name",
+                "planted",
+                "--display-name",
+                "Planted",
+                "--namespace",
+                ns,
+                "--queue-name",
+                naming.team_local_queue(other),
+            ),
+        ]
     return [
-        m.step(f"hyp list hyp-jumpstart-endpoint in {other}'s namespace", DENIED,
-               "hyp", "list", "hyp-jumpstart-endpoint", "--namespace", ns),
         m.step(f"hyp delete hyp-jumpstart-endpoint in {other}'s namespace", DENIED,
                "hyp", "delete", "hyp-jumpstart-endpoint", "--name", "theirs", "--namespace", ns),
-        m.step(f"hyp create hyp-space in {other}'s namespace", DENIED,
-               "hyp", "create", "hyp-space", "--name", "planted", "--display-name", "Planted", "--namespace", ns,
-               "--queue-name", naming.team_local_queue(other)),
         m.step(f"hyp describe hyp-space in {other}'s namespace", DENIED,
                "hyp", "describe", "hyp-space", "--name", "theirs", "--namespace", ns),
     ]  # fmt: skip
@@ -374,13 +395,13 @@ def walked(example_stacks, tmp_path_factory) -> tuple[list[Walked], k8s.Store]:
     work = tmp_path_factory.mktemp("hyp-walks")
     try:
         members = {role: Member(api, aws, cli_bin, work / role, OWN, role) for role in naming.ROLES}
+
+        def walk(role: str) -> list[Walked]:
+            m = members[role]
+            return own_namespace_steps(m, OWN) + monitoring_steps(m) + other_namespace_steps(m, OTHER)
+
         with ThreadPoolExecutor(max_workers=2) as pool:
-            own = list(
-                pool.map(
-                    lambda role: own_namespace_steps(members[role], OWN) + monitoring_steps(members[role]), naming.ROLES
-                )
-            )
-        steps = [s for walk in own for s in walk] + other_namespace_steps(members["admins"], OTHER)
+            steps = [s for walked in pool.map(walk, naming.ROLES) for s in walked]
     finally:
         api.stop()
         aws.stop()
