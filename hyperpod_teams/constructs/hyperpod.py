@@ -13,9 +13,11 @@ from hyperpod_teams.adoption import add_tags_command, cluster_arn_command
 from hyperpod_teams.constructs.lookups import (
     cloud_control_lookup,
     equals_check,
+    import_taken_over_addon,
     property_check,
     same_cluster_check,
     tags_check,
+    taken_over_lifecycle,
 )
 from hyperpod_teams.constructs.storage import add_private_bucket, old_versions_expire
 from hyperpod_teams.engine import cdk
@@ -444,13 +446,14 @@ class TaskGovernance(Construct):
                 addon_name=TASK_GOVERNANCE_ADDON,
                 depends_on=[cluster.resource] if cluster.resource is not None else None,
                 # Taken over: what was the user's is never deleted by the stacks.
-                lifecycle=cdk.TerraformResourceLifecycle(prevent_destroy=True)
-                if governance.existing_addon == "take_over"
-                else None,
+                lifecycle=taken_over_lifecycle(governance.existing_addon),
             )
-            if governance.existing_addon == "take_over":
-                # The add-on's import ID (aws_eks_addon): CLUSTER_NAME:ADDON_NAME.
-                self.addon.import_from(f"{eks_cluster_name}:{TASK_GOVERNANCE_ADDON}")
+            import_taken_over_addon(
+                self.addon,
+                eks_cluster_name=eks_cluster_name,
+                addon_name=TASK_GOVERNANCE_ADDON,
+                existing=governance.existing_addon,
+            )
         self.scheduler_config = None
         self.existing_scheduler_config = None
         if governance.existing_scheduler_config_arn is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming, policies
-from hyperpod_teams.constructs.lookups import taken_over_lifecycle
+from hyperpod_teams.constructs.lookups import import_taken_over_addon, taken_over_lifecycle
 from hyperpod_teams.constructs.storage import add_private_bucket, old_versions_expire
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec
@@ -150,6 +150,9 @@ class InferenceOperator(Construct):
             # Taken over: what was the cluster's before is never deleted by the stacks.
             lifecycle=taken_over_lifecycle(settings.existing_addon),
         )
-        if settings.existing_addon == "take_over":
-            # The add-on's import ID (aws_eks_addon): CLUSTER_NAME:ADDON_NAME.
-            self.addon.import_from(f"{eks_cluster_name}:{addons.INFERENCE_OPERATOR_ADDON}")
+        import_taken_over_addon(
+            self.addon,
+            eks_cluster_name=eks_cluster_name,
+            addon_name=addons.INFERENCE_OPERATOR_ADDON,
+            existing=settings.existing_addon,
+        )

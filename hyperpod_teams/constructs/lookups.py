@@ -72,3 +72,10 @@ def tags_check(tags: dict[str, str], what: str, command: str) -> cdk.Postconditi
 def taken_over_lifecycle(existing: str | None) -> cdk.TerraformResourceLifecycle | None:
     """What an imported resource (`existing_addon: take_over`) keeps: no plan destroys it."""
     return cdk.TerraformResourceLifecycle(prevent_destroy=True) if existing == "take_over" else None
+
+
+def import_taken_over_addon(addon, *, eks_cluster_name: str, addon_name: str, existing: str | None) -> None:
+    """An add-on the spec takes over (`existing_addon: take_over`) is imported by its import ID
+    (aws_eks_addon: CLUSTER_NAME:ADDON_NAME); made with `taken_over_lifecycle`, no plan destroys it."""
+    if existing == "take_over":
+        addon.import_from(f"{eks_cluster_name}:{addon_name}")
