@@ -80,6 +80,28 @@ def vpc_cni_fix(cluster_name: str, region: str) -> str:
     )
 
 
+#: The VPC CNI's configuration on a cluster the stacks create: its network policy agent on, so the team
+#: namespaces' NetworkPolicies are enforced (EKS user guide, "Restrict Pod network traffic with Kubernetes
+#: network policies": `enableNetworkPolicy`, a string in the add-on's configuration schema).
+VPC_CNI_CONFIGURATION = {"enableNetworkPolicy": "true"}
+NETWORK_POLICY_CHECK = "vpc_cni_enforces_network_policies"
+
+
+def network_policy_condition(configuration_values: str) -> str:
+    """Terraform's condition that the VPC CNI's configuration (`configuration_values`, an expression
+    of the add-on's JSON) turns its network policy agent on."""
+    return f'${{try(jsondecode({configuration_values}).enableNetworkPolicy, "false") == "true"}}'
+
+
+def network_policy_message(cluster_name: str, region: str) -> str:
+    return (
+        f"The VPC CNI of {cluster_name} does not enforce network policies: the team namespaces' "
+        "NetworkPolicies hold nothing until it does. Turn it on: aws eks update-addon --cluster-name "
+        f"{cluster_name} --region {region} --addon-name {VPC_CNI_ADDON} --resolve-conflicts PRESERVE "
+        '--configuration-values \'{"enableNetworkPolicy": "true"}\''
+    )
+
+
 def vpc_cni_floor_condition() -> str:
     """The postcondition on the VPC CNI add-on (resource or data source): `self.addon_version`."""
     return "${" + version_at_least("self.addon_version", VPC_CNI_MINIMUM) + "}"
@@ -176,6 +198,9 @@ SPACE_CONNECTION_RESOURCE = "workspaceconnections"
 #: Pod Identity association of this service account), Amazon Managed Grafana shows the dashboards.
 OBSERVABILITY_ADDON = "amazon-sagemaker-hyperpod-observability"
 OBSERVABILITY_SERVICE_ACCOUNT = "hyperpod-observability-operator-otel-collector"
+#: The namespace the add-on runs its collector in (SageMaker developer guide, "Amazon SageMaker HyperPod
+#: observability": `kubectl get pods -n hyperpod-observability`).
+OBSERVABILITY_NAMESPACE = "hyperpod-observability"
 #: Where Amazon Managed Grafana is offered (the same module's `amg_allowed_regions`).
 GRAFANA_REGIONS = (
     "us-east-1",

@@ -89,6 +89,7 @@ MODULES = {
     "helm_release": "helm.release",
     "kubernetes_cluster_role": "kubernetes.cluster_role_v1",
     "kubernetes_cluster_role_binding": "kubernetes.cluster_role_binding_v1",
+    "kubernetes_labels": "kubernetes.labels",
     "kubernetes_manifest": "kubernetes.manifest",
     "kubernetes_namespace": "kubernetes.namespace_v1",
     "kubernetes_role": "kubernetes.role_v1",
@@ -160,6 +161,7 @@ if TYPE_CHECKING:  # what editors and mypy see: the default engine's modules (a 
     from cdktn_provider_helm import release as helm_release  # noqa: F401
     from cdktn_provider_kubernetes import cluster_role_binding_v1 as kubernetes_cluster_role_binding  # noqa: F401
     from cdktn_provider_kubernetes import cluster_role_v1 as kubernetes_cluster_role  # noqa: F401
+    from cdktn_provider_kubernetes import labels as kubernetes_labels  # noqa: F401
     from cdktn_provider_kubernetes import manifest as kubernetes_manifest  # noqa: F401
     from cdktn_provider_kubernetes import namespace_v1 as kubernetes_namespace  # noqa: F401
     from cdktn_provider_kubernetes import provider as kubernetes_provider  # noqa: F401

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hyperpod_teams import addons, naming
+from hyperpod_teams import addons, isolation, naming
 
 RBAC_API_GROUP = "rbac.authorization.k8s.io"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "hyperpod-teams"}
@@ -237,6 +237,8 @@ def team_rbac_manifests(team: str, *, inference: bool = False, spaces: bool = Fa
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 ADMISSION_API_GROUP = "admissionregistration.k8s.io"
+KUEUE_API_GROUP = "kueue.x-k8s.io"
+
 #: What a member submits work as: (API group, resource). Pods only through one of the others.
 QUEUED_WORKLOADS = (
     ("sagemaker.amazonaws.com", "hyperpodpytorchjobs"),
@@ -306,14 +308,21 @@ def queued_workloads(*, inference: bool = False, spaces: bool = False) -> tuple[
 
 
 def queue_label_policy_manifests(
-    team: str, *, endpoint_prefix: str | None = None, model_bucket: str | None = None, spaces: bool = False
+    team: str,
+    *,
+    endpoint_prefix: str | None = None,
+    model_bucket: str | None = None,
+    spaces: bool = False,
+    workload_priorities: list[str] | None = None,
 ) -> list[dict]:
     """The ValidatingAdmissionPolicy and its binding that hold the team's members to their queue:
     a job they create or change in the team namespace carries the team's LocalQueue label, and they
     create no bare pod (a pod Kueue would not admit). Controllers' requests (the job operators
     creating a job's pods) are not the members' and pass. With `endpoint_prefix` (cluster.inference)
     the endpoints are held to the label too, to the team's endpoint names and to its own data bucket
-    (`model_bucket`) for S3 models; with `spaces`, the spaces (`hyp create hyp-space --queue-name`)."""
+    (`model_bucket`) for S3 models; with `spaces`, the spaces (`hyp create hyp-space --queue-name`).
+    With `workload_priorities`, a member's work carries none of Kueue's priority classes but these, and
+    an admin's change of a Kueue workload keeps to them (isolation.workload_priority_validation)."""
     name = queue_label_policy_name(team)
     queue = naming.team_local_queue(team)
     groups = ", ".join(f"'{naming.team_kubernetes_group(team, role)}'" for role in naming.ROLES)
@@ -322,6 +331,10 @@ def queue_label_policy_manifests(
         for group, resource in queued_workloads(inference=endpoint_prefix is not None, spaces=spaces)
     ]
     rules.append({"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]})
+    if workload_priorities is not None:
+        rules.append(
+            {"apiGroups": [KUEUE_API_GROUP], "apiVersions": ["*"], "operations": ["UPDATE"], "resources": ["workloads"]}
+        )
     return [
         {
             "apiVersion": f"{ADMISSION_API_GROUP}/v1",
@@ -348,7 +361,7 @@ def queue_label_policy_manifests(
                     },
                     {
                         "expression": (
-                            f"request.resource.resource == 'pods' || (has(object.metadata.labels) && "
+                            f"request.resource.resource in ['pods', 'workloads'] || (has(object.metadata.labels) && "
                             f"'{QUEUE_LABEL}' in object.metadata.labels && "
                             f"object.metadata.labels['{QUEUE_LABEL}'] == '{queue}')"
                         ),
@@ -362,6 +375,11 @@ def queue_label_policy_manifests(
                     *(
                         [_endpoint_name_validation(team, endpoint_prefix), _model_bucket_validation(team, model_bucket)]
                         if endpoint_prefix is not None
+                        else []
+                    ),
+                    *(
+                        [isolation.workload_priority_validation(team, workload_priorities)]
+                        if workload_priorities is not None
                         else []
                     ),
                 ],

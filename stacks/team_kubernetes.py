@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from constructs import Construct
 
-from hyperpod_teams import bindings, naming, rbac
+from hyperpod_teams import bindings, isolation, naming, rbac
 from hyperpod_teams.constructs.eks import EksCluster
-from hyperpod_teams.constructs.kubernetes import TeamAdmission, TeamRbac
+from hyperpod_teams.constructs.kubernetes import TeamAdmission, TeamIsolation, TeamRbac
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -26,6 +26,11 @@ class TeamKubernetesStack(PlatformStack):
         self.add_kubernetes_provider(eks)
         self.namespace_name = naming.team_namespace(team.name)
         self.namespace = None
+        cluster = spec.cluster
+        namespace_labels = isolation.namespace_labels(team.name, cluster.eks.kubernetes_version)
+        workload_priorities = isolation.team_workload_priorities(
+            team.compute.priority_classes, [c.name for c in cluster.task_governance.priority_classes]
+        )
         if not spec.cluster.task_governance.enabled:
             # Without task governance nobody else creates the team namespace; with it, task
             # governance owns the namespace and this stack must never create it too.
@@ -38,7 +43,7 @@ class TeamKubernetesStack(PlatformStack):
                     "metadata",
                     namespace.NamespaceV1Metadata(
                         name=self.namespace_name,
-                        labels=rbac.team_labels(team.name),
+                        labels={**rbac.team_labels(team.name), **namespace_labels},
                     ),
                 ),
             )
@@ -79,6 +84,20 @@ class TeamKubernetesStack(PlatformStack):
                 ),
                 depends_on=[self.namespace] if self.namespace is not None else None,
             )
+        # Every pod of the namespace, whoever creates it, and the pod network (hyperpod_teams.isolation).
+        self.isolation = TeamIsolation(
+            self,
+            "isolation",
+            team=team.name,
+            namespace_labels=namespace_labels if self.namespace is None else None,
+            workload_priorities=workload_priorities,
+            pod_priority_classes=list(cluster.pod_priority_classes),
+            platform_namespaces=isolation.platform_namespaces(
+                inference=inference, spaces=spaces, observability=cluster.observability is not None
+            ),
+            load_balancer_cidrs=list(cluster.inference.load_balancer_cidrs) if cluster.inference else [],
+            depends_on=[self.namespace] if self.namespace is not None else None,
+        )
         self.admission = None
         if spec.cluster.task_governance.enabled:
             # The team's quota is Kueue's, which admits only what carries the team's queue label:
@@ -90,4 +109,5 @@ class TeamKubernetesStack(PlatformStack):
                 endpoint_prefix=naming.team_endpoint_prefix(spec.organization.name, team.name) if inference else None,
                 model_bucket=naming.team_data_bucket(spec.organization, team),
                 spaces=spaces,
+                workload_priorities=workload_priorities,
             )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming, policies
@@ -27,12 +29,29 @@ class EksCluster(Construct):
             self.endpoint: str = found.endpoint
             self.certificate_authority_data: str = found.certificate_authority.get(0).data
             # The VPC CNI the cluster runs: read at every plan, which stops below HyperPod's floor.
-            bindings.aws_data_eks_addon.DataAwsEksAddon(
+            cni = bindings.aws_data_eks_addon.DataAwsEksAddon(
                 self,
                 "vpc-cni",
                 cluster_name=found.name,
                 addon_name=addons.VPC_CNI_ADDON,
                 lifecycle=_vpc_cni_floor(eks.existing_cluster_name, region, existing=True),
+            )
+            # The team namespaces' network policies hold only where the VPC CNI enforces them: a check
+            # (a warning at every plan, never a stop: the cluster is the user's) and a runbook step.
+            stack = cdk.TerraformStack.of(self)
+            address = f"data.{cni.terraform_resource_type}.{stack.get_logical_id(cni)}"
+            stack.add_override(
+                "check",
+                {
+                    addons.NETWORK_POLICY_CHECK: {
+                        "assert": [
+                            {
+                                "condition": addons.network_policy_condition(f"{address}.configuration_values"),
+                                "error_message": addons.network_policy_message(eks.existing_cluster_name, region),
+                            }
+                        ]
+                    }
+                },
             )
             return
 
@@ -105,6 +124,9 @@ class EksCluster(Construct):
             "vpc-cni",
             cluster_name=created.name,
             addon_name=addons.VPC_CNI_ADDON,
+            # The team namespaces' network policies are enforced by the VPC CNI's network policy agent
+            # (EKS user guide, "Restrict Pod network traffic with Kubernetes network policies").
+            configuration_values=json.dumps(addons.VPC_CNI_CONFIGURATION, sort_keys=True),
             resolve_conflicts_on_create="OVERWRITE",
             resolve_conflicts_on_update="PRESERVE",
             lifecycle=_vpc_cni_floor(naming.eks_cluster_name(cluster), region, existing=False),

@@ -1,10 +1,11 @@
-"""Kubernetes objects of one team, rendered from the pure manifests of `hyperpod_teams.rbac`."""
+"""Kubernetes objects of one team, rendered from the pure manifests of `hyperpod_teams.rbac` and
+`hyperpod_teams.isolation`."""
 
 from __future__ import annotations
 
 from constructs import Construct
 
-from hyperpod_teams import bindings, rbac
+from hyperpod_teams import bindings, isolation, naming, rbac
 
 #: Manifest kind -> (bindings module, class name prefix of the provider's `*_v1` resource).
 RESOURCES = {
@@ -80,12 +81,17 @@ class TeamAdmission(Construct):
         endpoint_prefix: str | None = None,
         model_bucket: str | None = None,
         spaces: bool = False,
+        workload_priorities: list[str] | None = None,
     ) -> None:
         super().__init__(scope, id_)
         self.objects = []
         previous = None
         manifests = rbac.queue_label_policy_manifests(
-            team, endpoint_prefix=endpoint_prefix, model_bucket=model_bucket, spaces=spaces
+            team,
+            endpoint_prefix=endpoint_prefix,
+            model_bucket=model_bucket,
+            spaces=spaces,
+            workload_priorities=workload_priorities,
         )
         for manifest in manifests:
             self.objects.append(
@@ -98,3 +104,64 @@ class TeamAdmission(Construct):
                 )
             )
             previous = self.objects[-1]
+
+
+class TeamIsolation(Construct):
+    """What holds the team's pods apart from other teams' on the nodes and the pod network they share
+    (hyperpod_teams.isolation): Pod Security Admission's labels on a namespace task governance created
+    (`namespace_labels`; a namespace the stack creates carries them itself), the pod policy that
+    decides every pod of the namespace whoever creates it, and the namespace's network policy."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        team: str,
+        namespace_labels: dict[str, str] | None,
+        workload_priorities: list[str],
+        pod_priority_classes: list[str],
+        platform_namespaces: list[str],
+        load_balancer_cidrs: list[str],
+        depends_on: list | None = None,
+    ) -> None:
+        super().__init__(scope, id_)
+        namespace = naming.team_namespace(team)
+        self.labels = None
+        if namespace_labels is not None:
+            labels = bindings.kubernetes_labels
+            # Server-side apply of these labels only, under a field manager of its own: the namespace
+            # and every other label stay task governance's; a label someone else holds is a conflict
+            # the apply reports, never overwritten (force unset).
+            self.labels = labels.Labels(
+                self,
+                "namespace-labels",
+                api_version="v1",
+                kind="Namespace",
+                metadata=labels.LabelsMetadata(name=namespace),
+                labels=namespace_labels,
+                field_manager="hyperpod-teams",
+            )
+        after = [*(depends_on or []), *([self.labels] if self.labels is not None else [])] or None
+        self.objects = []
+        previous = None
+        for manifest in isolation.pods_policy_manifests(
+            team, workload_priorities=workload_priorities, pod_priority_classes=pod_priority_classes
+        ):
+            self.objects.append(
+                bindings.kubernetes_manifest.Manifest(
+                    self,
+                    f"pods-{manifest['kind'].lower()}",
+                    manifest=manifest,
+                    depends_on=[previous] if previous is not None else after,
+                )
+            )
+            previous = self.objects[-1]
+        self.network_policy = bindings.kubernetes_manifest.Manifest(
+            self,
+            "network-policy",
+            manifest=isolation.network_policy_manifest(
+                team, platform=platform_namespaces, load_balancer_cidrs=load_balancer_cidrs
+            ),
+            depends_on=after,
+        )

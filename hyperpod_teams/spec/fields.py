@@ -215,6 +215,22 @@ PublicCidr = Annotated[
         "an IPv4 range such as 203.0.113.0/24, /1 to /32 (a /0 would open the API to the internet)",
     ),
 ]
+PrivateCidr = Annotated[
+    str,
+    _pattern(
+        r"^(\d{1,3}\.){3}\d{1,3}/(8|9|[12][0-9]|3[0-2])$",
+        "an IPv4 range of the VPC such as 10.0.64.0/24, /8 to /32",
+    ),
+]
+#: A Kubernetes PriorityClass's name (a DNS subdomain, Kubernetes' own rule for object names).
+KubernetesPriorityClassName = Annotated[
+    str,
+    _pattern(
+        r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$",
+        "a Kubernetes object name: lowercase letters, digits, '-' and '.', at most 253 characters",
+        max_length=253,
+    ),
+]
 #: What AWS accepts in a tag key or value (CloudFormation's `Tag` pattern
 #: `^([\p{L}\p{Z}\p{N}_.:/=+\-@]*)$`): letters, separators (spaces), numbers and `_.:/=+-@`.
 TAG_RULE = "letters, digits, spaces and _ . : / = + - @"
@@ -904,6 +920,14 @@ class Inference(SpecModel):
         description="The priority class the docs and the report give endpoints (label kueue.x-k8s.io/priority-class); "
         "one of task_governance.priority_classes.",
     )
+    load_balancer_cidrs: list[PrivateCidr] = Field(
+        default_factory=list,
+        max_length=20,
+        description="(addition) The ranges of the subnets the endpoints' load balancer runs in: the team "
+        "namespaces' network policy admits connections from them (the load balancer's targets are the model pods' "
+        "addresses). Give the load balancer subnets no team pod runs in; empty: no load balancer reaches the model "
+        'pods (docs/security.md, "The pod network").',
+    )
     allow_unlisted_region: bool = Field(
         default=False,
         description="Install the operator in a region its images are not published in as hyperpod_teams/addons.py "
@@ -1054,6 +1078,14 @@ class Cluster(SpecModel):
         "Insights: the cluster metrics Studio's HyperPod page shows) and give the instance groups' role "
         "CloudWatchAgentServerPolicy; each team's roles then read their own namespace's container logs. Off "
         "by default: it sends metrics and container logs to CloudWatch, charged per node and per GB.",
+    )
+    pod_priority_classes: list[KubernetesPriorityClassName] = Field(
+        default_factory=list,
+        max_length=20,
+        description="(addition) The Kubernetes PriorityClasses a team's pods may name (spec.priorityClassName); "
+        "empty: none, and team pods run at the cluster's default priority. The kube-scheduler preempts by pod "
+        "priority across namespaces, past every quota; a task's priority within task governance is Kueue's "
+        "(task_governance.priority_classes).",
     )
 
     @model_validator(mode="after")
@@ -1254,6 +1286,14 @@ class Compute(SpecModel):
         "not a percentage of a pool that moves. Only with sharing LendAndBorrow.",
     )
     preempt_team_tasks: Literal["Never", "LowerPriority"] = "LowerPriority"
+    priority_classes: list[PriorityClassName] | None = Field(
+        default=None,
+        max_length=10,
+        description="(addition) The task-governance priority classes the team's work may run at (label "
+        "kueue.x-k8s.io/priority-class: <name>-priority), each one of cluster.task_governance.priority_classes; "
+        "unset: all of them. The team's admission policies refuse any other, on a job, endpoint or space, on its "
+        "pods, and on a Kueue workload an admin changes.",
+    )
     fair_share_weight: int = Field(default=0, ge=0, le=100)
     active: bool = Field(
         default=True,
@@ -1305,6 +1345,13 @@ class Studio(SpecModel):
         le=525600,
         description="Minutes without activity after which a member's JupyterLab app shuts down. Members may "
         "pick a shorter one for their own apps, down to 60 (SageMaker's least), never a longer one.",
+    )
+    job_instance_types: list[InstanceType] | None = Field(
+        default=None,
+        max_length=30,
+        description="(addition) The instance types the team's Studio execution role may start SageMaker training and "
+        "processing jobs on (condition sagemaker:InstanceTypes). Such jobs run outside the HyperPod cluster and its "
+        "quota, billed to the team's tag. Unset: the instance types of the team's compute quota; [] : none.",
     )
 
 

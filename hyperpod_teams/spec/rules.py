@@ -121,6 +121,7 @@ def problems_across_fields(sections: Sections) -> list[Problem]:
         problems += _unique_names(
             enumerate(sections.priority_classes), "cluster.task_governance.priority_classes", "priority class name"
         )
+        problems += _team_priority_classes(sections.priority_classes, sections.teams)
     problems += _adoption(sections)
     if sections.identity is not None:
         problems += _identity_settings(sections.identity)
@@ -144,6 +145,21 @@ def _unique_names(indexed: Iterable[tuple[int, Any]], where: str, what: str) -> 
             )
         else:
             seen[folded] = (index, item.name)
+
+
+def _team_priority_classes(classes: list[PriorityClass], teams: list[tuple[int, Team]]) -> Iterator[Problem]:
+    """A team's priority classes narrow the scheduler config's: each is one of them."""
+    names = [c.name for c in classes]
+    for t, team in teams:
+        for i, name in enumerate(team.compute.priority_classes or []):
+            if name not in names:
+                yield Problem(
+                    ("teams", t, "compute", "priority_classes", i),
+                    f"{name!r} is not one of cluster.task_governance.priority_classes",
+                    f"name one of {', '.join(names)}"
+                    if names
+                    else "add it to cluster.task_governance.priority_classes",
+                )
 
 
 def _derived_kubernetes_names(teams: list[tuple[int, Team]]) -> Iterator[Problem]:

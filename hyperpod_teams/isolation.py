@@ -1,0 +1,262 @@
+"""What holds teams apart where they share the cluster: the node and the pod network. Pure layer:
+plain Kubernetes manifests and labels, no cdktf; the constructs render them, the report reads them.
+
+Every team namespace gets, whoever creates the pods in it (a member, the Job controller, the training
+operator, the inference operator, the Spaces controller):
+
+- **Pod Security Admission** at level `baseline` (Kubernetes docs, "Pod Security Standards"; the
+  admission plugin built into the API server, `pod-security.kubernetes.io/enforce`): no privileged
+  container, no host namespace (network, PID, IPC), no hostPath volume, no host port, no capability
+  beyond the default set, no unconfined seccomp, AppArmor or SELinux escape, no unsafe sysctl. What a
+  HyperPod training job with GPUs and EFA needs is within it: GPUs and EFA devices come from the device
+  plugins as extended resources (`nvidia.com/gpu`, `vpc.amazonaws.com/efa`), not from privileges
+  (aws/sagemaker-hyperpod-cli's hyp-pytorch-job template adds no security context;
+  awsome-distributed-training's FSDP HyperPodPyTorchJob requests both with none). Its `hostPath`
+  `/dev/shm` becomes `emptyDir: {medium: Memory}` (docs/security.md). `restricted` is audited and
+  warned about, not enforced: the inference operator's and Spaces' images run as root.
+- **A pod policy** (`pods_policy_manifests`), a ValidatingAdmissionPolicy with no match condition on
+  who asks, so it decides the controllers' pods as it decides a member's: no `nodeName` (a pod is
+  placed by the scheduler under Kueue's admission, never onto a node of the creator's choosing), no
+  Kubernetes PriorityClass but the ones the platform names (`cluster.pod_priority_classes`; the
+  kube-scheduler preempts by pod priority across namespaces), only the team's Kueue priority classes
+  (label `kueue.x-k8s.io/priority-class`), and no `NVIDIA_VISIBLE_DEVICES` in a container's
+  environment (the NVIDIA container runtime hands a container the GPUs that variable names, past
+  the device plugin and Kueue's count).
+- **A network policy** (`network_policy_manifest`): ingress to the team's pods only from its own
+  namespace and from the platform's namespaces; every other team's pods are refused.
+"""
+
+from __future__ import annotations
+
+from hyperpod_teams import addons, naming
+
+ADMISSION_API_GROUP = "admissionregistration.k8s.io"
+NETWORKING_API_GROUP = "networking.k8s.io"
+MANAGED_BY = {"app.kubernetes.io/managed-by": "hyperpod-teams"}
+
+#: Pod Security Admission's namespace labels (Kubernetes docs, "Enforce Pod Security Standards with
+#: namespace labels").
+POD_SECURITY_LABEL = "pod-security.kubernetes.io"
+ENFORCED_LEVEL = "baseline"
+AUDITED_LEVEL = "restricted"
+
+#: The label every team namespace carries, whoever created it (task governance or the stacks): what
+#: the network policies know a team's namespace by. Its value is the team's name.
+TENANT_LABEL = "hyperpod-teams.io/team"
+
+#: Kueue's label naming a workload's WorkloadPriorityClass (Kueue docs, "Workload Priority").
+KUEUE_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
+#: What the NVIDIA container runtime reads to hand a container GPUs (NVIDIA container toolkit,
+#: "Specialized Configurations with Docker": NVIDIA_VISIBLE_DEVICES); the device plugin sets it for
+#: the GPUs it allocated, so a pod spec never needs to.
+NVIDIA_DEVICES_VARIABLE = "NVIDIA_VISIBLE_DEVICES"
+
+#: The name of the team namespace's network policy.
+NETWORK_POLICY_NAME = "team-isolation"
+
+
+def kubernetes_minor(kubernetes_version: str) -> str:
+    """Pod Security Admission's version label for the cluster's Kubernetes version: `v1.32`. The
+    checks of that release, not of whatever release the control plane is upgraded to later."""
+    return "v" + ".".join(kubernetes_version.split(".")[:2])
+
+
+def namespace_labels(team: str, kubernetes_version: str) -> dict[str, str]:
+    """The labels the stacks hold on a team namespace: Pod Security Admission's and the tenant label."""
+    version = kubernetes_minor(kubernetes_version)
+    labels = {TENANT_LABEL: team}
+    for mode, level in (("enforce", ENFORCED_LEVEL), ("audit", AUDITED_LEVEL), ("warn", ENFORCED_LEVEL)):
+        labels[f"{POD_SECURITY_LABEL}/{mode}"] = level
+        labels[f"{POD_SECURITY_LABEL}/{mode}-version"] = version
+    return labels
+
+
+def team_workload_priorities(team_classes: list[str] | None, cluster_classes: list[str]) -> list[str]:
+    """The Kueue WorkloadPriorityClasses a team's work may carry: its own narrowing of the scheduler
+    config's classes (`teams[].compute.priority_classes`), else all of them."""
+    classes = cluster_classes if team_classes is None else team_classes
+    return [naming.workload_priority_class(name) for name in classes]
+
+
+def pods_policy_name(team: str) -> str:
+    return f"{naming.team_namespace(team)}-pods"
+
+
+def _metadata(name: str, team: str, namespace: str | None = None) -> dict:
+    metadata: dict = {"name": name, "labels": {**MANAGED_BY, "hyperpod-teams/team": team}}
+    if namespace is not None:
+        metadata["namespace"] = namespace
+    return metadata
+
+
+def _cel_list(values: list[str] | tuple[str, ...]) -> str:
+    return "[" + ", ".join(f"'{v}'" for v in values) + "]"
+
+
+def _containers_expression(check: str) -> str:
+    """`check` (over `c`) holds for every container and init container of the pod."""
+    return (
+        f"object.spec.containers.all(c, {check}) && "
+        f"(!has(object.spec.initContainers) || object.spec.initContainers.all(c, {check}))"
+    )
+
+
+def pods_policy_manifests(team: str, *, workload_priorities: list[str], pod_priority_classes: list[str]) -> list[dict]:
+    """The ValidatingAdmissionPolicy and binding that decide every pod created in the team namespace,
+    whoever creates it (no matchConditions: a controller's request is decided as a member's is).
+
+    `workload_priorities`: the Kueue WorkloadPriorityClasses the team's pods may carry
+    (`naming.workload_priority_class` of the team's allowed classes); `pod_priority_classes`: the
+    Kubernetes PriorityClasses the platform lets team pods name (empty: none)."""
+    name = pods_policy_name(team)
+    namespace = naming.team_namespace(team)
+    labels = "object.metadata.labels"
+    no_gpu_variable = f"!has(c.env) || c.env.all(e, e.name != '{NVIDIA_DEVICES_VARIABLE}')"
+    return [
+        {
+            "apiVersion": f"{ADMISSION_API_GROUP}/v1",
+            "kind": "ValidatingAdmissionPolicy",
+            "metadata": _metadata(name, team),
+            "spec": {
+                "failurePolicy": "Fail",
+                "matchConstraints": {
+                    "resourceRules": [
+                        {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}
+                    ]
+                },
+                "validations": [
+                    {
+                        "expression": "!has(object.spec.nodeName) || object.spec.nodeName == ''",
+                        "message": (
+                            f"a pod in {namespace} is placed by the scheduler under the team's quota: remove "
+                            "spec.nodeName (use a nodeSelector, e.g. node.kubernetes.io/instance-type)"
+                        ),
+                        "reason": "Forbidden",
+                    },
+                    {
+                        "expression": (
+                            "!has(object.spec.priorityClassName) || object.spec.priorityClassName == '' || "
+                            f"object.spec.priorityClassName in {_cel_list(pod_priority_classes)}"
+                        ),
+                        "message": (
+                            f"a pod in {namespace} names no Kubernetes PriorityClass"
+                            + (
+                                f" but {', '.join(pod_priority_classes)} (cluster.pod_priority_classes)"
+                                if pod_priority_classes
+                                else " (the platform names none: cluster.pod_priority_classes)"
+                            )
+                            + f"; a task's priority is Kueue's: label it {KUEUE_PRIORITY_LABEL}"
+                        ),
+                        "reason": "Forbidden",
+                    },
+                    {
+                        "expression": (
+                            f"!has({labels}) || !('{KUEUE_PRIORITY_LABEL}' in {labels}) || "
+                            f"{labels}['{KUEUE_PRIORITY_LABEL}'] in {_cel_list(workload_priorities)}"
+                        ),
+                        "message": _priority_message(team, workload_priorities),
+                        "reason": "Forbidden",
+                    },
+                    {
+                        "expression": _containers_expression(no_gpu_variable),
+                        "message": (
+                            f"a container in {namespace} gets its GPUs from the device plugin "
+                            f"(resources nvidia.com/gpu), never from {NVIDIA_DEVICES_VARIABLE} in its environment"
+                        ),
+                        "reason": "Forbidden",
+                    },
+                ],
+            },
+        },
+        {
+            "apiVersion": f"{ADMISSION_API_GROUP}/v1",
+            "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": _metadata(name, team),
+            "spec": {
+                "policyName": name,
+                "validationActions": ["Deny"],
+                "matchResources": {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}}},
+            },
+        },
+    ]
+
+
+def _priority_message(team: str, workload_priorities: list[str]) -> str:
+    namespace = naming.team_namespace(team)
+    if not workload_priorities:
+        return f"work in {namespace} carries no {KUEUE_PRIORITY_LABEL}: the team may use no priority class"
+    return (
+        f"work in {namespace} runs at one of the team's priority classes: label it {KUEUE_PRIORITY_LABEL}: "
+        f"{' or '.join(workload_priorities)} (hyp create hyp-pytorch-job --priority)"
+    )
+
+
+def workload_priority_validation(team: str, workload_priorities: list[str]) -> dict:
+    """For the member's own requests (rbac.queue_label_policy_manifests): a job, endpoint or space
+    created or changed carries none of Kueue's priority classes but the team's, and a Kueue workload an
+    admin changes keeps to them too (`spec.priorityClassName`), its priority value unchanged."""
+    labels = "object.metadata.labels"
+    allowed = _cel_list(workload_priorities)
+    workload = (
+        "(!has(object.spec.priorityClassName) || object.spec.priorityClassName in "
+        f"{allowed}) && (!has(object.spec.priority) || (has(oldObject.spec.priority) && "
+        "object.spec.priority == oldObject.spec.priority))"
+    )
+    labelled = (
+        f"!has({labels}) || !('{KUEUE_PRIORITY_LABEL}' in {labels}) || {labels}['{KUEUE_PRIORITY_LABEL}'] in {allowed}"
+    )
+    return {
+        "expression": f"request.resource.resource == 'workloads' ? ({workload}) : ({labelled})",
+        "message": _priority_message(team, workload_priorities),
+        "reason": "Forbidden",
+    }
+
+
+#: The platform components in their own namespaces that connect to a team's pods, per add-on; each
+#: with its reference (docs/security.md, "The pod network").
+PLATFORM_SOURCES: dict[str, tuple[str, ...]] = {
+    # The inference operator's controller and the components of its add-on (KEDA, the load balancer
+    # controller) run in its namespace (addons.INFERENCE_NAMESPACE).
+    "inference": (addons.INFERENCE_NAMESPACE,),
+    # The Spaces controller and its router, which proxies a member's connection to the space's pod
+    # (SageMaker developer guide, "SageMaker Spaces on HyperPod": jupyter-k8s-system).
+    "spaces": (addons.SPACES_NAMESPACE,),
+    # The observability add-on's collector scrapes the training and inference pods' metrics.
+    "observability": (addons.OBSERVABILITY_NAMESPACE,),
+}
+
+
+def platform_namespaces(*, inference: bool, spaces: bool, observability: bool) -> list[str]:
+    on = {"inference": inference, "spaces": spaces, "observability": observability}
+    return sorted({ns for addon, namespaces in PLATFORM_SOURCES.items() if on[addon] for ns in namespaces})
+
+
+def network_policy_manifest(team: str, *, platform: list[str], load_balancer_cidrs: list[str] | None = None) -> dict:
+    """The team namespace's NetworkPolicy: ingress to every pod of the namespace from the namespace's
+    own pods and from the platform's namespaces (`platform`) only, and, with `load_balancer_cidrs`, the
+    inference endpoints' load balancer (its targets are the model pods' addresses). Egress is left
+    open: pods reach AWS's APIs, their buckets and image registries."""
+    namespace = naming.team_namespace(team)
+    ingress: list[dict] = [{"from": [{"podSelector": {}}]}]
+    if platform:
+        ingress.append(
+            {
+                "from": [
+                    {
+                        "namespaceSelector": {
+                            "matchExpressions": [
+                                {"key": "kubernetes.io/metadata.name", "operator": "In", "values": list(platform)}
+                            ]
+                        }
+                    }
+                ]
+            }
+        )
+    if load_balancer_cidrs:
+        ingress.append({"from": [{"ipBlock": {"cidr": cidr}} for cidr in load_balancer_cidrs]})
+    return {
+        "apiVersion": f"{NETWORKING_API_GROUP}/v1",
+        "kind": "NetworkPolicy",
+        "metadata": _metadata(NETWORK_POLICY_NAME, team, namespace),
+        "spec": {"podSelector": {}, "policyTypes": ["Ingress"], "ingress": ingress},
+    }
