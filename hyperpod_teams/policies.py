@@ -174,16 +174,19 @@ def hyperpod_eks_node_policy(
                 ],
             },
             {
+                # Only interfaces in the cluster's own subnets (condition key ec2:Subnet of the
+                # network-interface resource type), never another workload's in the region.
                 "Sid": "ManageNodeNetworkInterfaces",
                 "Effect": "Allow",
-                "Action": list(NODE_NETWORK_INTERFACE_ACTIONS),
+                "Action": [*NODE_NETWORK_INTERFACE_ACTIONS, "ec2:AttachNetworkInterface", "ec2:DetachNetworkInterface"],
                 "Resource": [f"{ec2}:network-interface/*"],
+                "Condition": {"ArnEquals": {"ec2:Subnet": [f"{ec2}:subnet/{subnet}" for subnet in subnet_ids]}},
             },
             {
                 "Sid": "AttachAndDetachNodeNetworkInterfaces",
                 "Effect": "Allow",
                 "Action": ["ec2:AttachNetworkInterface", "ec2:DetachNetworkInterface"],
-                "Resource": [f"{ec2}:network-interface/*", f"{ec2}:instance/*"],
+                "Resource": [f"{ec2}:instance/*"],
             },
             {
                 "Sid": "TagNewNetworkInterfaces",
@@ -456,6 +459,7 @@ def team_execution_policy(
     data_bucket: str | None = None,
     workload_role: str | None = None,
     container_logs: bool = False,
+    job_instance_types: list[str] | tuple[str, ...] = (),
 ) -> dict:
     """What a team's domain apps and jobs may do: create and manage SageMaker resources tagged
     with their own team, read the shared HyperPod and EKS clusters, read and write the team's data
@@ -464,7 +468,11 @@ def team_execution_policy(
 
     Spaces and apps are created in the team's own domain only (`domain_id`; without a domain, none):
     the team tag is the requester's to write, so alone it let the role plant a space, tagged as its
-    own, in another team's domain."""
+    own, in another team's domain.
+
+    Training and processing jobs run outside the HyperPod cluster and its quota: the role starts them
+    only on `job_instance_types` (condition key sagemaker:InstanceTypes, which a job's request carries;
+    empty: no job at all)."""
     partition = aws_partition(region)
     sagemaker = f"arn:{partition}:sagemaker:{region}:{account_id}"
     team_tag = naming.TAG_TEAM
@@ -472,17 +480,38 @@ def team_execution_policy(
     return {
         "Version": "2012-10-17",
         "Statement": [
-            {
-                "Sid": "CreateOnlyTaggedWithTheTeam",
-                "Effect": "Allow",
-                "Action": list(TEAM_CREATE_ACTIONS if domain_id else TEAM_JOB_CREATE_ACTIONS),
-                "Resource": [
-                    *in_the_domain,
-                    f"{sagemaker}:processing-job/*",
-                    f"{sagemaker}:training-job/*",
-                ],
-                "Condition": {"StringEquals": {f"aws:RequestTag/{team_tag}": team}},
-            },
+            *(
+                [
+                    {
+                        "Sid": "CreateOnlyTaggedWithTheTeam",
+                        "Effect": "Allow",
+                        "Action": [a for a in TEAM_CREATE_ACTIONS if a not in TEAM_JOB_CREATE_ACTIONS],
+                        "Resource": in_the_domain,
+                        "Condition": {"StringEquals": {f"aws:RequestTag/{team_tag}": team}},
+                    }
+                ]
+                if domain_id
+                else []
+            ),
+            *(
+                [
+                    {
+                        # Outside the HyperPod quota: only on the instance types the spec allows the team
+                        # (teams[].studio.job_instance_types), and a request without one is refused (Null).
+                        "Sid": "StartJobsOnlyOnTheTeamsInstanceTypes",
+                        "Effect": "Allow",
+                        "Action": list(TEAM_JOB_CREATE_ACTIONS),
+                        "Resource": [f"{sagemaker}:processing-job/*", f"{sagemaker}:training-job/*"],
+                        "Condition": {
+                            "StringEquals": {f"aws:RequestTag/{team_tag}": team},
+                            "ForAllValues:StringEquals": {"sagemaker:InstanceTypes": sorted(job_instance_types)},
+                            "Null": {"sagemaker:InstanceTypes": "false"},
+                        },
+                    }
+                ]
+                if job_instance_types
+                else []
+            ),
             {
                 "Sid": "TagOnlyWhileCreating",
                 "Effect": "Allow",

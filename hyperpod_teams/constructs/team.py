@@ -65,6 +65,7 @@ class TeamExecutionRole(Construct):
                     data_bucket=data_bucket,
                     workload_role=workload_role,
                     container_logs=self.inputs.container_logs,
+                    job_instance_types=self.team.job_instance_types,
                 )
             ),
         )

@@ -1440,6 +1440,14 @@ class Team(SpecModel):
     def title(self) -> str:
         return self.display_name or self.name
 
+    @property
+    def job_instance_types(self) -> list[str]:
+        """The instance types the team's Studio execution role starts training and processing jobs on:
+        studio.job_instance_types, else its compute quota's."""
+        if self.studio.job_instance_types is not None:
+            return sorted(set(self.studio.job_instance_types))
+        return sorted({entry.instance_type for entry in self.compute.quota})
+
     def existing_permission_set(self, role: str) -> ExistingPermissionSet | None:
         """The permission set the role takes over, if the spec names one."""
         return next((found for r, found in self.existing_permission_sets.items() if r == role), None)
