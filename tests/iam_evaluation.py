@@ -5,7 +5,8 @@ It follows IAM's policy evaluation logic as the IAM User Guide states it for ide
 policies: an explicit Deny wins, else an Allow whose Action, Resource and every Condition match,
 else the implicit deny. Action and Resource patterns use `*` (any run of characters, `/` and `:`
 included) and `?` (one character); actions match case-insensitively. Condition operators: the
-ones the stacks use (StringEquals, StringLike, ArnLike, and their ForAnyValue: forms); a key the
+ones the stacks use (StringEquals, StringLike, ArnEquals, ArnLike, their ForAnyValue: and ForAllValues:
+forms, and Null); a key the
 request context does not have fails its condition, as IAM's does (no `...IfExists` here). Any other
 operator fails, so nothing is allowed by an operator this evaluator does not know.
 """
@@ -31,11 +32,15 @@ def _matches_any(patterns: Iterable[str], value: str, *, ignore_case: bool = Fal
 
 def _condition_holds(operator: str, key: str, expected, context: Mapping[str, object]) -> bool:
     set_operator, _, base = operator.rpartition(":")
+    if base == "Null":
+        # IAM User Guide, "Condition operator to check existence of condition keys": "true" holds
+        # when the key is absent from the request, "false" when it is present.
+        return (key not in context) == (str(expected).lower() == "true")
     if key not in context:
         return False
     given = _listed(context[key])
     expected = [str(e) for e in _listed(expected)]
-    if base == "StringEquals":
+    if base in ("StringEquals", "ArnEquals"):
         test = lambda value: str(value) in expected  # noqa: E731
     elif base in ("StringLike", "ArnLike"):
         test = lambda value: _matches_any(expected, str(value))  # noqa: E731

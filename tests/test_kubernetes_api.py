@@ -270,7 +270,8 @@ def test_the_queue_policy_as_deployed_refuses_a_members_job_without_the_teams_qu
     assert admission.review(member, info("POST", batch), job(queue)) is None
     pods = "/api/v1/namespaces/hyperpod-ns-nlp/pods"
     assert "bare pods" in (admission.review(member, info("POST", pods), job(queue)) or "")
-    assert admission.review(operator, info("POST", pods), job(None)) is None
+    pod = {"metadata": {"name": "bert-pod-0"}, "spec": {"containers": [{"name": "pytorch", "image": "pytorch"}]}}
+    assert admission.review(operator, info("POST", pods), pod) is None
     assert admission.review(operator, info("POST", jobs), job(None)) is None
     # Delete and reads are not admission's; another namespace is not this binding's.
     assert admission.review(member, info("DELETE", f"{jobs}/bert"), {}) is None

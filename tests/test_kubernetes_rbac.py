@@ -274,8 +274,9 @@ def test_each_team_namespace_gets_its_queue_policy_and_binding_and_they_pass_kub
     manifests = admission_manifests(quickstart_stacks)
     kinds = sorted((m["kind"], m["metadata"]["name"]) for m in manifests)
     assert kinds == sorted(
-        (kind, f"hyperpod-ns-{team}-queue-label")
+        (kind, f"hyperpod-ns-{team}-{policy}")
         for team in ("nlp", "vision", "research")
+        for policy in ("queue-label", "pods")
         for kind in ("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
     )
     for m in manifests:
@@ -285,4 +286,7 @@ def test_each_team_namespace_gets_its_queue_policy_and_binding_and_they_pass_kub
 def test_without_task_governance_there_is_no_queue_to_hold_a_team_to(quickstart_data, tmp_path):
     quickstart_data["cluster"]["task_governance"] = {"enabled": False}
     stacks = synthesize_stacks(validate_spec(quickstart_data), tmp_path)
-    assert admission_manifests(stacks) == []
+    # The pods of the namespace are still decided (hyperpod_teams.isolation); no queue is held.
+    assert sorted({m["metadata"]["name"] for m in admission_manifests(stacks)}) == [
+        f"hyperpod-ns-{team}-pods" for team in ("nlp", "research", "vision")
+    ]

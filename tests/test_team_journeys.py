@@ -190,10 +190,39 @@ def test_studio_plants_no_space_or_app_in_another_teams_domain_even_tagged_as_it
     app = f"{SAGEMAKER}:app/d-vision/theirs/jupyterlab/default"
     assert not allows([policy], "sagemaker:CreateApp", app, tagged_nlp)
     without_domain = policies.team_execution_policy(
-        org="acme", team="nlp", account_id=ACCOUNT, region=REGION, eks_cluster_name=EKS
+        org="acme",
+        team="nlp",
+        account_id=ACCOUNT,
+        region=REGION,
+        eks_cluster_name=EKS,
+        job_instance_types=["ml.p5.48xlarge"],
     )
     assert not allows([without_domain], "sagemaker:CreateSpace", f"{SAGEMAKER}:space/d-nlp/mine", tagged_nlp)
-    assert allows([without_domain], "sagemaker:CreateTrainingJob", f"{SAGEMAKER}:training-job/x", tagged_nlp)
+    on_p5 = {**tagged_nlp, "sagemaker:InstanceTypes": ["ml.p5.48xlarge"]}
+    assert allows([without_domain], "sagemaker:CreateTrainingJob", f"{SAGEMAKER}:training-job/x", on_p5)
+
+
+def test_studio_starts_jobs_outside_the_quota_only_on_the_teams_instance_types():
+    """SageMaker training and processing jobs run outside HyperPod's quota (#57): the execution role
+    starts them only on the spec's instance types; a request naming another, or none, is refused."""
+    policy = policies.team_execution_policy(
+        org="acme", team="nlp", account_id=ACCOUNT, region=REGION, eks_cluster_name=EKS,
+        job_instance_types=["ml.g5.xlarge"],
+    )  # fmt: skip
+    tagged = {"aws:RequestTag/hyperpod-teams:team": "nlp", "aws:RequestedRegion": REGION}
+    for action, resource in (("CreateTrainingJob", "training-job/x"), ("CreateProcessingJob", "processing-job/x")):
+        arn = f"{SAGEMAKER}:{resource}"
+        assert allows([policy], f"sagemaker:{action}", arn, {**tagged, "sagemaker:InstanceTypes": ["ml.g5.xlarge"]})
+        for types in (["ml.p5.48xlarge"], ["ml.g5.xlarge", "ml.p4d.24xlarge"]):
+            assert not allows([policy], f"sagemaker:{action}", arn, {**tagged, "sagemaker:InstanceTypes": types})
+        assert not allows([policy], f"sagemaker:{action}", arn, tagged)
+    none = policies.team_execution_policy(
+        org="acme", team="nlp", account_id=ACCOUNT, region=REGION, eks_cluster_name=EKS
+    )
+    arn = f"{SAGEMAKER}:training-job/x"
+    assert not allows(
+        [none], "sagemaker:CreateTrainingJob", arn, {**tagged, "sagemaker:InstanceTypes": ["ml.g5.xlarge"]}
+    )
 
 
 def test_studio_changes_and_deletes_nothing_in_another_teams_domain_even_tagged_as_its_own():

@@ -222,6 +222,21 @@ def data_steps(m: Member, *, own_bucket: str, other_bucket: str, other: str) -> 
     ]  # fmt: skip
 
 
+def namespace_labels(stacks: dict[str, dict]) -> dict[str, dict[str, str]]:
+    """The labels the Kubernetes stacks hold on the team namespaces (kubernetes_labels on a namespace
+    task governance made; a namespace a stack creates carries its own)."""
+    labels: dict[str, dict[str, str]] = {}
+    for stack in stacks.values():
+        resources = stack.get("resource", {})
+        for body in resources.get("kubernetes_labels", {}).values():
+            if body["kind"] == "Namespace":
+                labels.setdefault(body["metadata"]["name"], {}).update(body["labels"])
+        for body in resources.get("kubernetes_namespace_v1", {}).values():
+            metadata = body["metadata"][0] if isinstance(body["metadata"], list) else body["metadata"]
+            labels.setdefault(metadata["name"], {}).update(metadata.get("labels") or {})
+    return labels
+
+
 def start_kubernetes_api(spec, *, endpoint: str, stacks: dict[str, dict], teams: tuple[str, ...]) -> KubernetesApi:
     """The EKS cluster's Kubernetes API with the RBAC and the admission policies the stacks deploy
     (read back from the synthesized Kubernetes stacks), the team namespaces and the job CRD, and
@@ -235,7 +250,12 @@ def start_kubernetes_api(spec, *, endpoint: str, stacks: dict[str, dict], teams:
     eks = naming.shared_eks_cluster_name(spec.cluster)
     region = spec.organization.region
     store = kubernetes_api.Store()
-    kubernetes_api.seed(store, namespaces=[naming.team_namespace(t) for t in teams], crds=[addons.TRAINING_JOB_CRD])
+    kubernetes_api.seed(
+        store,
+        namespaces=[naming.team_namespace(t) for t in teams],
+        crds=[addons.TRAINING_JOB_CRD],
+        labels=namespace_labels(stacks),
+    )
     api = kubernetes_api.KubernetesApi(
         authenticator=kubernetes_api.Authenticator(
             emulator_url=endpoint, region=region, cluster=eks, account_id=spec.organization.account_id

@@ -40,6 +40,8 @@ from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.emulator import controllers, pod_security
+
 Json = dict[str, Any]
 
 # --- what a request asks (requestinfo.go) -------------------------------------------------------
@@ -351,10 +353,16 @@ class Admission:
 
     @staticmethod
     def _cel(expression: str, activation: Json) -> bool:
+        """The expression's value; an evaluation error counts as false: the API server refuses a
+        request whose validation errs under failurePolicy Fail, which every policy here has."""
         import celpy
 
         program = _cel_program(expression)
-        return bool(program.evaluate({name: celpy.json_to_cel(value) for name, value in activation.items()}))
+        try:
+            value = program.evaluate({name: celpy.json_to_cel(value) for name, value in activation.items()})
+        except celpy.CELEvalError:
+            return False
+        return value is True or (isinstance(value, celpy.celtypes.BoolType) and bool(value))
 
     @staticmethod
     def _rule_matches(rule: Json, group: str, resource: str, operation: str) -> bool:
@@ -364,12 +372,24 @@ class Admission:
             and any(o in ("*", operation) for o in rule.get("operations", []))
         )
 
-    def review(self, user: User, info: RequestInfo, obj: Json) -> str | None:
-        """The refusal's message, or None when every policy that applies lets the request through."""
+    def review(
+        self,
+        user: User,
+        info: RequestInfo,
+        obj: Json,
+        *,
+        old: Json | None = None,
+        namespace_labels: dict[str, str] | None = None,
+    ) -> str | None:
+        """The refusal's message, or None when every policy that applies lets the request through.
+        `old`: the object as stored, for an update (CEL's `oldObject`); `namespace_labels`: the request
+        namespace's labels besides `kubernetes.io/metadata.name`."""
         operation = {"create": "CREATE", "update": "UPDATE", "patch": "UPDATE", "delete": "DELETE"}.get(info.verb)
         if operation is None or info.subresource:
             return None
-        namespace_labels = {"kubernetes.io/metadata.name": info.namespace} if info.namespace else {}
+        namespace_labels = (
+            {**(namespace_labels or {}), "kubernetes.io/metadata.name": info.namespace} if info.namespace else {}
+        )
         request = {
             "operation": operation,
             "namespace": info.namespace,
@@ -377,7 +397,7 @@ class Admission:
             "resource": {"group": info.api_group, "version": info.api_version, "resource": info.resource},
             "userInfo": {"username": user.name, "groups": list(user.groups)},
         }
-        activation = {"object": obj, "request": request}
+        activation = {"object": obj, "oldObject": old, "request": request}
         for binding in self.bindings:
             spec = binding["spec"]
             policy = self.policies.get(spec["policyName"])
@@ -597,12 +617,16 @@ class KubernetesApi:
         user = self.authenticator.user(token) if token else None
         if user is None:
             return 401, status(401, "Unauthorized", "Unauthorized")
+        return self.handle_as(user, method, url, body)
+
+    def handle_as(self, user: User, method: str, url: str, body: bytes) -> tuple[int, Json | str]:
+        """A request of an authenticated user: authorized by RBAC, admitted, served."""
         info = request_info(method, url)
         allowed, reason = self.rbac.authorize(user, info)
         refusal = None
         if allowed and info.verb in ("create", "update", "patch"):
             # Admission follows authorization: the validating admission policies see the object.
-            refusal = self.admission.review(user, info, json.loads(body or b"{}"))
+            refusal = self.admit(user, info, json.loads(body or b"{}"))
             if refusal is not None:
                 allowed, reason = False, f"admission: {refusal}"
         self.decisions.append(
@@ -626,6 +650,52 @@ class KubernetesApi:
         if not allowed:
             return 403, status(403, "Forbidden", forbidden_message(user, info), info)
         return self.serve(method, url, info, body)
+
+    def namespace_labels(self, namespace: str) -> dict[str, str]:
+        found = self.store.get("", "namespaces", "", namespace) if namespace else None
+        return dict(((found or {}).get("metadata") or {}).get("labels") or {})
+
+    def admit(self, user: User, info: RequestInfo, obj: Json) -> str | None:
+        """Admission as the API server runs it after authorization: Pod Security Admission on a pod
+        (by the namespace's labels; tests/emulator/pod_security.py), then the validating admission
+        policies; the refusal, or None."""
+        labels = self.namespace_labels(info.namespace)
+        if info.resource == "pods" and not info.api_group and not info.subresource and info.verb == "create":
+            refusal = pod_security.review(info.namespace, labels, obj)
+            if refusal is not None:
+                return refusal
+        old = None
+        if info.verb in ("update", "patch") and info.name:
+            old = self.store.get(info.api_group, info.resource, info.namespace, info.name)
+        return self.admission.review(user, info, obj, old=old, namespace_labels=labels)
+
+    def controller_creates(self, controller: str, namespace: str, pod: Json) -> tuple[bool, str]:
+        """A controller (`controller`: its service account's user name) creating a pod in
+        `namespace`, as the Job controller and the operators do for a member's work: its ClusterRole
+        lets it create pods anywhere (as the operators' charts grant), and admission decides the pod as
+        it decides a member's. The decision is recorded; the pod is stored when admitted."""
+        user = User(controller, ("system:serviceaccounts", "system:authenticated"))
+        url = f"/api/v1/namespaces/{namespace}/pods"
+        info = request_info("POST", url)
+        refusal = self.admit(user, info, pod)
+        name = (pod.get("metadata") or {}).get("name", "")
+        self.decisions.append(
+            Decision(
+                controller,
+                list(user.groups),
+                "create",
+                "",
+                "pods",
+                namespace,
+                name,
+                url,
+                refusal is None,
+                f"admission: {refusal}" if refusal else "controller",
+            )  # fmt: skip
+        )
+        if refusal is None:
+            self.store.put("", "pods", namespace, {**pod, "status": {"phase": "Running"}})
+        return refusal is None, refusal or ""
 
     # --- what is served once authorized -----------------------------------------------------------
 
@@ -688,38 +758,29 @@ class KubernetesApi:
         if self.store.get(group, resource, namespace, name) is not None:
             return 409, status(409, "AlreadyExists", f'{resource} "{name}" already exists', info)
         created = self.store.put(group, resource, namespace, obj)
-        if (group, resource) == (JOB_GROUP, JOB_RESOURCE):
-            self._operator_starts(created, namespace)
+        controller = controllers.CONTROLLERS.get((group, resource))
+        if controller is not None:
+            for pod in controllers.pods_of(group, resource, created):
+                admitted, _ = self.controller_creates(controller, namespace, pod)
+                if admitted and (group, resource) == (JOB_GROUP, JOB_RESOURCE):
+                    job = created["metadata"]["name"]
+                    self.store.logs[(namespace, pod["metadata"]["name"])] = f"epoch 1: loss 2.31 ({job})\n"
         return 201, created
-
-    def _operator_starts(self, job: Json, namespace: str) -> None:
-        """What the HyperPod training operator does with a new job, stood in for: one pod, labelled
-        with the job's name, and its log."""
-        name = job["metadata"]["name"]
-        pod = f"{name}-pod-0"
-        self.store.put(
-            "",
-            "pods",
-            namespace,
-            {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "metadata": {"name": pod, "labels": {"HPJob": name}},
-                "spec": {"containers": [{"name": "pytorch", "image": "stand-in"}], "nodeName": "hyperpod-i-0"},
-                "status": {"phase": "Running"},
-            },
-        )
-        self.store.logs[(namespace, pod)] = f"epoch 1: loss 2.31 ({name})\n"
 
     def decisions_since(self, start: int) -> list[Json]:
         return [asdict(d) for d in self.decisions[start:]]
 
 
-def seed(store: Store, *, namespaces: list[str], crds: list[str]) -> None:
+def seed(
+    store: Store, *, namespaces: list[str], crds: list[str], labels: dict[str, dict[str, str]] | None = None
+) -> None:
     """What the deployed cluster holds before a member's first request: the team namespaces (task
-    governance creates them) and the job CRDs (the training operator's add-on)."""
+    governance creates them), with the labels the stacks hold on them, and the job CRDs (the training
+    operator's add-on)."""
     for namespace in namespaces:
-        store.put("", "namespaces", "", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+        metadata: Json = {"name": namespace, "labels": {"kubernetes.io/metadata.name": namespace}}
+        metadata["labels"].update((labels or {}).get(namespace, {}))
+        store.put("", "namespaces", "", {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata})
     for crd in crds:
         plural, group = crd.split(".", 1)
         store.put(
