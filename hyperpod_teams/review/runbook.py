@@ -233,6 +233,27 @@ def _cluster_and_team_steps(r: _Runbook) -> list[str]:
             "'InstanceGroups[].[InstanceGroupName,InstanceType,CurrentCount]' --output table`; the cluster "
             f"stack's plan stops if {md_code(adopted)} runs on another EKS cluster than the spec's."
         )
+    eks_adopted = spec.cluster.eks.existing_cluster_name
+    if eks_adopted is not None:
+        steps.append(
+            "**Network policies on the adopted EKS cluster (manual).** The team namespaces' network policies hold "
+            f"only where the VPC CNI enforces them; the EKS stack's plan warns while {md_code(eks_adopted)}'s does "
+            f"not. Check with `aws eks describe-addon --cluster-name {eks_adopted} --region "
+            f"{spec.organization.region} --addon-name {addons.VPC_CNI_ADDON} --query addon.configurationValues`, and "
+            "turn it on with "
+            + md_code(
+                f"aws eks update-addon --cluster-name {eks_adopted} --region {spec.organization.region} "
+                f"--addon-name {addons.VPC_CNI_ADDON} --resolve-conflicts PRESERVE --configuration-values "
+                '\'{"enableNetworkPolicy": "true"}\''
+            )
+            + ' (docs/security.md, "Teams held apart").'
+        )
+    if spec.cluster.lifecycle_scripts_s3_uri is not None:
+        steps.append(
+            "**Pods kept from IMDS (your lifecycle scripts).** Copy the `imds-block` part of "
+            "`hyperpod_teams/lifecycle/on_create.sh` into your on-create script; on a node, "
+            "`iptables -C FORWARD -i eni+ -d 169.254.169.254/32 -j DROP` exits 0 when it holds."
+        )
     if existing:
         steps.append(
             "**What exists already:** before each deploy below, check that its first plan takes over and replaces "
