@@ -178,15 +178,17 @@ def hyperpod_eks_node_policy(
                 # network-interface resource type), never another workload's in the region.
                 "Sid": "ManageNodeNetworkInterfaces",
                 "Effect": "Allow",
-                "Action": [*NODE_NETWORK_INTERFACE_ACTIONS, "ec2:AttachNetworkInterface", "ec2:DetachNetworkInterface"],
+                "Action": list(NODE_NETWORK_INTERFACE_ACTIONS),
                 "Resource": [f"{ec2}:network-interface/*"],
                 "Condition": {"ArnEquals": {"ec2:Subnet": [f"{ec2}:subnet/{subnet}" for subnet in subnet_ids]}},
             },
             {
+                # Attaching names an instance too, which carries no ec2:Subnet: held to network interfaces
+                # and instances of the account and region only (docs/security.md, "What is still shared").
                 "Sid": "AttachAndDetachNodeNetworkInterfaces",
                 "Effect": "Allow",
                 "Action": ["ec2:AttachNetworkInterface", "ec2:DetachNetworkInterface"],
-                "Resource": [f"{ec2}:instance/*"],
+                "Resource": [f"{ec2}:network-interface/*", f"{ec2}:instance/*"],
             },
             {
                 "Sid": "TagNewNetworkInterfaces",
