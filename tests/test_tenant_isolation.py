@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -219,7 +220,7 @@ GPU_EFA_CONTAINER = {
 }
 #: awsome-distributed-training's FSDP HyperPodPyTorchJob (3.test_cases/pytorch/FSDP/kubernetes/
 #: llama3_1_8b-fsdp-hpto.yaml) with its hostPath volumes as emptyDir (docs/security.md).
-ORDINARY_TEMPLATE = {
+ORDINARY_TEMPLATE: dict[str, Any] = {
     "spec": {
         "volumes": [{"name": "shmem", "emptyDir": {"medium": "Memory"}}, {"name": "local", "emptyDir": {}}],
         "nodeSelector": {"node.kubernetes.io/instance-type": "ml.p5.48xlarge"},
@@ -321,7 +322,8 @@ def test_priorities_are_the_teams_own_and_an_admin_moves_no_workload_outside_the
         assert code == 403, priority
     # A Kueue workload an admin changes: to an allowed class passes, outside or a new priority value not.
     workloads = f"/apis/kueue.x-k8s.io/v1beta1/namespaces/{namespace}/workloads"
-    stored = {"metadata": {"name": "w"}, "spec": {"priorityClassName": allowed[0], "priority": 10, "queueName": "q"}}
+    workload_spec: dict[str, Any] = {"priorityClassName": allowed[0], "priority": 10, "queueName": "q"}
+    stored: dict[str, Any] = {"metadata": {"name": "w"}, "spec": workload_spec}
     api.store.put("kueue.x-k8s.io", "workloads", namespace, stored)
     admin = _member("nlp", "admins")
     for change, expected in (
@@ -329,7 +331,7 @@ def test_priorities_are_the_teams_own_and_an_admin_moves_no_workload_outside_the
         ({"priorityClassName": outside[0], "priority": 10}, 403),
         ({"priorityClassName": allowed[0], "priority": 1000000}, 403),
     ):
-        body = {**stored, "spec": {**stored["spec"], **change}}
+        body = {**stored, "spec": {**workload_spec, **change}}
         code, _ = api.handle_as(admin, "PUT", f"{workloads}/w", json.dumps(body).encode())
         assert (code == 403) == (expected == 403), change
 
