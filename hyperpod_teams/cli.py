@@ -662,7 +662,13 @@ def report(
 @click.option(
     "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
 )
-def deploy_policy(spec_path: Path, out_file: Path | None) -> None:
+@click.option(
+    "--boundary",
+    is_flag=True,
+    help="Print the permissions boundary of the stacks' roles instead (create it once at the path "
+    "/hyperpod-teams-boundary/; attach it to no role: the stacks set it on theirs).",
+)
+def deploy_policy(spec_path: Path, out_file: Path | None, boundary: bool) -> None:
     """Print the IAM policies to give the pipeline that deploys SPEC's AWS stacks (JSON: policy
     name -> document), least privilege, each under IAM's 6,144-character quota.
 
@@ -674,12 +680,17 @@ def deploy_policy(spec_path: Path, out_file: Path | None) -> None:
         aws iam create-policy --policy-name "$name" \
           --policy-document "$(jq -c --arg n "$name" '.[$n]' deploy-policies.json)"
       done
+    and, once, the boundary every role of the stacks carries (the pipeline cannot change it):
+      hyperpod-teams deploy-policy teams.yaml --boundary --out boundary.json
+      aws iam create-policy --path /hyperpod-teams-boundary/ --policy-name "$(jq -r 'keys[0]' boundary.json)" \
+        --policy-document "$(jq -c '.[]' boundary.json)"
     """
     _refuse_to_overwrite_an_input(out_file, spec_path)
     spec = _load(spec_path)
-    from hyperpod_teams.deploy_policy import deploy_policies
+    from hyperpod_teams.deploy_policy import deploy_policies, role_boundary_policy
 
-    _write(json.dumps(deploy_policies(spec), indent=2) + "\n", out_file)
+    documents = role_boundary_policy(spec) if boundary else deploy_policies(spec)
+    _write(json.dumps(documents, indent=2) + "\n", out_file)
 
 
 @cli.command()

@@ -14,6 +14,14 @@ actions as the stacks call them, Cost Explorer's `ce:*CostCategory*`) or where t
 name is AWS's (a new SageMaker cluster's ID, a KMS key's ID). `iam:PassRole` is kept to the
 organization's roles and the services that take them.
 
+The pipeline deploys and nothing more (#57): it reads and writes no object but the lifecycle script
+it uploads (no team's data), uses and administers only the KMS keys tagged as the organization's
+(`aws:ResourceTag/hyperpod-teams:organization`, and `aws:RequestTag` when it creates one), attaches
+only the AWS managed policies the stacks attach (`policies.STACKS_AWS_MANAGED_POLICIES`), and every
+role it creates or changes carries the organization's permissions boundary (`role_boundary_policy`,
+which an administrator creates beside these and the pipeline cannot change): no role it makes may
+administer IAM, Identity Center, Organizations or a key's or bucket's policy.
+
 Each document stays under IAM's 6,144-character managed-policy quota (white space not counted).
 """
 
@@ -22,8 +30,8 @@ from __future__ import annotations
 import json
 import re
 
-from hyperpod_teams import naming
-from hyperpod_teams.policies import aws_partition
+from hyperpod_teams import addons, naming
+from hyperpod_teams.policies import STACKS_AWS_MANAGED_POLICIES, aws_partition, managed_policy_arn
 from hyperpod_teams.spec.fields import installs
 from hyperpod_teams.spec.models import PlatformSpec
 
@@ -103,10 +111,13 @@ KMS_KEY_ACTIONS = [
     "kms:CreateGrant",
     "kms:Decrypt",
     "kms:GenerateDataKey",
-    "kms:CreateAlias",
-    "kms:DeleteAlias",
-    "kms:UpdateAlias",
 ]
+#: Alias actions are authorized on the alias and on the key it names (KMS developer guide, "Controlling
+#: access to aliases"): the key by TheOrganizationsKeys, the alias by its name.
+KMS_ALIAS_ACTIONS = ["kms:CreateAlias", "kms:DeleteAlias", "kms:UpdateAlias"]
+#: Role actions IAM lets a policy hold to the role's permissions boundary (Service Authorization
+#: Reference, IAM: condition key iam:PermissionsBoundary).
+BOUNDED_ROLE_ACTIONS = ["iam:CreateRole", "iam:PutRolePolicy", "iam:DeleteRolePolicy"]
 EKS_ACTIONS = [
     "eks:DescribeCluster",
     "eks:DeleteCluster",
@@ -189,7 +200,6 @@ UNSCOPED_ACTIONS = {
         "logs:DescribeLogGroups",
     ],
     "CreateWhatAwsNames": [
-        "kms:CreateKey",
         "kms:ListAliases",
         "eks:CreateCluster",
         "eks:DescribeAddonVersions",
@@ -294,25 +304,46 @@ def deploy_policy_statements(spec: PlatformSpec) -> list[dict]:
     eks_cluster = naming.shared_eks_cluster_name(spec.cluster)
     eks = f"arn:{partition}:eks:{region}:{account}"
     ssm = f"arn:{partition}:ssm:{region}:{account}"
+    roles = [f"{iam}:role/{org}-*", f"{iam}:role/*/{org}-*"]
+    bounded = {"ArnEquals": {"iam:PermissionsBoundary": naming.role_boundary_policy_arn(spec.organization)}}
+    lifecycle_bucket = (
+        naming.lifecycle_bucket_name(org, spec.cluster.name, account, region)
+        if spec.cluster.lifecycle_scripts_s3_uri is None and spec.cluster.existing_hyperpod_cluster_name is None
+        else None
+    )
     statements: list[dict] = [
         {
             "Sid": "TheOrganizationsRoles",
             "Effect": "Allow",
-            "Action": IAM_ROLE_ACTIONS,
-            "Resource": [f"{iam}:role/{org}-*", f"{iam}:role/*/{org}-*"],
+            "Action": [a for a in IAM_ROLE_ACTIONS if a not in BOUNDED_ROLE_ACTIONS],
+            "Resource": roles,
+        },
+        {
+            # Creating a role, writing its inline policies and setting its boundary: only with the
+            # organization's boundary on it (condition key iam:PermissionsBoundary), so no role the
+            # pipeline makes exceeds it.
+            "Sid": "TheOrganizationsRolesWithinTheirBoundary",
+            "Effect": "Allow",
+            "Action": [*BOUNDED_ROLE_ACTIONS, "iam:PutRolePermissionsBoundary"],
+            "Resource": roles,
+            "Condition": bounded,
         },
         {
             # IAM authorizes Attach/DetachRolePolicy on the role, the policy in `iam:PolicyARN`
-            # (Service Authorization Reference, IAM condition keys): AWS managed policies and the
-            # organization's own only.
-            "Sid": "AttachAwsAndTheOrganizationsPolicies",
+            # (Service Authorization Reference, IAM condition keys): the AWS managed policies the
+            # stacks attach and the organization's own only, to a role within its boundary.
+            "Sid": "AttachTheStacksPolicies",
             "Effect": "Allow",
             "Action": ["iam:AttachRolePolicy", "iam:DetachRolePolicy"],
-            "Resource": [f"{iam}:role/{org}-*", f"{iam}:role/*/{org}-*"],
+            "Resource": roles,
             "Condition": {
                 "ArnLike": {
-                    "iam:PolicyARN": [f"arn:{partition}:iam::aws:policy/*", f"{iam}:policy/hyperpod-teams/{org}-*"]
-                }
+                    "iam:PolicyARN": [
+                        *(managed_policy_arn(name, partition) for name in STACKS_AWS_MANAGED_POLICIES),
+                        f"{iam}:policy/hyperpod-teams/{org}-*",
+                    ]
+                },
+                **bounded,
             },
         },
         {
@@ -340,20 +371,44 @@ def deploy_policy_statements(spec: PlatformSpec) -> list[dict]:
             "Action": S3_BUCKET_ACTIONS,
             "Resource": f"arn:{partition}:s3:::{org}-*",
         },
+        *(
+            [
+                {
+                    # The default lifecycle script the cluster stack uploads; no other object, no team's data.
+                    "Sid": "TheLifecycleScript",
+                    "Effect": "Allow",
+                    "Action": S3_OBJECT_ACTIONS,
+                    "Resource": f"arn:{partition}:s3:::{lifecycle_bucket}/*",
+                }
+            ]
+            if lifecycle_bucket
+            else []
+        ),
         {
-            "Sid": "TheOrganizationsObjects",
-            "Effect": "Allow",
-            "Action": S3_OBJECT_ACTIONS,
-            "Resource": f"arn:{partition}:s3:::{org}-*/*",
-        },
-        {
-            "Sid": "TheOrganizationsKeysAndAliases",
+            # Keys the stacks made: tagged as the organization's when created (the provider's default tags).
+            "Sid": "TheOrganizationsKeys",
             "Effect": "Allow",
             "Action": KMS_KEY_ACTIONS,
+            "Resource": f"arn:{partition}:kms:{region}:{account}:key/*",
+            "Condition": {"StringEquals": {f"aws:ResourceTag/{naming.TAG_ORGANIZATION}": org}},
+        },
+        {
+            "Sid": "CreateKeysTaggedAsTheOrganizations",
+            "Effect": "Allow",
+            "Action": ["kms:CreateKey", "kms:TagResource"],
+            "Resource": "*",
+            "Condition": {"StringEquals": {f"aws:RequestTag/{naming.TAG_ORGANIZATION}": org}},
+        },
+        {
+            # An alias action is authorized on the alias (no tags: IfExists) and on its key (the tag).
+            "Sid": "TheOrganizationsAliases",
+            "Effect": "Allow",
+            "Action": KMS_ALIAS_ACTIONS,
             "Resource": [
-                f"arn:{partition}:kms:{region}:{account}:key/*",
                 f"arn:{partition}:kms:{region}:{account}:alias/{org}-*",
+                f"arn:{partition}:kms:{region}:{account}:key/*",
             ],
+            "Condition": {"StringEqualsIfExists": {f"aws:ResourceTag/{naming.TAG_ORGANIZATION}": org}},
         },
         {
             "Sid": "TheSharedEksCluster",
@@ -415,14 +470,32 @@ def add_on_statements(spec: PlatformSpec) -> list[dict]:
     statements: list[dict] = []
     if cluster.inference is not None and installs(cluster.inference):
         operator_role = f"{iam}:role/{naming.inference_role_name(org.name, 'operator')}"
-        statements.append(
+        bounded = {"ArnEquals": {"iam:PermissionsBoundary": naming.role_boundary_policy_arn(org)}}
+        statements += [
             {
                 "Sid": "TheInferenceOperatorsRole",
                 "Effect": "Allow",
-                "Action": IAM_ROLE_ACTIONS + ["iam:AttachRolePolicy", "iam:DetachRolePolicy"],
+                "Action": [a for a in IAM_ROLE_ACTIONS if a not in BOUNDED_ROLE_ACTIONS],
                 "Resource": operator_role,
-            }
-        )
+            },
+            {
+                "Sid": "TheInferenceOperatorsRoleWithinItsBoundary",
+                "Effect": "Allow",
+                "Action": [*BOUNDED_ROLE_ACTIONS, "iam:PutRolePermissionsBoundary"],
+                "Resource": operator_role,
+                "Condition": bounded,
+            },
+            {
+                "Sid": "TheInferenceOperatorsPolicies",
+                "Effect": "Allow",
+                "Action": ["iam:AttachRolePolicy", "iam:DetachRolePolicy"],
+                "Resource": operator_role,
+                "Condition": {
+                    "ArnLike": {"iam:PolicyARN": managed_policy_arn(addons.INFERENCE_MANAGED_POLICY, partition)},
+                    **bounded,
+                },
+            },
+        ]
         if cluster.inference.creates_oidc_provider:
             statements.append(
                 {
@@ -577,3 +650,64 @@ def deploy_policies(spec: PlatformSpec) -> dict[str, dict]:
         else:
             documents.append({"Version": "2012-10-17", "Statement": [statement]})
     return {naming.deploy_policy_name(spec.organization.name, index): doc for index, doc in enumerate(documents, 1)}
+
+
+#: What no role the stacks make may do, whatever its own policies say: administer identities and
+#: policies (IAM, Identity Center, Identity Store, Organizations), change a key's or a bucket's policy,
+#: or stop the account's audit trail. Passing roles, creating AWS's service-linked roles (the load
+#: balancer controller's) and every action of the stacks' roles and the AWS managed policies they
+#: attach stay allowed.
+BOUNDARY_DENIED_ACTIONS = [
+    "iam:AddUserToGroup",
+    "iam:AttachGroupPolicy",
+    "iam:AttachRolePolicy",
+    "iam:AttachUserPolicy",
+    "iam:CreateAccessKey",
+    "iam:CreateGroup",
+    "iam:CreateLoginProfile",
+    "iam:CreateOpenIDConnectProvider",
+    "iam:CreatePolicy",
+    "iam:CreatePolicyVersion",
+    "iam:CreateRole",
+    "iam:CreateSAMLProvider",
+    "iam:CreateUser",
+    "iam:DeleteRolePermissionsBoundary",
+    "iam:DeleteUserPermissionsBoundary",
+    "iam:PutGroupPolicy",
+    "iam:PutRolePermissionsBoundary",
+    "iam:PutRolePolicy",
+    "iam:PutUserPermissionsBoundary",
+    "iam:PutUserPolicy",
+    "iam:SetDefaultPolicyVersion",
+    "iam:UpdateAssumeRolePolicy",
+    "iam:UpdateLoginProfile",
+    "identitystore:*",
+    "organizations:*",
+    "account:*",
+    "sso:*",
+    "sso-directory:*",
+    "kms:PutKeyPolicy",
+    "kms:ScheduleKeyDeletion",
+    "s3:PutBucketPolicy",
+    "s3:DeleteBucketPolicy",
+    "s3:PutBucketAcl",
+    "s3:PutBucketPublicAccessBlock",
+    "cloudtrail:DeleteTrail",
+    "cloudtrail:StopLogging",
+    "cloudtrail:UpdateTrail",
+]
+
+
+def role_boundary_policy(spec: PlatformSpec) -> dict[str, dict]:
+    """The permissions boundary of every role the stacks make (`naming.role_boundary_policy_arn`):
+    policy name -> document, for an administrator to create once beside the deploy policies, at the
+    path `/hyperpod-teams-boundary/`, which the pipeline's grants do not reach. Not attached to the
+    pipeline's role."""
+    document = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Sid": "WhatTheStacksRolesMayDo", "Effect": "Allow", "Action": "*", "Resource": "*"},
+            {"Sid": "NoAdministration", "Effect": "Deny", "Action": BOUNDARY_DENIED_ACTIONS, "Resource": "*"},
+        ],
+    }
+    return {naming.role_boundary_policy_name(spec.organization.name): document}

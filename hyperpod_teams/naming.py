@@ -381,6 +381,28 @@ def deploy_policy_name(org: str, index: int) -> str:
     return f"hyperpod-teams-deploy-{org}-{index}"
 
 
+#: The path of the roles' permissions boundary: outside `/hyperpod-teams/` and `<org>-*`, which the
+#: deploy policy grants changes on.
+ROLE_BOUNDARY_PATH = "/hyperpod-teams-boundary/"
+
+
+def role_boundary_policy_name(org: str) -> str:
+    """The permissions boundary every role of the stacks carries (deploy_policy.role_boundary_policy)."""
+    return f"{org}-role-boundary"
+
+
+def role_boundary_policy_arn(organization: Organization) -> str:
+    partition = (
+        "aws-cn"
+        if organization.region.startswith("cn-")
+        else ("aws-us-gov" if organization.region.startswith("us-gov-") else "aws")
+    )
+    return (
+        f"arn:{partition}:iam::{organization.account_id}:policy{ROLE_BOUNDARY_PATH}"
+        f"{role_boundary_policy_name(organization.name)}"
+    )
+
+
 def deploy_role_name(org: str) -> str:
     """The role docs/deploy.md has a pipeline deploy as: outside the `<org>-*` names the deploy
     policy grants changes on, so the pipeline cannot widen its own grants."""

@@ -67,6 +67,19 @@ def managed_policy_arn(name: str, partition: str = "aws") -> str:
 #: SageMaker HyperPod").
 HYPERPOD_INSTANCE_MANAGED_POLICIES = ("AmazonSageMakerClusterInstanceRolePolicy",)
 
+#: Every AWS managed policy a stack attaches to one of its roles: the deploying pipeline may attach
+#: these and no other (deploy_policy; a test holds every synthesized attachment to the list).
+STACKS_AWS_MANAGED_POLICIES = (
+    *EKS_CLUSTER_MANAGED_POLICIES,
+    *HYPERPOD_INSTANCE_MANAGED_POLICIES,
+    addons.CLOUDWATCH_AGENT_MANAGED_POLICY,
+    addons.TRAINING_OPERATOR_MANAGED_POLICY,
+    addons.INFERENCE_MANAGED_POLICY,
+    addons.GATED_MODEL_MANAGED_POLICY,
+    addons.SPACES_CONTROLLER_MANAGED_POLICY,
+    addons.EBS_CSI_MANAGED_POLICY,
+)
+
 
 def hyperpod_execution_trust_policy() -> dict:
     return service_trust_policy("sagemaker.amazonaws.com")

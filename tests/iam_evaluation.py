@@ -7,7 +7,7 @@ else the implicit deny. Action and Resource patterns use `*` (any run of charact
 included) and `?` (one character); actions match case-insensitively. Condition operators: the
 ones the stacks use (StringEquals, StringLike, ArnEquals, ArnLike, their ForAnyValue: and ForAllValues:
 forms, and Null); a key the
-request context does not have fails its condition, as IAM's does (no `...IfExists` here). Any other
+request context does not have fails its condition, as IAM's does, but under `...IfExists`. Any other
 operator fails, so nothing is allowed by an operator this evaluator does not know.
 """
 
@@ -36,6 +36,11 @@ def _condition_holds(operator: str, key: str, expected, context: Mapping[str, ob
         # IAM User Guide, "Condition operator to check existence of condition keys": "true" holds
         # when the key is absent from the request, "false" when it is present.
         return (key not in context) == (str(expected).lower() == "true")
+    if base.endswith("IfExists"):
+        # "...IfExists": holds when the request has no such key, else as the operator without it.
+        if key not in context:
+            return True
+        base = base.removesuffix("IfExists")
     if key not in context:
         return False
     given = _listed(context[key])

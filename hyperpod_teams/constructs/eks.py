@@ -60,6 +60,7 @@ class EksCluster(Construct):
             self,
             "cluster-role",
             name=naming.eks_cluster_role_name(org, cluster),
+            permissions_boundary=naming.role_boundary_policy_arn(spec.organization),
             assume_role_policy=policies.policy_json(policies.eks_cluster_trust_policy()),
         )
         attachments = [

@@ -72,6 +72,7 @@ class HyperPodExecutionRole(Construct):
             self,
             "role",
             name=naming.hyperpod_execution_role_name(org.name, spec.cluster.name),
+            permissions_boundary=naming.role_boundary_policy_arn(org),
             assume_role_policy=policies.policy_json(policies.hyperpod_execution_trust_policy()),
         )
         self.attachments = [
@@ -120,6 +121,7 @@ class HyperPodAutoscalingRole(Construct):
             self,
             "role",
             name=naming.hyperpod_autoscaling_role_name(org.name, spec.cluster.name),
+            permissions_boundary=naming.role_boundary_policy_arn(org),
             assume_role_policy=policies.policy_json(policies.hyperpod_autoscaling_trust_policy()),
         )
         bindings.aws_iam_role_policy.IamRolePolicy(

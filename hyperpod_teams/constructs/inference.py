@@ -60,6 +60,7 @@ class InferenceOperator(Construct):
                 self,
                 f"{purpose}-role",
                 name=naming.inference_role_name(org.name, purpose),
+                permissions_boundary=naming.role_boundary_policy_arn(org),
                 assume_role_policy=policies.policy_json(
                     policies.irsa_trust_policy(
                         oidc_provider_arn=self.oidc_provider_arn,

@@ -38,6 +38,7 @@ class HyperPodObservability(Construct):
             self,
             "collector-role",
             name=naming.observability_role_name(org.name),
+            permissions_boundary=naming.role_boundary_policy_arn(org),
             assume_role_policy=policies.policy_json(
                 policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn)
             ),
@@ -63,6 +64,7 @@ class HyperPodObservability(Construct):
                 self,
                 "grafana-role",
                 name=naming.grafana_role_name(org.name),
+                permissions_boundary=naming.role_boundary_policy_arn(org),
                 assume_role_policy=policies.policy_json(policies.service_trust_policy("grafana.amazonaws.com")),
             )
             grafana_policy = bindings.aws_iam_role_policy.IamRolePolicy(

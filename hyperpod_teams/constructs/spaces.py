@@ -33,7 +33,11 @@ class SageMakerSpaces(Construct):
 
         def role(purpose: str, managed: str):
             created = bindings.aws_iam_role.IamRole(
-                self, f"{purpose}-role", name=naming.spaces_role_name(org.name, purpose), assume_role_policy=trust
+                self,
+                f"{purpose}-role",
+                name=naming.spaces_role_name(org.name, purpose),
+                permissions_boundary=naming.role_boundary_policy_arn(org),
+                assume_role_policy=trust,
             )
             attached = bindings.aws_iam_role_policy_attachment.IamRolePolicyAttachment(
                 self, f"{purpose}-policy", role=created.name, policy_arn=policies.managed_policy_arn(managed, partition)

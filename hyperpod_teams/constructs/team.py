@@ -40,6 +40,7 @@ class TeamExecutionRole(Construct):
             self,
             "role",
             name=naming.team_execution_role_name(org.name, team.name),
+            permissions_boundary=naming.role_boundary_policy_arn(org),
             assume_role_policy=policies.policy_json(policies.sagemaker_trust_policy()),
         )
         self.arn = self.role.arn
@@ -347,6 +348,7 @@ class TeamWorkloadIdentity(Construct):
                 self,
                 "role",
                 name=self.role_name,
+                permissions_boundary=naming.role_boundary_policy_arn(org),
                 assume_role_policy=policies.policy_json(policies.pod_identity_trust_policy(org.account_id, eks_arn)),
             )
             bindings.aws_iam_role_policy.IamRolePolicy(

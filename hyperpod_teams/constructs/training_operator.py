@@ -51,6 +51,7 @@ class TrainingOperator(Construct):
             self,
             "role",
             name=naming.training_operator_role_name(org.name, spec.cluster.name),
+            permissions_boundary=naming.role_boundary_policy_arn(org),
             assume_role_policy=policies.policy_json(
                 policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn)
             ),

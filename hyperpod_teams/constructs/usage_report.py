@@ -12,7 +12,7 @@ from pathlib import Path
 
 from constructs import Construct
 
-from hyperpod_teams import bindings, policies, usage_report
+from hyperpod_teams import bindings, naming, policies, usage_report
 from hyperpod_teams.constructs.helm import chart_is_cloned
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.constructs.storage import add_private_bucket
@@ -97,6 +97,7 @@ class UsageReportInfrastructure(Construct):
             self,
             "operator-role",
             name=usage_report.operator_role_name(org.name),
+            permissions_boundary=naming.role_boundary_policy_arn(org),
             assume_role_policy=policies.policy_json(
                 policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn)
             ),
@@ -200,6 +201,7 @@ class UsageReportInfrastructure(Construct):
             self,
             "aggregation-role",
             name=usage_report.aggregation_role_name(org.name),
+            permissions_boundary=naming.role_boundary_policy_arn(org),
             assume_role_policy=policies.policy_json(policies.service_trust_policy("lambda.amazonaws.com")),
         )
         access = bindings.aws_iam_role_policy.IamRolePolicy(

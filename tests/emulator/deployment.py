@@ -355,6 +355,22 @@ def widen_pipeline_policies(url: str, spec) -> None:
             iam.create_policy_version(PolicyArn=arn, PolicyDocument=json.dumps(document), SetAsDefault=True)
 
 
+def create_role_boundary(url: str, spec) -> None:
+    """The permissions boundary of the stacks' roles (`hyperpod-teams deploy-policy --boundary`), as an
+    administrator creates it once: at its own path, not attached to the pipeline's role."""
+    from hyperpod_teams import naming
+    from hyperpod_teams.deploy_policy import role_boundary_policy
+
+    iam = emulator_client(url, "iam")
+    for policy_name, document in role_boundary_policy(spec).items():
+        try:
+            iam.create_policy(
+                PolicyName=policy_name, Path=naming.ROLE_BOUNDARY_PATH, PolicyDocument=json.dumps(document)
+            )
+        except iam.exceptions.EntityAlreadyExistsException:
+            pass
+
+
 def pipeline_credentials(url: str, spec: dict) -> dict[str, str]:
     """Make the pipeline's role in the emulator's IAM (as an administrator would, once), assume
     it, and answer the session's credentials as the environment terraform runs with. Every
@@ -371,6 +387,7 @@ def pipeline_credentials(url: str, spec: dict) -> dict[str, str]:
         ],
     }
     iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(trust), MaxSessionDuration=43200)
+    create_role_boundary(url, validate_spec(spec))
     widen_pipeline_policies(url, validate_spec(spec))
     credentials = emulator_client(url, "sts").assume_role(
         RoleArn=f"arn:aws:iam::{account}:role/{name}", RoleSessionName="pipeline", DurationSeconds=43200

@@ -93,8 +93,13 @@ class IamActions:
         if request.service == "iam" and params.get("PolicyArn") and params.get("RoleName"):
             # Attach/DetachRolePolicy: authorized on the role, the policy in iam:PolicyARN.
             context["iam:PolicyARN"] = params["PolicyArn"]
+        if request.service == "iam" and params.get("RoleName"):
+            context.update(self._permissions_boundary(operation.name, params))
         action = action_name(request.service, operation.name)
-        asked = [(action, self._resource(request, operation.name, params), context)]
+        resource = self._resource(request, operation.name, params)
+        if request.service == "kms":
+            context.update(self._kms_tags(request.region, operation.name, params, resource))
+        asked = [(action, resource, context)]
         for role, service in self._passed_roles(request, operation.name, params):
             asked.append(("iam:PassRole", role, {**context, "iam:PassedToService": service}))
         return asked
@@ -142,6 +147,33 @@ class IamActions:
             return backend.keys[backend.any_id_to_key_id(key)].arn
         except Exception:
             return f"{kms}:key/{key}"
+
+    def _permissions_boundary(self, operation: str, params: Json) -> Json:
+        """iam:PermissionsBoundary (Service Authorization Reference, IAM condition keys): the boundary a
+        CreateRole or PutRolePermissionsBoundary sets, else the role's own for the actions that
+        change it (Put/DeleteRolePolicy, Attach/DetachRolePolicy); absent when it has none."""
+        if operation in ("CreateRole", "PutRolePermissionsBoundary"):
+            boundary = params.get("PermissionsBoundary")
+            return {"iam:PermissionsBoundary": boundary} if boundary else {}
+        if operation not in ("PutRolePolicy", "DeleteRolePolicy", "AttachRolePolicy", "DetachRolePolicy"):
+            return {}
+        found = [r for r in self.additions._moto("iam", "global").roles.values() if r.name == params["RoleName"]]
+        boundary = getattr(found[0], "permissions_boundary_arn", None) if found else None
+        return {"iam:PermissionsBoundary": boundary} if boundary else {}
+
+    def _kms_tags(self, region: str, operation: str, params: Json, resource: str) -> Json:
+        """aws:RequestTag of a CreateKey or TagResource (KMS's Tags: TagKey/TagValue) and aws:ResourceTag
+        of the key a request names (KMS developer guide, "Controlling access to keys with tags")."""
+        context = {f"aws:RequestTag/{t['TagKey']}": t["TagValue"] for t in params.get("Tags") or []}
+        if ":key/" in resource:
+            backend = self.additions._moto("kms", region)
+            try:
+                key_id = backend.any_id_to_key_id(resource.rsplit("/", 1)[-1])
+                tags = backend.tagger.get_tag_dict_for_resource(key_id)
+            except Exception:
+                tags = {}
+            context.update({f"aws:ResourceTag/{k}": v for k, v in tags.items()})
+        return context
 
     def _eks_resource(self, request: Any, params: Json) -> str:
         """EKS's resource types (Service Authorization Reference, Amazon EKS): cluster, access-entry,
