@@ -57,6 +57,9 @@ MODULES = {
     "aws_eks_access_entry": "aws.eks_access_entry",
     "aws_eks_access_policy_association": "aws.eks_access_policy_association",
     "aws_eks_cluster": "aws.eks_cluster",
+    "aws_security_group": "aws.security_group",
+    "aws_vpc_security_group_egress_rule": "aws.vpc_security_group_egress_rule",
+    "aws_vpc_security_group_ingress_rule": "aws.vpc_security_group_ingress_rule",
     "aws_cloudcontrolapi_resource": "aws.cloudcontrolapi_resource",
     "aws_eks_addon": "aws.eks_addon",
     "aws_grafana_role_association": "aws.grafana_role_association",
@@ -146,6 +149,7 @@ if TYPE_CHECKING:  # what editors and mypy see: the default engine's modules (a 
     from cdktn_provider_aws import s3_bucket_versioning as aws_s3_bucket_versioning  # noqa: F401
     from cdktn_provider_aws import s3_object as aws_s3_object  # noqa: F401
     from cdktn_provider_aws import sagemaker_domain as aws_sagemaker_domain  # noqa: F401
+    from cdktn_provider_aws import security_group as aws_security_group  # noqa: F401
     from cdktn_provider_aws import sqs_queue as aws_sqs_queue  # noqa: F401
     from cdktn_provider_aws import ssm_parameter as aws_ssm_parameter  # noqa: F401
     from cdktn_provider_aws import ssoadmin_account_assignment as aws_ssoadmin_account_assignment  # noqa: F401
@@ -157,6 +161,8 @@ if TYPE_CHECKING:  # what editors and mypy see: the default engine's modules (a 
     from cdktn_provider_aws import (
         ssoadmin_permission_set_inline_policy as aws_ssoadmin_permission_set_inline_policy,  # noqa: F401
     )
+    from cdktn_provider_aws import vpc_security_group_egress_rule as aws_vpc_security_group_egress_rule  # noqa: F401
+    from cdktn_provider_aws import vpc_security_group_ingress_rule as aws_vpc_security_group_ingress_rule  # noqa: F401
     from cdktn_provider_helm import provider as helm_provider  # noqa: F401
     from cdktn_provider_helm import release as helm_release  # noqa: F401
     from cdktn_provider_kubernetes import cluster_role_binding_v1 as kubernetes_cluster_role_binding  # noqa: F401

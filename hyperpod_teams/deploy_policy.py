@@ -195,7 +195,10 @@ UNSCOPED_ACTIONS = {
     "ReadAccountAndRegion": [
         "sts:GetCallerIdentity",
         "iam:ListRoles",
+        "ec2:DescribeSecurityGroupRules",
+        "ec2:DescribeSecurityGroups",
         "ec2:DescribeSubnets",
+        "ec2:DescribeTags",
         "ec2:DescribeVpcs",
         "logs:DescribeLogGroups",
     ],
@@ -449,12 +452,81 @@ def deploy_policy_statements(spec: PlatformSpec) -> list[dict]:
             "Resource": f"arn:{partition}:budgets::{account}:budget/{org}-*",
         },
     ]
+    if any(team.studio.enabled for team in spec.teams):
+        statements += studio_security_group_statements(spec)
     if spec.cost.usage_reports.enabled:
         statements += usage_report_statements(spec)
     statements += add_on_statements(spec)
     for sid, actions in UNSCOPED_ACTIONS.items():
         statements.append({"Sid": sid, "Effect": "Allow", "Action": actions, "Resource": "*"})
     return statements
+
+
+#: Changing a security group's rules (Service Authorization Reference, Amazon EC2: resource type
+#: security-group, condition key aws:ResourceTag).
+SECURITY_GROUP_RULE_ACTIONS = [
+    "ec2:AuthorizeSecurityGroupEgress",
+    "ec2:AuthorizeSecurityGroupIngress",
+    "ec2:RevokeSecurityGroupEgress",
+    "ec2:RevokeSecurityGroupIngress",
+    "ec2:ModifySecurityGroupRules",
+    "ec2:UpdateSecurityGroupRuleDescriptionsEgress",
+    "ec2:UpdateSecurityGroupRuleDescriptionsIngress",
+]
+
+
+def studio_security_group_statements(spec: PlatformSpec) -> list[dict]:
+    """The teams' Studio security groups (constructs.team.TeamStudioSecurityGroup): created tagged as
+    the organization's in the cluster's VPC (or an adopted domain's), changed and deleted only when so
+    tagged; the one rule on the cluster's first security group (HTTPS from a team's apps), and nothing
+    else of that group."""
+    org, region, account = spec.organization.name, spec.organization.region, spec.organization.account_id
+    ec2 = f"arn:{aws_partition(region)}:ec2:{region}:{account}"
+    ours = {f"aws:ResourceTag/{naming.TAG_ORGANIZATION}": org}
+    adopted = any(team.studio.existing_domain_id for team in spec.teams if team.studio.enabled)
+    vpcs = [f"{ec2}:vpc/*"] if adopted else [f"{ec2}:vpc/{spec.cluster.network.vpc_id}"]
+    created_with = ["CreateSecurityGroup", "AuthorizeSecurityGroupEgress", "AuthorizeSecurityGroupIngress"]
+    return [
+        {
+            "Sid": "StudioSecurityGroupsCreatedAsTheOrganizations",
+            "Effect": "Allow",
+            "Action": ["ec2:CreateSecurityGroup"],
+            "Resource": f"{ec2}:security-group/*",
+            "Condition": {"StringEquals": {f"aws:RequestTag/{naming.TAG_ORGANIZATION}": org}},
+        },
+        {
+            "Sid": "StudioSecurityGroupsInTheClustersVpc",
+            "Effect": "Allow",
+            "Action": ["ec2:CreateSecurityGroup"],
+            "Resource": vpcs,
+        },
+        {
+            "Sid": "TagWhatTheStudioSecurityGroupsCreate",
+            "Effect": "Allow",
+            "Action": ["ec2:CreateTags"],
+            "Resource": [f"{ec2}:security-group/*", f"{ec2}:security-group-rule/*"],
+            "Condition": {"StringEquals": {"ec2:CreateAction": created_with}},
+        },
+        {
+            "Sid": "TheOrganizationsSecurityGroups",
+            "Effect": "Allow",
+            "Action": ["ec2:DeleteSecurityGroup", "ec2:CreateTags", "ec2:DeleteTags", *SECURITY_GROUP_RULE_ACTIONS],
+            "Resource": f"{ec2}:security-group/*",
+            "Condition": {"StringEquals": ours},
+        },
+        {
+            "Sid": "TheStudioSecurityGroupsRules",
+            "Effect": "Allow",
+            "Action": [*SECURITY_GROUP_RULE_ACTIONS, "ec2:CreateTags", "ec2:DeleteTags"],
+            "Resource": f"{ec2}:security-group-rule/*",
+        },
+        {
+            "Sid": "HttpsFromStudioToTheEksApi",
+            "Effect": "Allow",
+            "Action": ["ec2:AuthorizeSecurityGroupIngress", "ec2:RevokeSecurityGroupIngress"],
+            "Resource": f"{ec2}:security-group/{spec.cluster.network.security_group_ids[0]}",
+        },
+    ]
 
 
 def add_on_statements(spec: PlatformSpec) -> list[dict]:

@@ -289,6 +289,11 @@ def team_domain_name(org: str, team: str) -> str:
     return shorten(f"{org}-{team}", SAGEMAKER_DOMAIN_MAX)
 
 
+def team_studio_security_group_name(org: str, team: str) -> str:
+    """The security group of a team's Studio apps (EC2 group names: up to 255 characters)."""
+    return f"{org}-{team}-studio"
+
+
 def team_studio_key_alias(org: str, team: str) -> str:
     """KMS alias (without `alias/`) of the key of a team's Studio home directories and volumes."""
     return shorten(f"{org}-{team}-studio", KMS_ALIAS_MAX)

@@ -115,6 +115,16 @@ class TeamDomain(Construct):
             # forces a replacement (which would delete the team's spaces).
             self.existing = ExistingDomain(self, "existing", team=team, domain_id=studio.existing_domain_id)
             fixed_at_creation = self.existing.fixed_at_creation
+        # The team's apps get a security group of their own, not the cluster's: another team's apps
+        # and pods are no member of it (docs/security.md, "Teams held apart").
+        self.security_group = TeamStudioSecurityGroup(
+            self,
+            "network",
+            organization=org,
+            team=team,
+            vpc_id=fixed_at_creation["vpc_id"],
+            cluster_security_group_id=network.security_group_ids[0],
+        )
         domain = bindings.aws_sagemaker_domain
         self.domain = domain.SagemakerDomain(
             self,
@@ -123,7 +133,7 @@ class TeamDomain(Construct):
             **fixed_at_creation,
             default_user_settings=domain.SagemakerDomainDefaultUserSettings(
                 execution_role=execution_role.arn,
-                security_groups=list(network.security_group_ids),
+                security_groups=[self.security_group.id],
                 jupyter_lab_app_settings=domain.SagemakerDomainDefaultUserSettingsJupyterLabAppSettings(
                     default_resource_spec=domain.SagemakerDomainDefaultUserSettingsJupyterLabAppSettingsDefaultResourceSpec(
                         instance_type=studio.default_instance_type
@@ -167,6 +177,56 @@ class TeamDomain(Construct):
             )
             for role in naming.ROLES
         ]
+
+
+class TeamStudioSecurityGroup(Construct):
+    """The security group of a team's Studio apps and spaces (a VpcOnly domain's DefaultUserSettings
+    SecurityGroups): out to HTTPS only (AWS's APIs through the VPC's endpoints or NAT, the EKS API,
+    package indexes), in from nothing; the EKS cluster's API admits it on 443 (a rule added to the
+    cluster's first security group, nothing else of that group changed). The NFS traffic to the
+    domain's home directories goes through the groups SageMaker makes for it."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        id_: str,
+        *,
+        organization: Organization,
+        team: Team,
+        vpc_id: str,
+        cluster_security_group_id: str,
+    ) -> None:
+        super().__init__(scope, id_)
+        name = naming.team_studio_security_group_name(organization.name, team.name)
+        group = bindings.aws_security_group.SecurityGroup(
+            self,
+            "security-group",
+            name=name,
+            description=f"Studio apps of team {team.name} (hyperpod-teams, {organization.name})",
+            vpc_id=vpc_id,
+            tags={**naming.team_resource_tags(organization, team), "Name": name},
+        )
+        self.id = group.id
+        bindings.aws_vpc_security_group_egress_rule.VpcSecurityGroupEgressRule(
+            self,
+            "https-out",
+            security_group_id=group.id,
+            description="HTTPS: AWS APIs, the EKS API, package indexes",
+            ip_protocol="tcp",
+            from_port=443,
+            to_port=443,
+            cidr_ipv4="0.0.0.0/0",
+        )
+        bindings.aws_vpc_security_group_ingress_rule.VpcSecurityGroupIngressRule(
+            self,
+            "eks-api-in",
+            security_group_id=cluster_security_group_id,
+            description=f"EKS API from the Studio apps of team {team.name} (hyperpod-teams)",
+            ip_protocol="tcp",
+            from_port=443,
+            to_port=443,
+            referenced_security_group_id=group.id,
+        )
 
 
 class ExistingDomain(Construct):

@@ -22,6 +22,21 @@ from tests.emulator.input_shapes import Incoming, InputShapes
 
 Json = dict[str, Any]
 
+#: The EC2 operations on security groups the stacks make (the teams' Studio groups), modelled with
+#: their resources; other EC2 operations are authorized on `*` (their describes have no resource type).
+EC2_SECURITY_GROUP_OPERATIONS = {
+    "CreateSecurityGroup",
+    "DeleteSecurityGroup",
+    "AuthorizeSecurityGroupEgress",
+    "AuthorizeSecurityGroupIngress",
+    "RevokeSecurityGroupEgress",
+    "RevokeSecurityGroupIngress",
+    "ModifySecurityGroupRules",
+    "UpdateSecurityGroupRuleDescriptionsEgress",
+    "UpdateSecurityGroupRuleDescriptionsIngress",
+    "CreateTags",
+    "DeleteTags",
+}
 #: Service prefix in IAM by signing name, where they differ.
 PREFIXES = {"cloudcontrolapi": "cloudformation", "sso": "sso", "identitystore": "identitystore"}
 #: S3 operations whose IAM action has another name (Service Authorization Reference, Amazon S3).
@@ -95,6 +110,8 @@ class IamActions:
             context["iam:PolicyARN"] = params["PolicyArn"]
         if request.service == "iam" and params.get("RoleName"):
             context.update(self._permissions_boundary(operation.name, params))
+        if request.service == "ec2" and operation.name in EC2_SECURITY_GROUP_OPERATIONS:
+            return self._ec2_security_group_asks(request.region, operation.name, params, context)
         action = action_name(request.service, operation.name)
         resource = self._resource(request, operation.name, params)
         if request.service == "kms":
@@ -147,6 +164,56 @@ class IamActions:
             return backend.keys[backend.any_id_to_key_id(key)].arn
         except Exception:
             return f"{kms}:key/{key}"
+
+    def _ec2_security_group_asks(self, region: str, operation: str, params: Json, context: Json) -> list:
+        """Security groups and their rules (Service Authorization Reference, Amazon EC2): a new group is
+        authorized on `security-group/*` with the tags it is created with (aws:RequestTag) and on its
+        VPC; any other action on the group it names, with that group's tags (aws:ResourceTag); tags
+        given at creation (TagSpecifications) are ec2:CreateTags too, with ec2:CreateAction."""
+        ec2 = f"arn:aws:ec2:{region}:{self.account_id}"
+        specs = params.get("TagSpecifications") or []
+        requested = {f"aws:RequestTag/{t['Key']}": t["Value"] for spec in specs for t in spec.get("Tags") or []}
+        asks: list = []
+        if operation == "CreateSecurityGroup":
+            asks.append((f"ec2:{operation}", f"{ec2}:security-group/*", {**context, **requested}))
+            asks.append((f"ec2:{operation}", f"{ec2}:vpc/{params.get('VpcId', '*')}", context))
+            if requested:
+                asks.append(
+                    (
+                        "ec2:CreateTags",
+                        f"{ec2}:security-group/*",
+                        {**context, **requested, "ec2:CreateAction": operation},
+                    )
+                )
+            return asks
+        if operation in ("CreateTags", "DeleteTags"):
+            tags = {f"aws:RequestTag/{t['Key']}": t.get("Value", "") for t in params.get("Tags") or []}
+            for resource_id in params.get("Resources") or []:
+                kind = "security-group-rule" if resource_id.startswith("sgr-") else "security-group"
+                asks.append(
+                    (
+                        f"ec2:{operation}",
+                        f"{ec2}:{kind}/{resource_id}",
+                        {**context, **tags, **self._ec2_tags(region, resource_id)},
+                    )
+                )
+            return asks
+        group = params.get("GroupId", "")
+        asks.append((f"ec2:{operation}", f"{ec2}:security-group/{group}", {**context, **self._ec2_tags(region, group)}))
+        if requested:
+            asks.append(
+                (
+                    "ec2:CreateTags",
+                    f"{ec2}:security-group-rule/*",
+                    {**context, **requested, "ec2:CreateAction": operation},
+                )
+            )
+        return asks
+
+    def _ec2_tags(self, region: str, resource_id: str) -> Json:
+        backend = self.additions._moto("ec2", region)
+        tags = backend.tags.get(resource_id, {}) if resource_id else {}
+        return {f"aws:ResourceTag/{k}": v for k, v in tags.items()}
 
     def _permissions_boundary(self, operation: str, params: Json) -> Json:
         """iam:PermissionsBoundary (Service Authorization Reference, IAM condition keys): the boundary a
