@@ -151,6 +151,11 @@ def _identity_steps(r: _Runbook) -> list[str]:
         f"Synthesize and review: {md_code(f'hyperpod-teams validate {spec_path}')}, "
         f"{md_code(f'hyperpod-teams synth {spec_path}')}, {md_code(f'hyperpod-teams report {spec_path}')}; "
         f"{md_code(_cdktf(spec_path, 'diff'))} shows each stack's plan.",
+        "**The pipeline's grants (administrator, once; again after an upgrade).** Create the deploy policies "
+        f"({md_code(f'hyperpod-teams deploy-policy {spec_path}')}) and attach them to the pipeline's role "
+        f"{md_code(naming.deploy_role_name(r.spec.organization.name))}; create the permissions boundary every role "
+        f"of the stacks carries ({md_code(f'hyperpod-teams deploy-policy {spec_path} --boundary')}) at the path "
+        f"{md_code(naming.ROLE_BOUNDARY_PATH)}, attached to no role (docs/deploy.md).",
     ]
     if identity:
         variables = ", ".join(
