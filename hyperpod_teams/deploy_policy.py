@@ -488,17 +488,12 @@ def studio_security_group_statements(spec: PlatformSpec) -> list[dict]:
     created_with = ["CreateSecurityGroup", "AuthorizeSecurityGroupEgress", "AuthorizeSecurityGroupIngress"]
     return [
         {
+            # aws:RequestTag is the request's: it holds for the group and for its VPC alike.
             "Sid": "StudioSecurityGroupsCreatedAsTheOrganizations",
             "Effect": "Allow",
             "Action": ["ec2:CreateSecurityGroup"],
-            "Resource": f"{ec2}:security-group/*",
+            "Resource": [f"{ec2}:security-group/*", *vpcs],
             "Condition": {"StringEquals": {f"aws:RequestTag/{naming.TAG_ORGANIZATION}": org}},
-        },
-        {
-            "Sid": "StudioSecurityGroupsInTheClustersVpc",
-            "Effect": "Allow",
-            "Action": ["ec2:CreateSecurityGroup"],
-            "Resource": vpcs,
         },
         {
             "Sid": "TagWhatTheStudioSecurityGroupsCreate",
@@ -508,17 +503,11 @@ def studio_security_group_statements(spec: PlatformSpec) -> list[dict]:
             "Condition": {"StringEquals": {"ec2:CreateAction": created_with}},
         },
         {
-            "Sid": "TheOrganizationsSecurityGroups",
+            "Sid": "TheOrganizationsSecurityGroupsAndRules",
             "Effect": "Allow",
             "Action": ["ec2:DeleteSecurityGroup", "ec2:CreateTags", "ec2:DeleteTags", *SECURITY_GROUP_RULE_ACTIONS],
-            "Resource": f"{ec2}:security-group/*",
+            "Resource": [f"{ec2}:security-group/*", f"{ec2}:security-group-rule/*"],
             "Condition": {"StringEquals": ours},
-        },
-        {
-            "Sid": "TheStudioSecurityGroupsRules",
-            "Effect": "Allow",
-            "Action": [*SECURITY_GROUP_RULE_ACTIONS, "ec2:CreateTags", "ec2:DeleteTags"],
-            "Resource": f"{ec2}:security-group-rule/*",
         },
         {
             "Sid": "HttpsFromStudioToTheEksApi",

@@ -143,14 +143,10 @@ def test_network_policy_semantics_as_kubernetes_documents_them():
 
 
 @pytest.fixture(scope="module")
-def team_work(tmp_path_factory):
+def team_work(example_stacks):
     from hyperpod_teams.spec import load_spec
-    from tests.conftest import synthesize_stacks
 
-    data = yaml.safe_load(TEAM_WORK.read_text())
-    spec = load_spec(TEAM_WORK)
-    stacks = synthesize_stacks(spec, tmp_path_factory.mktemp("team-work"))
-    return data, spec, stacks
+    return yaml.safe_load(TEAM_WORK.read_text()), load_spec(TEAM_WORK), example_stacks["team-work"]
 
 
 def _network_policies(stacks: dict) -> list[dict]:

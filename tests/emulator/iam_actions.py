@@ -176,7 +176,7 @@ class IamActions:
         asks: list = []
         if operation == "CreateSecurityGroup":
             asks.append((f"ec2:{operation}", f"{ec2}:security-group/*", {**context, **requested}))
-            asks.append((f"ec2:{operation}", f"{ec2}:vpc/{params.get('VpcId', '*')}", context))
+            asks.append((f"ec2:{operation}", f"{ec2}:vpc/{params.get('VpcId', '*')}", {**context, **requested}))
             if requested:
                 asks.append(
                     (

@@ -330,13 +330,19 @@ def forbidden_message(user: User, info: RequestInfo) -> str:
 # --- admission (ValidatingAdmissionPolicy) -----------------------------------------------------------
 
 
+#: cel-python builds its parser lazily, class-wide, and not thread-safe: the server's threads compile
+#: one at a time (two at once broke the parser's grammar under load).
+_CEL_COMPILING = threading.Lock()
+
+
 @functools.cache
 def _cel_program(expression: str) -> Any:
     """A CEL expression compiled once (cel-python), however many requests it decides."""
     import celpy
 
-    environment = celpy.Environment()
-    return environment.program(environment.compile(expression))
+    with _CEL_COMPILING:
+        environment = celpy.Environment()
+        return environment.program(environment.compile(expression))
 
 
 class Admission:
