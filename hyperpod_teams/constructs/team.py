@@ -122,7 +122,7 @@ class TeamDomain(Construct):
             "network",
             organization=org,
             team=team,
-            vpc_id=fixed_at_creation["vpc_id"],
+            vpc_id=str(fixed_at_creation["vpc_id"]),
             cluster_security_group_id=network.security_group_ids[0],
         )
         domain = bindings.aws_sagemaker_domain
