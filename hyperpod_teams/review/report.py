@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from hyperpod_teams import addons, cost, journeys, naming, policies, rbac
+from hyperpod_teams import addons, cost, isolation, journeys, naming, policies, rbac
 from hyperpod_teams.adoption import existing_resources, ways_explained
 from hyperpod_teams.review.document import (
     Alert,
@@ -147,7 +147,18 @@ def what_a_team_runs(spec: PlatformSpec, team: Team) -> str:
         return f"{text}; no quota (task governance is off)"
     quota = "; ".join(f"{amount_of(e)} of {md_code(e.instance_type)}" for e in team.compute.quota)
     queue = md_code(f"{rbac.QUEUE_LABEL}: {naming.team_local_queue(team.name)}")
-    return f"{text}, each labelled {queue}: under its quota ({quota or 'none: it borrows only'})"
+    text = f"{text}, each labelled {queue}: under its quota ({quota or 'none: it borrows only'})"
+    classes = [c.name for c in cluster.task_governance.priority_classes]
+    if classes:
+        allowed = isolation.team_workload_priorities(team.compute.priority_classes, classes)
+        text += f", at priority {' or '.join(md_code(p) for p in allowed) or 'none'}"
+    if team.studio.enabled:
+        types = team.job_instance_types
+        text += (
+            "; from Studio, SageMaker training and processing jobs outside the quota on "
+            + (", ".join(md_code(t) for t in types) if types else "no instance type")
+        )
+    return text
 
 
 def amount_of(entry: ResourceAmount) -> str:
