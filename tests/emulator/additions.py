@@ -571,6 +571,8 @@ class Additions:
                 }
             for region, ids in world.get("network", {}).items():
                 self.network.setdefault(region, set()).update(ids)
+            for vpc in world.get("vpcs", []):
+                self._seed_vpc(vpc)
             for scripts in world.get("lifecycle_scripts", []):
                 # What the organization uploaded where its spec's lifecycle_scripts_s3_uri points.
                 s3 = self._moto("s3", "aws")
@@ -580,6 +582,22 @@ class Additions:
             if world.get("adopted"):
                 self._seed_adopted(world["adopted"], center, group_ids)
             return {"groups": group_ids}
+
+    def _seed_vpc(self, vpc: Json) -> None:
+        """The spec's VPC and its security groups in moto's EC2, under the spec's IDs: a security group
+        the stacks create in it gets EC2's default egress rule (which the provider revokes), and a rule
+        the stacks add to the cluster's group has its group (moto makes neither for an unknown VPC)."""
+        from unittest import mock
+
+        ec2 = self._moto("ec2", vpc["region"])
+        if vpc["vpc_id"] not in ec2.vpcs:
+            with mock.patch("moto.ec2.models.vpcs.random_vpc_id", return_value=vpc["vpc_id"]):
+                ec2.create_vpc(vpc.get("cidr_block", "10.0.0.0/16"))
+        known = {group_id for by_vpc in ec2.groups.values() for group_id in by_vpc}
+        for group_id in vpc.get("security_group_ids", []):
+            if group_id not in known:
+                with mock.patch("moto.ec2.models.security_groups.random_security_group_id", return_value=group_id):
+                    ec2.create_security_group(f"seeded-{group_id}", "the cluster's (seeded)", vpc_id=vpc["vpc_id"])
 
     def _seed_adopted(self, adopted: Json, center: Json, group_ids: dict[str, str]) -> None:
         """What an organization that runs HyperPod already has (tests/emulator/adopted.py): the

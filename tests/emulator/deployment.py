@@ -160,6 +160,14 @@ def world_before_first_deploy(spec: dict, groups: list[str]) -> dict:
             ]
         },
         "lifecycle_scripts": lifecycle_scripts(spec),
+        # ... and in EC2 itself, the VPC and its security groups (the teams' Studio groups are made there).
+        "vpcs": [
+            {
+                "region": region,
+                "vpc_id": spec["cluster"]["network"]["vpc_id"],
+                "security_group_ids": spec["cluster"]["network"].get("security_group_ids", []),
+            }
+        ],
     }
     if spec["cluster"].get("existing_hyperpod_cluster_name"):
         from tests.emulator.adopted import adopted_world

@@ -171,8 +171,9 @@ class IamActions:
         VPC; any other action on the group it names, with that group's tags (aws:ResourceTag); tags
         given at creation (TagSpecifications) are ec2:CreateTags too, with ec2:CreateAction."""
         ec2 = f"arn:aws:ec2:{region}:{self.account_id}"
-        specs = params.get("TagSpecifications") or []
-        requested = {f"aws:RequestTag/{t['Key']}": t["Value"] for spec in specs for t in spec.get("Tags") or []}
+        # EC2's query members read under their wire names (input_shapes): TagSpecification, Tag, key, value.
+        specs = params.get("TagSpecification") or []
+        requested = {f"aws:RequestTag/{t['key']}": t.get("value", "") for spec in specs for t in spec.get("Tag") or []}
         asks: list = []
         if operation == "CreateSecurityGroup":
             asks.append((f"ec2:{operation}", f"{ec2}:security-group/*", {**context, **requested}))
@@ -187,8 +188,8 @@ class IamActions:
                 )
             return asks
         if operation in ("CreateTags", "DeleteTags"):
-            tags = {f"aws:RequestTag/{t['Key']}": t.get("Value", "") for t in params.get("Tags") or []}
-            for resource_id in params.get("Resources") or []:
+            tags = {f"aws:RequestTag/{t['key']}": t.get("value", "") for t in params.get("Tag") or []}
+            for resource_id in params.get("ResourceId") or []:
                 kind = "security-group-rule" if resource_id.startswith("sgr-") else "security-group"
                 asks.append(
                     (
@@ -198,7 +199,7 @@ class IamActions:
                     )
                 )
             return asks
-        group = params.get("GroupId", "")
+        group = params.get("GroupId") or params.get("groupId") or ""
         asks.append((f"ec2:{operation}", f"{ec2}:security-group/{group}", {**context, **self._ec2_tags(region, group)}))
         if requested:
             asks.append(
