@@ -139,6 +139,52 @@ def test_network_policy_semantics_as_kubernetes_documents_them():
     assert allowed([_policy("b", {"podSelector": {}, "policyTypes": ["Egress"]})], a, b, 80)
 
 
+def test_network_policy_semantics_hold_network_policy_apis_own_cases():
+    """The ingress cases of kubernetes-sigs/network-policy-api's policy assistant
+    (cmd/policy-assistant/pkg/matcher/policy_tests.go at 841fc752): a rule allowing a protocol denies
+    the others, from pods and from addresses alike; a rule allowing a named port admits traffic to
+    the container port of that name."""
+    sctp_only = yaml.safe_load(
+        """
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: policy-207, namespace: x}
+spec:
+  ingress:
+  - ports:
+    - protocol: SCTP
+  podSelector: {}
+  policyTypes: [Ingress]
+"""
+    )
+    target = network_policy.Pod("x", {}, "1.2.3.5")
+    for source in (network_policy.Pod("y", {}, "1.2.3.4"), network_policy.Pod("", {}, "1.2.3.4")):
+        assert not network_policy.ingress_allowed([sctp_only], source, target, 103, protocol="TCP")
+        assert network_policy.ingress_allowed([sctp_only], source, target, 103, protocol="SCTP")
+    named = yaml.safe_load(
+        """
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: abc, namespace: x}
+spec:
+  ingress:
+  - ports:
+    - port: port-hello
+      protocol: TCP
+  podSelector:
+    matchLabels: {pod: a}
+  policyTypes: [Ingress]
+"""
+    )
+    pod_a = network_policy.Pod("x", {"pod": "a"}, "192.168.242.249")
+    assert network_policy.ingress_allowed(
+        [named], network_policy.Pod("", {}, "1.2.3.4"), pod_a, 8080, port_name="port-hello"
+    )
+    assert not network_policy.ingress_allowed(
+        [named], network_policy.Pod("", {}, "1.2.3.4"), pod_a, 8080, port_name="other"
+    )
+
+
 # --- the team-work example as deployed ---------------------------------------------------------------
 
 

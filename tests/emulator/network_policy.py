@@ -57,7 +57,10 @@ def _peer_matches(peer: Json, policy_namespace: str, source: Pod, namespace_labe
     return in_namespace and (pods is None or _selector_matches(pods, source.labels))
 
 
-def _port_matches(ports: list[Json] | None, port: int, protocol: str) -> bool:
+def _port_matches(ports: list[Json] | None, port: int, protocol: str, port_name: str | None) -> bool:
+    """A rule's ports: absent or empty, every port; else an entry of the traffic's protocol (TCP when
+    unnamed) whose port is absent (every port of it), the number, within [port, endPort], or the name
+    of the destination container's port."""
     if not ports:
         return True
     for entry in ports:
@@ -65,8 +68,12 @@ def _port_matches(ports: list[Json] | None, port: int, protocol: str) -> bool:
             continue
         if "port" not in entry:
             return True
-        first, last = entry["port"], entry.get("endPort", entry["port"])
-        if isinstance(first, int) and first <= port <= last:
+        first = entry["port"]
+        if isinstance(first, str):
+            if first == port_name:
+                return True
+            continue
+        if first <= port <= entry.get("endPort", first):
             return True
     return False
 
@@ -78,9 +85,11 @@ def ingress_allowed(
     port: int,
     *,
     protocol: str = "TCP",
+    port_name: str | None = None,
     namespace_labels: dict[str, dict[str, str]] | None = None,
 ) -> bool:
-    """Whether `target` admits a connection from `source` to `port` under `policies`."""
+    """Whether `target` admits a connection from `source` to `port` (named `port_name` in its
+    container, if it has a name) under `policies`."""
     labels = namespace_labels or {}
     selecting = [
         p
@@ -93,7 +102,7 @@ def ingress_allowed(
         for rule in (policy.get("spec") or {}).get("ingress") or []:
             peers = rule.get("from")
             if (not peers or any(_peer_matches(peer, target.namespace, source, labels) for peer in peers)) and (
-                _port_matches(rule.get("ports"), port, protocol)
+                _port_matches(rule.get("ports"), port, protocol, port_name)
             ):
                 return True
     return False
