@@ -195,6 +195,8 @@ UNSCOPED_ACTIONS = {
     "ReadAccountAndRegion": [
         "sts:GetCallerIdentity",
         "iam:ListRoles",
+        # Deleting a security group, the provider first lists the network interfaces that use it.
+        "ec2:DescribeNetworkInterfaces",
         "ec2:DescribeSecurityGroupRules",
         "ec2:DescribeSecurityGroups",
         "ec2:DescribeSubnets",
