@@ -479,9 +479,17 @@ def _add_a_team_section(document: Document, r: _Runbook) -> None:
 #: What a team's AWS stack holds that its kept data needs, as patterns of resource types: the domain
 #: (home directories on EFS), the data bucket with its settings (versioning, encryption, policy:
 #: destroyed alone, they would leave the bucket unencrypted and open to plain HTTP), the keys
-#: both are encrypted with and their aliases. Taken out of the stack's state before the stack is
-#: destroyed, they stay in the account (the runbook's "Remove a team").
-KEPT_ON_REMOVAL = ("aws_sagemaker_domain", "aws_s3_bucket[a-z_]*", "aws_kms_key", "aws_kms_alias")
+#: both are encrypted with and their aliases, and the domain's security group with its rule out (the
+#: domain's apps use it: EC2 refuses to delete a group in use). Taken out of the stack's state before
+#: the stack is destroyed, they stay in the account (the runbook's "Remove a team").
+KEPT_ON_REMOVAL = (
+    "aws_sagemaker_domain",
+    "aws_s3_bucket[a-z_]*",
+    "aws_kms_key",
+    "aws_kms_alias",
+    "aws_security_group",
+    "aws_vpc_security_group_egress_rule",
+)
 
 
 def kept_on_removal(resource_type: str) -> bool:
@@ -526,8 +534,9 @@ def _remove_a_team_section(document: Document, r: _Runbook) -> None:
                 f"task governance deletes the namespace {md_code(naming.team_namespace(example))} with what "
                 "runs in it); copy what it keeps outside its home directories (S3 outputs, model artefacts).",
                 f"With the spec still holding the team, {md_code(_cdktf(spec_path, 'synth'))}, then take the "
-                "domain, the data bucket with its settings, the keys and their aliases out of the team stack's "
-                "state, so that the destroy leaves them where they are (the commands below the list).",
+                "domain, the data bucket with its settings, the keys and their aliases and the domain's "
+                "security group out of the team stack's state, so that the destroy leaves them where they are "
+                "(the commands below the list).",
                 f"{md_code(_cdktf(spec_path, 'destroy ' + k8s_stack))} and then "
                 f"{md_code(_cdktf(spec_path, 'destroy ' + team_stack))} (the spec still has the team): its "
                 "RBAC, compute quota, EKS access entries, execution role, application assignments and budget "
@@ -547,9 +556,11 @@ def _remove_a_team_section(document: Document, r: _Runbook) -> None:
     document.add(
         Paragraph(
             f"What stays: the domain {md_code(naming.team_domain_name(org, example))}, its EFS home "
-            f"directories, the bucket {md_code(bucket)} and the keys {md_code(alias)} and {md_code(data_alias)}, "
+            f"directories, the bucket {md_code(bucket)}, the keys {md_code(alias)} and {md_code(data_alias)} and "
+            f"the security group {md_code(naming.team_studio_security_group_name(org, example))}, "
             "tagged with the team, managed by no stack. When the organization decides to delete the data for "
-            "good: delete the domain's spaces, apps and user profiles, then the domain with its home directories, "
+            "good: delete the domain's spaces, apps and user profiles, then the domain with its home directories "
+            "(and then its security group), "
             "empty and delete the bucket (every version), then schedule the keys' deletion (30 days, cancellable "
             "until then with `aws kms cancel-key-deletion`):"
         )
