@@ -106,7 +106,7 @@ def test_the_runbook_says_how_to_add_and_remove_a_team():
     # domain and its key out of the state first; the spec loses the team last.
     steps = [
         removal.index("copy what it keeps outside its home directories"),
-        removal.index("take the domain, the data bucket with its settings, the keys and their aliases out"),
+        removal.index("take the domain, the data bucket with its settings, the keys and their aliases and"),
         removal.index("cdktn destroy acme-k8s-<team>"),
         removal.index("cdktn destroy acme-team-<team>"),
         removal.index("Remove the team from"),
