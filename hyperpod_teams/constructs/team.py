@@ -221,6 +221,7 @@ class TeamStudioSecurityGroup(Construct):
             self,
             "eks-api-in",
             security_group_id=cluster_security_group_id,
+            description=f"EKS API from the Studio apps of team {team.name} (hyperpod-teams)",
             ip_protocol="tcp",
             from_port=443,
             to_port=443,

@@ -154,9 +154,8 @@ def what_a_team_runs(spec: PlatformSpec, team: Team) -> str:
         text += f", at priority {' or '.join(md_code(p) for p in allowed) or 'none'}"
     if team.studio.enabled:
         types = team.job_instance_types
-        text += (
-            "; from Studio, SageMaker training and processing jobs outside the quota on "
-            + (", ".join(md_code(t) for t in types) if types else "no instance type")
+        text += "; from Studio, SageMaker training and processing jobs outside the quota on " + (
+            ", ".join(md_code(t) for t in types) if types else "no instance type"
         )
     return text
 

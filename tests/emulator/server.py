@@ -42,6 +42,21 @@ def evaluate_secure_transport() -> None:
     FakeBucket.get_permission = get_permission  # type: ignore[method-assign]
 
 
+def describe_referenced_group_rules() -> None:
+    """A security group rule's description as EC2 answers it whatever the rule's source.
+
+    moto reads a rule's description from its IP range only, so a rule whose source is another group
+    (the Studio groups' 443 rule on the cluster's group: UserIdGroupPairs[].Description) comes back
+    without one, and every re-plan would show it as drift. EC2 keeps it (DescribeSecurityGroupRules,
+    SecurityGroupRule.Description). Reaches into moto's SecurityGroupRule (moto is pinned)."""
+    from moto.ec2.models.security_groups import SecurityGroupRule
+
+    def description(self: SecurityGroupRule) -> str | None:
+        return self.ip_range.get("Description") or (self.source_group or {}).get("Description")
+
+    SecurityGroupRule.description = property(description)  # type: ignore[assignment]
+
+
 def main() -> None:
     port_file = Path(sys.argv[1])
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
@@ -50,6 +65,7 @@ def main() -> None:
     from tests.emulator.additions import Additions
 
     evaluate_secure_transport()
+    describe_referenced_group_rules()
 
     moto_app = DomainDispatcherApplication(create_backend_app)
     app = Additions(moto_app, account_id=os.environ["MOTO_ACCOUNT_ID"])
