@@ -301,6 +301,39 @@ def _size(document: dict) -> int:
     return len(re.sub(r"\s", "", json.dumps(document)))
 
 
+def _role_statements(
+    sids: tuple[str, str, str], roles: str | list[str], organization, policy_arns: str | list[str]
+) -> list[dict]:
+    """What the pipeline may do to `roles`: manage them; create them, write their inline policies and
+    set their boundary only with the organization's boundary on them (condition key
+    iam:PermissionsBoundary), so no role the pipeline makes exceeds it; attach `policy_arns` only, to a
+    role within its boundary."""
+    bounded = {"ArnEquals": {"iam:PermissionsBoundary": naming.role_boundary_policy_arn(organization)}}
+    manage, create, attach = sids
+    return [
+        {
+            "Sid": manage,
+            "Effect": "Allow",
+            "Action": [a for a in IAM_ROLE_ACTIONS if a not in BOUNDED_ROLE_ACTIONS],
+            "Resource": roles,
+        },
+        {
+            "Sid": create,
+            "Effect": "Allow",
+            "Action": [*BOUNDED_ROLE_ACTIONS, "iam:PutRolePermissionsBoundary"],
+            "Resource": roles,
+            "Condition": bounded,
+        },
+        {
+            "Sid": attach,
+            "Effect": "Allow",
+            "Action": ["iam:AttachRolePolicy", "iam:DetachRolePolicy"],
+            "Resource": roles,
+            "Condition": {"ArnLike": {"iam:PolicyARN": policy_arns}, **bounded},
+        },
+    ]
+
+
 def deploy_policy_statements(spec: PlatformSpec) -> list[dict]:
     """Every statement the pipeline needs, scoped to the spec's organization."""
     org, region, account = spec.organization.name, spec.organization.region, spec.organization.account_id
@@ -310,47 +343,24 @@ def deploy_policy_statements(spec: PlatformSpec) -> list[dict]:
     eks = f"arn:{partition}:eks:{region}:{account}"
     ssm = f"arn:{partition}:ssm:{region}:{account}"
     roles = [f"{iam}:role/{org}-*", f"{iam}:role/*/{org}-*"]
-    bounded = {"ArnEquals": {"iam:PermissionsBoundary": naming.role_boundary_policy_arn(spec.organization)}}
     lifecycle_bucket = (
         naming.lifecycle_bucket_name(org, spec.cluster.name, account, region)
         if spec.cluster.lifecycle_scripts_s3_uri is None and spec.cluster.existing_hyperpod_cluster_name is None
         else None
     )
     statements: list[dict] = [
-        {
-            "Sid": "TheOrganizationsRoles",
-            "Effect": "Allow",
-            "Action": [a for a in IAM_ROLE_ACTIONS if a not in BOUNDED_ROLE_ACTIONS],
-            "Resource": roles,
-        },
-        {
-            # Creating a role, writing its inline policies and setting its boundary: only with the
-            # organization's boundary on it (condition key iam:PermissionsBoundary), so no role the
-            # pipeline makes exceeds it.
-            "Sid": "TheOrganizationsRolesWithinTheirBoundary",
-            "Effect": "Allow",
-            "Action": [*BOUNDED_ROLE_ACTIONS, "iam:PutRolePermissionsBoundary"],
-            "Resource": roles,
-            "Condition": bounded,
-        },
-        {
-            # IAM authorizes Attach/DetachRolePolicy on the role, the policy in `iam:PolicyARN`
-            # (Service Authorization Reference, IAM condition keys): the AWS managed policies the
-            # stacks attach and the organization's own only, to a role within its boundary.
-            "Sid": "AttachTheStacksPolicies",
-            "Effect": "Allow",
-            "Action": ["iam:AttachRolePolicy", "iam:DetachRolePolicy"],
-            "Resource": roles,
-            "Condition": {
-                "ArnLike": {
-                    "iam:PolicyARN": [
-                        *(managed_policy_arn(name, partition) for name in STACKS_AWS_MANAGED_POLICIES),
-                        f"{iam}:policy/hyperpod-teams/{org}-*",
-                    ]
-                },
-                **bounded,
-            },
-        },
+        # IAM authorizes Attach/DetachRolePolicy on the role, the policy in `iam:PolicyARN` (Service
+        # Authorization Reference, IAM condition keys): the AWS managed policies the stacks attach and
+        # the organization's own only.
+        *_role_statements(
+            ("TheOrganizationsRoles", "TheOrganizationsRolesWithinTheirBoundary", "AttachTheStacksPolicies"),
+            roles,
+            spec.organization,
+            [
+                *(managed_policy_arn(name, partition) for name in STACKS_AWS_MANAGED_POLICIES),
+                f"{iam}:policy/hyperpod-teams/{org}-*",
+            ],
+        ),
         {
             "Sid": "PassTheOrganizationsRolesToTheirServices",
             "Effect": "Allow",
@@ -533,32 +543,16 @@ def add_on_statements(spec: PlatformSpec) -> list[dict]:
     statements: list[dict] = []
     if cluster.inference is not None and installs(cluster.inference):
         operator_role = f"{iam}:role/{naming.inference_role_name(org.name, 'operator')}"
-        bounded = {"ArnEquals": {"iam:PermissionsBoundary": naming.role_boundary_policy_arn(org)}}
-        statements += [
-            {
-                "Sid": "TheInferenceOperatorsRole",
-                "Effect": "Allow",
-                "Action": [a for a in IAM_ROLE_ACTIONS if a not in BOUNDED_ROLE_ACTIONS],
-                "Resource": operator_role,
-            },
-            {
-                "Sid": "TheInferenceOperatorsRoleWithinItsBoundary",
-                "Effect": "Allow",
-                "Action": [*BOUNDED_ROLE_ACTIONS, "iam:PutRolePermissionsBoundary"],
-                "Resource": operator_role,
-                "Condition": bounded,
-            },
-            {
-                "Sid": "TheInferenceOperatorsPolicies",
-                "Effect": "Allow",
-                "Action": ["iam:AttachRolePolicy", "iam:DetachRolePolicy"],
-                "Resource": operator_role,
-                "Condition": {
-                    "ArnLike": {"iam:PolicyARN": managed_policy_arn(addons.INFERENCE_MANAGED_POLICY, partition)},
-                    **bounded,
-                },
-            },
-        ]
+        statements += _role_statements(
+            (
+                "TheInferenceOperatorsRole",
+                "TheInferenceOperatorsRoleWithinItsBoundary",
+                "TheInferenceOperatorsPolicies",
+            ),
+            operator_role,
+            org,
+            managed_policy_arn(addons.INFERENCE_MANAGED_POLICY, partition),
+        )
         if cluster.inference.creates_oidc_provider:
             statements.append(
                 {

@@ -29,10 +29,9 @@ operator, the inference operator, the Spaces controller):
 from __future__ import annotations
 
 from hyperpod_teams import addons, naming
+from hyperpod_teams.rbac import ADMISSION_API_GROUP, KUEUE_PRIORITY_LABEL, _cel_list, _metadata, _priority_message
 
-ADMISSION_API_GROUP = "admissionregistration.k8s.io"
 NETWORKING_API_GROUP = "networking.k8s.io"
-MANAGED_BY = {"app.kubernetes.io/managed-by": "hyperpod-teams"}
 
 #: Pod Security Admission's namespace labels (Kubernetes docs, "Enforce Pod Security Standards with
 #: namespace labels").
@@ -44,8 +43,6 @@ AUDITED_LEVEL = "restricted"
 #: the network policies know a team's namespace by. Its value is the team's name.
 TENANT_LABEL = "hyperpod-teams.io/team"
 
-#: Kueue's label naming a workload's WorkloadPriorityClass (Kueue docs, "Workload Priority").
-KUEUE_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 #: What the NVIDIA container runtime reads to hand a container GPUs (NVIDIA container toolkit,
 #: "Specialized Configurations with Docker": NVIDIA_VISIBLE_DEVICES); the device plugin sets it for
 #: the GPUs it allocated, so a pod spec never needs to.
@@ -80,17 +77,6 @@ def team_workload_priorities(team_classes: list[str] | None, cluster_classes: li
 
 def pods_policy_name(team: str) -> str:
     return f"{naming.team_namespace(team)}-pods"
-
-
-def _metadata(name: str, team: str, namespace: str | None = None) -> dict:
-    metadata: dict = {"name": name, "labels": {**MANAGED_BY, "hyperpod-teams/team": team}}
-    if namespace is not None:
-        metadata["namespace"] = namespace
-    return metadata
-
-
-def _cel_list(values: list[str] | tuple[str, ...]) -> str:
-    return "[" + ", ".join(f"'{v}'" for v in values) + "]"
 
 
 def _containers_expression(check: str) -> str:
@@ -179,37 +165,6 @@ def pods_policy_manifests(team: str, *, workload_priorities: list[str], pod_prio
             },
         },
     ]
-
-
-def _priority_message(team: str, workload_priorities: list[str]) -> str:
-    namespace = naming.team_namespace(team)
-    if not workload_priorities:
-        return f"work in {namespace} carries no {KUEUE_PRIORITY_LABEL}: the team may use no priority class"
-    return (
-        f"work in {namespace} runs at one of the team's priority classes: label it {KUEUE_PRIORITY_LABEL}: "
-        f"{' or '.join(workload_priorities)} (hyp create hyp-pytorch-job --priority)"
-    )
-
-
-def workload_priority_validation(team: str, workload_priorities: list[str]) -> dict:
-    """For the member's own requests (rbac.queue_label_policy_manifests): a job, endpoint or space
-    created or changed carries none of Kueue's priority classes but the team's, and a Kueue workload an
-    admin changes keeps to them too (`spec.priorityClassName`), its priority value unchanged."""
-    labels = "object.metadata.labels"
-    allowed = _cel_list(workload_priorities)
-    workload = (
-        "(!has(object.spec.priorityClassName) || object.spec.priorityClassName in "
-        f"{allowed}) && (!has(object.spec.priority) || (has(oldObject.spec.priority) && "
-        "object.spec.priority == oldObject.spec.priority))"
-    )
-    labelled = (
-        f"!has({labels}) || !('{KUEUE_PRIORITY_LABEL}' in {labels}) || {labels}['{KUEUE_PRIORITY_LABEL}'] in {allowed}"
-    )
-    return {
-        "expression": f"request.resource.resource == 'workloads' ? ({workload}) : ({labelled})",
-        "message": _priority_message(team, workload_priorities),
-        "reason": "Forbidden",
-    }
 
 
 #: The platform components in their own namespaces that connect to a team's pods, per add-on; each

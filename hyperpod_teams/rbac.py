@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hyperpod_teams import addons, isolation, naming
+from hyperpod_teams import addons, naming
 
 RBAC_API_GROUP = "rbac.authorization.k8s.io"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "hyperpod-teams"}
@@ -238,6 +238,8 @@ QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 ADMISSION_API_GROUP = "admissionregistration.k8s.io"
 KUEUE_API_GROUP = "kueue.x-k8s.io"
+#: Kueue's label naming a workload's WorkloadPriorityClass (Kueue docs, "Workload Priority").
+KUEUE_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 
 #: What a member submits work as: (API group, resource). Pods only through one of the others.
 QUEUED_WORKLOADS = (
@@ -300,6 +302,41 @@ def _endpoint_name_validation(team: str, endpoint_prefix: str) -> dict:
     }
 
 
+def _cel_list(values: list[str] | tuple[str, ...]) -> str:
+    return "[" + ", ".join(f"'{v}'" for v in values) + "]"
+
+
+def _priority_message(team: str, workload_priorities: list[str]) -> str:
+    namespace = naming.team_namespace(team)
+    if not workload_priorities:
+        return f"work in {namespace} carries no {KUEUE_PRIORITY_LABEL}: the team may use no priority class"
+    return (
+        f"work in {namespace} runs at one of the team's priority classes: label it {KUEUE_PRIORITY_LABEL}: "
+        f"{' or '.join(workload_priorities)} (hyp create hyp-pytorch-job --priority)"
+    )
+
+
+def workload_priority_validation(team: str, workload_priorities: list[str]) -> dict:
+    """For the member's own requests (rbac.queue_label_policy_manifests): a job, endpoint or space
+    created or changed carries none of Kueue's priority classes but the team's, and a Kueue workload an
+    admin changes keeps to them too (`spec.priorityClassName`), its priority value unchanged."""
+    labels = "object.metadata.labels"
+    allowed = _cel_list(workload_priorities)
+    workload = (
+        "(!has(object.spec.priorityClassName) || object.spec.priorityClassName in "
+        f"{allowed}) && (!has(object.spec.priority) || (has(oldObject.spec.priority) && "
+        "object.spec.priority == oldObject.spec.priority))"
+    )
+    labelled = (
+        f"!has({labels}) || !('{KUEUE_PRIORITY_LABEL}' in {labels}) || {labels}['{KUEUE_PRIORITY_LABEL}'] in {allowed}"
+    )
+    return {
+        "expression": f"request.resource.resource == 'workloads' ? ({workload}) : ({labelled})",
+        "message": _priority_message(team, workload_priorities),
+        "reason": "Forbidden",
+    }
+
+
 def queued_workloads(*, inference: bool = False, spaces: bool = False) -> tuple[tuple[str, str], ...]:
     """What a member submits work as, (API group, resource): the jobs, and the endpoints and spaces
     where the cluster runs them. Each is admitted by Kueue through the team's LocalQueue."""
@@ -322,7 +359,7 @@ def queue_label_policy_manifests(
     the endpoints are held to the label too, to the team's endpoint names and to its own data bucket
     (`model_bucket`) for S3 models; with `spaces`, the spaces (`hyp create hyp-space --queue-name`).
     With `workload_priorities`, a member's work carries none of Kueue's priority classes but these, and
-    an admin's change of a Kueue workload keeps to them (isolation.workload_priority_validation)."""
+    an admin's change of a Kueue workload keeps to them (workload_priority_validation)."""
     name = queue_label_policy_name(team)
     queue = naming.team_local_queue(team)
     groups = ", ".join(f"'{naming.team_kubernetes_group(team, role)}'" for role in naming.ROLES)
@@ -378,7 +415,7 @@ def queue_label_policy_manifests(
                         else []
                     ),
                     *(
-                        [isolation.workload_priority_validation(team, workload_priorities)]
+                        [workload_priority_validation(team, workload_priorities)]
                         if workload_priorities is not None
                         else []
                     ),
