@@ -163,6 +163,12 @@ INFERENCE_REGIONS = (
 S3_CSI_ADDON = "aws-mountpoint-s3-csi-driver"
 S3_CSI_NAMESPACE = "kube-system"
 S3_CSI_SERVICE_ACCOUNT = "s3-csi-driver-sa"
+#: The Mountpoint for S3 CSI driver's name in a PersistentVolume (`csi.driver`), and the volume
+#: attribute that mounts with the credentials of the pod's own service account (awslabs/
+#: mountpoint-s3-csi-driver docs/CONFIGURATION.md, "Pod-Level Credentials": EKS Pod Identity or IRSA,
+#: driver v2; the driver's own role is not used for such a volume).
+S3_CSI_DRIVER = "s3.csi.aws.com"
+S3_CSI_POD_CREDENTIALS = {"authenticationSource": "pod"}
 #: The operator's custom resources (its CRDs in the same chart, config/crd): what a team creates.
 INFERENCE_API_GROUP = "inference.sagemaker.aws.amazon.com"
 INFERENCE_ENDPOINT_RESOURCES = ("jumpstartmodels", "inferenceendpointconfigs")

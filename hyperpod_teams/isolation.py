@@ -215,3 +215,58 @@ def network_policy_manifest(team: str, *, platform: list[str], load_balancer_cid
         "metadata": _metadata(NETWORK_POLICY_NAME, team, namespace),
         "spec": {"podSelector": {}, "policyTypes": ["Ingress"], "ingress": ingress},
     }
+
+
+#: What a static Mountpoint volume's size says (the driver ignores it; Kubernetes requires one).
+DATA_VOLUME_CAPACITY = "1200Gi"
+
+
+def team_data_volume_name(team: str) -> str:
+    """The team data bucket's PersistentVolume (cluster-scoped: named after the team's namespace)."""
+    return f"{naming.team_namespace(team)}-data"
+
+
+def team_data_volume_manifests(team: str, *, bucket: str, region: str) -> list[dict]:
+    """The team's data bucket as a volume of its namespace: a PersistentVolume of the Mountpoint for S3
+    CSI driver reserved for the claim `team-data` of the team's namespace (claimRef, Kubernetes docs
+    "Reserving a PersistentVolume"), mounted with **the credentials of the pod that mounts it**
+    (`authenticationSource: pod`), not the driver's. A pod running as the team's `team-workload`
+    service account reads and writes the team's bucket through its workload role; any other pod's
+    mount fails at S3; no role of the driver reads any team's bucket (policies.s3_csi_policy). The
+    reference example: awslabs/mountpoint-s3-csi-driver examples/kubernetes/static_provisioning/
+    pod_level_identity.yaml. Reclaim policy Retain: deleting the claim never touches the bucket."""
+    namespace = naming.team_namespace(team)
+    volume = team_data_volume_name(team)
+    modes = ["ReadWriteMany"]
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": _metadata(volume, team),
+            "spec": {
+                "capacity": {"storage": DATA_VOLUME_CAPACITY},
+                "accessModes": modes,
+                "storageClassName": "",
+                "persistentVolumeReclaimPolicy": "Retain",
+                "claimRef": {"namespace": namespace, "name": naming.TEAM_DATA_CLAIM},
+                # The team's workload role may delete its objects (policies.TEAM_DATA_OBJECT_ACTIONS).
+                "mountOptions": ["allow-delete", f"region {region}"],
+                "csi": {
+                    "driver": addons.S3_CSI_DRIVER,
+                    "volumeHandle": volume,
+                    "volumeAttributes": {"bucketName": bucket, **addons.S3_CSI_POD_CREDENTIALS},
+                },
+            },
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": _metadata(naming.TEAM_DATA_CLAIM, team, namespace),
+            "spec": {
+                "accessModes": modes,
+                "storageClassName": "",
+                "resources": {"requests": {"storage": DATA_VOLUME_CAPACITY}},
+                "volumeName": volume,
+            },
+        },
+    ]

@@ -317,6 +317,9 @@ def team_workload_role_name(org: str, team: str) -> str:
 #: The service account in a team's namespace that EKS Pod Identity binds to the team's workload
 #: role: `hyp create hyp-pytorch-job --service-account-name team-workload`.
 TEAM_SERVICE_ACCOUNT = "team-workload"
+#: The PersistentVolumeClaim in a team's namespace that mounts the team's data bucket with the
+#: credentials of the pod that mounts it (isolation.team_data_volume_manifests).
+TEAM_DATA_CLAIM = "team-data"
 
 
 #: Path of the IAM policies the stacks write for Identity Center permission sets to reference.

@@ -1503,31 +1503,14 @@ def alb_controller_policy(*, partition: str, account_id: str, region: str) -> di
     }
 
 
-def s3_csi_policy(buckets: list[str], *, org: str, account_id: str, region: str, partition: str = "aws") -> dict:
-    """The Mountpoint for S3 CSI driver mounts an endpoint's model from S3: list and read the teams' data
-    buckets (where a team keeps its models; the team's admission policy holds its endpoints to its own
-    bucket), and decrypt through S3 with the organization's keys (the teams' data keys carry its tag).
-    The reference grants every bucket of every account."""
-    arns = [f"arn:{partition}:s3:::{b}" for b in buckets]
-    statements: list[dict] = []
-    if arns:
-        statements += [
-            {"Sid": "ListTheTeamsBuckets", "Effect": "Allow", "Action": ["s3:ListBucket"], "Resource": arns},
-            {"Sid": "ReadModels", "Effect": "Allow", "Action": ["s3:GetObject"], "Resource": [f"{a}/*" for a in arns]},
-            {
-                "Sid": "DecryptModelsThroughS3",
-                "Effect": "Allow",
-                "Action": ["kms:Decrypt"],
-                "Resource": [f"arn:{partition}:kms:{region}:{account_id}:key/*"],
-                "Condition": {
-                    "StringEquals": {
-                        "kms:ViaService": f"s3.{region}.amazonaws.com",
-                        f"aws:ResourceTag/{naming.TAG_ORGANIZATION}": org,
-                    }
-                },
-            },
-        ]
-    return {"Version": "2012-10-17", "Statement": statements or [_NOTHING]}
+def s3_csi_policy() -> dict:
+    """The Mountpoint for S3 CSI driver's own role reads no bucket. One role for every mount would read
+    every team's bucket, and its token sits on every node: a team's data is mounted instead with the
+    credentials of the pod that mounts it (isolation.team_data_volume_manifests, `authenticationSource:
+    pod`), and the inference operator's S3 model source, which mounts with the driver's credentials, is
+    refused in a team namespace (rbac._model_source_validation). The reference grants every bucket of
+    every account (EKS user guide, "Deploy the Mountpoint for Amazon S3 driver")."""
+    return {"Version": "2012-10-17", "Statement": [_NOTHING]}
 
 
 #: A statement that grants nothing, for a policy whose grants are all conditional on the spec.

@@ -262,18 +262,28 @@ ENDPOINT_NAME_FIELDS = {
 }
 
 
-def _model_bucket_validation(team: str, model_bucket: str | None) -> dict:
-    """A member's InferenceEndpointConfig loads its model from S3 only out of the team's data bucket
-    (`spec.modelSourceConfig.s3Storage.bucketName`, the operator's CRD): the S3 CSI driver that mounts
-    it reads every team's bucket (policies.s3_csi_policy), so the bucket a team may name is held here."""
-    storage = "object.spec.modelSourceConfig.s3Storage"
-    present = f"has(object.spec.modelSourceConfig) && has({storage}) && has({storage}.bucketName)"
-    allowed = f"{storage}.bucketName == '{model_bucket}'" if model_bucket else "false"
+def _model_source_validation(team: str, model_bucket: str | None) -> dict:
+    """A member's InferenceEndpointConfig takes no S3 model source (`spec.modelSourceConfig`
+    `modelSourceType: s3` / `s3Storage`, the operator's CRD): the operator mounts it with the S3 CSI
+    driver's own credentials, one identity for every team, which read no team's bucket
+    (policies.s3_csi_policy). The team's model comes from its data volume instead, mounted with the
+    team's workload identity (`modelSourceType: kubernetesVolume`, the operator's
+    v1_nvme_k8s_volume_service_account sample; isolation.team_data_volume_manifests)."""
+    source = "object.spec.modelSourceConfig"
+    s3 = f"has({source}) && (has({source}.s3Storage) || (has({source}.modelSourceType) && {source}.modelSourceType == 's3'))"
+    namespace = naming.team_namespace(team)
+    instead = (
+        f"load it from the team's data volume: modelSourceConfig.modelSourceType: kubernetesVolume, "
+        f"kubernetes.serviceAccountName: {naming.TEAM_SERVICE_ACCOUNT}, kubernetes.volumes: [{{name: model, "
+        f"persistentVolumeClaim: {{claimName: {naming.TEAM_DATA_CLAIM}}}}}], worker.modelVolumeMount.name: model"
+        if model_bucket
+        else "the team has no data bucket to load it from (teams[].data)"
+    )
     return {
-        "expression": f"request.resource.resource != 'inferenceendpointconfigs' || !({present}) || {allowed}",
+        "expression": f"request.resource.resource != 'inferenceendpointconfigs' || !({s3})",
         "message": (
-            f"an endpoint in {naming.team_namespace(team)} loads its model from the team's own bucket"
-            + (f" ({model_bucket})" if model_bucket else "; the team has none (teams[].data)")
+            f"an endpoint in {namespace} takes no S3 model source (the operator would mount it with the S3 CSI "
+            f"driver's credentials, which read no team's bucket): {instead}"
         ),
         "reason": "Forbidden",
     }
@@ -356,8 +366,8 @@ def queue_label_policy_manifests(
     a job they create or change in the team namespace carries the team's LocalQueue label, and they
     create no bare pod (a pod Kueue would not admit). Controllers' requests (the job operators
     creating a job's pods) are not the members' and pass. With `endpoint_prefix` (cluster.inference)
-    the endpoints are held to the label too, to the team's endpoint names and to its own data bucket
-    (`model_bucket`) for S3 models; with `spaces`, the spaces (`hyp create hyp-space --queue-name`).
+    the endpoints are held to the label too, to the team's endpoint names and to models from the
+    team's data volume, not the operator's S3 source (`model_bucket`: the team's bucket, or None); with `spaces`, the spaces (`hyp create hyp-space --queue-name`).
     With `workload_priorities`, a member's work carries none of Kueue's priority classes but these, and
     an admin's change of a Kueue workload keeps to them (workload_priority_validation)."""
     name = queue_label_policy_name(team)
@@ -410,7 +420,7 @@ def queue_label_policy_manifests(
                         "reason": "Forbidden",
                     },
                     *(
-                        [_endpoint_name_validation(team, endpoint_prefix), _model_bucket_validation(team, model_bucket)]
+                        [_endpoint_name_validation(team, endpoint_prefix), _model_source_validation(team, model_bucket)]
                         if endpoint_prefix is not None
                         else []
                     ),

@@ -10,7 +10,7 @@ from constructs import Construct
 
 from hyperpod_teams import bindings, isolation, naming, rbac
 from hyperpod_teams.constructs.eks import EksCluster
-from hyperpod_teams.constructs.kubernetes import TeamAdmission, TeamIsolation, TeamRbac
+from hyperpod_teams.constructs.kubernetes import TeamAdmission, TeamDataVolume, TeamIsolation, TeamRbac
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -98,6 +98,19 @@ class TeamKubernetesStack(PlatformStack):
             load_balancer_cidrs=list(cluster.inference.load_balancer_cidrs) if cluster.inference else [],
             depends_on=[self.namespace] if self.namespace is not None else None,
         )
+        # The team's bucket as a volume its pods mount with their own credentials (with inference, the
+        # cluster has the Mountpoint for S3 CSI driver; its own role reads no team's bucket).
+        bucket = naming.team_data_bucket(spec.organization, team)
+        self.data_volume = None
+        if inference and bucket and self.service_account is not None:
+            self.data_volume = TeamDataVolume(
+                self,
+                "data-volume",
+                team=team.name,
+                bucket=bucket,
+                region=spec.organization.region,
+                depends_on=[self.namespace] if self.namespace is not None else None,
+            )
         self.admission = None
         if spec.cluster.task_governance.enabled:
             # The team's quota is Kueue's, which admits only what carries the team's queue label:
@@ -107,7 +120,7 @@ class TeamKubernetesStack(PlatformStack):
                 "admission",
                 team=team.name,
                 endpoint_prefix=naming.team_endpoint_prefix(spec.organization.name, team.name) if inference else None,
-                model_bucket=naming.team_data_bucket(spec.organization, team),
+                model_bucket=bucket if self.data_volume is not None else None,
                 spaces=spaces,
                 workload_priorities=workload_priorities,
             )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -192,23 +193,74 @@ def test_an_endpoint_runs_under_the_teams_queue_and_names_only_the_teams_endpoin
             assert refusal and "starts with acme-nlp--" in refusal, (kind, theirs)
 
 
-def test_an_endpoint_loads_an_s3_model_only_from_the_teams_own_bucket(admission):
+def test_an_endpoint_takes_no_s3_model_source_and_is_pointed_to_the_teams_data_volume(admission):
+    """The operator mounts an S3 model source with the S3 CSI driver's own credentials, one identity for
+    every team: refused, whichever bucket it names; the refusal says how to load from the team's data
+    volume, and that way is admitted."""
     queue = naming.team_local_queue("nlp")
     own, theirs = (f"acme-{t}-data-{ACCOUNT}-{REGION}" for t in ("nlp", "vision"))
     kind = "inferenceendpointconfigs"
-    assert admitted(admission, "nlp", kind, endpoint(kind, queue=queue, bucket=own)) is None
-    assert own in admitted(admission, "nlp", kind, endpoint(kind, queue=queue, bucket=theirs))
+    for bucket in (own, theirs):
+        refusal = admitted(admission, "nlp", kind, endpoint(kind, queue=queue, bucket=bucket))
+        assert refusal and "modelSourceType: kubernetesVolume" in refusal and "claimName: team-data" in refusal
+    source_type_only = endpoint(kind, queue=queue)
+    source_type_only["spec"]["modelSourceConfig"] = {"modelSourceType": "s3"}
+    assert "takes no S3 model source" in admitted(admission, "nlp", kind, source_type_only)
+    from_volume = endpoint(kind, queue=queue)
+    from_volume["spec"].update(TEAM_DATA_MODEL)
+    assert admitted(admission, "nlp", kind, from_volume) is None
 
 
-def test_the_s3_csi_driver_reads_the_teams_buckets_and_no_other(stacks):
+#: An InferenceEndpointConfig's model from the team's data volume, as the refusal above spells it (the
+#: operator's sample v1_nvme_k8s_volume_service_account.yaml, with the team's claim for its hostPath).
+TEAM_DATA_MODEL = {
+    "modelSourceConfig": {"modelSourceType": "kubernetesVolume"},
+    "kubernetes": {
+        "serviceAccountName": naming.TEAM_SERVICE_ACCOUNT,
+        "volumes": [{"name": "model", "persistentVolumeClaim": {"claimName": naming.TEAM_DATA_CLAIM}}],
+    },
+    "worker": {"image": "vllm", "modelVolumeMount": {"name": "model", "mountPath": "/opt/ml/model"}},
+}
+
+
+def test_the_s3_csi_drivers_own_role_reads_no_teams_bucket(stacks):
+    """What a token stolen from a node's S3 CSI driver reaches: no team's objects, listing or key."""
     cluster = stacks["acme-cluster"]["resource"]["aws_iam_role_policy"]
     (policy,) = [json.loads(v["policy"]) for v in cluster.values() if v["name"] == "read-models"]
-    buckets = {r for s in policy["Statement"] if s["Sid"] != "DecryptModelsThroughS3" for r in s["Resource"]}
-    assert buckets == {
-        f"arn:aws:s3:::acme-{t}-data-{ACCOUNT}-{REGION}{suffix}"
-        for t in ("nlp", "vision", "research")
-        for suffix in ("", "/*")
-    }
+    for team in ("nlp", "vision", "research"):
+        bucket = f"arn:aws:s3:::acme-{team}-data-{ACCOUNT}-{REGION}"
+        for action, resource in (("s3:GetObject", f"{bucket}/model.safetensors"), ("s3:ListBucket", bucket)):
+            assert not allows([policy], action, resource), (team, action)
+    key = f"arn:aws:kms:{REGION}:{ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+    assert not allows([policy], "kms:Decrypt", key, context={"kms:ViaService": f"s3.{REGION}.amazonaws.com"})
+
+
+def test_each_teams_data_volume_is_its_own_bucket_reserved_for_its_namespace_and_mounted_with_the_pods_credentials(
+    stacks,
+):
+    """The PersistentVolume and claim of the team's data (awslabs/mountpoint-s3-csi-driver's
+    pod_level_identity.yaml): the team's bucket, `authenticationSource: pod`, reserved by claimRef for
+    `team-data` in the team's namespace, Retain; and the team's workload role reads and writes that
+    bucket and no other team's (so a pod of another identity mounts nothing)."""
+    for team in ("nlp", "vision", "research"):
+        body = stacks[f"acme-k8s-{team}"]["resource"]["kubernetes_manifest"]
+        volume = next(v["manifest"] for v in body.values() if v["manifest"]["kind"] == "PersistentVolume")
+        claim = next(v["manifest"] for v in body.values() if v["manifest"]["kind"] == "PersistentVolumeClaim")
+        namespace = naming.team_namespace(team)
+        bucket = f"acme-{team}-data-{ACCOUNT}-{REGION}"
+        assert volume["spec"]["csi"]["driver"] == "s3.csi.aws.com"
+        assert volume["spec"]["csi"]["volumeAttributes"] == {"bucketName": bucket, "authenticationSource": "pod"}
+        assert volume["spec"]["claimRef"] == {"namespace": namespace, "name": "team-data"}
+        assert volume["spec"]["persistentVolumeReclaimPolicy"] == "Retain"
+        assert claim["metadata"]["namespace"] == namespace and claim["spec"]["volumeName"] == volume["metadata"]["name"]
+        assert claim["spec"]["storageClassName"] == volume["spec"]["storageClassName"] == ""
+        # The team stack's one inline policy named team-data: the workload role's (constructs/team.py).
+        team_policies = stacks[f"acme-team-{team}"]["resource"]["aws_iam_role_policy"].values()
+        workload = [json.loads(p["policy"]) for p in team_policies if p["name"] == "team-data"]
+        assert len(workload) == 1
+        for other in ("nlp", "vision", "research"):
+            objects = f"arn:aws:s3:::acme-{other}-data-{ACCOUNT}-{REGION}/model.safetensors"
+            assert allows(workload, "s3:GetObject", objects) == (other == team), (team, other)
 
 
 #: `hyp invoke hyp-custom-endpoint` (cli/commands/inference.py): DescribeEndpoint (sagemaker_core's
@@ -287,6 +339,8 @@ def test_the_inference_add_on_gets_every_value_its_chart_requires(stacks):
             "alb", "serviceAccount", "roleArn", "keda", "irsa")  # fmt: skip
     for key in keys:
         assert key in config, key
+    # The chart's enableCustomServiceAccounts (default false): a team's model pods run as team-workload.
+    assert re.search(r'"enableCustomServiceAccounts"\s*[=:]\s*true', config), config
     roles = {v["name"]: v for v in resources(stacks, "aws_iam_role").values()}
     assert naming.inference_role_name("acme", "operator").startswith(addons.INFERENCE_ROLE_NAME_PREFIX)
     assert naming.inference_role_name("a" * 20, "operator").startswith(addons.INFERENCE_ROLE_NAME_PREFIX)

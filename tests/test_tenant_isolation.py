@@ -21,6 +21,7 @@ from tests.emulator import kubernetes_api, network_policy, pod_security
 from tests.emulator.journeys import namespace_labels
 from tests.emulator.kubernetes_api import User
 from tests.test_kubernetes_rbac import admission_manifests, rbac_manifests
+from tests.test_team_inference_spaces_monitoring import TEAM_DATA_MODEL
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "data" / "pod-security-admission"
@@ -404,6 +405,13 @@ def test_an_endpoint_and_a_space_are_decided_as_their_controllers_pods_too(team_
     }
     code, pods = run(endpoints, "x", hostile)
     assert code == 201 and pods and not any(d.allowed for d in pods)
+    # A model from the team's data volume: the operator's pod runs as the team's workload identity,
+    # with which the S3 CSI driver mounts the team's bucket (authenticationSource: pod).
+    code, pods = run(endpoints, "tuned", {**ordinary, "endpointName": f"{prefix}tuned", **TEAM_DATA_MODEL})
+    assert code == 201 and pods and all(d.allowed for d in pods)
+    (pod,) = [p for p in api.store.list("", "pods", namespace) if p["metadata"]["name"] == "tuned-model-0"]
+    assert pod["spec"]["serviceAccountName"] == naming.TEAM_SERVICE_ACCOUNT
+    assert pod["spec"]["volumes"] == [{"name": "model", "persistentVolumeClaim": {"claimName": "team-data"}}]
     code, pods = run(spaces, "notebook", {"image": "jupyter"})
     assert code == 201 and pods and all(d.allowed for d in pods)
     code, pods = run(spaces, "root", {"image": "jupyter", "containerSecurityContext": {"privileged": True}})

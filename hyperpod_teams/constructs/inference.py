@@ -3,7 +3,7 @@ AWS now installs it, with every role and resource its configuration names (hyper
 names the references): the operator's execution role, the load balancer controller's and KEDA's
 roles, the JumpStart gated-model role (all through the EKS cluster's OIDC provider, IRSA, which the
 add-on's configuration takes), the bucket of the endpoints' TLS certificates, and the Mountpoint for
-S3 CSI driver that mounts S3 models."""
+S3 CSI driver that mounts each team's data bucket with its pods' own credentials."""
 
 from __future__ import annotations
 
@@ -112,16 +112,9 @@ class InferenceOperator(Construct):
         ]
         prerequisites = list(after)
         if settings.install_s3_csi_driver:
-            buckets = [b for b in (naming.team_data_bucket(org, team) for team in spec.teams) if b]
+            # The driver's role reads nothing: team volumes mount with their pods' credentials.
             s3_role = role("s3-csi", addons.S3_CSI_NAMESPACE, addons.S3_CSI_SERVICE_ACCOUNT)
-            s3_policy = inline(
-                "s3-csi-read",
-                s3_role,
-                "read-models",
-                policies.s3_csi_policy(
-                    buckets, org=org.name, account_id=org.account_id, region=org.region, partition=partition
-                ),
-            )
+            s3_policy = inline("s3-csi-read", s3_role, "read-models", policies.s3_csi_policy())
             prerequisites.append(
                 bindings.aws_eks_addon.EksAddon(
                     self,
@@ -137,6 +130,10 @@ class InferenceOperator(Construct):
             "tlsCertificateS3Bucket": self.tls_bucket_name,
             "hyperpodClusterArn": hyperpod_cluster_arn,
             "jumpstartGatedModelDownloadRoleArn": self.gated_role.arn,
+            # A team's model pods run as its workload identity (spec.kubernetes.serviceAccountName), which
+            # mounts its data volume: the chart's value (default false) the operator reads as
+            # ENABLE_CUSTOM_SERVICE_ACCOUNTS (charts/inference-operator values.yaml, config/manager).
+            "enableCustomServiceAccounts": True,
             "alb": {"enabled": True, "serviceAccount": {"create": True, "roleArn": self.alb_role.arn}},
             "keda": {"enabled": True, "auth": {"aws": {"irsa": {"enabled": True, "roleArn": self.keda_role.arn}}}},
         }

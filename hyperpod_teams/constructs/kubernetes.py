@@ -165,3 +165,19 @@ class TeamIsolation(Construct):
             ),
             depends_on=after,
         )
+
+
+class TeamDataVolume(Construct):
+    """The team's data bucket as the claim `team-data` of its namespace, mounted with the credentials
+    of the pod that mounts it (isolation.team_data_volume_manifests)."""
+
+    def __init__(
+        self, scope: Construct, id_: str, *, team: str, bucket: str, region: str, depends_on: list | None = None
+    ) -> None:
+        super().__init__(scope, id_)
+        volume, claim = isolation.team_data_volume_manifests(team, bucket=bucket, region=region)
+        self.volume = bindings.kubernetes_manifest.Manifest(self, "volume", manifest=volume)
+        # The claim binds to the volume reserved for it: created after it, deleted before it.
+        self.claim = bindings.kubernetes_manifest.Manifest(
+            self, "claim", manifest=claim, depends_on=[self.volume, *(depends_on or [])]
+        )

@@ -383,8 +383,10 @@ def _add_ons_section(document: Document, r: _Runbook) -> None:
         document.add(
             Paragraph(
                 f"A team's endpoints are those named {md_code(prefix + '*')}: its roles describe and invoke those "
-                "only, and its namespace admits an endpoint resource only with such a name, its own queue label "
-                "and, for S3 models, its own data bucket. HyperPod CLI 3.12.0's endpoint templates write no "
+                "only, and its namespace admits an endpoint resource only with such a name and its own queue label. "
+                "A model of the team's own is loaded from the claim `team-data` (the team's bucket, mounted with "
+                "the pod's own credentials: `modelSourceType: kubernetesVolume`, `kubernetes.serviceAccountName: "
+                "team-workload`, docs/team-journeys.md), not from the operator's S3 source, which is refused. HyperPod CLI 3.12.0's endpoint templates write no "
                 "labels, so under task governance apply the resource with them (`kubectl apply -f llama.yaml`); "
                 "list, describe, invoke and delete with `hyp`:"
             )

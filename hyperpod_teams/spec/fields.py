@@ -899,8 +899,9 @@ class Inference(SpecModel):
     )
     install_s3_csi_driver: bool = Field(
         default=True,
-        description="Install the Mountpoint for S3 CSI driver add-on the operator mounts S3 models with; set false "
-        "when the cluster has it already.",
+        description="Install the Mountpoint for S3 CSI driver add-on, whose own role reads no bucket: each team's "
+        "claim team-data mounts the team's bucket with its pods' credentials (authenticationSource: pod, driver v2); "
+        "set false when the cluster has the driver already.",
     )
     create_oidc_provider: bool | None = Field(
         default=None,

@@ -11,7 +11,8 @@ decides on the controller's request.
   (aws/sagemaker-hyperpod-cli's hyp-pytorch-job template); each pod labelled HPJob: <job>, as
   `hyp list-pods` finds them.
 - InferenceEndpointConfig and JumpStartModel: the inference operator's controller manager, a model
-  pod of `spec.worker` with the extra volumes and init containers of `spec.kubernetes`.
+  pod of `spec.worker` (its model volume mount) with the extra volumes, init containers and service
+  account of `spec.kubernetes` (the operator's CRD, v1).
 - Workspace (a space): the Spaces controller, a pod of `spec.image` with `spec.containerSecurityContext`.
 """
 
@@ -79,8 +80,12 @@ def pods_of(group: str, resource: str, workload: Json) -> list[Json]:
     if group == addons.INFERENCE_API_GROUP:
         worker = spec.get("worker") or {}
         extra = spec.get("kubernetes") or {}
-        pod_spec: Json = {"containers": [{"name": "model", "image": worker.get("image", "stand-in")}]}
-        for key in ("volumes", "initContainers"):
+        container: Json = {"name": "model", "image": worker.get("image", "stand-in")}
+        if worker.get("modelVolumeMount"):
+            mount = worker["modelVolumeMount"]
+            container["volumeMounts"] = [{"name": mount["name"], "mountPath": mount.get("mountPath", "/opt/ml/model")}]
+        pod_spec: Json = {"containers": [container]}
+        for key in ("volumes", "initContainers", "serviceAccountName"):
             if extra.get(key):
                 pod_spec[key] = extra[key]
         return [_pod(f"{name}-model-0", {"spec": pod_spec}, _workload_labels(workload))]
