@@ -270,7 +270,8 @@ def _model_source_validation(team: str, model_bucket: str | None) -> dict:
     team's workload identity (`modelSourceType: kubernetesVolume`, the operator's
     v1_nvme_k8s_volume_service_account sample; isolation.team_data_volume_manifests)."""
     source = "object.spec.modelSourceConfig"
-    s3 = f"has({source}) && (has({source}.s3Storage) || (has({source}.modelSourceType) && {source}.modelSourceType == 's3'))"
+    s3_type = f"has({source}.modelSourceType) && {source}.modelSourceType == 's3'"
+    s3 = f"has({source}) && (has({source}.s3Storage) || ({s3_type}))"
     namespace = naming.team_namespace(team)
     instead = (
         f"load it from the team's data volume: modelSourceConfig.modelSourceType: kubernetesVolume, "
@@ -367,7 +368,8 @@ def queue_label_policy_manifests(
     create no bare pod (a pod Kueue would not admit). Controllers' requests (the job operators
     creating a job's pods) are not the members' and pass. With `endpoint_prefix` (cluster.inference)
     the endpoints are held to the label too, to the team's endpoint names and to models from the
-    team's data volume, not the operator's S3 source (`model_bucket`: the team's bucket, or None); with `spaces`, the spaces (`hyp create hyp-space --queue-name`).
+    team's data volume, not the operator's S3 source (`model_bucket`: the team's bucket, or None);
+    with `spaces`, the spaces (`hyp create hyp-space --queue-name`).
     With `workload_priorities`, a member's work carries none of Kueue's priority classes but these, and
     an admin's change of a Kueue workload keeps to them (workload_priority_validation)."""
     name = queue_label_policy_name(team)

@@ -386,7 +386,8 @@ def _add_ons_section(document: Document, r: _Runbook) -> None:
                 "only, and its namespace admits an endpoint resource only with such a name and its own queue label. "
                 "A model of the team's own is loaded from the claim `team-data` (the team's bucket, mounted with "
                 "the pod's own credentials: `modelSourceType: kubernetesVolume`, `kubernetes.serviceAccountName: "
-                "team-workload`, docs/team-journeys.md), not from the operator's S3 source, which is refused. HyperPod CLI 3.12.0's endpoint templates write no "
+                "team-workload`, docs/team-journeys.md), not from the operator's S3 source, which is refused. "
+                "HyperPod CLI 3.12.0's endpoint templates write no "
                 "labels, so under task governance apply the resource with them (`kubectl apply -f llama.yaml`); "
                 "list, describe, invoke and delete with `hyp`:"
             )
