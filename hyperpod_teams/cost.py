@@ -18,7 +18,7 @@ from hyperpod_teams.spec.models import PlatformSpec, Team
 COST_ALLOCATION_TAG_KEYS = (naming.TAG_ORGANIZATION, naming.TAG_TEAM, naming.TAG_COST_CENTER, naming.TAG_PLATFORM)
 
 #: Cost category value of spend that carries no team tag of this organization.
-UNATTRIBUTED = "unattributed"
+UNATTRIBUTED = naming.COST_CATEGORY_DEFAULT_VALUE
 
 #: Billing prefixes user-defined cost allocation tags with `user:` in filters.
 USER_TAG_PREFIX = "user:"
@@ -108,7 +108,7 @@ def budget_limit_amount(monthly_limit_usd: float) -> str:
 
 #: Cost category value of the shared platform's spend (resources tagged TAG_PLATFORM), which a
 #: split charge rule divides across the teams.
-SHARED_PLATFORM = "shared-platform"
+SHARED_PLATFORM = naming.COST_CATEGORY_SHARED_VALUE
 #: Cost category split charge method per `cost.shared_split`.
 SPLIT_METHODS = {"quota": "FIXED", "proportional": "PROPORTIONAL", "even": "EVEN"}
 #: The API's limits (Billing and Cost Management API reference, CostCategorySplitChargeRule and

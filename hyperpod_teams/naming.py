@@ -317,6 +317,12 @@ def team_workload_role_name(org: str, team: str) -> str:
 #: The service account in a team's namespace that EKS Pod Identity binds to the team's workload
 #: role: `hyp create hyp-pytorch-job --service-account-name team-workload`.
 TEAM_SERVICE_ACCOUNT = "team-workload"
+#: The cost category values of spend that is no single team's (cost.py): the shared platform's,
+#: which the split charge rule divides, and the default of spend without this organization's tags.
+#: A team's value is its name, so no team may be named either (spec/rules.py).
+COST_CATEGORY_SHARED_VALUE = "shared-platform"
+COST_CATEGORY_DEFAULT_VALUE = "unattributed"
+
 #: The PersistentVolumeClaim in a team's namespace that mounts the team's data bucket with the
 #: credentials of the pod that mounts it (isolation.team_data_volume_manifests).
 TEAM_DATA_CLAIM = "team-data"

@@ -1029,3 +1029,79 @@ def test_the_statement_reconciles_the_exports_total_to_its_cost_in_cents_that_ad
     }
     markdown = chargeback("--cost-from", str(path)).stdout
     assert "| **every line of the exports in the period (net-amortized)** | 2,874.70 |" in markdown
+
+
+# --- a damaged export is refused with its line, never read as a shorter bill (#58) -----------------
+
+
+def _cur2_with_tags_cell(line_id: str, cell: str) -> str:
+    """The CUR 2.0 export with the `resource_tags` cell of line `line_id` replaced by `cell` as written."""
+    columns, rows = cur2_rows()
+    at = columns.index("resource_tags")
+    for row in rows:
+        if row[0] == line_id:
+            row[at] = cell
+    return _legacy_csv(columns, [[json.dumps(c) if isinstance(c, dict) else c for c in r] for r in rows])
+
+
+@pytest.mark.parametrize(
+    "line_id, cell",
+    [
+        ("n", "{"),  # a lone brace in an untagged line: was read as untagged
+        ("a", '{"user_hyperpod_teams_platform": "sha'),  # a tagged line's cell cut short
+        ("l", "{"),  # the credit: was dropped
+        ("h", "[]"),  # JSON, but not a map
+    ],
+)
+def test_a_tags_cell_that_does_not_parse_is_refused_naming_the_file_line_and_column(line_id, cell):
+    text = _cur2_with_tags_cell(line_id, cell)
+    number = next(i for i, line in enumerate(text.splitlines(), start=1) if line.startswith(f"{line_id},"))
+    with pytest.raises(CostExportError) as refused:
+        _read(text)
+    message = str(refused.value)
+    assert f"cur.csv, line {number}" in message and "resource_tags" in message and "not a JSON map" in message
+
+
+@pytest.mark.parametrize("cut", [1, 12, 40])
+def test_an_export_cut_inside_its_last_line_is_refused_as_cut_short(cut):
+    text = cur2_csv()
+    lines = text.count("\n")
+    with pytest.raises(CostExportError, match=rf"cur\.csv, line {lines}: the file ends inside this line"):
+        _read(text[:-cut])
+    # The whole file reads; and so does one whose last line is cut exactly at its line break.
+    assert _read(text).amount == AMORTIZED_TOTAL
+    assert _read(text.rstrip("\n").rsplit("\n", 1)[0] + "\n").lines_read == len(LINES) - 1
+
+
+def test_on_a_net_basis_only_discount_lines_are_named_discount_lines_and_the_untagged_lines_are_said():
+    """LINES has three untagged lines in the period (the Savings Plan's fee d, the RI fee f and the p5
+    hour n) and no discount line: no note may speak of untagged discount lines, and one note says
+    what the untagged lines are."""
+    found = _read(_legacy_csv(), basis="net-unblended")
+    assert not [n for n in found.notes if "discount line" in n], found.notes
+    (untagged,) = [n for n in found.notes if "carry no hyperpod-teams:platform=shared tag" in n]
+    assert untagged.startswith("3 lines of the exports in the period") and "other workloads" in untagged
+    with_discount = [*LINES, ("q", "EdpDiscount", "2026-11-01T00:00:00Z", "2026-12-01T00:00:00Z", "", "-10.00",
+                              "", "", "", "", "", "", "", "", "")]  # fmt: skip
+    found = _read(_legacy_csv(lines=with_discount), basis="net-unblended")
+    assert [n for n in found.notes if n.startswith("1 discount line in the period carries no")], found.notes
+
+
+def test_untagged_lines_that_sum_below_zero_are_added_back_in_the_reconciliation_and_it_reads_as_arithmetic():
+    """The tagged p5 hour a (98.32) and an untagged credit of -500.00 (another workload's): every line
+    -401.68; the untagged lines are added back (+500.00), never 'less' a positive amount; the
+    statement's cost 98.32. Each step's amount is what it adds."""
+    from hyperpod_teams.review import chargeback as statement
+
+    credit = ("q", "Credit", "2026-11-02T00:00:00Z", "2026-11-03T00:00:00Z", "USE1-ml.p5.48xlarge-hours", "-500.00",
+              "", "", "", "", "", "", "", "ml.p5.48xlarge", "")  # fmt: skip
+    found = _read(_legacy_csv(lines=[LINES[0], credit]), period=Period(date(2026, 11, 2), date(2026, 11, 2)))
+    lines = statement.reconciliation(found, found.amount.quantize(Decimal("0.01")))
+    assert [(line.role, line.amount) for line in lines] == [
+        ("total", Decimal("-401.68")),
+        ("plus", Decimal("500.00")),
+        ("total", Decimal("98.32")),
+        ("part", Decimal("98.32")),
+    ]
+    assert lines[0].amount + lines[1].amount == lines[2].amount
+    assert statement._reconciliation_label(lines[1]).startswith("plus not tagged")

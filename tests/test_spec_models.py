@@ -113,3 +113,16 @@ def test_json_spec_is_accepted_with_lines(tmp_path, quickstart_data):
     assert problem.location == "teams[1].compute.fair_share_weight"
     assert problem.line is not None
     assert '"fair_share_weight": 101' in path.read_text().splitlines()[problem.line - 1]
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [("shared-platform", "the shared platform's cost category value"), ("unattributed", "default value")],
+)
+def test_a_team_may_not_take_a_cost_category_value_the_stacks_reserve(quickstart_data, name, words):
+    """A team's cost category value is its name: `shared-platform` would put its spend in the pool the
+    split charge rule divides, `unattributed` would make the account's untagged spend the team's."""
+    quickstart_data["teams"][1]["name"] = name
+    with pytest.raises(SpecError) as refused:
+        validate_spec(quickstart_data)
+    assert any(p.path == ("teams", 1, "name") and words in p.message for p in refused.value.problems)

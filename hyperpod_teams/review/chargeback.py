@@ -144,8 +144,9 @@ class TeamCharge:
 @dataclass(frozen=True)
 class ReconciliationLine:
     """A line of the way from the exports' total to the statement's cost. `role`: "total" (a sum
-    the lines after it start from or end at), "less" (taken out), "part" (of the line before the
-    parts), "memo" (said, not in the sum)."""
+    the lines after it start from or end at), "less" (taken out: the amount is negative), "plus"
+    (lines left out that sum to less than zero, added back: the amount is positive), "part" (of the
+    line before the parts), "memo" (said, not in the sum)."""
 
     label: str
     amount: Decimal
@@ -548,16 +549,13 @@ def reconciliation(exported: ExportedCost | None, cost: Decimal) -> list[Reconci
     kinds = _rounded_to({k: v for k, v in exported.by_kind.items() if v}, cost)
     lines = [
         ReconciliationLine(f"every line of the exports in the period ({exported.basis})", in_period, "total"),
-        ReconciliationLine(
+        _left_out(
             f"not tagged {naming.TAG_PLATFORM}={naming.PLATFORM_SHARED} (other workloads, the account's own)",
-            -left["untagged"],
-            "less",
+            left["untagged"],
         ),
     ]
     if exported.split_rows:
-        lines.append(
-            ReconciliationLine("split cost allocation rows (a pod's share of its node's line)", -left["split"], "less")
-        )
+        lines.append(_left_out("split cost allocation rows (a pod's share of its node's line)", left["split"]))
     lines.append(ReconciliationLine("the shared platform's lines: the statement's cost", cost, "total"))
     lines += [ReconciliationLine(kind, kinds[kind], "part") for kind in KINDS if kind in kinds]
     memos = (
@@ -575,6 +573,12 @@ def reconciliation(exported: ExportedCost | None, cost: Decimal) -> list[Reconci
         if amount
     ]
     return lines
+
+
+def _left_out(label: str, amount: Decimal) -> ReconciliationLine:
+    """Lines the statement leaves out, as the step from the exports' total: taken out, or, where they
+    sum to less than zero, added back, so that every step reads as arithmetic."""
+    return ReconciliationLine(label, -amount, "plus" if amount < 0 else "less")
 
 
 def _rounded_to(exact: dict[str, Decimal], total: Decimal) -> dict[str, Decimal]:
@@ -950,6 +954,8 @@ def _reconciliation_label(line: ReconciliationLine) -> str:
         return f"**{md_text(line.label)}**"
     if line.role == "less":
         return f"less {md_text(line.label)}"
+    if line.role == "plus":
+        return f"plus {md_text(line.label)}, which sum to less than zero (credits, discounts)"
     if line.role == "part":
         return f"of which {md_text(line.label)}"
     return f"*{md_text(line.label)}*"

@@ -319,8 +319,10 @@ class ExportedCost:
     #: Discount lines a gross basis leaves out, and their amount.
     discount_lines_left: int = 0
     discount_lines_left_amount: Decimal = Decimal(0)
-    #: Discount lines in the period without the platform tag (e.g. an EDP on a Savings Plan's fee).
+    #: Discount lines in the period without the platform tag (e.g. an EDP on a Savings Plan's fee),
+    #: by their line item type; and every line in the period without it.
     untagged_discount_lines: int = 0
+    untagged_lines: int = 0
     #: The end of the latest charge of an hour or a day among every line read, and the line: how
     #: far a month-to-date delivery reaches (a month's fee or tax line ends with the month even
     #: in one delivered on its 19th, so only lines of an hour or a day tell).
@@ -502,11 +504,18 @@ def _zip_parts(path: Path, display: str) -> Iterator[Part]:
 
 
 def _bounded_lines(handle: io.TextIOBase, where: str) -> Iterator[str]:
+    """The file's lines, each bounded; a file whose last line has no line break was cut short (AWS
+    ends every line of an export with one): refused, not read as a shorter bill."""
     number = 0
     while line := handle.readline(MAX_LINE_CHARS + 1):
         number += 1
         if len(line) > MAX_LINE_CHARS:
             raise CostExportError(f"{where}, line {number}: more than {MAX_LINE_CHARS:,} characters on one line")
+        if not line.endswith(("\n", "\r")) and number > 1:
+            raise CostExportError(
+                f"{where}, line {number}: the file ends inside this line (no line break after it): the download "
+                "was cut short; download the file again"
+            )
         yield line
 
 
@@ -618,9 +627,10 @@ def _shared(tags: dict) -> bool:
 
 
 def _map_says_shared(cell: Any, column: str, where: str) -> bool:
-    """Whether a tags map (CUR 2.0 `resource_tags`, FOCUS `Tags`) tags the line shared; the JSON
-    of a line whose text does not even hold the value is not parsed."""
-    if not cell or (isinstance(cell, str) and naming.PLATFORM_SHARED not in cell):
+    """Whether a tags map (CUR 2.0 `resource_tags`, FOCUS `Tags`) tags the line shared. Every cell
+    is parsed, whatever it holds: a damaged one (a download cut inside it, a lone `{`) is refused
+    with its line, never read as a line without tags."""
+    if cell is None or cell == "":
         return False
     return _shared(_tags(cell, column, where))
 
@@ -960,9 +970,10 @@ def _note_untagged(out: ExportedCost, line_type: str, in_period: Decimal) -> Non
     """A commitment fee or discount line without the platform tag: counted for the notes."""
     if not in_period:
         return
+    out.untagged_lines += 1
     if line_type in _COMMITMENT_FEES:
         out.untagged_commitment_lines += 1
-    elif net(out.basis):
+    elif line_type in DISCOUNT_LINE_TYPES and net(out.basis):
         out.untagged_discount_lines += 1
 
 
@@ -1135,6 +1146,7 @@ def _read_focus(part: Part, period: Period, out: ExportedCost) -> None:
         start, end, fraction = placed(row, where)
         if not _map_says_shared(row[tags_at], FOCUS_TAGS, where):
             if fraction:
+                out.untagged_lines += 1
                 out.untagged_amount += cost(row, where)[0] * fraction
             continue
         if not fraction:
@@ -1319,6 +1331,14 @@ def _finish(out: ExportedCost, period: Period) -> None:
             f"({out.discount_lines_left_amount.quantize(CENT):,} {out.statement_currency}) {'are' if many else 'is'} "
             f"not in the {out.basis} cost; --cost-basis net-{out.basis.split('-', 1)[1]} counts "
             f"{'them' if many else 'it'}"
+        )
+    if out.untagged_lines:
+        many = out.untagged_lines != 1
+        out.notes.append(
+            f"{out.untagged_lines:,} line{'s' if many else ''} of the exports in the period carr"
+            f"{'y' if many else 'ies'} no {naming.TAG_PLATFORM}={naming.PLATFORM_SHARED} tag (other workloads, the "
+            f"account's own commitments and discounts; {out.untagged_amount.quantize(CENT):,} "
+            f"{out.statement_currency} on the {out.basis} basis): not in this statement"
         )
     if out.untagged_discount_lines:
         many = out.untagged_discount_lines != 1

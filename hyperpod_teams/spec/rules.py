@@ -102,6 +102,7 @@ class Sections:
 def problems_across_fields(sections: Sections) -> list[Problem]:
     problems = list(_unique_names(sections.teams, "teams", "team name"))
     problems += _derived_kubernetes_names(sections.teams)
+    problems += _reserved_team_names(sections.teams)
     # Only where the spec chose it: by default an impossible quota split gives way to a proportional one.
     if (
         sections.cost is not None
@@ -160,6 +161,26 @@ def _team_priority_classes(classes: list[PriorityClass], teams: list[tuple[int, 
                     if names
                     else "add it to cluster.task_governance.priority_classes",
                 )
+
+
+#: Team names the stacks give to spend of no single team (naming.COST_CATEGORY_*_VALUE), and why.
+RESERVED_TEAM_NAMES = {
+    naming.COST_CATEGORY_SHARED_VALUE: "the shared platform's cost category value (its own spend would join the pool "
+    "the split charge rule divides across the teams)",
+    naming.COST_CATEGORY_DEFAULT_VALUE: "the cost category's default value (the account's untagged spend would "
+    "become the team's)",
+}
+
+
+def _reserved_team_names(teams: list[tuple[int, Team]]) -> Iterator[Problem]:
+    """A team's cost category value is its name: none may be a value the stacks reserve."""
+    for t, team in teams:
+        if team.name in RESERVED_TEAM_NAMES:
+            yield Problem(
+                ("teams", t, "name"),
+                f"team name {team.name!r} is {RESERVED_TEAM_NAMES[team.name]}",
+                "choose another team name",
+            )
 
 
 def _derived_kubernetes_names(teams: list[tuple[int, Team]]) -> Iterator[Problem]:
