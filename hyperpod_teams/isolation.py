@@ -87,13 +87,50 @@ def _containers_expression(check: str) -> str:
     )
 
 
-def pods_policy_manifests(team: str, *, workload_priorities: list[str], pod_priority_classes: list[str]) -> list[dict]:
+#: The label HyperPod puts on every node with its instance group's name (SageMaker developer guide,
+#: "HyperPod node labels"; the HyperPod CLI's and awsome-distributed-training's manifests select it).
+INSTANCE_GROUP_LABEL = "sagemaker.amazonaws.com/instance-group-name"
+
+
+def _toleration(key: str, value: str | None, effect: str) -> dict:
+    if value is None:
+        return {"key": key, "operator": "Exists", "effect": effect}
+    return {"key": key, "operator": "Equal", "value": value, "effect": effect}
+
+
+def controller_placement(group: str, taints: list[tuple[str, str | None, str]]) -> dict:
+    """Where a platform controller runs when the spec gives the platform a group (cluster.platform_group):
+    a nodeSelector on the group's nodes and a toleration of each of its taints (key, value, effect), as
+    Helm charts take them (`nodeSelector`, `tolerations`)."""
+    return {
+        "nodeSelector": {INSTANCE_GROUP_LABEL: group},
+        "tolerations": [_toleration(key, value, effect) for key, value, effect in taints],
+    }
+
+
+def _tolerations_check(platform_taint_keys: list[str]) -> str:
+    """No toleration of the platform group's taints: none with their keys, none without a key (which,
+    with operator Exists, tolerates every taint)."""
+    return (
+        "!has(object.spec.tolerations) || object.spec.tolerations.all(t, has(t.key) && t.key != '' && "
+        f"!(t.key in {_cel_list(platform_taint_keys)}))"
+    )
+
+
+def pods_policy_manifests(
+    team: str,
+    *,
+    workload_priorities: list[str],
+    pod_priority_classes: list[str],
+    platform_taint_keys: list[str] | None = None,
+) -> list[dict]:
     """The ValidatingAdmissionPolicy and binding that decide every pod created in the team namespace,
     whoever creates it (no matchConditions: a controller's request is decided as a member's is).
 
     `workload_priorities`: the Kueue WorkloadPriorityClasses the team's pods may carry
     (`naming.workload_priority_class` of the team's allowed classes); `pod_priority_classes`: the
-    Kubernetes PriorityClasses the platform lets team pods name (empty: none)."""
+    Kubernetes PriorityClasses the platform lets team pods name (empty: none); `platform_taint_keys`:
+    the taints of the platform's group (cluster.platform_group), which no team pod may tolerate."""
     name = pods_policy_name(team)
     namespace = naming.team_namespace(team)
     labels = "object.metadata.labels"
@@ -143,6 +180,21 @@ def pods_policy_manifests(team: str, *, workload_priorities: list[str], pod_prio
                         "message": _priority_message(team, workload_priorities),
                         "reason": "Forbidden",
                     },
+                    *(
+                        [
+                            {
+                                "expression": _tolerations_check(platform_taint_keys),
+                                "message": (
+                                    f"a pod in {namespace} runs on the teams' nodes, not the platform's: it tolerates "
+                                    f"no taint {', '.join(platform_taint_keys)} (cluster.platform_group) and none "
+                                    "without a key"
+                                ),
+                                "reason": "Forbidden",
+                            }
+                        ]
+                        if platform_taint_keys
+                        else []
+                    ),
                     {
                         "expression": _containers_expression(no_gpu_variable),
                         "message": (

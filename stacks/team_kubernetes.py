@@ -27,6 +27,7 @@ class TeamKubernetesStack(PlatformStack):
         self.namespace_name = naming.team_namespace(team.name)
         self.namespace = None
         cluster = spec.cluster
+        platform = cluster.platform_instance_group
         namespace_labels = isolation.namespace_labels(team.name, cluster.eks.kubernetes_version)
         workload_priorities = isolation.team_workload_priorities(
             team.compute.priority_classes, [c.name for c in cluster.task_governance.priority_classes]
@@ -96,6 +97,7 @@ class TeamKubernetesStack(PlatformStack):
                 inference=inference, spaces=spaces, observability=cluster.observability is not None
             ),
             load_balancer_cidrs=list(cluster.inference.load_balancer_cidrs) if cluster.inference else [],
+            platform_taint_keys=sorted({t.key for t in platform.platform_taints}) if platform else None,
             depends_on=[self.namespace] if self.namespace is not None else None,
         )
         # The team's bucket as a volume its pods mount with their own credentials (with inference, the

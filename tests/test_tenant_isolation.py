@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -434,3 +435,93 @@ def test_without_the_namespace_labels_and_the_pod_policy_the_controllers_pods_wo
             api, _member("nlp"), "HyperPodPyTorchJob", namespace, f"u-{len(api.decisions)}", template, queue
         )
         assert code == 201 and pods and all(d.allowed for d in pods), attack
+
+
+# --- the platform's controllers on a group of their own (cluster.platform_group) -----------------------
+
+PLATFORM_TAINT = {"key": "hyperpod-teams.io/platform", "value": "true", "effect": "NoSchedule"}
+
+
+def _with_platform_group(data: dict) -> dict:
+    data = copy.deepcopy(data)
+    data["cluster"]["instance_groups"].append(
+        {"name": "platform", "instance_type": "ml.m5.2xlarge", "count": 2, "kubernetes": {"taints": [PLATFORM_TAINT]}}
+    )
+    data["cluster"]["platform_group"] = "platform"
+    return data
+
+
+@pytest.fixture(scope="module")
+def platform_stacks(team_work, tmp_path_factory):
+    from hyperpod_teams.spec import validate_spec
+    from tests.conftest import synthesize_stacks
+
+    data = _with_platform_group(team_work[0])
+    spec = validate_spec(data)
+    return spec, synthesize_stacks(spec, tmp_path_factory.mktemp("platform-group"))
+
+
+def test_the_inference_operators_controllers_run_on_the_platform_group_tolerating_its_taint(platform_stacks):
+    """The operator's controller manager (its execution role), the load balancer controller and KEDA: the
+    chart's nodeSelector and tolerations (charts/inference-operator values.yaml: "Override via EKS AddOn
+    configurationValues"; its alb and keda sub-charts take the same keys)."""
+    _, stacks = platform_stacks
+    (addon,) = [
+        body
+        for body in stacks["acme-cluster"]["resource"]["aws_eks_addon"].values()
+        if body["addon_name"] == addons.INFERENCE_OPERATOR_ADDON
+    ]
+    config = addon["configuration_values"]
+    placement = (
+        '"nodeSelector" = {"sagemaker.amazonaws.com/instance-group-name" = "platform"}',
+        '"tolerations" = [{"key" = "hyperpod-teams.io/platform", "operator" = "Equal", "value" = "true", '
+        '"effect" = "NoSchedule"}]',
+    )
+    normalized = re.sub(r"\s+", " ", config)
+    for words in placement:
+        assert normalized.count(words) == 3, (words, config)  # the operator, alb and keda
+
+
+def test_no_team_pod_tolerates_the_platform_groups_taint_whoever_creates_it(platform_stacks):
+    spec, stacks = platform_stacks
+    api = _api(stacks, [t.name for t in spec.teams])
+    namespace = naming.team_namespace("nlp")
+    queue = {"kueue.x-k8s.io/queue-name": naming.team_local_queue("nlp")}
+
+    def tolerating(tolerations: list[dict]) -> dict:
+        template = copy.deepcopy(ORDINARY_TEMPLATE)
+        template["spec"]["tolerations"] = tolerations
+        return template
+
+    gpu = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+    for name, template, allowed in (
+        ("gpu", tolerating([gpu]), True),
+        ("platform", tolerating([gpu, {**PLATFORM_TAINT, "operator": "Equal"}]), False),
+        ("platform-exists", tolerating([{"key": PLATFORM_TAINT["key"], "operator": "Exists"}]), False),
+        ("everything", tolerating([{"operator": "Exists"}]), False),
+    ):
+        code, pods = _submit(api, _member("nlp"), "HyperPodPyTorchJob", namespace, name, template, queue)
+        assert code == 201 and pods, name
+        assert all(d.allowed == allowed for d in pods), (name, [d.reason for d in pods])
+        if not allowed:
+            assert "cluster.platform_group" in pods[0].reason
+
+
+def test_a_platform_group_needs_a_taint_a_group_of_the_cluster_and_no_team_quota_on_its_type(team_work):
+    from hyperpod_teams.spec import SpecError, validate_spec
+
+    def problems(edit) -> list:
+        data = _with_platform_group(team_work[0])
+        edit(data)
+        with pytest.raises(SpecError) as refused:
+            validate_spec(data)
+        return [(p.path, p.message) for p in refused.value.problems]
+
+    untainted = problems(lambda d: d["cluster"]["instance_groups"][-1].pop("kubernetes"))
+    assert any("has no NoSchedule or NoExecute taint" in m for _, m in untainted)
+    missing = problems(lambda d: d["cluster"].update(platform_group="system"))
+    assert any("'system' is no group of instance_groups" in m for _, m in missing)
+    shared_type = problems(lambda d: d["cluster"]["instance_groups"][-1].update(instance_type="ml.c5.4xlarge"))
+    assert any(
+        path[:3] == ("teams", 0, "compute") and "cluster.platform_group 'platform'" in m for path, m in shared_type
+    ), shared_type

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from constructs import Construct
 
-from hyperpod_teams import addons, bindings, naming, policies
+from hyperpod_teams import addons, bindings, isolation, naming, policies
 from hyperpod_teams.constructs.lookups import import_taken_over_addon, taken_over_lifecycle
 from hyperpod_teams.constructs.storage import add_private_bucket, old_versions_expire
 from hyperpod_teams.engine import cdk
@@ -137,6 +137,17 @@ class InferenceOperator(Construct):
             "alb": {"enabled": True, "serviceAccount": {"create": True, "roleArn": self.alb_role.arn}},
             "keda": {"enabled": True, "auth": {"aws": {"irsa": {"enabled": True, "roleArn": self.keda_role.arn}}}},
         }
+        platform = spec.cluster.platform_instance_group
+        if platform is not None:
+            # The operator's controller (its execution role), the load balancer controller and KEDA on the
+            # platform's group, away from team pods: the chart's nodeSelector and tolerations, the operator's
+            # own ("Override via EKS AddOn configurationValues") and its alb and keda sub-charts'.
+            placement = isolation.controller_placement(
+                platform.name, [(t.key, t.value, t.effect) for t in platform.platform_taints]
+            )
+            configuration.update(placement)
+            configuration["alb"].update(placement)
+            configuration["keda"].update(placement)
         self.addon = bindings.aws_eks_addon.EksAddon(
             self,
             "addon",

@@ -123,6 +123,7 @@ class TeamIsolation(Construct):
         pod_priority_classes: list[str],
         platform_namespaces: list[str],
         load_balancer_cidrs: list[str],
+        platform_taint_keys: list[str] | None = None,
         depends_on: list | None = None,
     ) -> None:
         super().__init__(scope, id_)
@@ -146,7 +147,10 @@ class TeamIsolation(Construct):
         self.objects = []
         previous = None
         for manifest in isolation.pods_policy_manifests(
-            team, workload_priorities=workload_priorities, pod_priority_classes=pod_priority_classes
+            team,
+            workload_priorities=workload_priorities,
+            pod_priority_classes=pod_priority_classes,
+            platform_taint_keys=platform_taint_keys,
         ):
             self.objects.append(
                 bindings.kubernetes_manifest.Manifest(

@@ -680,6 +680,12 @@ class InstanceGroup(SpecModel):
         default=None, description="(addition) Patch the group's AMI when its nodes are idle."
     )
 
+    @property
+    def platform_taints(self) -> list[Taint]:
+        """The group's taints that keep pods off its nodes (NoSchedule, NoExecute)."""
+        taints = self.kubernetes.taints if self.kubernetes else []
+        return [t for t in taints if t.effect in ("NoSchedule", "NoExecute")]
+
     @field_validator("deep_health_checks")
     @classmethod
     def _no_repeats(cls, checks: list[str]) -> list[str]:
@@ -1088,6 +1094,42 @@ class Cluster(SpecModel):
         "priority across namespaces, past every quota; a task's priority within task governance is Kueue's "
         "(task_governance.priority_classes).",
     )
+
+    platform_group: ResourceName | None = Field(
+        default=None,
+        description="(addition) The instance group the platform's credentialed controllers run on, apart from the "
+        "nodes team pods run on: the inference operator's controller, its load balancer controller and KEDA are "
+        "placed there (its nodes' label sagemaker.amazonaws.com/instance-group-name, tolerating its taints), and no "
+        "team pod may tolerate its taints. The group needs a NoSchedule or NoExecute taint (kubernetes.taints) and "
+        "an instance type no team's quota names. Unset: the controllers run wherever the scheduler puts them "
+        '(docs/security.md, "What is still shared").',
+    )
+
+    @model_validator(mode="after")
+    def _platform_group_is_a_tainted_group_of_the_cluster(self) -> Cluster:
+        if self.platform_group is None:
+            return self
+        group = next((g for g in self.instance_groups if g.name == self.platform_group), None)
+        if group is None:
+            raise spec_rule(
+                f"platform_group {self.platform_group!r} is no group of instance_groups",
+                field="platform_group",
+                hint=f"name one of {', '.join(g.name for g in self.instance_groups)}",
+            )
+        if not group.platform_taints:
+            raise spec_rule(
+                f"instance group {group.name!r} has no NoSchedule or NoExecute taint: team pods would be scheduled "
+                "onto the platform's nodes",
+                field="platform_group",
+                hint=f"give {group.name} a taint, e.g. kubernetes: {{taints: [{{key: hyperpod-teams.io/platform, "
+                "value: 'true', effect: NoSchedule}]}",
+            )
+        return self
+
+    @property
+    def platform_instance_group(self) -> InstanceGroup | None:
+        """The group of `platform_group`, if the spec names one."""
+        return next((g for g in self.instance_groups if g.name == self.platform_group), None)
 
     @model_validator(mode="after")
     def _autoscaling_provisions_continuously(self) -> Cluster:

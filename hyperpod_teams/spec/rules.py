@@ -45,6 +45,8 @@ class Sections:
     cost: Cost | None = None
     #: Whether cluster.existing_hyperpod_cluster_name is set (None: the cluster section is unreadable).
     adopted_cluster: bool | None = None
+    #: cluster.platform_group, where the spec names one.
+    platform_group: str | None = None
 
     @classmethod
     def of_parts(
@@ -60,6 +62,7 @@ class Sections:
             cluster.task_governance,
             cost,
             cluster.adopted,
+            cluster.platform_group,
         )
 
     @classmethod
@@ -96,6 +99,7 @@ class Sections:
                 if isinstance(data.get("cluster"), dict)
                 else None
             ),
+            platform_group=group if isinstance(group := at(data, "cluster", "platform_group"), str) else None,
         )
 
 
@@ -118,6 +122,8 @@ def problems_across_fields(sections: Sections) -> list[Problem]:
         groups = sections.instance_groups
         problems += _unique_names(enumerate(groups), "cluster.instance_groups", "instance group name")
         problems += _quota_rules(groups, sections.teams)
+        if sections.platform_group is not None:
+            problems += _platform_group_quota(groups, sections.platform_group, sections.teams)
     if sections.priority_classes is not None:
         problems += _unique_names(
             enumerate(sections.priority_classes), "cluster.task_governance.priority_classes", "priority class name"
@@ -181,6 +187,23 @@ def _reserved_team_names(teams: list[tuple[int, Team]]) -> Iterator[Problem]:
                 f"team name {team.name!r} is {RESERVED_TEAM_NAMES[team.name]}",
                 "choose another team name",
             )
+
+
+def _platform_group_quota(groups: list[InstanceGroup], name: str, teams: list[tuple[int, Team]]) -> Iterator[Problem]:
+    """Team pods never run on the platform group's nodes (its taints), so no team's quota may count
+    them: no team quota on its instance type."""
+    group = next((g for g in groups if g.name == name), None)
+    if group is None:
+        return  # reported by the cluster's own validator
+    for t, team in teams:
+        for q, entry in enumerate(team.compute.quota):
+            if entry.instance_type == group.instance_type:
+                yield Problem(
+                    ("teams", t, "compute", "quota", q, "instance_type"),
+                    f"{entry.instance_type} is the instance type of cluster.platform_group {name!r}, whose nodes run "
+                    "no team pod",
+                    "give the platform group an instance type of its own, or take this quota entry out",
+                )
 
 
 def _derived_kubernetes_names(teams: list[tuple[int, Team]]) -> Iterator[Problem]:

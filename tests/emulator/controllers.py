@@ -80,11 +80,11 @@ def pods_of(group: str, resource: str, workload: Json) -> list[Json]:
     if group == addons.INFERENCE_API_GROUP:
         worker = spec.get("worker") or {}
         extra = spec.get("kubernetes") or {}
-        container: Json = {"name": "model", "image": worker.get("image", "stand-in")}
+        model: Json = {"name": "model", "image": worker.get("image", "stand-in")}
         if worker.get("modelVolumeMount"):
             mount = worker["modelVolumeMount"]
-            container["volumeMounts"] = [{"name": mount["name"], "mountPath": mount.get("mountPath", "/opt/ml/model")}]
-        pod_spec: Json = {"containers": [container]}
+            model["volumeMounts"] = [{"name": mount["name"], "mountPath": mount.get("mountPath", "/opt/ml/model")}]
+        pod_spec: Json = {"containers": [model]}
         for key in ("volumes", "initContainers", "serviceAccountName"):
             if extra.get(key):
                 pod_spec[key] = extra[key]
