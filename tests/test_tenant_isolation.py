@@ -36,6 +36,11 @@ def _fixtures(kind: str) -> list[Path]:
     return sorted((FIXTURES / kind).glob("*.yaml"))
 
 
+def test_the_fixtures_are_kubernetes_whole_baseline_set_of_its_version():
+    """Every fixture of baseline v1.32 (tests/data/pod-security-admission/SOURCES.md): none left out."""
+    assert (len(_fixtures("fail")), len(_fixtures("pass"))) == (29, 11)
+
+
 @pytest.mark.parametrize("path", _fixtures("fail"), ids=lambda p: p.stem)
 def test_the_port_refuses_every_pod_kubernetes_baseline_fixtures_refuse(path):
     pod = yaml.safe_load(path.read_text())
@@ -52,9 +57,11 @@ def test_each_check_of_the_port_is_what_refuses_its_fixture():
     """A check taken out lets its own fixture through: the fixtures test the checks, not luck."""
     by_check = {
         pod_security.privileged: "privileged0",
-        pod_security.host_path_volumes: "hostpath0",
+        pod_security.host_namespaces: "hostnamespaces1",
+        pod_security.host_path_volumes: "hostpathvolumes0",
         pod_security.host_ports: "hostports0",
-        pod_security.capabilities: "addcapabilities4",
+        pod_security.capabilities: "capabilities_baseline0",
+        pod_security.app_armor: "apparmorprofile0",
         pod_security.sysctls: "sysctls0",
         pod_security.proc_mount: "procmount1",
         pod_security.seccomp: "seccompprofile_baseline0",
