@@ -1286,6 +1286,30 @@ def irsa_trust_policy(
     return {"Version": "2012-10-17", "Statement": statements}
 
 
+def no_team_data_policy(buckets: list[str], partition: str = "aws") -> dict:
+    """A deny of the teams' data, for a platform role that carries an AWS managed policy whose S3 grants
+    the stacks cannot narrow (the inference operator's AmazonSageMakerHyperPodInferenceAccess, the gated
+    models' AmazonSageMakerHyperPodGatedModelAccess; AWS's own troubleshooting page gives the operator
+    s3:GetObject on `*`): nothing of a team's bucket, no key tagged with a team. The operator loads no
+    team's model from S3 (rbac._model_source_validation), so it needs none."""
+    statements: list[dict] = [
+        {
+            "Sid": "NoTeamsKeys",
+            "Effect": "Deny",
+            "Action": ["kms:Decrypt", "kms:GenerateDataKey", "kms:ReEncryptFrom"],
+            "Resource": "*",
+            "Condition": {"Null": {f"aws:ResourceTag/{naming.TAG_TEAM}": "false"}},
+        }
+    ]
+    if buckets:
+        arns = [f"arn:{partition}:s3:::{b}" for b in buckets]
+        statements.insert(
+            0,
+            {"Sid": "NoTeamsData", "Effect": "Deny", "Action": "s3:*", "Resource": [*arns, *(f"{a}/*" for a in arns)]},
+        )
+    return {"Version": "2012-10-17", "Statement": statements}
+
+
 def inference_tls_bucket_policy(bucket: str, account_id: str, partition: str = "aws") -> dict:
     """The operator's own access to the bucket of the endpoints' TLS certificates (sagemaker-hyperpod-cli's
     migration script, TLSBucketsAccess): read, write (with tags) and delete certificates there, in the

@@ -506,3 +506,42 @@ def test_add_ons_taken_over_are_imported_never_destroyed_and_those_left_alone_ar
     assert allows(
         [policy], "eks:DescribeAddon", f"arn:aws:eks:{REGION}:{ACCOUNT}:addon/{EKS}/{addons.OBSERVABILITY_ADDON}/1"
     )
+
+
+#: The operator role's S3 grant as AWS's own troubleshooting page writes it ("Inference operator fails
+#: to start", sagemaker-hyperpod-model-deployment-ts-startup): the widest its managed policy could be.
+WIDEST_OPERATOR_S3 = {
+    "Version": "2012-10-17",
+    "Statement": [
+        {
+            "Effect": "Allow",
+            "Action": ["s3:ListBucket", "s3:PutObject", "s3:GetObject", "s3:DeleteObject", "kms:Decrypt"],
+            "Resource": "*",
+        }
+    ],
+}
+
+
+@pytest.mark.parametrize("purpose", ["operator", "gated-models"])
+def test_the_roles_with_aws_managed_policies_reach_no_teams_data_whatever_those_grant(stacks, purpose):
+    """The operator's and the gated models' roles carry AWS managed policies the stacks cannot narrow:
+    with the widest S3 grant those could hold, the roles' own deny leaves every team's bucket and
+    team-tagged key out, and the operator's TLS bucket in."""
+    role = naming.inference_role_name("acme", purpose)
+    cluster = stacks["acme-cluster"]["resource"]
+    role_ids = {k for k, v in cluster["aws_iam_role"].items() if v["name"] == role}
+    inline = [
+        json.loads(v["policy"])
+        for v in cluster["aws_iam_role_policy"].values()
+        if any(f"aws_iam_role.{k}." in v["role"] for k in role_ids)
+    ]
+    assert inline, role
+    policies = [WIDEST_OPERATOR_S3, *inline]
+    for team in ("nlp", "vision", "research"):
+        bucket = f"arn:aws:s3:::acme-{team}-data-{ACCOUNT}-{REGION}"
+        assert not allows(policies, "s3:GetObject", f"{bucket}/model.safetensors"), (purpose, team)
+        assert not allows(policies, "s3:ListBucket", bucket), (purpose, team)
+        key = f"arn:aws:kms:{REGION}:{ACCOUNT}:key/k"
+        assert not allows(policies, "kms:Decrypt", key, {"aws:ResourceTag/hyperpod-teams:team": team})
+    tls = naming.inference_tls_bucket_name("acme", ACCOUNT, REGION)
+    assert allows(policies, "s3:GetObject", f"arn:aws:s3:::{tls}/cert.pem")

@@ -88,6 +88,9 @@ class InferenceOperator(Construct):
         self.alb_role = role("load-balancer", namespace, addons.INFERENCE_ALB_SERVICE_ACCOUNT)
         # The model pods of any endpoint's namespace, under the operator's service account name.
         self.gated_role = role("gated-models", "*", addons.INFERENCE_MODEL_SERVICE_ACCOUNT_PATTERN, sagemaker=True)
+        no_team_data = policies.no_team_data_policy(
+            [b for b in (naming.team_data_bucket(org, team) for team in spec.teams) if b], partition
+        )
         grants = [
             attach("operator-access", self.operator_role, addons.INFERENCE_MANAGED_POLICY),
             inline(
@@ -97,6 +100,11 @@ class InferenceOperator(Construct):
                 policies.inference_tls_bucket_policy(self.tls_bucket_name, org.account_id, partition),
             ),
             attach("gated-models-access", self.gated_role, addons.GATED_MODEL_MANAGED_POLICY),
+            # The two roles with AWS managed policies: whatever those grant of S3, no team's data.
+            *(
+                inline(f"{purpose}-no-team-data", target, "no-team-data", no_team_data)
+                for purpose, target in (("operator", self.operator_role), ("gated-models", self.gated_role))
+            ),
             inline(
                 "keda-metrics",
                 self.keda_role,
