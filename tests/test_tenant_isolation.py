@@ -532,3 +532,29 @@ def test_a_platform_group_needs_a_taint_a_group_of_the_cluster_and_no_team_quota
     assert any(
         path[:3] == ("teams", 0, "compute") and "cluster.platform_group 'platform'" in m for path, m in shared_type
     ), shared_type
+
+
+def test_the_node_role_reaches_no_teams_data_whatever_its_managed_policy_grants(team_work):
+    """AmazonSageMakerClusterInstanceRolePolicy reads every `sagemaker-*` bucket of the account (AWS
+    managed policy reference, DataRetrievalFromS3BucketPermissions): with S3 read on every bucket, the
+    node role's own deny leaves each team's bucket and team-tagged key out, and its lifecycle scripts in."""
+    from tests.iam_evaluation import allows
+    from tests.test_team_inference_spaces_monitoring import WIDEST_OPERATOR_S3
+
+    _, spec, stacks = team_work
+    cluster = stacks["acme-cluster"]["resource"]
+    role = naming.hyperpod_execution_role_name("acme", spec.cluster.name)
+    role_ids = {k for k, v in cluster["aws_iam_role"].items() if v["name"] == role}
+    inline = [
+        json.loads(v["policy"])
+        for v in cluster["aws_iam_role_policy"].values()
+        if any(f"aws_iam_role.{k}." in v["role"] for k in role_ids)
+    ]
+    policies = [WIDEST_OPERATOR_S3, *inline]
+    for team in spec.teams:
+        bucket = f"arn:aws:s3:::{naming.team_data_bucket(spec.organization, team)}"
+        assert not allows(policies, "s3:GetObject", f"{bucket}/x"), team.name
+        assert not allows(policies, "kms:Decrypt", "arn:aws:kms:us-west-2:111122223333:key/k",
+                          {"aws:ResourceTag/hyperpod-teams:team": team.name})  # fmt: skip
+    lifecycle = naming.lifecycle_bucket_name("acme", spec.cluster.name, "111122223333", "us-west-2")
+    assert allows(policies, "s3:GetObject", f"arn:aws:s3:::{lifecycle}/lifecycle/on_create.sh")
