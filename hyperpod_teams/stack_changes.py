@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from hyperpod_teams.input_files import NotAFile, TooLarge, read_at_most
 from hyperpod_teams.stack_plan import waves_of
 
 
@@ -43,22 +45,42 @@ class Selection:
         }
 
 
+#: The largest manifest or stack document of a synth output read (the largest stack of an
+#: organization's is a few megabytes).
+MAX_OUTPUT_FILE_BYTES = 100 * 1024 * 1024
+
+
+def _read_json(path: Path) -> Any:
+    """A synth output's JSON file: a regular file of at most MAX_OUTPUT_FILE_BYTES (a FIFO would
+    block, /dev/zero never end), else SynthOutputError naming it."""
+    try:
+        raw = read_at_most(path, MAX_OUTPUT_FILE_BYTES)
+    except NotAFile as error:
+        raise SynthOutputError(f"{path} is {error}, not a file synth writes") from None
+    except TooLarge:
+        raise SynthOutputError(
+            f"{path} has more than {MAX_OUTPUT_FILE_BYTES // 2**20} MiB: not a file synth writes"
+        ) from None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise SynthOutputError(f"{path} is not JSON ({error})") from None
+
+
 def read_output(out_dir: Path) -> tuple[dict[str, dict], dict[str, list[str]]]:
     """The stacks' documents and each stack's dependencies, from a synth output folder."""
     manifest_path = out_dir / "manifest.json"
     try:
-        manifest = json.loads(manifest_path.read_text())
+        manifest = _read_json(manifest_path)
         entries = manifest["stacks"]
-        documents = {
-            name: json.loads((out_dir / entry["synthesizedStackPath"]).read_text()) for name, entry in entries.items()
-        }
+        documents = {name: _read_json(out_dir / entry["synthesizedStackPath"]) for name, entry in entries.items()}
     except FileNotFoundError as missing:
         raise SynthOutputError(
             f"{out_dir} is not a synth output: {Path(missing.filename or manifest_path).name} is missing "
             "(give the folder `hyperpod-teams synth --out` or `cdktn synth` wrote, e.g. the previous run's cdktf.out)"
         ) from None
-    except (OSError, ValueError, KeyError, TypeError) as broken:
-        raise SynthOutputError(f"{out_dir} is not a readable synth output: {broken}") from None
+    except (OSError, KeyError, TypeError, AttributeError) as broken:
+        raise SynthOutputError(f"{manifest_path} is not a readable synth output's manifest: {broken!r}") from None
     dependencies = {name: list(entry.get("dependencies", [])) for name, entry in entries.items()}
     return documents, dependencies
 

@@ -150,7 +150,7 @@ def prepare_output_folder(out_dir: str | Path) -> Path:
         raise OutputFolderError(f"cannot create the folder {out_dir.parent}: {exc.strerror or exc}") from None
     if not os.access(out_dir.parent, os.W_OK | os.X_OK):
         raise OutputFolderError(f"cannot write {out_dir}: no permission to write in {out_dir.parent}")
-    _recover_from_a_killed_run(out_dir)
+    _put_back_a_folder_moved_aside(out_dir)
     if out_dir.exists():
         if not out_dir.is_dir():
             raise OutputFolderError(f"cannot write the output folder {out_dir}: it is a file")
@@ -162,6 +162,8 @@ def prepare_output_folder(out_dir: str | Path) -> Path:
                 f"{OUTPUT_MARKER}) or an empty one, and this folder holds files synth did not write ({shown}). "
                 "Choose a new or empty folder, e.g. --out cdktf.out"
             )
+    # Only for an output synth will write: nothing beside a refused folder is touched.
+    _remove_stale_staging_folders(out_dir)
     return out_dir
 
 
@@ -184,13 +186,20 @@ def _previous_prefix(out_dir: Path) -> str:
     return f".{out_dir.name}.previous-"
 
 
-def _recover_from_a_killed_run(out_dir: Path) -> None:
-    """Remove staging folders whose run is gone; put back an output folder moved aside by a run
-    killed between its two renames, else remove the stale copy."""
+def _remove_stale_staging_folders(out_dir: Path) -> None:
+    """Remove the staging folders of runs that are gone: folders (not links) of this output's staging
+    name holding nothing but what synth writes."""
     for leftover in out_dir.parent.glob(f"{_staging_prefix(out_dir)}*"):
         pid = leftover.name.removeprefix(_staging_prefix(out_dir)).split("-", 1)[0]
-        if not (pid.isdigit() and _running(int(pid))):
+        if not pid.isdigit() or _running(int(pid)) or leftover.is_symlink() or not leftover.is_dir():
+            continue
+        if {entry.name for entry in leftover.iterdir()} <= {*LEGACY_OUTPUT_ENTRIES, OUTPUT_MARKER}:
             shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _put_back_a_folder_moved_aside(out_dir: Path) -> None:
+    """Put back an output folder moved aside by a run killed between its two renames, else remove the
+    stale copy (either holds synth's marker: it is synth's own)."""
     for previous in sorted(out_dir.parent.glob(f"{_previous_prefix(out_dir)}*")):
         if not out_dir.exists() and (previous / OUTPUT_MARKER).exists():
             os.rename(previous, out_dir)

@@ -241,9 +241,42 @@ def test_synth_without_terraform_or_node_on_the_path_exits_2_naming_what_to_inst
     env["PATH"] = str(bare)  # neither node nor terraform
     result = run_command("synth", str(QUICKSTART), "--out", str(out), env=env)
     assert result.returncode == 2, result.stderr
-    assert "Terraform (`terraform`)" in result.stderr and "Node.js (`node`)" in result.stderr
+    assert "Terraform (`terraform`)" in result.stderr
+    # The checkout's Node.js 22 (make's .tools/node22) stands in for the missing one, said so.
+    bundled = ROOT / cli.BUNDLED_NODE
+    if bundled.exists():
+        assert "using Node.js 22" in result.stderr and str(bundled) in result.stderr
+        assert "Node.js (`node`)" not in result.stderr
+    else:
+        assert "Node.js (`node`)" in result.stderr
     assert "bug" not in result.stderr
     assert not out.exists()
+
+
+def test_without_node_anywhere_synth_names_node_to_install(monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("JSII_NODE", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(cli, "_bundled_node", lambda: None)
+    with pytest.raises(SystemExit) as stopped:
+        cli._refuse_without_the_tools_synth_runs()
+    assert stopped.value.code == 2
+    assert "Node.js (`node`), which runs the engine" in capsys.readouterr().err
+
+
+def test_an_old_node_on_the_path_gives_way_to_the_one_make_installed(monkeypatch, tmp_path, capsys):
+    """After `make quickstart`, the README's next command runs from .venv with the machine's Node.js 20
+    first on the PATH: the CLI takes the Node.js 22 make installed, and says so."""
+    bundled = ROOT / cli.BUNDLED_NODE
+    if not bundled.exists():
+        pytest.skip("make has not installed .tools/node22 here")
+    old = tmp_path / "node"
+    old.write_text("#!/bin/sh\necho v20.19.0\n")
+    old.chmod(0o755)
+    monkeypatch.delenv("JSII_NODE", raising=False)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    cli._use_the_bundled_node_if_needed()
+    assert os.environ["JSII_NODE"] == str(bundled)
+    assert f"{old} is 20.19.0" in capsys.readouterr().err
 
 
 SARIF_MULTITOOL = ROOT / ".tools" / "sarif" / "node_modules" / ".bin" / "sarif-multitool"

@@ -78,8 +78,12 @@ def test_the_cost_table_shows_each_teams_tags_category_and_budget(quickstart):
         line for line in text.splitlines() if line.startswith("| research | `hyperpod-teams:organization=acme`")
     )
     # research guarantees no accelerated capacity: no share of the shared cluster, no budget
-    assert research.endswith("| `research` | none | none | – |")
-    assert "57.14 %" in nlp and "42.86 %" in vision
+    assert research.endswith("| none | – |")
+    assert "| none: its quota (ml.c5.4xlarge) holds no accelerators" in research
+    # Each share says why: the accelerators each team guarantees (the quickstart's 32 and 24 of 56).
+    assert (
+        "57.14 % (32 of 56 accelerators guaranteed)" in nlp and "42.86 % (24 of 56 accelerators guaranteed)" in vision
+    )
     assert "cost category `acme-hyperpod-team`" in text and "`unattributed`" in text
 
 

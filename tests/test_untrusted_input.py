@@ -963,3 +963,171 @@ def test_arbitrary_display_names_reach_markdown_and_csv_as_text(capsys):
         assert cell == quoted.replace("\r", "\n")
 
     _fuzz("markdown and CSV writers: arbitrary display names", st.text(min_size=1, max_size=60), check)
+
+
+# --- every reader bounded, no file of the user's replaced (#58) -----------------------------------
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+def test_a_device_or_a_fifo_as_a_plan_is_refused_before_reading(project, special):
+    """`report --plan /dev/zero` grew to ~20 GB until the kernel killed it; a FIFO hung."""
+    path = special
+    if special == "fifo":
+        path = str(project / "plan.json")
+        os.mkfifo(path)
+    started = time.monotonic()
+    result = run("report", str(project / "teams.yaml"), "--plan", path, timeout=20, limit_memory=True)
+    assert result.returncode == 2, result.stderr
+    assert "not a regular file" in result.stderr and path in result.stderr
+    assert "Traceback" not in result.stderr and time.monotonic() - started < 15
+
+
+@pytest.mark.parametrize(
+    "plan, words",
+    [
+        ('{"resource_changes": [null]}', "resource_changes[0]"),
+        ('{"resource_changes": [{"address": 1}]}', "resource_changes[0]"),
+        ('{"resource_changes": [{"address": "a", "type": "t", "change": {"actions": "delete"}}]}', "actions"),
+        ('{"resource_changes": {"a": 1}}', "resource_changes"),
+        ("[1, 2]", "not the JSON of a plan"),
+        ('{"planned_values": 3}', "planned_values"),
+        ("\xff", "not UTF-8"),
+    ],
+)
+def test_a_plan_of_another_shape_is_a_user_error_naming_the_file_and_the_part(project, plan, words):
+    path = project / "plan.json"
+    path.write_bytes(plan.encode("latin-1"))
+    result = run("report", str(project / "teams.yaml"), "--plan", str(path))
+    assert result.returncode == 2, result.stderr
+    assert words in result.stderr and str(path) in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_plan_larger_than_any_is_refused_up_front(project):
+    from hyperpod_teams.review.plan_summary import MAX_PLAN_BYTES
+
+    big = project / "plan.json"
+    with big.open("wb") as handle:
+        handle.truncate(MAX_PLAN_BYTES + 1)  # sparse
+    result = run("report", str(project / "teams.yaml"), "--plan", str(big), limit_memory=True)
+    assert result.returncode == 2 and "MiB" in result.stderr, result.stderr
+
+
+def test_odd_json_plans_give_exit_0_or_2_never_a_traceback():
+    """Whatever JSON a --plan holds, the plan is read and summarized, or refused as a ValueError."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from hyperpod_teams.review.plan_summary import StackPlan, plan_section, read_plan
+    from hyperpod_teams.spec import load_spec
+
+    spec = load_spec(QUICKSTART)
+    leaves = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
+    values = st.recursive(leaves, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["address", "type", "change", "actions", "before", "after", "tags", "type_name",
+                         "desired_state", "importing", "replace_paths", "after_unknown", "default_value", "x"]),
+        inner, max_size=5), max_leaves=20)  # fmt: skip
+    change = st.fixed_dictionaries(
+        {"address": st.text(max_size=8), "type": st.sampled_from(["aws_iam_role", "aws_cloudcontrolapi_resource",
+                                                                  "aws_ce_cost_category", "aws_sagemaker_domain"]),
+         "change": st.fixed_dictionaries({"actions": st.lists(st.sampled_from(["create", "delete", "update", "no-op"]),
+                                                               max_size=2)}, optional={
+             "before": st.none() | st.dictionaries(st.text(max_size=12), values, max_size=4),
+             "after": st.none() | st.dictionaries(st.text(max_size=12), values, max_size=4),
+             "importing": values, "replace_paths": values, "after_unknown": values})})  # fmt: skip
+    plans = st.fixed_dictionaries({}, optional={"resource_changes": st.lists(change, max_size=4) | values})
+    tried = 0
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(plans)
+    def one(plan):
+        nonlocal tried
+        tried += 1
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "plan.json"
+            path.write_text(json.dumps(plan))
+            try:
+                read = read_plan(str(path), set())
+            except ValueError:
+                return
+            plan_section([read], spec)
+            StackPlan(read.stack, read.plan)
+
+    one()
+    FUZZ_COUNTS["odd JSON plans"] = tried
+
+
+def test_a_failed_plans_output_reaches_the_report_without_its_control_characters(project):
+    output = project / "acme-cluster.failed"
+    output.write_bytes(b"\x1b[31mError:\x1b[0m bad\x07 thing\x00\r\n\x1b]8;;http://x\x07link\x1b]8;;\x07 end\n")
+    result = run("report", str(project / "teams.yaml"), "--failed-plan", str(output))
+    assert result.returncode == 0, result.stderr
+    assert "Error: bad thing" in result.stdout and "link end" in result.stdout
+    assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", result.stdout)
+
+
+@pytest.mark.parametrize("content", ["fifo", "/dev/zero", "corrupt"])
+def test_a_baseline_whose_manifest_is_no_file_or_no_json_is_refused_naming_it(project, content):
+    """`stacks --changed-since` with a manifest.json that is a FIFO hung, linked to /dev/zero ran out of
+    memory, corrupt said Python's JSON message without the file."""
+    baseline = project / "baseline"
+    baseline.mkdir()
+    (baseline / OUTPUT_MARKER).write_text("")
+    manifest = baseline / "manifest.json"
+    if content == "fifo":
+        os.mkfifo(manifest)
+    elif content == "/dev/zero":
+        manifest.symlink_to("/dev/zero")
+    else:
+        manifest.write_text('{"stacks": {')
+    result = run("stacks", str(project / "teams.yaml"), "--changed-since", str(baseline),
+                 "--out", str(project / "new"), timeout=120, limit_memory=content != "corrupt")  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert str(manifest) in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("command", ["report", "runbook", "deploy-policy", "schema"])
+def test_out_never_replaces_a_file_without_force(project, command):
+    target = project / "NOTES.md"
+    before = target.read_bytes()
+    args = [command] + ([] if command == "schema" else [str(project / "teams.yaml")])
+    result = run(*args, "--out", str(target))
+    assert result.returncode == 2 and "exists: add --force" in result.stderr, result.stderr
+    assert target.read_bytes() == before
+    forced = run(*args, "--out", str(target), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert target.read_bytes() != before
+
+
+def test_the_chargeback_csv_never_replaces_its_sidecar_without_force(project):
+    from tests.test_cost_exports import MAIN_REPORT
+
+    theirs = project / "statement.csv.json"
+    theirs.write_text("the user's own\n")
+    args = ["--usage", str(MAIN_REPORT), "--cost", "1000", "--format", "csv", "--out", str(project / "statement.csv")]
+    result = _chargeback(project, *args)
+    assert result.returncode == 2 and str(theirs) in result.stderr, result.stderr
+    assert theirs.read_text() == "the user's own\n" and not (project / "statement.csv").exists()
+
+
+def test_a_refused_synth_leaves_a_dead_runs_staging_folder_beside_it_alone(project):
+    """synth removed `.<out>.staging-<dead pid>-*` even when it then refused that --out."""
+    out = project / "src"  # a folder synth did not write: refused
+    stale = project / ".src.staging-999999-abc"
+    (stale / "stacks").mkdir(parents=True)
+    result = run("synth", str(project / "teams.yaml"), "--out", str(out))
+    assert result.returncode == 2, result.stderr
+    assert stale.exists()
+
+
+def test_validate_warns_of_every_placeholder_init_left(tmp_path):
+    result = run("init", str(tmp_path / "new"), "--org", "acme")
+    assert result.returncode == 0, result.stderr
+    spec = tmp_path / "new" / "teams.yaml"
+    marked = [n for n, line in enumerate(spec.read_text().splitlines(), 1) if "# REPLACE" in line]
+    checked = run("validate", str(spec))
+    assert checked.returncode == 0, checked.stderr
+    warned = [int(m) for m in re.findall(r"line (\d+): still marked REPLACE", checked.stderr)]
+    assert marked and warned == marked
+    assert "REPLACE" not in run("validate", str(QUICKSTART)).stderr

@@ -19,15 +19,79 @@ class StackPlan:
     plan: dict
 
 
+#: The largest plan file read: a plan of the largest stack of an organization (#63's scale) is a few
+#: megabytes; reading one takes about 15 times its size in memory.
+MAX_PLAN_BYTES = 100 * 1024 * 1024
+
+#: What of `terraform show -json`'s plan representation the summary reads (Terraform docs, "JSON
+#: Output Format", plan representation: resource_changes[] with address, type and change.actions,
+#: before, after): a plan of another shape is refused before anything reads it.
+_OBJECT_OR_NULL = {"type": ["object", "null"]}
+PLAN_SHAPE = {
+    "type": "object",
+    "properties": {
+        "resource_changes": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["address", "type", "change"],
+                "properties": {
+                    "address": {"type": "string"},
+                    "type": {"type": "string"},
+                    "change": {
+                        "type": "object",
+                        "required": ["actions"],
+                        "properties": {
+                            "actions": {"type": "array", "items": {"type": "string"}},
+                            "before": _OBJECT_OR_NULL,
+                            "after": _OBJECT_OR_NULL,
+                            "after_unknown": {"type": ["object", "boolean", "null"]},
+                            "importing": _OBJECT_OR_NULL,
+                            "replace_paths": {"type": ["array", "null"], "items": {"type": "array"}},
+                        },
+                    },
+                },
+            },
+        },
+        "planned_values": {"type": "object"},
+    },
+}
+
+
 def read_plan(argument: str, known_stacks: set[str]) -> StackPlan:
-    """`STACK=PATH`, or `PATH` whose folder or file name is the stack's (cdktf.out/stacks/<stack>/plan.json)."""
+    """`STACK=PATH`, or `PATH` whose folder or file name is the stack's (cdktf.out/stacks/<stack>/plan.json).
+    A regular file of at most MAX_PLAN_BYTES in the shape PLAN_SHAPE, else ValueError (or OSError)
+    saying why."""
+    import jsonschema
+
+    from hyperpod_teams.input_files import NotAFile, TooLarge, read_at_most
+
     stack, sep, path_text = argument.partition("=")
     if not sep:
         path_text, stack = argument, ""
     path = Path(path_text)
-    plan = json.loads(path.read_text())
-    if "resource_changes" not in plan and "planned_values" not in plan:
+    try:
+        raw = read_at_most(path, MAX_PLAN_BYTES)
+    except NotAFile as error:
+        raise ValueError(f"{path} is {error}: give the file `terraform show -json` wrote") from None
+    except TooLarge:
+        raise ValueError(
+            f"{path} has more than {MAX_PLAN_BYTES // 2**20} MiB: no plan of a stack is that large"
+        ) from None
+    try:
+        plan = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not UTF-8 text: give the file `terraform show -json` wrote") from None
+    except ValueError as error:
+        raise ValueError(f"{path} is not JSON ({error})") from None
+    if not isinstance(plan, dict) or ("resource_changes" not in plan and "planned_values" not in plan):
         raise ValueError(f"{path} is not the JSON of a plan: run `terraform show -json plan.tfplan > {path.name}`")
+    mismatch = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(PLAN_SHAPE).iter_errors(plan))
+    if mismatch is not None:
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in mismatch.absolute_path) or "the plan"
+        raise ValueError(
+            f"{path}: {where.lstrip('.')} {mismatch.message}: not a plan as `terraform show -json` writes it"
+        )
     if not stack:
         candidates = [path.parent.name, path.stem, path.stem.removesuffix(".plan")]
         stack = next((c for c in candidates if c in known_stacks), path.stem)
@@ -83,9 +147,10 @@ def _desired_state(body: dict | None) -> dict:
     """A Cloud Control resource's desired state, decoded; {} when unknown or absent."""
     text = (body or {}).get("desired_state")
     try:
-        return json.loads(text) if isinstance(text, str) else {}
+        state = json.loads(text) if isinstance(text, str) else {}
     except ValueError:
         return {}
+    return state if isinstance(state, dict) else {}
 
 
 def instance_groups_leaving(change: dict) -> list[tuple[str, int, str]]:
@@ -126,7 +191,12 @@ def identity_provider_switch(plan: dict) -> tuple[str, str] | None:
 
 
 def _group_names(body: dict | None) -> set[str]:
-    return {g.get("InstanceGroupName", "") for g in _desired_state(body).get("InstanceGroups", [])}
+    groups = _desired_state(body).get("InstanceGroups")
+    return (
+        {str(g.get("InstanceGroupName", "")) for g in groups if isinstance(g, dict)}
+        if isinstance(groups, list)
+        else set()
+    )
 
 
 def teams_leaving(plans: list[StackPlan], spec: PlatformSpec) -> list[str]:

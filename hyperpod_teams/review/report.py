@@ -341,9 +341,21 @@ class FailedPlan:
 
     @property
     def tail(self) -> str:
-        lines = self.output.rstrip().splitlines()[-40:]
+        """The output's last lines as text a reader sees: terminal colour sequences and other control
+        characters (which a report would carry raw into a terminal or a page) taken out."""
+        lines = _printable(self.output).rstrip().splitlines()[-40:]
         text = "\n".join(lines)
         return text[-FAILED_PLAN_TAIL:]
+
+
+#: ANSI escape sequences (CSI and OSC, as Terraform's coloured output writes them), then any other
+#: control character but tab and line ends.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _printable(text: str) -> str:
+    return _CONTROLS.sub("", _ESCAPES.sub("", text.replace("\r\n", "\n")))
 
 
 def build_report(
@@ -595,19 +607,36 @@ def _compute_section(
         document.add(Paragraph("Task governance is off: no quotas are enforced."))
 
 
+def _amount(value: Decimal) -> str:
+    """A weight as written: 32, 2.5, 1,234.56."""
+    text = f"{value.normalize():,f}"
+    return text
+
+
 def _cost_section(document: Document, spec: PlatformSpec, shown: list[Team], hidden: list[Team]) -> None:
     org = spec.organization
     document.add(Heading("Cost attribution"))
     category = naming.cost_category_name(org.name)
     values = {rule.team: rule.value for rule in cost.cost_category_rules(spec)}
     split = cost.shared_split(spec)
+    weights = cost.guaranteed_weights(spec) if split.method == "FIXED" else {}
+    total = sum(weights.values(), Decimal(0))
+    unit = "USD an hour of guaranteed capacity" if spec.cost.instance_prices_usd else "accelerators guaranteed"
 
     def shared_share(team: str) -> str:
+        """The team's share, and why: the answer to "to which group does its spend go?"."""
         if team not in split.targets:
-            return "none"
+            quota = ", ".join(md_text(entry.instance_type) for entry in spec.team(team).compute.quota) or "none"
+            return (
+                f"none: its quota ({quota}) holds no accelerators, and the quota split weighs instances by them "
+                "(`cost.shared_split`; price its types in `cost.instance_prices_usd` to weigh them)"
+            )
         if split.method == "FIXED":
-            return f"{split.percentages[team]} %"
-        return "in proportion to its own spend" if split.method == "PROPORTIONAL" else "an even part"
+            return f"{split.percentages[team]} % ({_amount(weights[team])} of {_amount(total)} {unit})"
+        if split.method == "PROPORTIONAL":
+            why = f"; the quota split cannot be computed: {md_text(split.fallback)}" if split.fallback else ""
+            return f"in proportion to its own spend (`cost.shared_split: proportional`{why})"
+        return f"an even part, 1 of {len(split.targets)} (`cost.shared_split: even`)"
 
     document.add(
         Table(
