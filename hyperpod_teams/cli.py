@@ -137,12 +137,13 @@ def cli() -> None:
     """Compile a team spec into Terraform stacks for a SageMaker HyperPod EKS cluster that several
     ML teams share.
 
-    A spec (YAML or JSON, see spec-v1 in the README) names the organization, the identity provider,
-    the cluster and its instance groups, and each team's quota, studio and budget. From it come one
-    Terraform stack per unit of credentials: <org>-identity (the IdP), <org>-access (IAM Identity
-    Center), <org>-eks, <org>-hyperpod-deps and <org>-cluster (EKS, HyperPod), <org>-team-<team>
-    and <org>-k8s-<team> per team, <org>-cost (payer account), and with cost.usage_reports
-    <org>-usage-report and <org>-usage-operator (HyperPod's usage reporting).
+    A spec (YAML or JSON: docs/spec-reference.md; `hyperpod-teams schema` prints its JSON Schema)
+    names the organization, the identity provider, the cluster and its instance groups, and each
+    team's quota, studio and budget. From it come one Terraform stack per unit of credentials:
+    <org>-identity (the IdP), <org>-access (IAM Identity Center), <org>-eks, <org>-hyperpod-deps
+    and <org>-cluster (EKS, HyperPod), <org>-team-<team> and <org>-k8s-<team> per team, <org>-cost
+    (payer account), and with cost.usage_reports <org>-usage-report and <org>-usage-operator
+    (HyperPod's usage reporting).
 
     \b
     Typical use:
@@ -264,7 +265,9 @@ def init(folder: Path, identity_provider: str, engine_name: str, org: str) -> No
         try:  # the starter is checked as any spec: --org is its organization.name
             load_spec(starter)
         except SpecError as error:
-            _user_error(f"--org {org!r} does not make a valid spec:\n{error.render()}")
+            # Named as the file it would have been, not the scratch copy it was checked in.
+            problems = SpecError(error.problems, str(folder / scaffold.SPEC_FILE)).render()
+            _user_error(f"--org {org!r} does not make a valid spec:\n{problems}")
     _write_new_folder(folder, files)
     for name in files:
         stdout.print(f"[green]✓[/green] wrote {folder / name}", highlight=False)

@@ -544,7 +544,9 @@ def team_execution_policy(
                 # tag alone would reach one tagged as the team's in another team's domain.
                 "Sid": "ManageOnlyTheTeamsOwn",
                 "Effect": "Allow",
-                "Action": list(TEAM_MANAGE_ACTIONS),
+                # Without a domain, the job actions only: an app's or a space's action would name no
+                # resource of the statement (parliament's RESOURCE_MISMATCH).
+                "Action": [a for a in TEAM_MANAGE_ACTIONS if domain_id or a.endswith("Job")],
                 "Resource": [
                     *in_the_domain,
                     f"{sagemaker}:processing-job/*",

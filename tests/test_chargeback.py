@@ -388,3 +388,23 @@ def test_a_reconciliations_rounded_parts_add_up_to_their_total_to_the_cent(value
     rounded = chargeback._rounded_to(exact, total)
     assert sum(rounded.values(), Decimal(0)) == total
     assert all(abs(rounded[k] - exact[k]) < Decimal("0.02") for k in exact)
+
+
+def test_the_csv_sidecar_and_the_workbook_keep_the_total_and_the_hours_of_no_team(spec, tmp_path):
+    """The Markdown statement's total row and its hours of namespaces of no team (48 p5 GPU hours of
+    `default`) were in neither the CSV's sidecar nor the workbook; the notes were on a sheet read last."""
+    import json as json_module
+
+    openpyxl = pytest.importorskip("openpyxl")
+    statement = statement_of(spec)
+    sidecar = json_module.loads(chargeback.statement_metadata(statement))
+    assert sidecar["total"]["amount"] == f"{statement.cost:.2f}"
+    assert sidecar["hours_of_no_team"] == {"ml.p5.48xlarge": "48.00"}
+    path = tmp_path / "s.xlsx"
+    path.write_bytes(chargeback.statement_xlsx(statement))
+    book = openpyxl.load_workbook(path)
+    hours = [row for row in book["Hours"].iter_rows(values_only=True) if row[1] == "namespaces of no team"]
+    assert hours == [("ml.p5.48xlarge", "namespaces of no team", 48.0, None, None)]
+    first = [row[0] for row in book["Statement"].iter_rows(values_only=True)]
+    assert "things to check before sending" in first
+    assert all(note in first for note in statement.notes)

@@ -21,7 +21,12 @@ def _statement_rows(sheet) -> dict[str, list]:
     """The team table of the Statement sheet: team -> its row's cells."""
     rows = list(sheet.iter_rows(values_only=False))
     header = next(i for i, row in enumerate(rows) if row[0].value == "team")
-    return {row[0].value: row for row in rows[header + 1 :] if row[0].value}
+    table = []
+    for row in rows[header + 1 :]:
+        if not row[0].value:  # the notes follow the table after a blank row
+            break
+        table.append(row)
+    return {row[0].value: row for row in table}
 
 
 def test_the_workbooks_amounts_are_numbers_in_the_bills_currency_and_add_up(tmp_path):

@@ -285,3 +285,22 @@ def test_platform_admins_run_the_newer_node_operations_and_no_team_role_does():
             actions = [actions] if isinstance(actions, str) else actions
             for operation in policies.NODE_OPERATION_ACTIONS:
                 assert not any(fnmatch.fnmatchcase(operation, a) for a in actions), (where, operation, actions)
+
+
+def test_a_team_without_studio_gets_no_app_or_space_action_in_its_execution_role():
+    """Without a domain the statement names job ARNs only: an app's or a space's action there names no
+    resource of the statement (parliament's RESOURCE_MISMATCH)."""
+    from hyperpod_teams import policies
+
+    policy = policies.team_execution_policy(
+        org="acme", team="nlp", account_id="111122223333", region="us-west-2", eks_cluster_name="eks",
+        domain_id=None, data_bucket=None, workload_role=None,
+    )  # fmt: skip
+    (manage,) = [s for s in policy["Statement"] if s["Sid"] == "ManageOnlyTheTeamsOwn"]
+    assert manage["Action"] and all(action.endswith("Job") for action in manage["Action"])
+    with_domain = policies.team_execution_policy(
+        org="acme", team="nlp", account_id="111122223333", region="us-west-2", eks_cluster_name="eks",
+        domain_id="d-1", data_bucket=None, workload_role=None,
+    )  # fmt: skip
+    (manage,) = [s for s in with_domain["Statement"] if s["Sid"] == "ManageOnlyTheTeamsOwn"]
+    assert "sagemaker:DeleteSpace" in manage["Action"]

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from hyperpod_teams.spec import SpecError, load_spec, validate_spec
+from tests.conftest import QUICKSTART
 
 
 def _parent(data: dict, path: str) -> tuple[Any, Any]:
@@ -529,3 +530,54 @@ def _quickstart_text() -> str:
     from tests.conftest import QUICKSTART
 
     return QUICKSTART.read_text()
+
+
+def test_a_group_name_pattern_error_shows_the_placeholders_as_written(quickstart_data):
+    """Braces in a rule's message were doubled ({{team}})."""
+    quickstart_data["identity"]["group_name_pattern"] = "{org}-{team}"
+    with pytest.raises(SpecError) as refused:
+        validate_spec(quickstart_data)
+    (problem,) = refused.value.problems
+    assert "{team} and {role}" in problem.message and "{{" not in problem.message
+
+
+def test_a_team_named_yes_is_told_to_quote_it(tmp_path):
+    text = QUICKSTART.read_text().replace("- name: research", "- name: yes", 1)
+    assert "- name: yes" in text
+    path = tmp_path / "teams.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecError) as refused:
+        load_spec(path)
+    (problem,) = [p for p in refused.value.problems if p.path[-1] == "name"]
+    assert problem.hint == 'write it as a quoted string: "yes" (unquoted, YAML reads it as the boolean true)'
+
+
+def test_tab_indentation_is_named(tmp_path):
+    path = tmp_path / "teams.yaml"
+    path.write_text(QUICKSTART.read_text().replace("\n  name: ", "\n\tname: ", 1))
+    with pytest.raises(SpecError) as refused:
+        load_spec(path)
+    (problem,) = refused.value.problems
+    assert problem.hint == "indent with spaces: YAML does not allow tabs for indentation" and problem.line
+
+
+def test_init_with_an_org_that_is_no_name_names_the_file_it_would_write_not_a_scratch_copy(tmp_path):
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams", "init", str(tmp_path / "p"), "--org", "Evil Corp"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert str(tmp_path / "p" / "teams.yaml") in result.stderr and "hyperpod-teams-init-" not in result.stderr
+    assert not (tmp_path / "p").exists()
+
+
+def test_a_count_written_with_an_exponent_is_told_to_give_digits(tmp_path):
+    path = tmp_path / "teams.yaml"
+    path.write_text(QUICKSTART.read_text().replace("count: 8", "count: 1e309", 1))
+    with pytest.raises(SpecError) as refused:
+        load_spec(path)
+    (problem,) = refused.value.problems
+    assert problem.hint == "give a whole number in digits, such as 4: '1e309' is read as text"

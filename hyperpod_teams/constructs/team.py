@@ -332,11 +332,19 @@ class ExistingComputeQuota(Construct):
                     for name, member, given in (("vCPUs", "VCpu", vcpus), ("memory in GiB", "MemoryInGiB", memory))
                     if given
                 ],
-                property_check(
-                    "ActivationState",
-                    "Enabled" if compute.active else "Disabled",
-                    f"{where} is {'paused' if compute.active else 'active'}, but teams[].compute.active is "
-                    f"{str(compute.active).lower()}: {fix}, and make the spec say what runs.",
+                # Only where the spec says: a spec of 0.2.0, before `active` was added, adopted a paused
+                # quota as it was (docs/spec-versions.md: an addition's default keeps the old meaning).
+                *(
+                    [
+                        property_check(
+                            "ActivationState",
+                            "Enabled" if compute.active else "Disabled",
+                            f"{where} is {'paused' if compute.active else 'active'}, but teams[].compute.active "
+                            f"is {str(compute.active).lower()}: {fix}, and make the spec say what runs.",
+                        )
+                    ]
+                    if "active" in compute.model_fields_set
+                    else []
                 ),
                 property_check(
                     "ComputeQuotaConfig.ResourceSharingConfig.Strategy",

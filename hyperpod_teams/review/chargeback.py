@@ -1064,6 +1064,10 @@ def statement_metadata(statement: Statement) -> str:
         "idle_capacity_charged": s.split_method,
         "idle_capacity": f"{s.unused:.2f}",
         "teams": [{"team": c.team, "amount": f"{c.amount:.2f}"} for c in s.teams],
+        # What the Markdown and HTML statements show beside the rows: the total, and the hours of
+        # namespaces that are no team of the spec (in no team's row).
+        "total": {"amount": f"{s.cost:.2f}", "usage": f"{s.cost - s.unused:.2f}", "idle_share": f"{s.unused:.2f}"},
+        "hours_of_no_team": {t.instance_type: f"{t.other_hours:.2f}" for t in s.instance_types if t.other_hours},
         "reconciliation": [{"line": r.label, "role": r.role, "amount": f"{r.amount:.2f}"} for r in s.reconciliation],
         "notes": list(s.notes),
     }
@@ -1140,6 +1144,13 @@ def _xlsx_statement(sheet, s: Statement, formats: dict) -> None:
     sheet.write_number(row, 2, 1.0, formats["percent"])
     for column, amount in ((3, s.cost), (4, s.cost - s.unused), (5, s.unused)):
         sheet.write_number(row, column, float(amount), formats["money bold"])
+    # The notes where the reader looks first, under the figures (and on the Notes sheet).
+    if s.notes:
+        row += 2
+        sheet.write_string(row, 0, "things to check before sending", bold)
+        for note in s.notes:
+            row += 1
+            sheet.write_string(row, 0, note)
 
 
 def _xlsx_reconciliation(sheet, s: Statement, formats: dict) -> None:
@@ -1168,6 +1179,11 @@ def _xlsx_hours(sheet, s: Statement, formats: dict) -> None:
                 sheet.write_string(row, 1, charge.team)
                 for column, value in enumerate(charge.hours[use.instance_type], start=2):
                     sheet.write_number(row, column, float(value), formats["hours"])
+        if use.other_hours:  # as the Markdown and HTML statements show them
+            row += 1
+            sheet.write_string(row, 0, use.instance_type)
+            sheet.write_string(row, 1, "namespaces of no team")
+            sheet.write_number(row, 2, float(use.other_hours), formats["hours"])
 
 
 def datetime_of(day: date) -> datetime:

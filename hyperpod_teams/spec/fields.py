@@ -374,14 +374,14 @@ class SpecModel(BaseModel):
 
 def spec_rule(message: str, *, field: str | None = None, hint: str | None = None) -> PydanticCustomError:
     """An error for a rule across fields; `field` extends the location to the field to fix."""
-    context = {}
-    # The message is a template for pydantic-core; braces from spec values must stay literal.
-    message = message.replace("{", "{{").replace("}", "}}")
+    # pydantic-core formats the template with the context and knows no escape for braces: the message
+    # goes in as a value of the context, so braces from the spec ({team}) stay as written.
+    context = {"message": message}
     if field:
         context["field"] = field
     if hint:
         context["hint"] = hint
-    return PydanticCustomError("spec_rule", message, context)
+    return PydanticCustomError("spec_rule", "{message}", context)
 
 
 # --- organization, backend -------------------------------------------------------------------
@@ -1341,7 +1341,8 @@ class Compute(SpecModel):
     active: bool = Field(
         default=True,
         description="(addition) false pauses the team's quota (ActivationState Disabled): its tasks are admitted "
-        "against no guarantee, and the quota, its namespace and everything of the team are kept.",
+        "against no guarantee, and the quota, its namespace and everything of the team are kept. An adopted "
+        "quota (existing_quota_arn) is held to it only where the spec sets it: unset, it stays as AWS holds it.",
     )
 
     @model_validator(mode="after")

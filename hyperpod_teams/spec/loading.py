@@ -200,6 +200,14 @@ def _yaml_problem(exc: yaml.YAMLError, text: str) -> Problem:
         message = str(exc).splitlines()[0]
         position = getattr(exc, "position", None)
         line = text.count("\n", 0, position) + 1 if isinstance(position, int) else None
+    source_line = text.splitlines()[line - 1] if line and line <= len(text.splitlines()) else ""
+    if "\t" in source_line[: len(source_line) - len(source_line.lstrip())]:
+        return Problem(
+            (),
+            f"invalid YAML: {message}",
+            "indent with spaces: YAML does not allow tabs for indentation",
+            line=line,
+        )
     return Problem((), f"invalid YAML: {message}", line=line)
 
 

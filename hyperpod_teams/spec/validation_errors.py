@@ -103,6 +103,12 @@ def _hint(detail: Mapping[str, Any], path: Path, data: Any, written: str | None,
     if kind == "string_type" and isinstance(value, (int, float)) and not isinstance(value, bool):
         text = written if written is not None else str(value)
         return f'write it as a quoted string: "{text}" (unquoted, YAML reads it as the number {value})'
+    if kind == "string_type" and isinstance(value, bool):
+        text = written if written is not None else str(value).lower()
+        return f'write it as a quoted string: "{text}" (unquoted, YAML reads it as the boolean {str(value).lower()})'
+    if kind in ("int_parsing", "int_type") and isinstance(value, str):
+        # PyYAML reads 1e3 (no decimal point) as text, not a number.
+        return f"give a whole number in digits, such as 4: {value!r} is read as text"
     if kind == "string_type" and value is None:
         return "the value is empty (YAML null); give a value or remove the field"
     return None
