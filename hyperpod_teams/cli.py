@@ -831,9 +831,10 @@ def chargeback(
     is not a summary usage report stops it (exit 2, naming the line).
 
     \b
-    Example:
+    Example (the month's Cost and Usage Report; --cost AMOUNT instead needs every CPU type of the
+    cluster priced in cost.instance_prices_usd, as it cannot tell their part of one sum):
       hyperpod-teams chargeback teams.yaml --usage summary-report-2026-11-01-2026-11-30.csv \\
-          --cost 182450.17 --format csv --out chargeback-2026-11.csv
+          --cost-from cur-2026-11-00001.csv.gz --format csv --out chargeback-2026-11.csv
     """
     from hyperpod_teams.review.chargeback import (
         ChargebackError,

@@ -307,3 +307,24 @@ def test_the_report_command_takes_failed_plans_and_new_lock_files(tmp_path):
         capture_output=True, text=True,
     )  # fmt: skip
     assert missing.returncode == 2 and "--failed-plan" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_each_phone_cell_label_reads_as_its_header_once_an_html_parser_decodes_it():
+    """The phone layout labels each cell with its column's header (data-label, shown by CSS): escaped
+    twice, a phone showed `teams&#x27; quota`. The labels as an HTML parser (the browser's view) reads
+    them are the headers' text."""
+    from html.parser import HTMLParser
+
+    from hyperpod_teams.review.document import Document, Table, to_html
+
+    headers = ["teams' quota", "`code` <b>", "a & b"]
+    document = Document("t")
+    document.add(Table(headers, [["1", "2", "3"]]))
+    labels: list[str] = []
+
+    class Labels(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            labels.extend(value for name, value in attrs if name == "data-label")
+
+    Labels().feed(to_html(document))
+    assert labels == ["teams' quota", "code <b>", "a & b"]

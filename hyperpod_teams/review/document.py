@@ -259,10 +259,9 @@ def to_html(document: Document) -> str:
         elif isinstance(block, Table):
             head = "".join(f"<th>{_inline_html(h)}</th>" for h in block.headers)
             # Each cell carries its column's header: on a phone the rows stack, each cell labelled.
-            labels = [
-                html.escape(_inline_html(h).replace("<code>", "").replace("</code>", ""), quote=True)
-                for h in block.headers
-            ]
+            # The header as text (its markup and entities resolved), escaped once for the attribute:
+            # escaped twice, a phone showed `teams&#x27; quota`.
+            labels = [html.escape(html.unescape(re.sub(r"<[^>]*>", "", _inline_html(h))), quote=True) for h in block.headers]
             body = "".join(
                 "<tr>"
                 + "".join(
