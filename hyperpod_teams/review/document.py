@@ -261,7 +261,9 @@ def to_html(document: Document) -> str:
             # Each cell carries its column's header: on a phone the rows stack, each cell labelled.
             # The header as text (its markup and entities resolved), escaped once for the attribute:
             # escaped twice, a phone showed `teams&#x27; quota`.
-            labels = [html.escape(html.unescape(re.sub(r"<[^>]*>", "", _inline_html(h))), quote=True) for h in block.headers]
+            labels = [
+                html.escape(html.unescape(re.sub(r"<[^>]*>", "", _inline_html(h))), quote=True) for h in block.headers
+            ]
             body = "".join(
                 "<tr>"
                 + "".join(
