@@ -264,7 +264,40 @@ def test_the_net_unblended_cost_is_focus_billed_cost_in_every_format_with_net_co
 def test_discounts_given_both_as_lines_and_on_net_columns_count_once_and_say_so():
     found = _read(cur2_csv(discount_columns=False, discount_lines=True), "net-amortized")
     assert found.amount.quantize(CENT) == NET_AMORTIZED
-    assert any("discounts twice" in note and "count once, as the lines" in note for note in found.notes)
+    assert any("discounts twice" in note and "count once, in the net costs" in note for note in found.notes)
+
+
+def _with_the_savings_plans_discount_on_its_fee(text: str) -> str:
+    """As AWS bills an EDP on a Savings Plan: the discount line is the plan's fee's (untagged, dated
+    with the month, usage type of the plan), while the covered line's net effective cost holds it."""
+    rows = list(csv.reader(io.StringIO(text)))
+    header = rows[0]
+    at = {name: i for i, name in enumerate(header)}
+    for row in rows[1:]:
+        if row[at["identity_line_item_id"]] == "sp-edp_discount":
+            row[at["resource_tags"]] = "{}"
+            row[at["line_item_usage_start_date"]], row[at["line_item_usage_end_date"]] = NOVEMBER
+            row[at["line_item_usage_type"]], row[at["product_instance_type"]] = "ComputeSP:1yrNoUpfront", ""
+    return _csv(header, rows[1:])
+
+
+def test_the_discount_of_a_savings_plans_fee_counts_as_its_covered_lines_net_cost_holds_it():
+    """The same week with the EDP on the plan's fee as an untagged discount line (#58: the legacy CUR
+    with discount lines and net columns gave 3.1 % more than CUR 2.0 and FOCUS): counting the lines
+    left that discount out; the covered line's net effective cost holds it. One spend, one statement:
+    NET_AMORTIZED, as every other format gives it; and the reconciliation's total of every line counts
+    the discount once."""
+    text = _with_the_savings_plans_discount_on_its_fee(cur2_csv(discount_columns=False, discount_lines=True))
+    found = _read(text, "net-amortized")
+    assert found.amount.quantize(CENT) == NET_AMORTIZED
+    assert not [n for n in found.notes if "discount line in the period carries no" in n], found.notes
+    from hyperpod_teams.review.chargeback import reconciliation
+
+    lines = reconciliation(found, found.amount.quantize(CENT))
+    steps = {line.label: line.amount for line in lines}
+    every, cost = lines[0].amount, steps["the shared platform's lines: the statement's cost"]
+    assert every + sum(line.amount for line in lines if line.role in ("less", "plus")) == cost == NET_AMORTIZED
+    assert every == NET_AMORTIZED  # every line of the week is the platform's: the fee's discount counted once
 
 
 def test_a_gross_basis_names_the_discount_lines_it_leaves_out():

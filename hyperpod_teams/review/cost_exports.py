@@ -335,9 +335,13 @@ class ExportedCost:
     #: day (lines of an hour or a day): the capacity the teams' hours are measured against.
     billed_hours: dict[str, Decimal] = field(default_factory=lambda: defaultdict(Decimal))
     billed_hours_by_day: dict[tuple[date, str], Decimal] = field(default_factory=lambda: defaultdict(Decimal))
-    #: The same sums with each line at its gross cost and the discount lines added: what the net
-    #: cost is when an export gives its discounts as lines and also on the lines' net columns.
+    #: The same sums with each line at its gross cost and the discount lines added: the net cost of an
+    #: export that gives its discounts as lines only (no net column, no discount map).
     _with_discount_lines: _Sums = field(default_factory=lambda: _Sums())
+    #: What the tagged discount lines added to the sums, and the untagged ones to untagged_amount: taken
+    #: out again when the lines' own net costs hold their discounts too (they would count twice).
+    _discount_line_sums: _Sums = field(default_factory=lambda: _Sums())
+    untagged_discount_amount: Decimal = Decimal(0)
     #: The reconciliation from the exports' total of the period to the statement's cost: the
     #: lines of other workloads (untagged), the split cost allocation rows, and the shared
     #: platform's lines by kind (KINDS).
@@ -766,16 +770,21 @@ def _add(
     out.amount += share
     out.lines_used += 1
     out.by_kind[kind] += share
-    alternative = out._with_discount_lines
-    alternative.amount += other
-    alternative.by_kind[kind] += other
     if itype:
         out.by_instance_type[itype] += share
-        alternative.by_instance_type[itype] += other
     if end is not None and end - start > timedelta(days=1):
         out.prorated_lines += 1
         out.prorated += share
-        alternative.prorated += other
+    _add_to(out._with_discount_lines, other, start, end, itype, kind)
+
+
+def _add_to(sums: _Sums, share: Decimal, start: datetime, end: datetime | None, itype, kind: str) -> None:
+    sums.amount += share
+    sums.by_kind[kind] += share
+    if itype:
+        sums.by_instance_type[itype] += share
+    if end is not None and end - start > timedelta(days=1):
+        sums.prorated += share
 
 
 #: Line item types of Savings Plans and Reserved Instance fees (their unused commitment).
@@ -849,6 +858,8 @@ def _read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) 
             row[usage_type_at] if usage_type_at is not None else None,
         )
         _add(out, amount, fraction, start, end, itype, gross_or_line, _cur_kind(line_type))
+        if line_type in DISCOUNT_LINE_TYPES:
+            _add_to(out._discount_line_sums, amount * fraction, start, end, itype, _cur_kind(line_type))
         _note_discount(out, line_type, amount, gross_or_line, fraction)
         if line_type in _RUNNING_TYPES and quantity_at is not None:
             unit = row[unit_at] if unit_at is not None else None
@@ -964,6 +975,8 @@ def _leave_out(
         out.split_amount += amount * in_period
     else:
         out.untagged_amount += amount * in_period
+        if line_type in DISCOUNT_LINE_TYPES:
+            out.untagged_discount_amount += amount * in_period
 
 
 def _note_untagged(out: ExportedCost, line_type: str, in_period: Decimal) -> None:
@@ -1308,21 +1321,27 @@ def _reaches_the_end(out: ExportedCost, period: Period) -> None:
 def _finish(out: ExportedCost, period: Period) -> None:
     _covered(out, period)
     _reaches_the_end(out, period)
-    if out.discount_lines and out.discounts:
-        # Discounts as their own lines and on the lines' net columns: counted once, as the lines.
-        lines = out._with_discount_lines
-        out.amount, out.by_instance_type, out.prorated, out.by_kind = (
-            lines.amount,
-            lines.by_instance_type,
-            lines.prorated,
-            lines.by_kind,
-        )
+    in_net_costs = bool((out.discount_lines or out.untagged_discount_lines) and out.discounts)
+    if in_net_costs:
+        # Discounts as their own lines and in the lines' own net costs: counted once, in the lines' net
+        # costs, which also hold the discounts of lines the statement does not count (an EDP on a Savings
+        # Plan's fee is a discount line on the untagged fee, and in its covered lines' net effective cost).
+        given = out._discount_line_sums
+        out.amount -= given.amount
+        out.prorated -= given.prorated
+        for kind, amount in given.by_kind.items():
+            out.by_kind[kind] -= amount
+        for itype, amount in given.by_instance_type.items():
+            out.by_instance_type[itype] -= amount
+        out.untagged_amount -= out.untagged_discount_amount
+        lines = out.discount_lines + out.untagged_discount_lines
         out.notes.append(
-            f"the export gives its discounts twice: as {out.discount_lines:,} discount line"
-            f"{'s' if out.discount_lines != 1 else ''} and on the lines' net columns ({out.discounts.quantize(CENT):,} "
-            f"{out.statement_currency}); they count once, as the lines"
+            f"the export gives its discounts twice: as {lines:,} discount line{'s' if lines != 1 else ''} and in the "
+            f"lines' own net costs ({out.discounts.quantize(CENT):,} {out.statement_currency} on the platform's "
+            "lines); they count once, in the net costs, which also hold the discounts of lines the statement does "
+            "not count (a Savings Plan fee's discount is in its covered lines' net effective cost)"
         )
-    if out.discount_lines:
+    elif out.discount_lines:
         out.discounts = out.discount_lines_amount
     if out.discount_lines_left:
         many = out.discount_lines_left != 1
@@ -1340,7 +1359,7 @@ def _finish(out: ExportedCost, period: Period) -> None:
             f"account's own commitments and discounts; {out.untagged_amount.quantize(CENT):,} "
             f"{out.statement_currency} on the {out.basis} basis): not in this statement"
         )
-    if out.untagged_discount_lines:
+    if out.untagged_discount_lines and not in_net_costs:
         many = out.untagged_discount_lines != 1
         out.notes.append(
             f"{out.untagged_discount_lines:,} discount line{'s' if many else ''} in the period carr"
