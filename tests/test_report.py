@@ -328,3 +328,20 @@ def test_each_phone_cell_label_reads_as_its_header_once_an_html_parser_decodes_i
 
     Labels().feed(to_html(document))
     assert labels == ["teams' quota", "code <b>", "a & b"]
+
+
+def test_the_charts_first_eight_teams_each_get_a_hue_of_their_own():
+    """Neighbouring teams were light and dark of one hue (the first two: two blues). The first eight
+    colours now differ in hue by 15 degrees at least (HSV, as colorsys computes it)."""
+    import colorsys
+
+    from hyperpod_teams.review.report import TEAM_COLOURS
+
+    def hue(colour: str) -> float:
+        red, green, blue = (int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))
+        return colorsys.rgb_to_hsv(red, green, blue)[0] * 360
+
+    hues = [hue(c) for c in TEAM_COLOURS[:8]]
+    gaps = [min(abs(a - b), 360 - abs(a - b)) for i, a in enumerate(hues) for b in hues[i + 1 :]]
+    assert min(gaps) >= 15, [round(h) for h in hues]
+    assert len(set(TEAM_COLOURS)) == len(TEAM_COLOURS)

@@ -226,25 +226,27 @@ def chart_series(shares: list[InstanceTypeShares], teams: list[str]) -> list[tup
 
 
 #: Segment colours of the named teams: Tableau 20 without its two greys, which mark the other
-#: teams and unallocated capacity; light and dark of one hue alternate, so neighbours differ.
+#: teams and unallocated capacity. The nine darker ones first, each of its own hue, then the nine
+#: lighter ones in the same order: up to nine teams never share a hue (they did: blue and light blue
+#: for the first two).
 TEAM_COLOURS = (
     "#4e79a7",
-    "#a0cbe8",
     "#f28e2b",
-    "#ffbe7d",
     "#59a14f",
-    "#8cd17d",
     "#b6992d",
-    "#f1ce63",
     "#499894",
-    "#86bcb6",
     "#e15759",
-    "#ff9d9a",
     "#d37295",
-    "#fabfd2",
     "#b07aa1",
-    "#d4a6c8",
     "#9d7660",
+    "#a0cbe8",
+    "#ffbe7d",
+    "#8cd17d",
+    "#f1ce63",
+    "#86bcb6",
+    "#ff9d9a",
+    "#fabfd2",
+    "#d4a6c8",
     "#d7b5a6",
 )
 OTHER_TEAMS_COLOUR = "#79706e"
