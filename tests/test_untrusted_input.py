@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
@@ -1131,3 +1132,46 @@ def test_validate_warns_of_every_placeholder_init_left(tmp_path):
     warned = [int(m) for m in re.findall(r"line (\d+): still marked REPLACE", checked.stderr)]
     assert marked and warned == marked
     assert "REPLACE" not in run("validate", str(QUICKSTART)).stderr
+
+
+def test_odd_csv_text_fed_to_every_cost_and_usage_reader_is_read_or_refused_never_a_crash():
+    """The chargeback readers (usage reports, cost exports as CSV), fed text made of their own
+    headers' cells, odd cells, quotes, braces and line breaks: each reads it or refuses it with its
+    own error, never another exception."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from hyperpod_teams.review.cost_exports import CostExportError, Period, _csv_part, read_cost_exports
+    from hyperpod_teams.usage_report import UsageReportError, read_summary_report
+    from tests.test_cost_exports import COLUMNS, MAIN_REPORT, cur2_csv
+
+    report_lines = MAIN_REPORT.read_text().splitlines()
+    export_lines = cur2_csv().splitlines()
+    cells = st.sampled_from(
+        [*COLUMNS, "", "shared", "{", '{"user_hyperpod_teams_platform": "shared"}', "1e309", "-0", "nan",
+         "2026-11-02T00:00:00Z", "ml.p5.48xlarge", "Usage", "EdpDiscount", '"', ",", "\x00", "\u202e"]
+    )  # fmt: skip
+    odd_line = st.lists(cells, max_size=16).map(",".join)
+    documents = st.one_of(
+        st.lists(st.sampled_from(report_lines) | odd_line, max_size=30).map("\n".join),
+        st.lists(st.sampled_from(export_lines) | odd_line, max_size=30).map(lambda lines: "\n".join(lines) + "\n"),
+    )
+    period = Period(date(2026, 11, 1), date(2026, 11, 7))
+    tried = 0
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(documents)
+    def one(text: str) -> None:
+        nonlocal tried
+        tried += 1
+        try:
+            read_summary_report(text, "report.csv")
+        except UsageReportError:
+            pass
+        try:
+            read_cost_exports([("export.csv", _csv_part(io.StringIO(text), "export.csv"))], period, "net-amortized")
+        except CostExportError:
+            pass
+
+    one()
+    FUZZ_COUNTS["odd CSV to the chargeback readers"] = tried
