@@ -32,6 +32,8 @@ LONG_NAMES = [
     "forecasting",
     "genomics-foundation-models",
     "safety",
+    # The longest name a team may have (40): its namespace and queue label in <code> are unbroken words.
+    "machine-learning-platform-foundations-ab",
 ]
 
 
@@ -52,7 +54,11 @@ def spec_of(teams: list[str]) -> dict:
                     {"instance_type": "ml.c5.4xlarge", "count": 2 if len(teams) <= 250 else 1},
                 ]
             },
-            "budget": {"monthly_limit_usd": 10000 + i, "notify_emails": [f"{name}-leads@example.com"]},
+            "budget": {
+                "monthly_limit_usd": 10000 + i,
+                # An address without a hyphen, where a browser may break only mid-word.
+                "notify_emails": [f"{name}-leads@example.com", "financeoperations@example.com"],
+            },
         }
         for i, name in enumerate(teams)
     ]
@@ -81,6 +87,14 @@ const numbers = [...document.querySelectorAll("td")].filter(
 const lines = td => { const r = document.createRange(); r.selectNodeContents(td);
   return new Set([...r.getClientRects()].map(x => Math.round(x.top))).size; };
 const instead = document.querySelector(".phone-only");
+// Line breaks inside an element's text that fall elsewhere than after a hyphen: mid-word.
+const midWordBreaks = el => { const text = el.firstChild; if (!text || text.nodeType !== 3) return 0;
+  const r = document.createRange(); let previous = null, breaks = 0;
+  for (let i = 0; i < text.length; i++) { r.setStart(text, i); r.setEnd(text, i + 1);
+    const top = Math.round(r.getBoundingClientRect().top);
+    if (previous !== null && top > previous && text.data[i - 1] !== "-") breaks++;
+    previous = top; }
+  return breaks; };
 document.body.dataset.measured = JSON.stringify({
   viewport: window.innerWidth, pageWidth: root.scrollWidth, tallestTeamRow: Math.max(...teamRows),
   teams: document.querySelectorAll("h3").length, chartWidth: chart.width, chartRight: chart.right,
@@ -88,6 +102,8 @@ document.body.dataset.measured = JSON.stringify({
   numbers: numbers.length, numbersBroken: numbers.filter(td => lines(td) > 1).map(td => td.textContent),
   numbersPastTheirCell: numbers.filter(td => td.scrollWidth > td.clientWidth + 1).map(td => td.textContent),
   chartTableShown: instead ? getComputedStyle(instead).display !== "none" : null,
+  emailsBroken: [...document.querySelectorAll("td code")].filter(
+    c => /^[^@\s]+@[^@\s]+$/.test(c.textContent) && midWordBreaks(c) > 0).map(c => c.textContent),
 });
 </script>"""
 
@@ -145,6 +161,7 @@ def test_the_report_never_scrolls_sideways_and_each_team_reads_at_a_glance(twelv
         # The old single table gave rows of 300-500 px; a team's chain now fits in short rows.
         assert layout["tallestTeamRow"] < 160, layout
         assert layout["tablesWiderThanTheirBox"] == 0, layout
+        assert layout["emailsBroken"] == [], layout  # an address broke mid-word with room to spare
     assert (ARTIFACTS / f"report-{width}px.png").stat().st_size > 10_000
 
 

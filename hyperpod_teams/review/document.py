@@ -177,7 +177,7 @@ color:#1f2328;line-height:1.45}
 h3{margin:1.6rem 0 .4rem}
 .table{overflow-x:auto;max-width:100%;margin:0 0 1.2rem}
 table{border-collapse:collapse}
-th,td{border:1px solid #d0d7de;padding:.3rem .6rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th,td{border:1px solid #d0d7de;padding:.3rem .6rem;text-align:left;vertical-align:top;overflow-wrap:break-word}
 td:first-child{min-width:7rem}
 th{background:#f6f8fa}code,pre{font-family:ui-monospace,monospace;background:#f6f8fa}pre{padding:.8rem;overflow-x:auto}
 .warning{border-left:.3rem solid #cf222e;background:#ffebe9;padding:.6rem 1rem;font-weight:600;margin:0 0 1rem}
@@ -185,7 +185,7 @@ img{max-width:100%;height:auto}
 .n{white-space:nowrap}.phone-only{display:none}
 @media (max-width:40rem){img.wide{display:none}.phone-only{display:block;font-style:italic}
 body{padding:0 .6rem}.table thead{display:none}.table tr{display:block;margin:0 0 .8rem;
-border:1px solid #d0d7de}.table td{display:block;border:0;border-top:1px solid #eaeef2}
+border:1px solid #d0d7de}.table td{display:block;border:0;border-top:1px solid #eaeef2;overflow-wrap:anywhere}
 .table td:first-child{font-weight:600;background:#f6f8fa;border-top:0}
 .table td[data-label]:not(:first-child)::before{content:attr(data-label) ": ";font-weight:600}}
 @media print{body{max-width:none;margin:0;padding:0;font-size:10pt}.table{overflow:visible}
