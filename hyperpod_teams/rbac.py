@@ -263,15 +263,17 @@ ENDPOINT_NAME_FIELDS = {
 
 
 def _model_source_validation(team: str, model_bucket: str | None) -> dict:
-    """A member's InferenceEndpointConfig takes no S3 model source (`spec.modelSourceConfig`
-    `modelSourceType: s3` / `s3Storage`, the operator's CRD): the operator mounts it with the S3 CSI
-    driver's own credentials, one identity for every team, which read no team's bucket
-    (policies.s3_csi_policy). The team's model comes from its data volume instead, mounted with the
+    """A member's InferenceEndpointConfig takes no S3 or FSx model source (`spec.modelSourceConfig`
+    `modelSourceType: s3|fsx`, `s3Storage`, `fsxStorage`, the operator's CRD). S3: the operator mounts
+    it with the S3 CSI driver's own credentials, one identity for every team, which read no team's
+    bucket (policies.s3_csi_policy); FSx: its CSI driver mounts any file system of the VPC by its ID. The team's model comes from its data volume instead, mounted with the
     team's workload identity (`modelSourceType: kubernetesVolume`, the operator's
     v1_nvme_k8s_volume_service_account sample; isolation.team_data_volume_manifests)."""
     source = "object.spec.modelSourceConfig"
-    s3_type = f"has({source}.modelSourceType) && {source}.modelSourceType == 's3'"
-    s3 = f"has({source}) && (has({source}.s3Storage) || ({s3_type}))"
+    # FSx too: the FSx CSI driver mounts any file system of the VPC by its ID, with no IAM decision,
+    # and the stacks hold no file system to a team yet (docs/security.md, "What is still shared").
+    shared_type = f"has({source}.modelSourceType) && {source}.modelSourceType in ['s3', 'fsx']"
+    s3 = f"has({source}) && (has({source}.s3Storage) || has({source}.fsxStorage) || ({shared_type}))"
     namespace = naming.team_namespace(team)
     instead = (
         f"load it from the team's data volume: modelSourceConfig.modelSourceType: kubernetesVolume, "
@@ -283,8 +285,8 @@ def _model_source_validation(team: str, model_bucket: str | None) -> dict:
     return {
         "expression": f"request.resource.resource != 'inferenceendpointconfigs' || !({s3})",
         "message": (
-            f"an endpoint in {namespace} takes no S3 model source (the operator would mount it with the S3 CSI "
-            f"driver's credentials, which read no team's bucket): {instead}"
+            f"an endpoint in {namespace} takes no S3 or FSx model source (the operator would mount it with the "
+            f"S3 CSI driver's credentials, which read no team's bucket, or any FSx file system by its ID): {instead}"
         ),
         "reason": "Forbidden",
     }

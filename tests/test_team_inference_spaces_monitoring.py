@@ -205,7 +205,11 @@ def test_an_endpoint_takes_no_s3_model_source_and_is_pointed_to_the_teams_data_v
         assert refusal and "modelSourceType: kubernetesVolume" in refusal and "claimName: team-data" in refusal
     source_type_only = endpoint(kind, queue=queue)
     source_type_only["spec"]["modelSourceConfig"] = {"modelSourceType": "s3"}
-    assert "takes no S3 model source" in admitted(admission, "nlp", kind, source_type_only)
+    assert "takes no S3 or FSx model source" in admitted(admission, "nlp", kind, source_type_only)
+    # Another team's FSx file system, by its ID: the FSx CSI driver would mount it, no IAM decision.
+    fsx = endpoint(kind, queue=queue)
+    fsx["spec"]["modelSourceConfig"] = {"modelSourceType": "fsx", "fsxStorage": {"fileSystemId": "fs-0theirs"}}
+    assert "takes no S3 or FSx model source" in admitted(admission, "nlp", kind, fsx)
     from_volume = endpoint(kind, queue=queue)
     from_volume["spec"].update(TEAM_DATA_MODEL)
     assert admitted(admission, "nlp", kind, from_volume) is None
