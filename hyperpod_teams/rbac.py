@@ -266,9 +266,10 @@ def _model_source_validation(team: str, model_bucket: str | None) -> dict:
     """A member's InferenceEndpointConfig takes no S3 or FSx model source (`spec.modelSourceConfig`
     `modelSourceType: s3|fsx`, `s3Storage`, `fsxStorage`, the operator's CRD). S3: the operator mounts
     it with the S3 CSI driver's own credentials, one identity for every team, which read no team's
-    bucket (policies.s3_csi_policy); FSx: its CSI driver mounts any file system of the VPC by its ID. The team's model comes from its data volume instead, mounted with the
-    team's workload identity (`modelSourceType: kubernetesVolume`, the operator's
-    v1_nvme_k8s_volume_service_account sample; isolation.team_data_volume_manifests)."""
+    bucket (policies.s3_csi_policy); FSx: its CSI driver mounts any file system of the VPC by its ID.
+    The team's model comes from its data volume instead, mounted with the team's workload identity
+    (`modelSourceType: kubernetesVolume`, the operator's v1_nvme_k8s_volume_service_account sample;
+    isolation.team_data_volume_manifests)."""
     source = "object.spec.modelSourceConfig"
     # FSx too: the FSx CSI driver mounts any file system of the VPC by its ID, with no IAM decision,
     # and the stacks hold no file system to a team yet (docs/security.md, "What is still shared").
