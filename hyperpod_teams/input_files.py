@@ -4,8 +4,10 @@ floor: imports nothing of the project; each command words the refusal for its ow
 
 from __future__ import annotations
 
+import json
 import stat
 from pathlib import Path
+from typing import Any
 
 #: The longest line of a CSV file a command reads (a usage report, a cost export): none of AWS's or
 #: HyperPod's is anywhere near it, and a longer one is refused rather than held in memory.
@@ -48,3 +50,20 @@ def read_at_most(path: Path, max_bytes: int) -> bytes:
     if len(raw) > max_bytes:
         raise TooLarge(None)
     return raw
+
+
+def read_json_file(path: Path, max_bytes: int, fix: str) -> Any:
+    """The JSON of a regular file of at most `max_bytes`, UTF-8; else ValueError naming the file, what
+    is wrong with it and `fix` (what to give instead). OSError as `regular_file_size`."""
+    try:
+        raw = read_at_most(path, max_bytes)
+    except NotAFile as error:
+        raise ValueError(f"{path} is {error}: {fix}") from None
+    except TooLarge:
+        raise ValueError(f"{path} has more than {max_bytes // 2**20} MiB: {fix}") from None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not UTF-8 text: {fix}") from None
+    except ValueError as error:
+        raise ValueError(f"{path} is not JSON ({error}): {fix}") from None

@@ -6,12 +6,11 @@ the cdktf layout (manifest.json, stacks/<stack>/cdk.tf.json) and never imports c
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hyperpod_teams.input_files import NotAFile, TooLarge, read_at_most
+from hyperpod_teams.input_files import read_json_file
 from hyperpod_teams.stack_plan import waves_of
 
 
@@ -54,17 +53,9 @@ def _read_json(path: Path) -> Any:
     """A synth output's JSON file: a regular file of at most MAX_OUTPUT_FILE_BYTES (a FIFO would
     block, /dev/zero never end), else SynthOutputError naming it."""
     try:
-        raw = read_at_most(path, MAX_OUTPUT_FILE_BYTES)
-    except NotAFile as error:
-        raise SynthOutputError(f"{path} is {error}, not a file synth writes") from None
-    except TooLarge:
-        raise SynthOutputError(
-            f"{path} has more than {MAX_OUTPUT_FILE_BYTES // 2**20} MiB: not a file synth writes"
-        ) from None
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
-        raise SynthOutputError(f"{path} is not JSON ({error})") from None
+        return read_json_file(path, MAX_OUTPUT_FILE_BYTES, "not a file synth writes")
+    except ValueError as error:
+        raise SynthOutputError(str(error)) from None
 
 
 def read_output(out_dir: Path) -> tuple[dict[str, dict], dict[str, list[str]]]:

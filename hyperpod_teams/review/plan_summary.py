@@ -64,26 +64,13 @@ def read_plan(argument: str, known_stacks: set[str]) -> StackPlan:
     saying why."""
     import jsonschema
 
-    from hyperpod_teams.input_files import NotAFile, TooLarge, read_at_most
+    from hyperpod_teams.input_files import read_json_file
 
     stack, sep, path_text = argument.partition("=")
     if not sep:
         path_text, stack = argument, ""
     path = Path(path_text)
-    try:
-        raw = read_at_most(path, MAX_PLAN_BYTES)
-    except NotAFile as error:
-        raise ValueError(f"{path} is {error}: give the file `terraform show -json` wrote") from None
-    except TooLarge:
-        raise ValueError(
-            f"{path} has more than {MAX_PLAN_BYTES // 2**20} MiB: no plan of a stack is that large"
-        ) from None
-    try:
-        plan = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ValueError(f"{path} is not UTF-8 text: give the file `terraform show -json` wrote") from None
-    except ValueError as error:
-        raise ValueError(f"{path} is not JSON ({error})") from None
+    plan = read_json_file(path, MAX_PLAN_BYTES, "give the file `terraform show -json` wrote")
     if not isinstance(plan, dict) or ("resource_changes" not in plan and "planned_values" not in plan):
         raise ValueError(f"{path} is not the JSON of a plan: run `terraform show -json plan.tfplan > {path.name}`")
     mismatch = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(PLAN_SHAPE).iter_errors(plan))
