@@ -13,6 +13,8 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterable
+
     from hyperpod_teams.spec.fields import Cluster, Organization, Team
 
 # Limits of the resource types (AWS and Kubernetes API references).
@@ -469,6 +471,11 @@ def grafana_role_name(org: str) -> str:
 def observability_workspace_name(org: str) -> str:
     """The Prometheus workspace's alias and the Grafana workspace's name."""
     return f"{org}-hyperpod"
+
+
+def teams_data_buckets(organization: Organization, teams: Iterable[Team]) -> list[str]:
+    """Every team's data bucket (team_data_bucket), sorted, each once."""
+    return sorted({bucket for team in teams if (bucket := team_data_bucket(organization, team))})
 
 
 def team_data_bucket(organization: Organization, team: Team) -> str | None:

@@ -108,13 +108,13 @@ class HyperPodExecutionRole(Construct):
         )
         # What a node escape yields: AmazonSageMakerClusterInstanceRolePolicy reads every sagemaker-*
         # bucket of the account, a team's among them where the organization is named so.
-        teams_buckets = {naming.team_data_bucket(org, team) for team in spec.teams} - {bucket, None}
+        teams_buckets = [b for b in naming.teams_data_buckets(org, spec.teams) if b != bucket]
         self.no_team_data = bindings.aws_iam_role_policy.IamRolePolicy(
             self,
             "no-team-data",
             name="no-team-data",
             role=self.role.id,
-            policy=policies.policy_json(policies.no_team_data_policy(sorted(b for b in teams_buckets if b), partition)),
+            policy=policies.policy_json(policies.no_team_data_policy(teams_buckets, partition)),
         )
         self.arn = self.role.arn
 

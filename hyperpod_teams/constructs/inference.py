@@ -88,9 +88,7 @@ class InferenceOperator(Construct):
         self.alb_role = role("load-balancer", namespace, addons.INFERENCE_ALB_SERVICE_ACCOUNT)
         # The model pods of any endpoint's namespace, under the operator's service account name.
         self.gated_role = role("gated-models", "*", addons.INFERENCE_MODEL_SERVICE_ACCOUNT_PATTERN, sagemaker=True)
-        no_team_data = policies.no_team_data_policy(
-            [b for b in (naming.team_data_bucket(org, team) for team in spec.teams) if b], partition
-        )
+        no_team_data = policies.no_team_data_policy(naming.teams_data_buckets(org, spec.teams), partition)
         grants = [
             attach("operator-access", self.operator_role, addons.INFERENCE_MANAGED_POLICY),
             inline(
