@@ -539,19 +539,18 @@ def _bundled_node() -> Path | None:
     return None
 
 
-def _use_the_bundled_node_if_needed() -> None:
-    """With no JSII_NODE and no Node.js new enough on the PATH, the one `make quickstart` installed
-    in .tools/node22, said once: so the README's next command runs as written."""
-    if os.environ.get("JSII_NODE"):
-        return
-    node = shutil.which("node")
-    found = _node_version(node) if node else None
-    if node is not None and (found is None or found[0] >= MIN_NODE_MAJOR):
-        return
+def _the_bundled_node_if_needed(
+    node: str | None, found: tuple[int, ...] | None
+) -> tuple[str | None, tuple[int, ...] | None]:
+    """The node to run the engine in, and its version: `node` (`found`), or, with no JSII_NODE and no
+    Node.js new enough on the PATH, the one `make quickstart` installed in .tools/node22, taken into
+    JSII_NODE and said once: so the README's next command runs as written."""
+    if os.environ.get("JSII_NODE") or (node is not None and (found is None or found[0] >= MIN_NODE_MAJOR)):
+        return node, found
     bundled = _bundled_node()
     version = _node_version(str(bundled)) if bundled else None
     if bundled is None or version is None or version[0] < MIN_NODE_MAJOR:
-        return
+        return node, found
     os.environ["JSII_NODE"] = str(bundled)
     os.environ["PATH"] = f"{bundled.parent}{os.pathsep}{os.environ.get('PATH', '')}"
     stderr.print(
@@ -559,6 +558,7 @@ def _use_the_bundled_node_if_needed() -> None:
         + ("none is on the PATH" if node is None else f"{node} is {'.'.join(map(str, found or ()))}"),
         markup=False,
     )
+    return str(bundled), version
 
 
 def _refuse_without_the_tools_synth_runs() -> None:
@@ -566,12 +566,12 @@ def _refuse_without_the_tools_synth_runs() -> None:
     the engine (jsii; JSII_NODE may name it), and the engine asks Terraform its version for the
     `terraform_data` resources the stacks hold (without it: "Could not determine version of
     terraform"). Checked before seconds of loading, and before the output folder is touched."""
-    _use_the_bundled_node_if_needed()
     missing = []
     node = _engine_node()
+    node, found = _the_bundled_node_if_needed(node, _node_version(node) if node else None)
     if node is None:
         missing.append("Node.js (`node`), which runs the engine: install Node.js 22 or later (https://nodejs.org)")
-    elif (found := _node_version(node)) is not None and found[0] < MIN_NODE_MAJOR:
+    elif found is not None and found[0] < MIN_NODE_MAJOR:
         missing.append(
             f"Node.js {MIN_NODE_MAJOR} or later, which runs the engine: {node} is {'.'.join(map(str, found))}, "
             f"which jsii no longer supports (Node.js 20's support ended on 2026-10-30). Install Node.js 22 or 24 "

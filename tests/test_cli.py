@@ -274,7 +274,7 @@ def test_an_old_node_on_the_path_gives_way_to_the_one_make_installed(monkeypatch
     old.chmod(0o755)
     monkeypatch.delenv("JSII_NODE", raising=False)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
-    cli._use_the_bundled_node_if_needed()
+    cli._refuse_without_the_tools_synth_runs()  # node 20 first on the PATH, terraform after it
     assert os.environ["JSII_NODE"] == str(bundled)
     assert f"{old} is 20.19.0" in capsys.readouterr().err
 
