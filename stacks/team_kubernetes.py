@@ -61,12 +61,14 @@ class TeamKubernetesStack(PlatformStack):
                     }
                 ],
             )
+        # What creates a namespaced object waits for: the namespace, when this stack creates it.
+        after_namespace = [self.namespace] if self.namespace is not None else None
         inference, spaces = spec.cluster.inference is not None, spec.cluster.spaces is not None
         self.rbac = TeamRbac(
             self,
             "rbac",
             team=team.name,
-            depends_on=[self.namespace] if self.namespace is not None else None,
+            depends_on=after_namespace,
             inference=inference,
             spaces=spaces,
         )
@@ -83,7 +85,7 @@ class TeamKubernetesStack(PlatformStack):
                     namespace=self.namespace_name,
                     labels=rbac.team_labels(team.name),
                 ),
-                depends_on=[self.namespace] if self.namespace is not None else None,
+                depends_on=after_namespace,
             )
         # Every pod of the namespace, whoever creates it, and the pod network (hyperpod_teams.isolation).
         self.isolation = TeamIsolation(
@@ -98,7 +100,7 @@ class TeamKubernetesStack(PlatformStack):
             ),
             load_balancer_cidrs=list(cluster.inference.load_balancer_cidrs) if cluster.inference else [],
             platform_taint_keys=sorted({t.key for t in platform.platform_taints}) if platform else None,
-            depends_on=[self.namespace] if self.namespace is not None else None,
+            depends_on=after_namespace,
         )
         # The team's bucket as a volume its pods mount with their own credentials (with inference, the
         # cluster has the Mountpoint for S3 CSI driver; its own role reads no team's bucket).
@@ -111,7 +113,7 @@ class TeamKubernetesStack(PlatformStack):
                 team=team.name,
                 bucket=bucket,
                 region=spec.organization.region,
-                depends_on=[self.namespace] if self.namespace is not None else None,
+                depends_on=after_namespace,
             )
         self.admission = None
         if spec.cluster.task_governance.enabled:
