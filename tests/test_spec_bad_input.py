@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from hyperpod_teams.spec import SpecError, load_spec, validate_spec
-from tests.conftest import QUICKSTART
 
 
 def _parent(data: dict, path: str) -> tuple[Any, Any]:
@@ -541,23 +540,25 @@ def test_a_group_name_pattern_error_shows_the_placeholders_as_written(quickstart
     assert "{team} and {role}" in problem.message and "{{" not in problem.message
 
 
-def test_a_team_named_yes_is_told_to_quote_it(tmp_path):
-    text = QUICKSTART.read_text().replace("- name: research", "- name: yes", 1)
-    assert "- name: yes" in text
+def _problems_of_the_quickstart_with(tmp_path, written: str, instead: str) -> list:
+    """The problems of the quickstart file with its first `written` replaced by `instead`."""
+    text = _quickstart_text()
+    assert written in text
     path = tmp_path / "teams.yaml"
-    path.write_text(text)
+    path.write_text(text.replace(written, instead, 1))
     with pytest.raises(SpecError) as refused:
         load_spec(path)
-    (problem,) = [p for p in refused.value.problems if p.path[-1] == "name"]
+    return refused.value.problems
+
+
+def test_a_team_named_yes_is_told_to_quote_it(tmp_path):
+    problems = _problems_of_the_quickstart_with(tmp_path, "- name: research", "- name: yes")
+    (problem,) = [p for p in problems if p.path[-1] == "name"]
     assert problem.hint == 'write it as a quoted string: "yes" (unquoted, YAML reads it as the boolean true)'
 
 
 def test_tab_indentation_is_named(tmp_path):
-    path = tmp_path / "teams.yaml"
-    path.write_text(QUICKSTART.read_text().replace("\n  name: ", "\n\tname: ", 1))
-    with pytest.raises(SpecError) as refused:
-        load_spec(path)
-    (problem,) = refused.value.problems
+    (problem,) = _problems_of_the_quickstart_with(tmp_path, "\n  name: ", "\n\tname: ")
     assert problem.hint == "indent with spaces: YAML does not allow tabs for indentation" and problem.line
 
 
@@ -575,9 +576,5 @@ def test_init_with_an_org_that_is_no_name_names_the_file_it_would_write_not_a_sc
 
 
 def test_a_count_written_with_an_exponent_is_told_to_give_digits(tmp_path):
-    path = tmp_path / "teams.yaml"
-    path.write_text(QUICKSTART.read_text().replace("count: 8", "count: 1e309", 1))
-    with pytest.raises(SpecError) as refused:
-        load_spec(path)
-    (problem,) = refused.value.problems
+    (problem,) = _problems_of_the_quickstart_with(tmp_path, "count: 8", "count: 1e309")
     assert problem.hint == "give a whole number in digits, such as 4: '1e309' is read as text"

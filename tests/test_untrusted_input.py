@@ -664,14 +664,19 @@ def _chargeback(project: Path, *args: str, timeout: float = 60, limit_memory: bo
     return run("chargeback", str(project / "teams.yaml"), *args, timeout=timeout, limit_memory=limit_memory)
 
 
+def _special_file(special: str, fifo: Path) -> str:
+    """/dev/zero as it is, or a FIFO with no writer made at `fifo`: the path to give a command."""
+    if special == "fifo":
+        os.mkfifo(fifo)
+        return str(fifo)
+    return special
+
+
 @pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
 def test_a_device_or_a_fifo_as_usage_report_is_refused_before_reading(project, special):
     """`--usage /dev/zero` grew to 24 GB and was killed by the OOM killer; a FIFO with no writer
     would block forever."""
-    path = special
-    if special == "fifo":
-        path = str(project / "usage.csv")
-        os.mkfifo(path)
+    path = _special_file(special, project / "usage.csv")
     started = time.monotonic()
     result = _chargeback(project, "--usage", path, "--cost", "1000", timeout=20, limit_memory=True)
     assert result.returncode == 2, result.stderr
@@ -680,10 +685,7 @@ def test_a_device_or_a_fifo_as_usage_report_is_refused_before_reading(project, s
 
 @pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
 def test_a_device_or_a_fifo_as_spec_is_refused_before_reading(tmp_path, special):
-    path = special
-    if special == "fifo":
-        path = str(tmp_path / "teams.yaml")
-        os.mkfifo(path)
+    path = _special_file(special, tmp_path / "teams.yaml")
     result = run("validate", path, timeout=20)
     assert result.returncode == 2, result.stderr
     assert "not a regular file" in result.stderr
@@ -972,10 +974,7 @@ def test_arbitrary_display_names_reach_markdown_and_csv_as_text(capsys):
 @pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
 def test_a_device_or_a_fifo_as_a_plan_is_refused_before_reading(project, special):
     """`report --plan /dev/zero` grew to ~20 GB until the kernel killed it; a FIFO hung."""
-    path = special
-    if special == "fifo":
-        path = str(project / "plan.json")
-        os.mkfifo(path)
+    path = _special_file(special, project / "plan.json")
     started = time.monotonic()
     result = run("report", str(project / "teams.yaml"), "--plan", path, timeout=20, limit_memory=True)
     assert result.returncode == 2, result.stderr
