@@ -181,14 +181,21 @@ def validate(spec_path: Path, output_format: str, require_remote_backend: bool) 
     engine: it takes milliseconds, so run it in editors and pre-commit hooks.
     """
     if output_format != "text":
-        from hyperpod_teams.spec.reports import problems_report
+        from hyperpod_teams.spec.reports import problems_report, project_information_uri
 
         try:
             spec = load_spec(spec_path)
             problems = pipeline_problems(spec, spec_path) if require_remote_backend else []
         except SpecError as error:
             problems = error.problems
-        click.echo(problems_report(spec_path, problems, output_format, tool_version=_version()))
+        report = problems_report(
+            spec_path,
+            problems,
+            output_format,
+            tool_version=_version(),
+            information_uri=project_information_uri(),
+        )
+        click.echo(report)
         sys.exit(EXIT_INVALID_SPEC if problems else 0)
     spec = _load(spec_path)
     if require_remote_backend and (problems := pipeline_problems(spec, spec_path)):

@@ -318,13 +318,37 @@ def test_validate_json_lists_each_problem_with_its_path_line_and_hint(tmp_path):
     }
 
 
+def _sarif_multitool_findings(folder, sarif_text: str) -> list[tuple[str, str, str]]:
+    (folder / "validate.sarif").write_text(sarif_text)
+    (folder / "checked.sarif").unlink(missing_ok=True)
+    checked = subprocess.run(
+        [str(SARIF_MULTITOOL), "validate", "validate.sarif", "-o", "checked.sarif"],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        timeout=300,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    return [
+        (r["ruleId"], r.get("level", "warning"), r["message"].get("text", ""))
+        for run in json.loads((folder / "checked.sarif").read_text())["runs"]
+        for r in run.get("results", [])
+    ]
+
+
 def test_validate_sarif_passes_microsofts_sarif_validator_with_each_problem_at_its_line(tmp_path):
     """The SARIF a code-scanning upload takes: checked by @microsoft/sarif-multitool (the SARIF
-    TC's validator: the 2.1.0 schema and its rules), which reports nothing, not even a warning."""
+    TC's validator: the 2.1.0 schema and its rules). A released package (whose metadata carries the
+    repository's Project-URL) gets no finding at all; a checkout, which names no address, gets
+    only the validator's warning that the tool names none, never the package index's page."""
     if not SARIF_MULTITOOL.exists():
         if os.environ.get("CI"):
             pytest.fail("make test installs the SARIF validator under CI")
         pytest.skip("the SARIF validator is not installed (make test installs it)")
+    from hyperpod_teams.spec.loading import load_spec
+    from hyperpod_teams.spec.problems import SpecError
+    from hyperpod_teams.spec.reports import problems_report, project_information_uri
+
     name, line = _over_capacity(tmp_path)
     result = subprocess.run(
         [sys.executable, "-m", "hyperpod_teams", "validate", name, "--format", "sarif"],
@@ -334,25 +358,49 @@ def test_validate_sarif_passes_microsofts_sarif_validator_with_each_problem_at_i
         timeout=60,
     )
     assert result.returncode == 2, result.stderr
-    (tmp_path / "validate.sarif").write_text(result.stdout)
-    checked = subprocess.run(
-        [str(SARIF_MULTITOOL), "validate", "validate.sarif", "-o", "checked.sarif"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=300,
-    )
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-    findings = [
-        (r["ruleId"], r["level"], r["message"].get("text", ""))
-        for run in json.loads((tmp_path / "checked.sarif").read_text())["runs"]
-        for r in run.get("results", [])
-    ]
-    assert not findings, findings
+    assert "pypi.org" not in result.stdout
+    findings = _sarif_multitool_findings(tmp_path, result.stdout)
+    if project_information_uri() is None:
+        # SARIF2005 ProvideToolProperties: the driver names no informationUri
+        assert [(rule, level) for rule, level, _ in findings] == [("SARIF2005", "warning")], findings
+    else:
+        assert not findings, findings
     (ours,) = json.loads(result.stdout)["runs"][0]["results"]
     location = ours["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == "teams.yaml" and location["region"]["startLine"] == line
     assert ours["message"]["text"].startswith("teams[0].compute.quota[0].count: ")
+
+    with pytest.raises(SpecError) as invalid:
+        load_spec(tmp_path / name)
+    released = problems_report(
+        Path(name),
+        invalid.value.problems,
+        "sarif",
+        tool_version="0.3.0",
+        information_uri="https://github.com/acme/hyperpod-teams/tree/v0.3.0/docs",
+    )
+    assert _sarif_multitool_findings(tmp_path, released) == []
+
+
+def test_the_sarif_tool_address_is_the_packages_own_project_url(tmp_path, monkeypatch):
+    """Documentation, else Source, from the installed metadata (what the release workflow writes);
+    nothing for a package that names no address."""
+    from hyperpod_teams.spec.reports import project_information_uri
+
+    for name, urls in (
+        ("released-docs", ["Source, https://example.com/src", "Documentation, https://example.com/docs"]),
+        ("released-source", ["Source, https://example.com/src", "Issues, https://example.com/issues"]),
+        ("checkout", []),
+    ):
+        info = tmp_path / f"{name.replace('-', '_')}-1.0.dist-info"
+        info.mkdir()
+        lines = ["Metadata-Version: 2.1", f"Name: {name}", "Version: 1.0"]
+        (info / "METADATA").write_text("\n".join(lines + [f"Project-URL: {url}" for url in urls]) + "\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert project_information_uri("released-docs") == "https://example.com/docs"
+    assert project_information_uri("released-source") == "https://example.com/src"
+    assert project_information_uri("checkout") is None
+    assert project_information_uri("no-such-package-here") is None
 
 
 def test_the_version_names_the_engines_with_their_provider_pins_and_jsii():

@@ -13,7 +13,14 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 RULE_ID = "spec-v1"
 
 
-def problems_report(spec_path: Path, problems: list[Problem], output_format: str, *, tool_version: str) -> str:
+def problems_report(
+    spec_path: Path,
+    problems: list[Problem],
+    output_format: str,
+    *,
+    tool_version: str,
+    information_uri: str | None = None,
+) -> str:
     if output_format == "json":
         return json.dumps(
             {
@@ -32,7 +39,7 @@ def problems_report(spec_path: Path, problems: list[Problem], output_format: str
             indent=2,
         )
     if output_format == "sarif":
-        return json.dumps(_sarif(spec_path, problems, tool_version), indent=2)
+        return json.dumps(_sarif(spec_path, problems, tool_version, information_uri), indent=2)
     raise ValueError(f"unknown format {output_format!r}")
 
 
@@ -44,7 +51,22 @@ def _uri(path: Path) -> str:
     return path.as_uri() if path.is_absolute() else quote(path.as_posix())
 
 
-def _sarif(spec_path: Path, problems: list[Problem], tool_version: str) -> dict:
+def project_information_uri(distribution: str = "hyperpod-teams") -> str | None:
+    """Where a reader learns about the tool: the package's own Project-URL (Documentation, else
+    Source), which the release workflow writes from the repository the tag is in. None for a
+    checkout, whose pyproject.toml names no address: not the package index's page, which anyone
+    could register (docs/releasing.md)."""
+    from importlib import metadata
+
+    try:
+        urls = metadata.metadata(distribution).get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return None
+    named = dict(entry.split(", ", 1) for entry in urls if ", " in entry)
+    return named.get("Documentation") or named.get("Source")
+
+
+def _sarif(spec_path: Path, problems: list[Problem], tool_version: str, information_uri: str | None) -> dict:
     results = []
     for problem in problems:
         text = f"{problem.location}: {problem.message}"
@@ -61,16 +83,17 @@ def _sarif(spec_path: Path, problems: list[Problem], tool_version: str) -> dict:
                 "locations": [{"physicalLocation": location}],
             }
         )
+    driver: dict = {"name": "hyperpod-teams", "version": tool_version}
+    if information_uri:
+        driver["informationUri"] = information_uri
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [
             {
                 "tool": {
-                    "driver": {
-                        "name": "hyperpod-teams",
-                        "version": tool_version,
-                        "informationUri": "https://pypi.org/project/hyperpod-teams/",
+                    "driver": driver
+                    | {
                         "rules": [
                             {
                                 "id": RULE_ID,
