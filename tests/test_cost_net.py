@@ -300,6 +300,78 @@ def test_the_discount_of_a_savings_plans_fee_counts_as_its_covered_lines_net_cos
     assert every == NET_AMORTIZED  # every line of the week is the platform's: the fee's discount counted once
 
 
+def _week_under_a_reserved_instance(shape: str) -> str:
+    """A p5 day under a Reserved Instance and a c5 day on demand, with an EDP of 5 % on everything
+    (an RI's discount, as AWS bills it: on the RI's fee, untagged and dated with the month, while the
+    covered line's `NetEffectiveCost` holds it). Shapes: the legacy CUR with discount lines **and**
+    Net columns (the discount twice: as lines and in the net costs), or CUR 2.0 with Net columns and
+    the discount map."""
+    fee = "arn:aws:ec2:us-east-1:111122223333:reserved-instances/ri-1"
+    day, c5_day = ("2026-11-03T00:00:00Z", "2026-11-04T00:00:00Z"), ("2026-11-07T00:00:00Z", "2026-11-08T00:00:00Z")
+    # (id, type, start, end, usage type, instance type, unblended, RI effective, net unblended, RI net effective,
+    #  tagged, ARN, discount map)
+    lines = [
+        ("ri", "DiscountedUsage", *day, "USE1-HeavyUsage:p5", P5, "0", "1800.00", "0", "1710.00", True, fee, {}),
+        ("fee", "RIFee", *NOVEMBER, "USE1-HeavyUsage:p5", P5, "43200.00", "", "41040.00", "", False, fee,
+         {"edp_discount": -2160.0}),
+        ("c5", "Usage", *c5_day, "USE1-ml.c5.4xlarge-hours", C5, "19.68", "", "18.696", "", True, "",
+         {"edp_discount": -0.984}),
+    ]  # fmt: skip
+    discount_lines = [
+        ("fee-edp", "EdpDiscount", *NOVEMBER, "USE1-HeavyUsage:p5", P5, "-2160.00", "", "-2160.00", "", False, fee),
+        ("c5-edp", "EdpDiscount", *c5_day, "USE1-ml.c5.4xlarge-hours", C5, "-0.984", "", "-0.984", "", True, ""),
+    ]  # fmt: skip
+    if shape == "legacy-cur-discount-lines-and-net-columns":
+        header = [
+            "identity/LineItemId", "lineItem/LineItemType", "lineItem/UsageStartDate", "lineItem/UsageEndDate",
+            "lineItem/UsageType", "product/instanceType", "lineItem/UnblendedCost", "reservation/EffectiveCost",
+            "lineItem/NetUnblendedCost", "reservation/NetEffectiveCost", "resourceTags/user:hyperpod-teams:platform",
+            "reservation/ReservationARN", "reservation/UnusedAmortizedUpfrontFeeForBillingPeriod",
+            "reservation/UnusedRecurringFee", "reservation/NetUnusedAmortizedUpfrontFeeForBillingPeriod",
+            "reservation/NetUnusedRecurringFee", "lineItem/CurrencyCode", "bill/BillingPeriodStartDate",
+            "bill/BillingPeriodEndDate",
+        ]  # fmt: skip
+        rows = [
+            [*line[:10], "shared" if line[10] else "", line[11], *(["0", "0", "0", "0"] if line[1] == "RIFee" else
+             ["", "", "", ""]), "USD", *_billing()]
+            for line in [*(lin[:12] for lin in lines), *discount_lines]
+        ]  # fmt: skip
+        return _csv(header, rows)
+    header = [
+        "identity_line_item_id", "line_item_line_item_type", "line_item_usage_start_date", "line_item_usage_end_date",
+        "line_item_usage_type", "product_instance_type", "line_item_unblended_cost", "reservation_effective_cost",
+        "line_item_net_unblended_cost", "reservation_net_effective_cost", "resource_tags",
+        "reservation_reservation_a_r_n", "reservation_unused_amortized_upfront_fee_for_billing_period",
+        "reservation_unused_recurring_fee", "reservation_net_unused_amortized_upfront_fee_for_billing_period",
+        "reservation_net_unused_recurring_fee", "line_item_currency_code", "bill_billing_period_start_date",
+        "bill_billing_period_end_date", "discount",
+    ]  # fmt: skip
+    rows = [
+        [*line[:10], json.dumps(TAG if line[10] else {}), line[11], *(["0", "0", "0", "0"] if line[1] == "RIFee" else
+         ["", "", "", ""]), "USD", *_billing(), json.dumps(line[12])]
+        for line in lines
+    ]  # fmt: skip
+    return _csv(header, rows)
+
+
+@pytest.mark.parametrize("shape", ["legacy-cur-discount-lines-and-net-columns", "cur2-net-columns"])
+def test_the_discount_of_a_reserved_instances_fee_counts_as_its_covered_lines_net_cost_holds_it(shape):
+    """By hand, net amortized, 2026-11-01 to 2026-11-07: the p5 day under the RI at its effective
+    cost 1,800.00 less the EDP's 5 % (on the RI's fee, 43,200.00 x 5 % = 2,160.00 for the month;
+    the day's share, as the covered line's NetEffectiveCost says): 1,710.00; the c5 day 19.68 less
+    0.984: 18.696. The RI's fee is all used (its unused parts 0) and untagged. Statement 1,728.70 in
+    both shapes; counting the discount lines would give 1,800.00 + 19.68 - 0.984 = 1,818.70."""
+    found = _read(_week_under_a_reserved_instance(shape), "net-amortized")
+    assert found.amount.quantize(CENT) == Decimal("1728.70")
+    assert found.by_instance_type[P5].quantize(CENT) == Decimal("1710.00")
+    from hyperpod_teams.review.chargeback import reconciliation
+
+    lines = reconciliation(found, found.amount.quantize(CENT))
+    every = lines[0].amount
+    cost = next(line.amount for line in lines if line.role == "total")
+    assert every + sum(line.amount for line in lines if line.role in ("less", "plus")) == cost == Decimal("1728.70")
+
+
 def test_a_gross_basis_names_the_discount_lines_it_leaves_out():
     found = _read(legacy_csv(net_columns=False), "gross-amortized")
     note = next(n for n in found.notes if "discount line" in n)
