@@ -41,11 +41,11 @@ def _run(out: Path, name: str, *args: str, keep_stdout: bool = True) -> None:
         [sys.executable, "-m", "hyperpod_teams", *args], capture_output=True, text=True, cwd=ROOT, timeout=600
     )
     (out / f"{name}.exit").write_text(f"{result.returncode}\n")
+    # the output folder's own path, where a command names a file in it, is the same in every run
     if keep_stdout:
-        (out / f"{name}.out").write_text(result.stdout)
-    # stderr names temporary paths and times in places: kept only where the command failed
+        (out / f"{name}.out").write_text(result.stdout.replace(str(out), "OUT"))
     if result.returncode != 0:
-        (out / f"{name}.err").write_text(result.stderr)
+        (out / f"{name}.err").write_text(result.stderr.replace(str(out), "OUT"))
 
 
 def _spec_outputs(out: Path, spec: Path) -> None:

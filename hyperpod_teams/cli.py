@@ -746,7 +746,7 @@ def deploy_policy(spec_path: Path, out_file: Path | None, force: bool, boundary:
     _refuse_to_overwrite_an_input(out_file, spec_path)
     _refuse_to_replace(out_file, force)
     spec = _load(spec_path)
-    from hyperpod_teams.deploy_policy import deploy_policies, role_boundary_policy
+    from hyperpod_teams.policies.deploy import deploy_policies, role_boundary_policy
 
     documents = role_boundary_policy(spec) if boundary else deploy_policies(spec)
     _write(json.dumps(documents, indent=2) + "\n", out_file)

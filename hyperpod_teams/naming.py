@@ -391,7 +391,7 @@ def team_resource_tags(organization: Organization, team: Team) -> dict[str, str]
 
 def deploy_policy_name(org: str, index: int) -> str:
     """The customer managed policies that hold what the deploying pipeline may do
-    (hyperpod_teams.deploy_policy): `hyperpod-teams-deploy-<org>-1`, `-2`, ... Not `<org>-*` and
+    (hyperpod_teams.policies.deploy): `hyperpod-teams-deploy-<org>-1`, `-2`, ... Not `<org>-*` and
     not under the path `/hyperpod-teams/`, which the policies grant changes on: the pipeline cannot
     rewrite what it may do."""
     return f"hyperpod-teams-deploy-{org}-{index}"
@@ -403,7 +403,7 @@ ROLE_BOUNDARY_PATH = "/hyperpod-teams-boundary/"
 
 
 def role_boundary_policy_name(org: str) -> str:
-    """The permissions boundary every role of the stacks carries (deploy_policy.role_boundary_policy)."""
+    """The permissions boundary every role of the stacks carries (policies.deploy.role_boundary_policy)."""
     return f"{org}-role-boundary"
 
 

@@ -1,5 +1,5 @@
 """`<org>-access`: a permission set per team role and for platform admins, each with the inline
-policy of `policies.py`, the spec's session duration and tags, assigned to its group in the spec's
+policy of `policies.team_roles`, the spec's session duration and tags, assigned to its group in the spec's
 account. Real synth with the real bindings."""
 
 from __future__ import annotations

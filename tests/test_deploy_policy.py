@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from hyperpod_teams import naming, policies
-from hyperpod_teams.deploy_policy import deploy_policies, role_boundary_policy
+from hyperpod_teams.policies.deploy import deploy_policies, role_boundary_policy
 from hyperpod_teams.spec import validate_spec
 from tests.conftest import EXAMPLE_SPECS, QUICKSTART, require_module
 from tests.iam_evaluation import allows

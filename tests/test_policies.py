@@ -1,4 +1,4 @@
-"""The IAM policy documents of `policies.py`, read as a reviewer would: pure, no cdktf."""
+"""The IAM policy documents of `hyperpod_teams.policies`, read as a reviewer would: pure, no cdktf."""
 
 from __future__ import annotations
 

@@ -28,6 +28,7 @@ EXAMPLES = ("quickstart", "okta", "existing-cluster", "existing-hyperpod")
 def _derivation():
     """The release's derivation script, run here with main's code."""
     spec = importlib.util.spec_from_file_location("release_requests", RELEASE / "write_requests.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -29,7 +29,7 @@ MIN_IDLE_TIMEOUT_MINUTES = 60
 
 
 class TeamExecutionRole(Construct):
-    """The role of the team's domain apps and jobs: its own resources only (policies.py). Its policy
+    """The role of the team's domain apps and jobs: its own resources only (policies.studio_execution). Its policy
     comes with `grant`, once the team's domain (whose ID it names) exists."""
 
     def __init__(self, scope: Construct, id_: str, *, inputs: TeamStackInputs, team: Team) -> None:

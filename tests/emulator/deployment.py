@@ -332,7 +332,7 @@ class Deployment:
 
 
 #: The role the tier's applies run as: the deploying pipeline's, holding exactly the policies
-#: `hyperpod-teams deploy-policy` prints (hyperpod_teams.deploy_policy). Not named `<org>-*`, so
+#: `hyperpod-teams deploy-policy` prints (hyperpod_teams.policies.deploy). Not named `<org>-*`, so
 #: the policy's grants on the organization's roles do not reach it.
 def pipeline_role_name(org: str) -> str:
     from hyperpod_teams import naming
@@ -344,7 +344,7 @@ def widen_pipeline_policies(url: str, spec) -> None:
     """Give the pipeline's role the policies `deploy-policy` prints for `spec` (a PlatformSpec):
     a new default version of each policy it has, the others created and attached (as an
     administrator does before the apply of a spec that needs more; docs/deploy.md)."""
-    from hyperpod_teams.deploy_policy import deploy_policies
+    from hyperpod_teams.policies.deploy import deploy_policies
 
     iam = emulator_client(url, "iam")
     role = pipeline_role_name(spec.organization.name)
@@ -367,7 +367,7 @@ def create_role_boundary(url: str, spec) -> None:
     """The permissions boundary of the stacks' roles (`hyperpod-teams deploy-policy --boundary`), as an
     administrator creates it once: at its own path, not attached to the pipeline's role."""
     from hyperpod_teams import naming
-    from hyperpod_teams.deploy_policy import role_boundary_policy
+    from hyperpod_teams.policies.deploy import role_boundary_policy
 
     iam = emulator_client(url, "iam")
     for policy_name, document in role_boundary_policy(spec).items():
