@@ -134,8 +134,16 @@ def test_the_ground_floor_imports_nothing_of_the_project(module):
     assert import_graph()[module] == set()
 
 
+#: The spec's sections (gathered by spec/fields.py): on the ground floor and on each other only.
+SPEC_SECTIONS = ("field_types", "organization", "instance_groups", "cluster_addons", "cluster", "teams", "cost")
+
+
 def test_the_spec_fields_and_the_instance_worth_stand_on_the_ground_floor_only():
     graph = import_graph()
     ground = {f"hyperpod_teams.{name}" for name in GROUND_FLOOR}
     assert graph["hyperpod_teams.instance_worth"] == {"hyperpod_teams.instance_types"}
-    assert graph["hyperpod_teams.spec.fields"] <= ground
+    sections = {f"hyperpod_teams.spec.{name}" for name in SPEC_SECTIONS}
+    assert graph["hyperpod_teams.spec.fields"] <= sections
+    for section in sections:
+        assert graph[section] <= ground | sections, section
+    assert graph["hyperpod_teams.spec.field_types"] <= ground

@@ -1,5 +1,6 @@
 """The team spec, version 1, as a Pydantic model: `PlatformSpec`, the whole of the public contract
-(its sections and fields are in `fields.py`, and importable from here too).
+(its sections and fields are in the section modules `fields.py` gathers, and importable from here
+too).
 
 Pure layer: never imports cdktf. The rules that span several fields (`rules.py`) run from
 `PlatformSpec`'s after-validator, so a spec built in Python is checked exactly like a file.
