@@ -12,6 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from hyperpod_teams import cli
+from hyperpod_teams.cli import common as cli_common
+from hyperpod_teams.cli import synth as cli_synth
 from tests.conftest import QUICKSTART, ROOT
 
 SCHEMA_FILE = ROOT / "hyperpod_teams" / "spec" / "spec-v1.schema.json"
@@ -143,7 +145,7 @@ def test_stack_table_aligns_columns_and_puts_each_stack_on_one_line():
         StackSummary("acme-k8s-a-team-with-a-long-name", "EKS cluster", 6, 1, ("acme-eks", "acme-team-a")),
         StackSummary("acme-cost", "AWS (payer account)", 104, 0, ()),
     ]
-    header, *rows = cli.stack_table(summaries)
+    header, *rows = cli_synth.stack_table(summaries)
     assert header.split("   ")[0].rstrip() == "STACK" and len(rows) == 3
     # Every column starts where its heading starts; counts end where their heading ends.
     start = header.index("CREDENTIALS")
@@ -205,7 +207,7 @@ def test_internal_error_exits_1_without_a_traceback(tmp_path, monkeypatch, capsy
         hyperpod_teams.app, "add_platform_stacks", _failing_after_build(hyperpod_teams.app.add_platform_stacks)
     )
     monkeypatch.setattr(sys, "argv", ["hyperpod-teams", "synth", str(QUICKSTART), "--out", str(tmp_path / "o")])
-    monkeypatch.delenv(cli.DEBUG_ENV, raising=False)
+    monkeypatch.delenv(cli_common.DEBUG_ENV, raising=False)
     with pytest.raises(SystemExit) as raised:
         cli.main()
     assert raised.value.code == 1
@@ -243,7 +245,7 @@ def test_synth_without_terraform_or_node_on_the_path_exits_2_naming_what_to_inst
     assert result.returncode == 2, result.stderr
     assert "Terraform (`terraform`)" in result.stderr
     # The checkout's Node.js 22 (make's .tools/node22) stands in for the missing one, said so.
-    bundled = ROOT / cli.BUNDLED_NODE
+    bundled = ROOT / cli_synth.BUNDLED_NODE
     if bundled.exists():
         assert "using Node.js 22" in result.stderr and str(bundled) in result.stderr
         assert "Node.js (`node`)" not in result.stderr
@@ -256,9 +258,9 @@ def test_synth_without_terraform_or_node_on_the_path_exits_2_naming_what_to_inst
 def test_without_node_anywhere_synth_names_node_to_install(monkeypatch, tmp_path, capsys):
     monkeypatch.delenv("JSII_NODE", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(cli, "_bundled_node", lambda: None)
+    monkeypatch.setattr(cli_synth, "_bundled_node", lambda: None)
     with pytest.raises(SystemExit) as stopped:
-        cli._refuse_without_the_tools_synth_runs()
+        cli_synth._refuse_without_the_tools_synth_runs()
     assert stopped.value.code == 2
     assert "Node.js (`node`), which runs the engine" in capsys.readouterr().err
 
@@ -266,7 +268,7 @@ def test_without_node_anywhere_synth_names_node_to_install(monkeypatch, tmp_path
 def test_an_old_node_on_the_path_gives_way_to_the_one_make_installed(monkeypatch, tmp_path, capsys):
     """After `make quickstart`, the README's next command runs from .venv with the machine's Node.js 20
     first on the PATH: the CLI takes the Node.js 22 make installed, and says so."""
-    bundled = ROOT / cli.BUNDLED_NODE
+    bundled = ROOT / cli_synth.BUNDLED_NODE
     if not bundled.exists():
         pytest.skip("make has not installed .tools/node22 here")
     old = tmp_path / "node"
@@ -274,7 +276,7 @@ def test_an_old_node_on_the_path_gives_way_to_the_one_make_installed(monkeypatch
     old.chmod(0o755)
     monkeypatch.delenv("JSII_NODE", raising=False)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
-    cli._refuse_without_the_tools_synth_runs()  # node 20 first on the PATH, terraform after it
+    cli_synth._refuse_without_the_tools_synth_runs()  # node 20 first on the PATH, terraform after it
     assert os.environ["JSII_NODE"] == str(bundled)
     assert f"{old} is 20.19.0" in capsys.readouterr().err
 

@@ -61,7 +61,7 @@ def test_the_sdist_builds_the_package_and_ships_no_tests(tmp_path):
     names = [n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n]
     assert not [n for n in names if n.startswith(("tests/", "examples/", ".ci/", "benchmarks/"))]
     assert "LICENSE" in names and "pyproject.toml" in names
-    assert "hyperpod_teams/cli.py" in names and "stacks/cluster.py" in names
+    assert "hyperpod_teams/cli/main.py" in names and "stacks/cluster.py" in names
 
 
 RELEASE = ROOT / ".github" / "workflows" / "release.yml"

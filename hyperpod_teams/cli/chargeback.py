@@ -1,0 +1,200 @@
+"""`hyperpod-teams chargeback`: the shared cluster's cost for a period divided among the teams, from
+HyperPod's usage reports and a cost or the exports AWS delivers.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from hyperpod_teams.cli.common import (
+    SPEC_ARGUMENT,
+    bounded_text_or_exit,
+    file_out_option,
+    file_size_or_exit,
+    load_or_exit,
+    refuse_to_overwrite_an_input,
+    refuse_to_replace,
+    same_file,
+    user_error,
+    write_output,
+    write_output_bytes,
+)
+from hyperpod_teams.cli.group import cli
+from hyperpod_teams.spec.models import MAX_AMOUNT_USD
+
+if TYPE_CHECKING:
+    pass
+
+
+@cli.command()
+@SPEC_ARGUMENT
+@click.option(
+    "--usage",
+    "usage_files",
+    multiple=True,
+    required=True,
+    metavar="REPORT.csv",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A summary usage report as HyperPod's report generator writes it (run.py --type summary "
+    "--format csv); repeat for consecutive periods.",
+)
+@click.option(
+    "--cost",
+    "cost",
+    metavar="AMOUNT",
+    help="The cluster's cost for the reports' period, in USD (an export's own currency with --cost-from).",
+)
+@click.option(
+    "--cost-from",
+    "cost_files",
+    multiple=True,
+    metavar="EXPORT",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Read the cost from an export AWS delivers: a Cost and Usage Report (legacy, console or Athena column "
+    "names, or CUR 2.0), a FOCUS 1.x export of AWS Data Exports, or a Cost Explorer download filtered to the shared "
+    "platform; CSV, .csv.gz, .zip or Parquet. Repeat for the parts of one export. Only lines tagged "
+    "hyperpod-teams:platform=shared count, prorated to the reports' period.",
+)
+@click.option(
+    "--cost-basis",
+    type=click.Choice(
+        ["net-amortized", "net-unblended", "gross-amortized", "gross-unblended", "amortized", "unblended"]
+    ),
+    default="net-amortized",
+    show_default=True,
+    help="With --cost-from: net is after every discount (EDP, private rates: what is paid), gross before them; "
+    "amortized spreads Savings Plans and Reserved Instances over the usage they cover (net-amortized is FOCUS's "
+    "EffectiveCost, what finance charges back), unblended is each line as billed (net-unblended is FOCUS's "
+    "BilledCost). amortized and unblended are the net ones.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["markdown", "html", "csv", "xlsx"]),
+    default="markdown",
+    show_default=True,
+    help="Markdown for a pull request or an e-mail; HTML with a chart; CSV with one row per team "
+    "(team, amount_usd, ...: amounts named by the statement's currency) for a finance system; with --out FILE, "
+    "FILE.json beside it holds the period, currency, cost, sources, notes and the reconciliation; xlsx (with --out) "
+    "a workbook whose amounts are numbers in the currency's format (pip extra 'xlsx').",
+)
+@file_out_option
+def chargeback(
+    spec_path: Path,
+    usage_files: tuple[Path, ...],
+    cost: str | None,
+    cost_files: tuple[Path, ...],
+    cost_basis: str,
+    output_format: str,
+    out_file: Path | None,
+    force: bool,
+) -> None:
+    """Divide the shared cluster's cost for a period among the teams of SPEC by the hours HyperPod's
+    usage reports measured; what no team used is charged by the spec's cost.shared_split.
+
+    The amounts sum exactly to the cost. Rows of namespaces that are no team of the spec, instance
+    types the spec does not list and missing data periods are listed in the statement; a file that
+    is not a summary usage report stops it (exit 2, naming the line).
+
+    \b
+    Example (the month's Cost and Usage Report; --cost AMOUNT instead needs every CPU type of the
+    cluster priced in cost.instance_prices_usd, as it cannot tell their part of one sum):
+      hyperpod-teams chargeback teams.yaml --usage summary-report-2026-11-01-2026-11-30.csv \\
+          --cost-from cur-2026-11-00001.csv.gz --format csv --out chargeback-2026-11.csv
+    """
+    from hyperpod_teams.review.chargeback import (
+        ChargebackError,
+        compute_statement,
+        render_statement,
+        statement_metadata,
+        statement_xlsx,
+    )
+    from hyperpod_teams.review.cost_exports import (
+        DEFAULT_CURRENCY,
+        CostExportError,
+        Period,
+        open_parts,
+        read_cost_exports,
+    )
+    from hyperpod_teams.usage_report import MAX_REPORT_BYTES, UsageReportError, read_summary_report
+
+    refuse_to_overwrite_an_input(out_file, spec_path, *usage_files, *cost_files)
+    if output_format == "xlsx" and out_file is None:
+        user_error("--format xlsx writes a workbook, a binary file: give --out FILE.xlsx")
+    # The CSV's period, currency, sources and notes, in FILE.json beside it.
+    sidecar = out_file.with_name(out_file.name + ".json") if output_format == "csv" and out_file else None
+    refuse_to_overwrite_an_input(sidecar, spec_path, *usage_files, *cost_files)
+    refuse_to_replace(out_file, force)
+    refuse_to_replace(sidecar, force)
+    spec = load_or_exit(spec_path)
+    if (cost is None) == (not cost_files):
+        user_error("give the cluster's cost with exactly one of --cost AMOUNT and --cost-from EXPORT")
+    for i, path in enumerate(cost_files):
+        if any(same_file(path, other) for other in cost_files[:i]):
+            user_error(f"--cost-from {path} is given twice: its lines would count twice")
+    try:
+        reports = [
+            read_summary_report(bounded_text_or_exit(path, "usage report", MAX_REPORT_BYTES), str(path))
+            for path in usage_files
+        ]
+        exported = None
+        if cost_files:
+            period = Period(min(r.first_day for r in reports), max(r.last_day for r in reports))
+            for path in cost_files:
+                size = file_size_or_exit(path, "cost export")
+                if size > MAX_COST_EXPORT_BYTES:
+                    user_error(
+                        f"{path} has {size:,} bytes, more than a cost export can have "
+                        f"(at most {MAX_COST_EXPORT_BYTES:,})"
+                    )
+            exported = read_cost_exports(((str(p), open_parts(p, str(p))) for p in cost_files), period, cost_basis)
+            amount = exported.amount
+            source = exported.description()
+        else:
+            assert cost is not None
+            amount = _amount_of_usd(cost)
+            source = "given"
+        if abs(amount) >= MAX_COST_USD:
+            user_error(f"the cost {amount} is not a cluster's cost for a period (at most {MAX_COST_USD:,})")
+        currency = exported.statement_currency if exported else DEFAULT_CURRENCY
+        statement = compute_statement(spec, reports, amount, cost_source=source, exported=exported, currency=currency)
+    except (UsageReportError, ChargebackError, CostExportError) as error:
+        user_error(str(error))
+    except OSError as error:
+        user_error(f"cannot read {getattr(error, 'filename', None) or 'a cost export'}: {error.strerror or error}")
+    if output_format == "xlsx":
+        assert out_file is not None
+        try:
+            workbook = statement_xlsx(statement)
+        except ChargebackError as error:
+            user_error(str(error))
+        write_output_bytes(workbook, out_file)
+        return
+    if sidecar is not None:
+        write_output(statement_metadata(statement), sidecar)
+    write_output(render_statement(statement, format=output_format), out_file)
+
+
+#: What `chargeback` reads, bounded (docs/architecture.md, "Any input"): a cost export streams line
+#: by line (input_files.MAX_LINE_CHARS), so its size bounds only the time.
+MAX_COST_EXPORT_BYTES = 8 * 1024**3
+
+
+#: A cost at or above this is no cluster's cost for a period: the spec's own bound on money.
+MAX_COST_USD = Decimal(MAX_AMOUNT_USD)
+
+
+def _amount_of_usd(text: str) -> Decimal:
+    """`--cost`: digits, optionally grouped by thousands with commas, and cents."""
+    plain = text.strip()
+    if not re.fullmatch(r"(\d+|\d{1,3}(,\d{3})+)(\.\d+)?", plain):
+        user_error(
+            f"--cost {text!r} is not an amount of USD such as 182450.17 or 182,450.17 (commas only between "
+            "thousands, a point before the cents)"
+        )
+    return Decimal(plain.replace(",", ""))
