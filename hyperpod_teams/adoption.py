@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from hyperpod_teams import addons, naming
-from hyperpod_teams.review.document import md_code
+from hyperpod_teams.document import md_code
 from hyperpod_teams.spec.models import PlatformSpec
 
 How = Literal["looked up", "imported", "kept as it is", "left alone"]

@@ -123,7 +123,7 @@ PERCENT_PLACES = Decimal("0.01")
 ACCELERATORS_PER_INSTANCE: dict[str, int] = instance_types.ACCELERATORS_PER_INSTANCE
 
 
-#: Instance families whose usage the chargeback measures in vCPU hours (review/chargeback.py).
+#: Instance families whose usage the chargeback measures in vCPU hours (chargeback/usage.py).
 CPU_FAMILIES = frozenset({"c5", "c5n", "c6i", "c6in", "c7i", "m5", "m6i", "m7i", "r5", "r6i", "r7i", "t3"})
 
 

@@ -170,7 +170,7 @@ def test_rbac_reads_the_cluster_queue_task_governance_creates():
 
 
 def test_priority_classes_are_shown_by_the_name_a_job_gives(quickstart_data):
-    from hyperpod_teams.review.document import to_markdown
+    from hyperpod_teams.document import to_markdown
     from hyperpod_teams.review.report import build_report
     from hyperpod_teams.review.runbook import build_runbook
 

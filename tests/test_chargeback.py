@@ -21,7 +21,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hyperpod_teams.review import chargeback
+from hyperpod_teams import chargeback
 from hyperpod_teams.spec import validate_spec
 from hyperpod_teams.usage_report import UsageReportError, read_summary_report
 from tests.conftest import _quickstart_data
@@ -385,7 +385,7 @@ def test_a_reconciliations_rounded_parts_add_up_to_their_total_to_the_cent(value
     and each stays within a cent of its exact amount: a table finance adds up by hand agrees."""
     exact = {f"part {i}": v for i, v in enumerate(values)}
     total = sum(values, Decimal(0)).quantize(Decimal("0.01"), rounding="ROUND_HALF_UP")
-    rounded = chargeback._rounded_to(exact, total)
+    rounded = chargeback.compute._rounded_to(exact, total)
     assert sum(rounded.values(), Decimal(0)) == total
     assert all(abs(rounded[k] - exact[k]) < Decimal("0.02") for k in exact)
 

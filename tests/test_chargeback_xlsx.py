@@ -76,7 +76,7 @@ def test_xlsx_without_a_file_to_write_is_refused_before_any_work(tmp_path):
 
 
 def test_without_xlsxwriter_the_refusal_names_the_install(monkeypatch):
-    from hyperpod_teams.review import chargeback as statements
+    from hyperpod_teams import chargeback as statements
 
     monkeypatch.setitem(sys.modules, "xlsxwriter", None)
     with pytest.raises(statements.ChargebackError, match=r"pip install '.*hyperpod-teams\[xlsx\]'"):

@@ -26,12 +26,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hyperpod_teams.review.cost_exports import (
-    CostExportError,
-    Period,
-    athena_name,
-    read_cost_exports,
-)
+from hyperpod_teams.chargeback import CostExportError, Period, read_cost_exports
+from hyperpod_teams.chargeback.export_columns import athena_name
 
 HERE = Path(__file__).resolve().parent
 #: Reports written by HyperPod's own report generator, and their spec (README.md there).
@@ -142,7 +138,7 @@ def test_savings_plans_and_reserved_instances_count_at_their_effective_cost():
 
 def _read(text: str, basis: str = "amortized", name: str = "cur.csv", period: Period = NOVEMBER_WEEK):
     def parts():
-        from hyperpod_teams.review.cost_exports import _csv_part
+        from hyperpod_teams.chargeback.export_files import _csv_part
 
         yield from _csv_part(io.StringIO(text), name)
 
@@ -1091,12 +1087,13 @@ def test_untagged_lines_that_sum_below_zero_are_added_back_in_the_reconciliation
     """The tagged p5 hour a (98.32) and an untagged credit of -500.00 (another workload's): every line
     -401.68; the untagged lines are added back (+500.00), never 'less' a positive amount; the
     statement's cost 98.32. Each step's amount is what it adds."""
-    from hyperpod_teams.review import chargeback as statement
+    from hyperpod_teams.chargeback import compute
+    from hyperpod_teams.chargeback import statement_document as statement
 
     credit = ("q", "Credit", "2026-11-02T00:00:00Z", "2026-11-03T00:00:00Z", "USE1-ml.p5.48xlarge-hours", "-500.00",
               "", "", "", "", "", "", "", "ml.p5.48xlarge", "")  # fmt: skip
     found = _read(_legacy_csv(lines=[LINES[0], credit]), period=Period(date(2026, 11, 2), date(2026, 11, 2)))
-    lines = statement.reconciliation(found, found.amount.quantize(Decimal("0.01")))
+    lines = compute.reconciliation(found, found.amount.quantize(Decimal("0.01")))
     assert [(line.role, line.amount) for line in lines] == [
         ("total", Decimal("-401.68")),
         ("plus", Decimal("500.00")),

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from hyperpod_teams.review.cost_exports import CostExportError, open_parts, read_cost_exports
+from hyperpod_teams.chargeback import CostExportError, open_parts, read_cost_exports
 from tests.test_cost_exports import INITECH, MAIN_REPORT, NOVEMBER_WEEK
 
 CENT = Decimal("0.01")
@@ -211,7 +211,7 @@ FORMATS = {
 
 
 def _read(text: str, basis: str, name: str = "export.csv"):
-    from hyperpod_teams.review.cost_exports import _csv_part
+    from hyperpod_teams.chargeback.export_files import _csv_part
 
     return read_cost_exports([(name, _csv_part(io.StringIO(text), name))], NOVEMBER_WEEK, basis)
 
@@ -291,7 +291,7 @@ def test_the_discount_of_a_savings_plans_fee_counts_as_its_covered_lines_net_cos
     found = _read(text, "net-amortized")
     assert found.amount.quantize(CENT) == NET_AMORTIZED
     assert not [n for n in found.notes if "discount line in the period carries no" in n], found.notes
-    from hyperpod_teams.review.chargeback import reconciliation
+    from hyperpod_teams.chargeback import reconciliation
 
     lines = reconciliation(found, found.amount.quantize(CENT))
     steps = {line.label: line.amount for line in lines}
@@ -364,7 +364,7 @@ def test_the_discount_of_a_reserved_instances_fee_counts_as_its_covered_lines_ne
     found = _read(_week_under_a_reserved_instance(shape), "net-amortized")
     assert found.amount.quantize(CENT) == Decimal("1728.70")
     assert found.by_instance_type[P5].quantize(CENT) == Decimal("1710.00")
-    from hyperpod_teams.review.chargeback import reconciliation
+    from hyperpod_teams.chargeback import reconciliation
 
     lines = reconciliation(found, found.amount.quantize(CENT))
     every = lines[0].amount
@@ -449,10 +449,10 @@ def test_a_savings_plan_fees_unused_net_commitment_is_the_gross_one_at_the_plans
     row = ["SavingsPlanRecurringFee", *NOVEMBER, "43000.00", "43000.00", "40000.00", "43000.00", "40850.00",
            json.dumps(TAG)]  # fmt: skip
     text = _csv(header, [row])
-    from hyperpod_teams.review.cost_exports import Period
+    from hyperpod_teams.chargeback import Period
 
     month = Period(NOVEMBER_WEEK.first_day, NOVEMBER_WEEK.first_day.replace(day=30))
-    from hyperpod_teams.review.cost_exports import _csv_part
+    from hyperpod_teams.chargeback.export_files import _csv_part
 
     net = read_cost_exports([("f.csv", _csv_part(io.StringIO(text), "f.csv"))], month, "net-amortized")
     gross = read_cost_exports([("f.csv", _csv_part(io.StringIO(text), "f.csv"))], month, "gross-amortized")
@@ -507,7 +507,7 @@ def test_capacity_comes_from_the_instance_hours_the_export_bills(tmp_path):
     432, so the p5 capacity is 432 x 8 = 3,456 GPU hours, not the spec's 2 x 8 x 24 x 7 = 2,688;
     the p5 cost is 2,359.68 x 18 node-days = 42,474.24; nlp's use of it is 42,474.24 x its p5 GPU
     hours (read from the report here with the csv module) / 3,456."""
-    from hyperpod_teams.review import chargeback
+    from hyperpod_teams import chargeback
     from hyperpod_teams.spec.loading import validate_spec
     from hyperpod_teams.usage_report import read_summary_report
 

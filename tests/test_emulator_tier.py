@@ -499,7 +499,7 @@ def test_a_team_removed_by_the_runbook_keeps_its_domain_and_key_and_loses_its_ss
     assert "acme-team-speech" in [o.stack for o in day.applied]
     assert all(not o.stack.endswith("-vision") for o in day.applied + day.replanned)
     # The review of the access stack's day-2 plan said so before the apply.
-    from hyperpod_teams.review.document import Document, to_markdown
+    from hyperpod_teams.document import Document, to_markdown
     from hyperpod_teams.review.plan_summary import StackPlan, plan_section
     from hyperpod_teams.spec import validate_spec
     from tests.emulator.day_two import second_day
@@ -518,7 +518,7 @@ def test_the_cost_category_the_provider_half_updates_is_warned_of_and_the_runboo
     default value back; a second apply puts it back and drops the split charge rule; the
     runbook's AWS CLI commands, run as written, leave nothing to change. When the provider is
     fixed, the first re-plan is clean and this test says the warning and the runbook section can go."""
-    from hyperpod_teams.review.document import Document, to_markdown
+    from hyperpod_teams.document import Document, to_markdown
     from hyperpod_teams.review.plan_summary import StackPlan, plan_section
     from hyperpod_teams.spec import validate_spec
     from tests.emulator.day_two import second_day
@@ -592,7 +592,7 @@ def test_a_retired_instance_group_leaves_the_cluster_and_its_new_name_starts_fro
     """Day 2 renames the group and retires the old name: the apply goes through, the emulator's
     SageMaker terminates the old group's nodes and provisions the new group from zero, and the
     review of the day-2 plan said so before."""
-    from hyperpod_teams.review.document import Document, to_markdown
+    from hyperpod_teams.document import Document, to_markdown
     from hyperpod_teams.review.plan_summary import StackPlan, plan_section
     from hyperpod_teams.spec import validate_spec
     from tests.emulator.day_two import RENAMED, second_day
@@ -614,7 +614,7 @@ def test_a_retired_instance_group_leaves_the_cluster_and_its_new_name_starts_fro
 def test_an_identity_provider_switch_on_a_running_platform_is_alerted_in_review(rounds):
     """Entra ID -> generic SAML: the AWS stacks look up the same group names and plan no change to
     any resource; the review of the access stack's plan says what the identity-source change does."""
-    from hyperpod_teams.review.document import Document, to_markdown
+    from hyperpod_teams.document import Document, to_markdown
     from hyperpod_teams.review.plan_summary import StackPlan, plan_section
     from hyperpod_teams.spec import validate_spec
     from tests.emulator.day_two import first_day
@@ -632,7 +632,7 @@ def test_task_governance_switched_off_is_alerted_in_review_and_leaves_no_quota_i
     """existing-cluster's day 3: task governance on -> off. The review of the real plans names
     every compute quota and the scheduler config that go (task governance deletes the teams'
     namespaces and queues with them); the applies go through and Cloud Control then holds none."""
-    from hyperpod_teams.review.document import Document, to_markdown
+    from hyperpod_teams.document import Document, to_markdown
     from hyperpod_teams.review.plan_summary import StackPlan, plan_section
     from hyperpod_teams.spec import validate_spec
     from tests.emulator.day_two import first_day

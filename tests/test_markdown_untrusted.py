@@ -210,7 +210,7 @@ def test_md_text_reads_as_written_and_forms_no_markup(text):
     import cmarkgfm
     from cmarkgfm.cmark import Options
 
-    from hyperpod_teams.review.document import md_text
+    from hyperpod_teams.document import md_text
 
     expected = " ".join(text.split())
     for markdown, wrapper in ((md_text(text), {"p"}), ("- " + md_text(text), {"ul", "li", "p"})):
@@ -223,7 +223,7 @@ def test_md_text_reads_as_written_and_forms_no_markup(text):
 
 
 def test_md_text_leaves_plain_punctuation_plain():
-    from hyperpod_teams.review.document import md_text
+    from hyperpod_teams.document import md_text
 
     for plain in ("74.70 USD of the lines", "summary_report_2026.csv", "R&D", "hyperpod-teams:platform=shared"):
         assert md_text(plain) == plain

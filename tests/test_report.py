@@ -315,7 +315,7 @@ def test_each_phone_cell_label_reads_as_its_header_once_an_html_parser_decodes_i
     them are the headers' text."""
     from html.parser import HTMLParser
 
-    from hyperpod_teams.review.document import Document, Table, to_html
+    from hyperpod_teams.document import Document, Table, to_html
 
     headers = ["teams' quota", "`code` <b>", "a & b"]
     document = Document("t")

@@ -222,7 +222,7 @@ def twelve_team_statement(tmp_path_factory) -> Path:
     both types, the cost from an export of the platform."""
     from decimal import Decimal
 
-    from hyperpod_teams.review.chargeback import compute_statement, render_statement
+    from hyperpod_teams.chargeback import compute_statement, render_statement
     from hyperpod_teams.usage_report import read_summary_report
     from tests.test_chargeback import summary_report
 

@@ -650,7 +650,7 @@ def test_the_chargeback_csv_opened_in_a_spreadsheet_holds_no_formula(project, tm
 
 
 def test_a_spreadsheet_cell_is_neutralised_only_when_it_would_start_a_formula():
-    from hyperpod_teams.review.document import spreadsheet_text
+    from hyperpod_teams.document import spreadsheet_text
 
     assert [spreadsheet_text(n)[0] for n in HOSTILE_NAMES] == ["'"] * len(HOSTILE_NAMES)
     assert spreadsheet_text("Natural language") == "Natural language"
@@ -933,7 +933,7 @@ def test_arbitrary_display_names_reach_markdown_and_csv_as_text(capsys):
     import cmarkgfm
     from cmarkgfm.cmark import Options
 
-    from hyperpod_teams.review.chargeback import compute_statement, render_statement
+    from hyperpod_teams.chargeback import compute_statement, render_statement
     from hyperpod_teams.review.report import render_report
     from hyperpod_teams.spec import SpecError, validate_spec
     from hyperpod_teams.usage_report import read_summary_report
@@ -1140,7 +1140,8 @@ def test_odd_csv_text_fed_to_every_cost_and_usage_reader_is_read_or_refused_neve
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    from hyperpod_teams.review.cost_exports import CostExportError, Period, _csv_part, read_cost_exports
+    from hyperpod_teams.chargeback import CostExportError, Period, read_cost_exports
+    from hyperpod_teams.chargeback.export_files import _csv_part
     from hyperpod_teams.usage_report import UsageReportError, read_summary_report
     from tests.test_cost_exports import COLUMNS, MAIN_REPORT, cur2_csv
 

@@ -412,7 +412,7 @@ def test_chargeback_counts_what_hyperpods_own_aggregation_writes_once(tmp_path):
     By hand: nlp 192 (its pods are its queue's workload, once), vision 48, the other namespaces 36:
     276 of the 384 GPU hours two p5 nodes give in a day. Before, the two owners' rows were refused
     as duplicates; the re-run was refused; counted, nlp's hours were 384."""
-    from hyperpod_teams.review import chargeback
+    from hyperpod_teams import chargeback
     from hyperpod_teams.spec.loading import validate_spec
     from hyperpod_teams.usage_report import read_summary_report
 

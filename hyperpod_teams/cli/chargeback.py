@@ -107,19 +107,17 @@ def chargeback(
       hyperpod-teams chargeback teams.yaml --usage summary-report-2026-11-01-2026-11-30.csv \\
           --cost-from cur-2026-11-00001.csv.gz --format csv --out chargeback-2026-11.csv
     """
-    from hyperpod_teams.review.chargeback import (
+    from hyperpod_teams.chargeback import (
+        DEFAULT_CURRENCY,
         ChargebackError,
+        CostExportError,
+        Period,
         compute_statement,
+        open_parts,
+        read_cost_exports,
         render_statement,
         statement_metadata,
         statement_xlsx,
-    )
-    from hyperpod_teams.review.cost_exports import (
-        DEFAULT_CURRENCY,
-        CostExportError,
-        Period,
-        open_parts,
-        read_cost_exports,
     )
     from hyperpod_teams.usage_report import MAX_REPORT_BYTES, UsageReportError, read_summary_report
 

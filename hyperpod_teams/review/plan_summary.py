@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hyperpod_teams import cloudformation, naming
-from hyperpod_teams.review.document import Alert, Block, Heading, Paragraph, Table, md_code, md_text
+from hyperpod_teams.document import Alert, Block, Heading, Paragraph, Table, md_code, md_text
 from hyperpod_teams.spec.models import PlatformSpec
 
 

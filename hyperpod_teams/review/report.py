@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from hyperpod_teams import addons, cost, isolation, journeys, naming, policies, rbac
 from hyperpod_teams.adoption import existing_resources, ways_explained
-from hyperpod_teams.review.document import (
+from hyperpod_teams.document import (
     Alert,
     Code,
     Document,
@@ -749,7 +749,7 @@ def render_report(
     failed: list[FailedPlan] | None = None,
     new_lock_files: list[str] | None = None,
 ) -> str:
-    from hyperpod_teams.review.document import to_html, to_markdown
+    from hyperpod_teams.document import to_html, to_markdown
 
     if format == "html":
         return to_html(build_report(spec, plans, chart=True, failed=failed, new_lock_files=new_lock_files))

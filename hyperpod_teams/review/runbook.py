@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from hyperpod_teams import addons, cost, dependencies_chart, naming, rbac, usage_report
 from hyperpod_teams.adoption import Existing, existing_resources, ways_explained
+from hyperpod_teams.document import Code, Document, Heading, Items, Paragraph, Table, md_code
 from hyperpod_teams.plugins import IDENTITY_CENTER_VARIABLES, SAML_OUTPUTS, IdentityProviderPlugin
-from hyperpod_teams.review.document import Code, Document, Heading, Items, Paragraph, Table, md_code
 from hyperpod_teams.spec.loading import SPEC_CONTEXT_KEY, SPEC_ENV
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stack_plan import PlannedStack, deploy_waves, identity_groups, identity_plugin, stack_plan
@@ -617,7 +617,7 @@ def _cost_category_repair_section(spec: PlatformSpec) -> list:
 
 
 def render_runbook(spec: PlatformSpec, *, spec_path: str = "teams.yaml") -> str:
-    from hyperpod_teams.review.document import to_markdown
+    from hyperpod_teams.document import to_markdown
 
     return to_markdown(build_runbook(spec, spec_path=spec_path))
 

@@ -1,0 +1,174 @@
+"""Whether the exports cover the statement's period: the billing periods they hold, corrections AWS
+issued, the last charge they reach; and the statement's figures finished once (discounts given twice
+counted once).
+
+Pure layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from hyperpod_teams import naming
+from hyperpod_teams.chargeback.basis import CENT, CostExportError, Period, amortized
+from hyperpod_teams.chargeback.export_cells import instant_of
+from hyperpod_teams.chargeback.exported_cost import ExportedCost
+
+
+def billing_period_of(
+    out: ExportedCost, row: Sequence[Any], at: tuple[int | None, int | None], where: str
+) -> tuple[datetime, datetime] | None:
+    """The line's billing period, each distinct one read once and kept in `out`; None where the
+    export has no such columns or the line leaves them empty."""
+    start_at, end_at = at
+    if start_at is None or end_at is None:
+        return None
+    key = (str(row[start_at] or ""), str(row[end_at] or ""))
+    if not all(key):
+        return None
+    span = out.billing_periods.get(key)
+    if span is None:
+        span = out.billing_periods[key] = (
+            instant_of(row[start_at], "billing period start", where),
+            instant_of(row[end_at], "billing period end", where),
+        )
+    return span
+
+
+def is_a_correction(
+    billed: tuple[datetime, datetime] | None, start: datetime, end: datetime | None, period: Period
+) -> bool:
+    """A line dated before the period that its export bills in a billing period overlapping it (a
+    refund in December's export for Nov 10, stating December): known only where the export says
+    each line's billing period."""
+    if billed is None or (end or start) > period.start:
+        return False
+    return billed[0] < period.end and billed[1] > period.start
+
+
+def _covered(out: ExportedCost, period: Period) -> None:
+    """The statement's period within the billing periods the exports hold, without a gap: a
+    statement of Nov 25 to Dec 5 from November's export alone charged 11 days of capacity with 6
+    days of cost. Exports without billing-period columns say nothing here."""
+    if not out.billing_periods:
+        return
+    spans = sorted(out.billing_periods.values())
+    reached, gaps = period.start, []
+    for start, end in spans:
+        if end <= reached:
+            continue
+        if start > reached and reached < period.end:
+            gaps.append((reached, min(start, period.end)))
+        reached = max(reached, end)
+    if reached < period.end:
+        gaps.append((reached, period.end))
+    if gaps:
+        held = ", ".join(f"{s.date()} to {(e - timedelta(days=1)).date()}" for s, e in spans)
+        missing = ", ".join(f"{s.date()} to {(e - timedelta(days=1)).date()}" for s, e in gaps)
+        raise CostExportError(
+            f"the exports hold the billing period{'s' if len(spans) != 1 else ''} {held}, but the statement's period "
+            f"is {period.first_day} to {period.last_day}: {missing} has no cost in them. Give the export of every "
+            "billing period the usage reports cover, or usage reports of the exports' period"
+        )
+
+
+#: How far before the statement's end the last hourly or daily charge may end: an hour without
+#: any charge at all, and AWS's rounding of the last hour.
+_LAST_CHARGE_SLACK = timedelta(hours=2)
+
+
+def _reaches_the_end(out: ExportedCost, period: Period) -> None:
+    """The exports' charges of an hour or a day run to the statement's end: a month-to-date
+    delivery (a CUR refreshed daily through the month) used for the whole month gave 64 % of its
+    cost. Refused, naming the last charge and the two ways on."""
+    if out.last_charge_end is None or out.last_charge_end >= period.end - _LAST_CHARGE_SLACK:
+        return
+    last = out.last_charge_end.strftime("%Y-%m-%d %H:%M UTC")
+    last_day = (out.last_charge_end - timedelta(seconds=1)).date()
+    raise CostExportError(
+        f"the exports' charges end at {last} ({out.last_charge_at}), but the statement's period runs to "
+        f"{period.last_day}: a delivery of part of its billing period (month to date?) has no cost for the days "
+        f"after. Give the export delivered after {period.last_day}, or usage reports up to {last_day}"
+    )
+
+
+def finish_figures(out: ExportedCost, period: Period) -> None:
+    _covered(out, period)
+    _reaches_the_end(out, period)
+    in_net_costs = bool((out.discount_lines or out.untagged_discount_lines) and out.discounts)
+    if in_net_costs:
+        # Discounts as their own lines and in the lines' own net costs: counted once, in the lines' net
+        # costs, which also hold the discounts of lines the statement does not count (an EDP on a Savings
+        # Plan's fee is a discount line on the untagged fee, and in its covered lines' net effective cost).
+        given = out._discount_line_sums
+        out.amount -= given.amount
+        out.prorated -= given.prorated
+        for kind, amount in given.by_kind.items():
+            out.by_kind[kind] -= amount
+        for itype, amount in given.by_instance_type.items():
+            out.by_instance_type[itype] -= amount
+        out.untagged_amount -= out.untagged_discount_amount
+        lines = out.discount_lines + out.untagged_discount_lines
+        out.notes.append(
+            f"the export gives its discounts twice: as {lines:,} discount line{'s' if lines != 1 else ''} and in the "
+            f"lines' own net costs ({out.discounts.quantize(CENT):,} {out.statement_currency} on the platform's "
+            "lines); they count once, in the net costs, which also hold the discounts of lines the statement does "
+            "not count (a Savings Plan fee's discount is in its covered lines' net effective cost)"
+        )
+    elif out.discount_lines:
+        out.discounts = out.discount_lines_amount
+    if out.discount_lines_left:
+        many = out.discount_lines_left != 1
+        out.notes.append(
+            f"{out.discount_lines_left:,} tagged discount line{'s' if many else ''} in the period "
+            f"({out.discount_lines_left_amount.quantize(CENT):,} {out.statement_currency}) {'are' if many else 'is'} "
+            f"not in the {out.basis} cost; --cost-basis net-{out.basis.split('-', 1)[1]} counts "
+            f"{'them' if many else 'it'}"
+        )
+    if out.untagged_lines:
+        many = out.untagged_lines != 1
+        out.notes.append(
+            f"{out.untagged_lines:,} line{'s' if many else ''} of the exports in the period carr"
+            f"{'y' if many else 'ies'} no {naming.TAG_PLATFORM}={naming.PLATFORM_SHARED} tag (other workloads, the "
+            f"account's own commitments and discounts; {out.untagged_amount.quantize(CENT):,} "
+            f"{out.statement_currency} on the {out.basis} basis): not in this statement"
+        )
+    if out.untagged_discount_lines and not in_net_costs:
+        many = out.untagged_discount_lines != 1
+        out.notes.append(
+            f"{out.untagged_discount_lines:,} discount line{'s' if many else ''} in the period carr"
+            f"{'y' if many else 'ies'} no {naming.TAG_PLATFORM} tag (a discount on an account's Savings Plans fee, or "
+            "on untagged usage): not in this statement"
+        )
+    if out.split_rows:
+        many = out.split_rows != 1
+        out.notes.append(
+            f"{out.split_rows:,} split cost allocation row{'s' if many else ''} (a pod's share of its node, "
+            f"splitLineItem/ParentResourceId) {'are' if many else 'is'} not counted: the node's own line is, and "
+            "counting both would charge the node twice"
+        )
+    if out.corrections:
+        many = out.corrections != 1
+        out.notes.append(
+            f"{out.corrections:,} tagged line{'s' if many else ''} billed in this period {'are' if many else 'is'} "
+            f"dated before {period.first_day} (corrections or refunds of earlier days; first: {out.first_correction}): "
+            f"{out.corrections_amount.quantize(Decimal('0.01')):,} {out.statement_currency} in no statement of this "
+            "period. Add them to the statement of their days, or to this one by hand"
+        )
+    if out.prorated_lines:
+        many = out.prorated_lines != 1
+        out.notes.append(
+            f"{out.prorated_lines:,} line{'s' if many else ''} of the export charged for more than a day (a month's "
+            f"tax, fees or support) count{'' if many else 's'} for the part of {'their' if many else 'its'} charge "
+            f"period in {period.first_day} to {period.last_day}: {out.prorated.quantize(Decimal('0.01')):,} "
+            f"{out.statement_currency}"
+        )
+    if out.untagged_commitment_lines and amortized(out.basis):
+        out.notes.append(
+            f"{out.untagged_commitment_lines:,} Savings Plans or Reserved Instance fee line"
+            f"{'s' if out.untagged_commitment_lines != 1 else ''} in the period carry no {naming.TAG_PLATFORM} tag: "
+            "the unused part of those commitments is not in this statement (it stays with the account that bought them)"
+        )
