@@ -287,3 +287,34 @@ def to_html(document: Document) -> str:
                 out.append(f'<p class="phone-only">{_inline_html(block.alt)}: {_inline_html(block.on_phone)}.</p>')
     out.append("</body></html>")
     return "\n".join(out) + "\n"
+
+
+# --- the charts' palette (the report's and the statement's) ---------------------------------
+
+#: Segment colours of the named teams: Tableau 20 without its two greys, which mark the other
+#: teams and unallocated capacity. The nine darker ones first, each of its own hue, then the nine
+#: lighter ones in the same order: up to nine teams never share a hue (they did: blue and light blue
+#: for the first two).
+TEAM_COLOURS = (
+    "#4e79a7",
+    "#f28e2b",
+    "#59a14f",
+    "#b6992d",
+    "#499894",
+    "#e15759",
+    "#d37295",
+    "#b07aa1",
+    "#9d7660",
+    "#a0cbe8",
+    "#ffbe7d",
+    "#8cd17d",
+    "#f1ce63",
+    "#86bcb6",
+    "#ff9d9a",
+    "#fabfd2",
+    "#d4a6c8",
+    "#d7b5a6",
+)
+#: The other teams' segment, and capacity no team holds.
+OTHER_TEAMS_COLOUR = "#79706e"
+UNALLOCATED_COLOUR = "#e8e8e8"

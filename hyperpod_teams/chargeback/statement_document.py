@@ -167,7 +167,7 @@ def _statement_chart(statement: Statement) -> str:
     import pygal
     from pygal.style import Style
 
-    from hyperpod_teams.review.report import TEAM_COLOURS, UNALLOCATED_COLOUR
+    from hyperpod_teams.document import TEAM_COLOURS, UNALLOCATED_COLOUR
 
     chart = pygal.HorizontalStackedBar(
         js=[],
