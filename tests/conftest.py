@@ -43,6 +43,15 @@ os.environ.setdefault(TYPE_CHECKS_ENV, "1")
 tune_node_process()
 
 
+from tests import tiers  # noqa: E402
+from tests.tiers import pytest_collection_modifyitems  # noqa: E402, F401 - every test gets its tier's marker
+
+
+def pytest_configure(config) -> None:
+    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) keeps the clock
+        config.pluginmanager.register(tiers.TierClock(), "tier-clock")
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     """Which AWS provider the offline Terraform checks ran, beside the one the stacks pin: they
     differ (docs/deploy.md, "Which providers the checks run"); and how many inputs each fuzz
@@ -60,6 +69,9 @@ def pytest_terminal_summary(terminalreporter) -> None:
         if summary.exists() and summary.stat().st_mtime >= _SESSION_STARTED:
             for line in summary.read_text().splitlines():
                 terminalreporter.write_line(line)
+    clock = terminalreporter.config.pluginmanager.get_plugin("tier-clock")
+    for line in clock.lines() if clock else []:
+        terminalreporter.write_line(line)
     module = sys.modules.get("tests.test_untrusted_input")
     for name, count in (getattr(module, "FUZZ_COUNTS", None) or {}).items():
         terminalreporter.write_line(f"fuzz: {count} inputs tried ({name}), each exit 0 or 2")

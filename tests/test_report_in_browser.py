@@ -18,6 +18,8 @@ from hyperpod_teams.review.report import COMMENT_LIMIT, render_report
 from hyperpod_teams.spec import validate_spec
 from tests.conftest import QUICKSTART, ROOT
 
+pytestmark = pytest.mark.browser
+
 ARTIFACTS = ROOT / "test-artifacts"
 LONG_NAMES = [
     "nlp",
