@@ -351,12 +351,10 @@ def _tagged(where: str, tags: list[dict]) -> Callable[[World], str]:
     return send
 
 
-def _addon_version(version: str) -> Callable[[World], str]:
+def _addon_version(version: str, addon: str = "amazon-sagemaker-hyperpod-training-operator") -> Callable[[World], str]:
     def send(world: World) -> str:
         return answer(
-            lambda: world.client("eks").create_addon(
-                clusterName="acme-eks", addonName="amazon-sagemaker-hyperpod-training-operator", addonVersion=version
-            )
+            lambda: world.client("eks").create_addon(clusterName="acme-eks", addonName=addon, addonVersion=version)
         )
 
     return send
@@ -702,6 +700,12 @@ BEHAVIOURS = [
         "InvalidParameterException",
         "EKS API reference, CreateAddon: InvalidParameterException",
         _addon_version("v9.9.9-eksbuild.9"),
+    ),
+    Behaviour(
+        "add-on-version-unpublished-of-an-add-on-without-a-list",
+        "InvalidParameterException",
+        "EKS API reference, CreateAddon: InvalidParameterException (every add-on's versions are EKS's)",
+        _addon_version("v9.9.9-eksbuild.9", "amazon-sagemaker-hyperpod-inference"),
     ),
     Behaviour(
         "add-on-version-published",

@@ -141,8 +141,9 @@ ADDON_VERSION = re.compile(r"^v\d+\.\d+\.\d+-eksbuild\.\d+$")
 #: stacks name: a CreateAddon or UpdateAddon of another version is refused ("Addon version specified
 #: is not supported", InvalidParameterException). Sources: awslabs/awsome-distributed-training,
 #: terraform-modules/hyperpod-eks-tf (hyperpod_training_operator: v1.2.1-eksbuild.1 the default for
-#: Kubernetes 1.28-1.35; cert_manager_version v1.18.2-eksbuild.2); the seeded VPC CNI. Add-ons not
-#: listed are checked by form only (docs/testing.md, "What the emulator does not model").
+#: Kubernetes 1.28-1.35; cert_manager_version v1.18.2-eksbuild.2); the seeded VPC CNI. A version of
+#: an add-on not listed here is refused as EKS refuses a version it does not publish: the emulator
+#: cannot tell it is published (a test that names one adds it here with its source).
 PUBLISHED_ADDON_VERSIONS = {
     "amazon-sagemaker-hyperpod-training-operator": {"v1.0.0-eksbuild.1", "v1.1.0-eksbuild.1", "v1.2.1-eksbuild.1"},
     "cert-manager": {"v1.17.2-eksbuild.1", "v1.18.2-eksbuild.1", "v1.18.2-eksbuild.2"},
@@ -153,7 +154,7 @@ PUBLISHED_ADDON_VERSIONS = {
 def _addon_version_refused(name: str, version: str | None) -> AwsError | None:
     if version is None:
         return None
-    if not ADDON_VERSION.match(version) or version not in PUBLISHED_ADDON_VERSIONS.get(name, {version}):
+    if not ADDON_VERSION.match(version) or version not in PUBLISHED_ADDON_VERSIONS.get(name, set()):
         return AwsError(400, "InvalidParameterException", "Addon version specified is not supported")
     return None
 
