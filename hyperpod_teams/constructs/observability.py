@@ -10,6 +10,7 @@ from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming, policies
 from hyperpod_teams.constructs.lookups import import_taken_over_addon, taken_over_lifecycle
+from hyperpod_teams.constructs.pod_identity import Inline, pod_identity_role
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec
 
@@ -34,27 +35,18 @@ class HyperPodObservability(Construct):
         partition = policies.aws_partition(org.region)
         name = naming.observability_workspace_name(org.name)
         self.prometheus = bindings.aws_prometheus_workspace.PrometheusWorkspace(self, "prometheus", alias=name)
-        self.role = bindings.aws_iam_role.IamRole(
+        self.role, collector = pod_identity_role(
             self,
-            "collector-role",
+            role_id="collector-role",
+            policy_id="collector-policy",
             name=naming.observability_role_name(org.name),
-            permissions_boundary=naming.role_boundary_policy_arn(org),
-            assume_role_policy=policies.policy_json(
-                policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn)
-            ),
-        )
-        collector = bindings.aws_iam_role_policy.IamRolePolicy(
-            self,
-            "collector-policy",
-            name="write-metrics-and-logs",
-            role=self.role.id,
-            policy=policies.policy_json(
+            org=org,
+            eks_cluster_arn=eks_cluster_arn,
+            policy=Inline(
+                "write-metrics-and-logs",
                 policies.observability_collector_policy(
-                    partition=partition,
-                    account_id=org.account_id,
-                    region=org.region,
-                    workspace_arn=self.prometheus.arn,
-                )
+                    partition=partition, account_id=org.account_id, region=org.region, workspace_arn=self.prometheus.arn
+                ),
             ),
         )
         self.grafana = None

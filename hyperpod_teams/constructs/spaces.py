@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from constructs import Construct
 
-from hyperpod_teams import addons, bindings, naming, policies
+from hyperpod_teams import addons, bindings, naming
 from hyperpod_teams.constructs.lookups import import_taken_over_addon, taken_over_lifecycle
+from hyperpod_teams.constructs.pod_identity import Managed, pod_identity_role
 from hyperpod_teams.spec.models import PlatformSpec
 
 
@@ -27,22 +28,18 @@ class SageMakerSpaces(Construct):
         org = spec.organization
         settings = spec.cluster.spaces
         assert settings is not None and settings.existing_addon != "leave_alone"
-        partition = policies.aws_partition(org.region)
-        trust = policies.policy_json(policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn))
         association = bindings.aws_eks_addon.EksAddonPodIdentityAssociation
 
         def role(purpose: str, managed: str):
-            created = bindings.aws_iam_role.IamRole(
+            return pod_identity_role(
                 self,
-                f"{purpose}-role",
+                role_id=f"{purpose}-role",
+                policy_id=f"{purpose}-policy",
                 name=naming.spaces_role_name(org.name, purpose),
-                permissions_boundary=naming.role_boundary_policy_arn(org),
-                assume_role_policy=trust,
+                org=org,
+                eks_cluster_arn=eks_cluster_arn,
+                policy=Managed(managed),
             )
-            attached = bindings.aws_iam_role_policy_attachment.IamRolePolicyAttachment(
-                self, f"{purpose}-policy", role=created.name, policy_arn=policies.managed_policy_arn(managed, partition)
-            )
-            return created, attached
 
         prerequisites = list(after)
         if settings.install_ebs_csi_driver:

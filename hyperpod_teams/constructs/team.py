@@ -17,6 +17,7 @@ from hyperpod_teams.constructs.lookups import (
     same_cluster_check,
     tags_check,
 )
+from hyperpod_teams.constructs.pod_identity import Inline, pod_identity_role
 from hyperpod_teams.constructs.storage import add_private_bucket, old_versions_expire
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import Organization, Team
@@ -412,22 +413,18 @@ class TeamWorkloadIdentity(Construct):
         if role_arn is None:
             eks_arn = f"{policies.eks_arn(partition, org.region, org.account_id)}:cluster/{eks_cluster_name}"
             self.role_name = naming.team_workload_role_name(org.name, team.name)
-            self.role = bindings.aws_iam_role.IamRole(
+            self.role, _ = pod_identity_role(
                 self,
-                "role",
+                role_id="role",
+                policy_id="team-data",
                 name=self.role_name,
-                permissions_boundary=naming.role_boundary_policy_arn(org),
-                assume_role_policy=policies.policy_json(policies.pod_identity_trust_policy(org.account_id, eks_arn)),
-            )
-            bindings.aws_iam_role_policy.IamRolePolicy(
-                self,
-                "team-data",
-                name="team-data",
-                role=self.role.id,
-                policy=policies.policy_json(
+                org=org,
+                eks_cluster_arn=eks_arn,
+                policy=Inline(
+                    "team-data",
                     policies.team_workload_policy(
                         team=team.name, account_id=org.account_id, region=org.region, data_bucket=data_bucket
-                    )
+                    ),
                 ),
             )
             role_arn = self.role.arn

@@ -9,7 +9,8 @@ import json
 
 from constructs import Construct
 
-from hyperpod_teams import addons, bindings, naming, policies
+from hyperpod_teams import addons, bindings, naming
+from hyperpod_teams.constructs.pod_identity import Managed, pod_identity_role
 from hyperpod_teams.spec.models import PlatformSpec
 
 
@@ -47,22 +48,14 @@ class TrainingOperator(Construct):
             prerequisites.append(self.cert_manager)
         if pod_identity_agent is not None:
             prerequisites.append(pod_identity_agent)
-        self.role = bindings.aws_iam_role.IamRole(
+        self.role, access = pod_identity_role(
             self,
-            "role",
+            role_id="role",
+            policy_id="access",
             name=naming.training_operator_role_name(org.name, spec.cluster.name),
-            permissions_boundary=naming.role_boundary_policy_arn(org),
-            assume_role_policy=policies.policy_json(
-                policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn)
-            ),
-        )
-        access = bindings.aws_iam_role_policy_attachment.IamRolePolicyAttachment(
-            self,
-            "access",
-            role=self.role.name,
-            policy_arn=policies.managed_policy_arn(
-                addons.TRAINING_OPERATOR_MANAGED_POLICY, policies.aws_partition(org.region)
-            ),
+            org=org,
+            eks_cluster_arn=eks_cluster_arn,
+            policy=Managed(addons.TRAINING_OPERATOR_MANAGED_POLICY),
         )
         # A standalone association, created before the add-on so its controller has credentials on
         # its first start.

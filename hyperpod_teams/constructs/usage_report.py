@@ -15,6 +15,7 @@ from constructs import Construct
 from hyperpod_teams import bindings, naming, policies, usage_report
 from hyperpod_teams.constructs.helm import chart_is_cloned
 from hyperpod_teams.constructs.kms import EncryptionKey
+from hyperpod_teams.constructs.pod_identity import Inline, pod_identity_role
 from hyperpod_teams.constructs.storage import add_private_bucket
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import Organization, PlatformSpec
@@ -93,22 +94,16 @@ class UsageReportInfrastructure(Construct):
     def _operator_access(self, org: Organization, eks_cluster_name: str, eks_cluster_arn: str) -> None:
         partition = policies.aws_partition(org.region)
         # The operator: a role only its service account in this cluster gets, through Pod Identity.
-        role = bindings.aws_iam_role.IamRole(
+        role, _ = pod_identity_role(
             self,
-            "operator-role",
+            role_id="operator-role",
+            policy_id="operator-writes-raw-data",
             name=usage_report.operator_role_name(org.name),
-            permissions_boundary=naming.role_boundary_policy_arn(org),
-            assume_role_policy=policies.policy_json(
-                policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn)
-            ),
-        )
-        bindings.aws_iam_role_policy.IamRolePolicy(
-            self,
-            "operator-writes-raw-data",
-            name="write-raw-usage-data",
-            role=role.id,
-            policy=policies.policy_json(
-                policies.usage_operator_policy(self.bucket_name, usage_report.RAW_PREFIX, partition)
+            org=org,
+            eks_cluster_arn=eks_cluster_arn,
+            policy=Inline(
+                "write-raw-usage-data",
+                policies.usage_operator_policy(self.bucket_name, usage_report.RAW_PREFIX, partition),
             ),
         )
         self.association = bindings.aws_eks_pod_identity_association.EksPodIdentityAssociation(

@@ -1,0 +1,62 @@
+"""A role EKS Pod Identity assumes, with its policy: the one way the stacks write it (the training
+operator's, Spaces' controllers, the observability collector, the usage-report operator, each
+team's workload role). Trusted by `pods.eks.amazonaws.com` for the organization's account and the
+one EKS cluster (policies.pod_identity_trust_policy), bounded by the organization's permissions
+boundary, and given either an AWS managed policy (an attachment) or an inline policy of its own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from constructs import Construct
+
+from hyperpod_teams import bindings, naming, policies
+from hyperpod_teams.spec.models import Organization
+
+
+@dataclass(frozen=True)
+class Managed:
+    """An AWS managed policy to attach, by name (AmazonSageMakerSpacesControllerPolicy)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Inline:
+    """An inline policy: its name on the role and its document."""
+
+    name: str
+    document: dict
+
+
+def pod_identity_role(
+    scope: Construct,
+    *,
+    role_id: str,
+    policy_id: str,
+    name: str,
+    org: Organization,
+    eks_cluster_arn: str,
+    policy: Managed | Inline,
+):
+    """The role and its policy's resource (what an association or add-on waits for), with the
+    construct IDs each caller has always used, so the resources keep their addresses."""
+    role = bindings.aws_iam_role.IamRole(
+        scope,
+        role_id,
+        name=name,
+        permissions_boundary=naming.role_boundary_policy_arn(org),
+        assume_role_policy=policies.policy_json(policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn)),
+    )
+    if isinstance(policy, Managed):
+        granted = bindings.aws_iam_role_policy_attachment.IamRolePolicyAttachment(
+            scope,
+            policy_id,
+            role=role.name,
+            policy_arn=policies.managed_policy_arn(policy.name, policies.aws_partition(org.region)),
+        )
+    else:
+        granted = bindings.aws_iam_role_policy.IamRolePolicy(
+            scope, policy_id, name=policy.name, role=role.id, policy=policies.policy_json(policy.document)
+        )
+    return role, granted
