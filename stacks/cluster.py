@@ -7,6 +7,14 @@ from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming, policies
 from hyperpod_teams.constructs.access_entries import SsoRoleAccessEntry
+from hyperpod_teams.constructs.addons import (
+    AddonCluster,
+    HyperPodObservability,
+    InferenceOperator,
+    SageMakerSpaces,
+    TaskGovernance,
+    TrainingOperator,
+)
 from hyperpod_teams.constructs.eks import EksCluster
 from hyperpod_teams.constructs.hyperpod import (
     ExistingHyperPodCluster,
@@ -14,12 +22,7 @@ from hyperpod_teams.constructs.hyperpod import (
     HyperPodCluster,
     HyperPodExecutionRole,
     LifecycleScriptsBucket,
-    TaskGovernance,
 )
-from hyperpod_teams.constructs.inference import InferenceOperator
-from hyperpod_teams.constructs.observability import HyperPodObservability
-from hyperpod_teams.constructs.spaces import SageMakerSpaces
-from hyperpod_teams.constructs.training_operator import TrainingOperator
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.fields import installs
 from hyperpod_teams.spec.models import PlatformSpec
@@ -93,6 +96,8 @@ class ClusterStack(PlatformStack):
                 addon_name=addons.CLOUDWATCH_OBSERVABILITY_ADDON,
                 depends_on=[agent_policy, self.hyperpod.resource],
             )
+        # What the add-ons whose pods run on the HyperPod nodes wait for: the nodes.
+        nodes = [self.hyperpod.resource] if self.hyperpod.resource is not None else []
         self.pod_identity_agent = None
         if spec.installs_pod_identity_agent:
             self.pod_identity_agent = self._pod_identity_agent(eks)
@@ -101,17 +106,14 @@ class ClusterStack(PlatformStack):
             self.training_operator = TrainingOperator(
                 self,
                 "training-operator",
-                spec=spec,
-                eks_cluster_name=eks.name,
-                eks_cluster_arn=eks.arn,
-                after=[self.hyperpod.resource] if self.hyperpod.resource is not None else [],
+                AddonCluster(spec, eks.name, eks.arn, after=nodes),
                 pod_identity_agent=self.pod_identity_agent,
             )
         self._add_ons_for_teams(spec, eks, grafana_groups)
         self.task_governance = None
         if cluster.task_governance.enabled:
             self.task_governance = TaskGovernance(
-                self, "task-governance", spec=spec, eks_cluster_name=eks.name, cluster=self.hyperpod
+                self, "task-governance", AddonCluster(spec, eks.name, eks.arn, self.hyperpod.arn, after=nodes)
             )
         # Platform admins administer the whole EKS cluster through their permission set's role.
         self.platform_admins = SsoRoleAccessEntry(
@@ -153,25 +155,17 @@ class ClusterStack(PlatformStack):
             self.inference = InferenceOperator(
                 self,
                 "inference-operator",
-                spec=spec,
-                eks_cluster_name=eks.name,
-                hyperpod_cluster_arn=self.hyperpod.arn,
-                after=after + cert_manager,
+                AddonCluster(spec, eks.name, eks.arn, self.hyperpod.arn, after + cert_manager),
             )
         self.spaces = None
         if installs(cluster.spaces):
-            self.spaces = SageMakerSpaces(
-                self, "spaces", spec=spec, eks_cluster_name=eks.name, eks_cluster_arn=eks.arn, after=after
-            )
+            self.spaces = SageMakerSpaces(self, "spaces", AddonCluster(spec, eks.name, eks.arn, after=after))
         self.observability = None
         if installs(cluster.observability):
             self.observability = HyperPodObservability(
                 self,
                 "observability",
-                spec=spec,
-                eks_cluster_name=eks.name,
-                eks_cluster_arn=eks.arn,
-                after=after,
+                AddonCluster(spec, eks.name, eks.arn, after=after),
                 viewer_group_ids=grafana_groups[0],
                 admin_group_ids=grafana_groups[1],
             )

@@ -13,11 +13,9 @@ from hyperpod_teams.adoption import add_tags_command, cluster_arn_command
 from hyperpod_teams.constructs.lookups import (
     cloud_control_lookup,
     equals_check,
-    import_taken_over_addon,
     property_check,
     same_cluster_check,
     tags_check,
-    taken_over_lifecycle,
 )
 from hyperpod_teams.constructs.storage import add_private_bucket, old_versions_expire
 from hyperpod_teams.engine import cdk
@@ -432,55 +430,3 @@ class ExistingSchedulerConfig(Construct):
                 ),
             ],
         )
-
-
-class TaskGovernance(Construct):
-    """The task-governance add-on and the cluster's scheduler config (priorities, fair share):
-    created, or, for an adopted cluster, taken over or left as they are (task_governance.existing_*)."""
-
-    def __init__(
-        self,
-        scope: Construct,
-        id_: str,
-        *,
-        spec: PlatformSpec,
-        eks_cluster_name: str,
-        cluster: HyperPodCluster | ExistingHyperPodCluster,
-    ) -> None:
-        super().__init__(scope, id_)
-        governance = spec.cluster.task_governance
-        self.addon = None
-        if governance.existing_addon != "leave_alone":
-            self.addon = bindings.aws_eks_addon.EksAddon(
-                self,
-                "addon",
-                cluster_name=eks_cluster_name,
-                addon_name=TASK_GOVERNANCE_ADDON,
-                depends_on=[cluster.resource] if cluster.resource is not None else None,
-                # Taken over: what was the user's is never deleted by the stacks.
-                lifecycle=taken_over_lifecycle(governance.existing_addon),
-            )
-            import_taken_over_addon(
-                self.addon,
-                eks_cluster_name=eks_cluster_name,
-                addon_name=TASK_GOVERNANCE_ADDON,
-                existing=governance.existing_addon,
-            )
-        self.scheduler_config = None
-        self.existing_scheduler_config = None
-        if governance.existing_scheduler_config_arn is not None:
-            self.existing_scheduler_config = ExistingSchedulerConfig(
-                self,
-                "existing",
-                spec=spec,
-                arn=governance.existing_scheduler_config_arn,
-                cluster_arn=cluster.arn,
-            )
-        else:
-            self.scheduler_config = bindings.aws_cloudcontrolapi_resource.CloudcontrolapiResource(
-                self,
-                "scheduler-config",
-                type_name=cloudformation.SCHEDULER_CONFIG_TYPE,
-                desired_state=cloudformation.scheduler_config(spec, cluster_arn=cluster.arn).desired_state(),
-                depends_on=[self.addon] if self.addon is not None else None,
-            )

@@ -65,7 +65,7 @@ def studio_security_group_statements(spec: PlatformSpec) -> list[dict]:
 
 def add_on_statements(spec: PlatformSpec) -> list[dict]:
     """What cluster.inference and cluster.observability add to the cluster stack (hyperpod_teams/
-    constructs/inference.py, observability.py): the inference operator's role, whose name the add-on
+    constructs/addons/inference.py, observability.py): the inference operator's role, whose name the add-on
     wants to begin with SageMakerHyperPodInference; the EKS cluster's OIDC provider; the Prometheus
     and Grafana workspaces (Amazon Managed Grafana's user guide, "Permissions required for IAM Identity
     Center": a workspace signed in to through Identity Center is an application of it). Spaces adds

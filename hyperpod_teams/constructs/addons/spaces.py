@@ -8,25 +8,15 @@ from __future__ import annotations
 from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming
-from hyperpod_teams.constructs.lookups import import_taken_over_addon, taken_over_lifecycle
+from hyperpod_teams.constructs.addons.contract import AddonCluster, ClusterAddOn
 from hyperpod_teams.constructs.pod_identity import Managed, pod_identity_role
-from hyperpod_teams.spec.models import PlatformSpec
 
 
-class SageMakerSpaces(Construct):
-    def __init__(
-        self,
-        scope: Construct,
-        id_: str,
-        *,
-        spec: PlatformSpec,
-        eks_cluster_name: str,
-        eks_cluster_arn: str,
-        after: list,
-    ) -> None:
-        super().__init__(scope, id_)
-        org = spec.organization
-        settings = spec.cluster.spaces
+class SageMakerSpaces(ClusterAddOn):
+    def __init__(self, scope: Construct, id_: str, cluster: AddonCluster) -> None:
+        super().__init__(scope, id_, cluster)
+        org, after = cluster.organization, cluster.after
+        settings = cluster.spec.cluster.spaces
         assert settings is not None and settings.existing_addon != "leave_alone"
         association = bindings.aws_eks_addon.EksAddonPodIdentityAssociation
 
@@ -37,7 +27,7 @@ class SageMakerSpaces(Construct):
                 policy_id=f"{purpose}-policy",
                 name=naming.spaces_role_name(org.name, purpose),
                 org=org,
-                eks_cluster_arn=eks_cluster_arn,
+                eks_cluster_arn=cluster.eks_cluster_arn,
                 policy=Managed(managed),
             )
 
@@ -48,7 +38,7 @@ class SageMakerSpaces(Construct):
                 bindings.aws_eks_addon.EksAddon(
                     self,
                     "ebs-csi-driver",
-                    cluster_name=eks_cluster_name,
+                    cluster_name=cluster.eks_cluster_name,
                     addon_name=addons.EBS_CSI_ADDON,
                     pod_identity_association=[
                         association(role_arn=ebs_role.arn, service_account=addons.EBS_CSI_SERVICE_ACCOUNT)
@@ -57,22 +47,12 @@ class SageMakerSpaces(Construct):
                 )
             )
         self.role, controller_policy = role("controller", addons.SPACES_CONTROLLER_MANAGED_POLICY)
-        self.addon = bindings.aws_eks_addon.EksAddon(
-            self,
-            "addon",
-            cluster_name=eks_cluster_name,
-            addon_name=addons.SPACES_ADDON,
+        self.addon = self.install(
+            addons.SPACES_ADDON,
+            existing=settings.existing_addon,
             addon_version=settings.version,
             pod_identity_association=[
                 association(role_arn=self.role.arn, service_account=addons.SPACES_CONTROLLER_SERVICE_ACCOUNT)
             ],
             depends_on=[controller_policy, *prerequisites],
-            # Taken over: what was the cluster's before is never deleted by the stacks.
-            lifecycle=taken_over_lifecycle(settings.existing_addon),
-        )
-        import_taken_over_addon(
-            self.addon,
-            eks_cluster_name=eks_cluster_name,
-            addon_name=addons.SPACES_ADDON,
-            existing=settings.existing_addon,
         )

@@ -10,33 +10,24 @@ from __future__ import annotations
 from constructs import Construct
 
 from hyperpod_teams import addons, bindings, isolation, naming, policies
-from hyperpod_teams.constructs.lookups import import_taken_over_addon, taken_over_lifecycle
+from hyperpod_teams.constructs.addons.contract import AddonCluster, ClusterAddOn
 from hyperpod_teams.constructs.storage import add_private_bucket, old_versions_expire
 from hyperpod_teams.engine import cdk
-from hyperpod_teams.spec.models import PlatformSpec
 
 
-class InferenceOperator(Construct):
+class InferenceOperator(ClusterAddOn):
     """What `hyp create hyp-jumpstart-endpoint` / `hyp-custom-endpoint` need in the cluster: the add-on
     (its CRDs), after the HyperPod cluster's nodes exist and cert-manager is there (`after`)."""
 
-    def __init__(
-        self,
-        scope: Construct,
-        id_: str,
-        *,
-        spec: PlatformSpec,
-        eks_cluster_name: str,
-        hyperpod_cluster_arn: str,
-        after: list,
-    ) -> None:
-        super().__init__(scope, id_)
-        org = spec.organization
+    def __init__(self, scope: Construct, id_: str, cluster: AddonCluster) -> None:
+        super().__init__(scope, id_, cluster)
+        spec, org, after = cluster.spec, cluster.organization, cluster.after
+        eks_cluster_name, hyperpod_cluster_arn = cluster.eks_cluster_name, cluster.hyperpod_cluster_arn
         settings = spec.cluster.inference
         assert settings is not None and settings.existing_addon != "leave_alone"
         partition = policies.aws_partition(org.region)
-        cluster = bindings.aws_data_eks_cluster.DataAwsEksCluster(self, "eks", name=eks_cluster_name)
-        issuer_url = cluster.identity.get(0).oidc.get(0).issuer
+        eks = bindings.aws_data_eks_cluster.DataAwsEksCluster(self, "eks", name=eks_cluster_name)
+        issuer_url = eks.identity.get(0).oidc.get(0).issuer
         # A local: the trust policies name it without the quotes of the function's arguments.
         issuer = cdk.TerraformLocal(self, "oidc-issuer", cdk.Fn.replace(issuer_url, "https://", "")).as_string
         if settings.creates_oidc_provider:
@@ -154,20 +145,10 @@ class InferenceOperator(Construct):
             configuration.update(placement)
             configuration["alb"].update(placement)
             configuration["keda"].update(placement)
-        self.addon = bindings.aws_eks_addon.EksAddon(
-            self,
-            "addon",
-            cluster_name=eks_cluster_name,
-            addon_name=addons.INFERENCE_OPERATOR_ADDON,
+        self.addon = self.install(
+            addons.INFERENCE_OPERATOR_ADDON,
+            existing=settings.existing_addon,
             addon_version=settings.version,
             configuration_values=cdk.Fn.jsonencode(configuration),
             depends_on=[*grants, *prerequisites],
-            # Taken over: what was the cluster's before is never deleted by the stacks.
-            lifecycle=taken_over_lifecycle(settings.existing_addon),
-        )
-        import_taken_over_addon(
-            self.addon,
-            eks_cluster_name=eks_cluster_name,
-            addon_name=addons.INFERENCE_OPERATOR_ADDON,
-            existing=settings.existing_addon,
         )

@@ -9,28 +9,24 @@ from __future__ import annotations
 from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming, policies
-from hyperpod_teams.constructs.lookups import import_taken_over_addon, taken_over_lifecycle
+from hyperpod_teams.constructs.addons.contract import AddonCluster, ClusterAddOn
 from hyperpod_teams.constructs.pod_identity import Inline, pod_identity_role
 from hyperpod_teams.engine import cdk
-from hyperpod_teams.spec.models import PlatformSpec
 
 
-class HyperPodObservability(Construct):
+class HyperPodObservability(ClusterAddOn):
     def __init__(
         self,
         scope: Construct,
         id_: str,
+        cluster: AddonCluster,
         *,
-        spec: PlatformSpec,
-        eks_cluster_name: str,
-        eks_cluster_arn: str,
-        after: list,
         viewer_group_ids: list[str],
         admin_group_ids: list[str],
     ) -> None:
-        super().__init__(scope, id_)
-        org = spec.organization
-        settings = spec.cluster.observability
+        super().__init__(scope, id_, cluster)
+        org, after = cluster.organization, cluster.after
+        settings = cluster.spec.cluster.observability
         assert settings is not None and settings.existing_addon != "leave_alone"
         partition = policies.aws_partition(org.region)
         name = naming.observability_workspace_name(org.name)
@@ -41,7 +37,7 @@ class HyperPodObservability(Construct):
             policy_id="collector-policy",
             name=naming.observability_role_name(org.name),
             org=org,
-            eks_cluster_arn=eks_cluster_arn,
+            eks_cluster_arn=cluster.eks_cluster_arn,
             policy=Inline(
                 "write-metrics-and-logs",
                 policies.observability_collector_policy(
@@ -96,11 +92,9 @@ class HyperPodObservability(Construct):
             prometheus_arn=self.prometheus.arn,
             grafana=grafana,
         )
-        self.addon = bindings.aws_eks_addon.EksAddon(
-            self,
-            "addon",
-            cluster_name=eks_cluster_name,
-            addon_name=addons.OBSERVABILITY_ADDON,
+        self.addon = self.install(
+            addons.OBSERVABILITY_ADDON,
+            existing=settings.existing_addon,
             configuration_values=cdk.Fn.jsonencode(configuration),
             pod_identity_association=[
                 bindings.aws_eks_addon.EksAddonPodIdentityAssociation(
@@ -108,12 +102,4 @@ class HyperPodObservability(Construct):
                 )
             ],
             depends_on=[collector, *after],
-            # Taken over: what was the cluster's before is never deleted by the stacks.
-            lifecycle=taken_over_lifecycle(settings.existing_addon),
-        )
-        import_taken_over_addon(
-            self.addon,
-            eks_cluster_name=eks_cluster_name,
-            addon_name=addons.OBSERVABILITY_ADDON,
-            existing=settings.existing_addon,
         )

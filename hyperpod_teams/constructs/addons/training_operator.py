@@ -10,11 +10,11 @@ import json
 from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming
+from hyperpod_teams.constructs.addons.contract import AddonCluster, ClusterAddOn
 from hyperpod_teams.constructs.pod_identity import Managed, pod_identity_role
-from hyperpod_teams.spec.models import PlatformSpec
 
 
-class TrainingOperator(Construct):
+class TrainingOperator(ClusterAddOn):
     """What `hyp create hyp-pytorch-job` needs in the cluster: the operator add-on (its CRD), after
     the HyperPod cluster's nodes exist (add-on pods have nowhere to run before; EKS would leave the
     add-on degraded and Terraform wait out its timeout)."""
@@ -23,15 +23,13 @@ class TrainingOperator(Construct):
         self,
         scope: Construct,
         id_: str,
+        cluster: AddonCluster,
         *,
-        spec: PlatformSpec,
-        eks_cluster_name: str,
-        eks_cluster_arn: str,
-        after: list,
         pod_identity_agent: bindings.aws_eks_addon.EksAddon | None,
     ) -> None:
-        super().__init__(scope, id_)
-        org = spec.organization
+        super().__init__(scope, id_, cluster)
+        spec, org, after = cluster.spec, cluster.organization, cluster.after
+        eks_cluster_name = cluster.eks_cluster_name
         settings = spec.cluster.training_operator
         prerequisites = list(after)
         self.cert_manager = None
@@ -54,7 +52,7 @@ class TrainingOperator(Construct):
             policy_id="access",
             name=naming.training_operator_role_name(org.name, spec.cluster.name),
             org=org,
-            eks_cluster_arn=eks_cluster_arn,
+            eks_cluster_arn=cluster.eks_cluster_arn,
             policy=Managed(addons.TRAINING_OPERATOR_MANAGED_POLICY),
         )
         # A standalone association, created before the add-on so its controller has credentials on
@@ -68,11 +66,9 @@ class TrainingOperator(Construct):
             role_arn=self.role.arn,
             depends_on=[access],
         )
-        self.addon = bindings.aws_eks_addon.EksAddon(
-            self,
-            "addon",
-            cluster_name=eks_cluster_name,
-            addon_name=addons.TRAINING_OPERATOR_ADDON,
+        self.addon = self.install(
+            addons.TRAINING_OPERATOR_ADDON,
+            existing=None,
             addon_version=settings.version,
             depends_on=[self.association, *prerequisites],
         )
