@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
@@ -26,9 +25,6 @@ from hyperpod_teams.cli.common import (
 )
 from hyperpod_teams.cli.group import cli
 from hyperpod_teams.spec.models import MAX_AMOUNT_USD
-
-if TYPE_CHECKING:
-    pass
 
 
 @cli.command()

@@ -13,7 +13,7 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 import click
 from rich.console import Console
@@ -21,10 +21,6 @@ from rich.console import Console
 from hyperpod_teams.engine import ENGINES
 from hyperpod_teams.input_files import NotAFile, TooLarge, read_at_most, regular_file_size
 from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec
-
-if TYPE_CHECKING:
-    pass
-
 
 EXIT_INVALID_SPEC = 2
 
@@ -168,6 +164,13 @@ def refuse_to_replace(out_file: Path | None, force: bool) -> None:
     if out_file is None or force or not (out_file.exists() or out_file.is_symlink()):
         return
     user_error(f"{out_file} exists: add --force to replace it, or give --out another file")
+
+
+def check_out_file(out_file: Path | None, force: bool, *inputs: Path) -> None:
+    """Before a command writes `--out`: it is none of the command's inputs, and it does not exist
+    unless `--force` says to replace it."""
+    refuse_to_overwrite_an_input(out_file, *inputs)
+    refuse_to_replace(out_file, force)
 
 
 def user_error(message: str) -> NoReturn:

@@ -6,22 +6,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from hyperpod_teams.cli.common import (
     SPEC_ARGUMENT,
+    check_out_file,
     file_out_option,
     load_or_exit,
-    refuse_to_overwrite_an_input,
-    refuse_to_replace,
     write_output,
 )
 from hyperpod_teams.cli.group import cli
-
-if TYPE_CHECKING:
-    pass
 
 
 @cli.command("deploy-policy")
@@ -50,8 +45,7 @@ def deploy_policy(spec_path: Path, out_file: Path | None, force: bool, boundary:
       aws iam create-policy --path /hyperpod-teams-boundary/ --policy-name "$(jq -r 'keys[0]' boundary.json)" \
         --policy-document "$(jq -c '.[]' boundary.json)"
     """
-    refuse_to_overwrite_an_input(out_file, spec_path)
-    refuse_to_replace(out_file, force)
+    check_out_file(out_file, force, spec_path)
     spec = load_or_exit(spec_path)
     from hyperpod_teams.policies.deploy import deploy_policies, role_boundary_policy
 

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import click
 
 from hyperpod_teams.cli.common import installed_version, package_version
 from hyperpod_teams.engine import ENGINES
-
-if TYPE_CHECKING:
-    pass
 
 
 def _version_message() -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
@@ -12,9 +11,6 @@ from hyperpod_teams.cli.common import spec_json_schema, stdout, user_error
 from hyperpod_teams.cli.group import cli
 from hyperpod_teams.engine import ENGINES
 from hyperpod_teams.spec import SpecError, load_spec
-
-if TYPE_CHECKING:
-    pass
 
 
 @cli.command()

@@ -9,7 +9,6 @@ import re
 import signal
 import sys
 import traceback
-from typing import TYPE_CHECKING
 
 import click
 
@@ -17,10 +16,6 @@ from hyperpod_teams.bindings import MissingBindingsError
 from hyperpod_teams.cli.common import DEBUG_ENV, EXIT_INTERNAL_ERROR, EXIT_INVALID_SPEC, phase_of_work, stderr
 from hyperpod_teams.cli.group import cli
 from hyperpod_teams.cli.synth import SYNTHESIZED, keep_the_runtime_index
-
-if TYPE_CHECKING:
-    pass
-
 
 #: The exit status after a signal, as a shell reports a process it ended: 128 + the signal's number.
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130

@@ -4,25 +4,20 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from hyperpod_teams.cli.common import (
     EXIT_INVALID_SPEC,
     SPEC_ARGUMENT,
+    check_out_file,
     file_out_option,
     load_or_exit,
-    refuse_to_overwrite_an_input,
-    refuse_to_replace,
     stderr,
     write_output,
 )
 from hyperpod_teams.cli.group import cli
 from hyperpod_teams.input_files import NotAFile, TooLarge, read_at_most
-
-if TYPE_CHECKING:
-    pass
 
 
 @cli.command()
@@ -77,8 +72,7 @@ def report(
       terraform -chdir=cdktf.out/stacks/acme-team-nlp show -json plan.tfplan > cdktf.out/stacks/acme-team-nlp/plan.json
       hyperpod-teams report teams.yaml --plan cdktf.out/stacks/acme-team-nlp/plan.json > report.md
     """
-    refuse_to_overwrite_an_input(out_file, spec_path, *(Path(p.rpartition("=")[2]) for p in (*plans, *failed_plans)))
-    refuse_to_replace(out_file, force)
+    check_out_file(out_file, force, spec_path, *(Path(p.rpartition("=")[2]) for p in (*plans, *failed_plans)))
     spec = load_or_exit(spec_path)
     from hyperpod_teams.review.plan_summary import read_plan
     from hyperpod_teams.review.report import FailedPlan, render_report

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from hyperpod_teams.cli.common import (
     SPEC_ARGUMENT,
+    check_out_file,
     file_out_option,
     load_or_exit,
-    refuse_to_overwrite_an_input,
-    refuse_to_replace,
     write_output,
 )
 from hyperpod_teams.cli.group import cli
-
-if TYPE_CHECKING:
-    pass
 
 
 @cli.command()
@@ -26,8 +21,7 @@ def runbook(spec_path: Path, out_file: Path | None, force: bool) -> None:
     """Write the procedure that deploys SPEC (Markdown): the stacks in deploy order and which run
     in parallel, the manual steps in IAM Identity Center, the IdP and Billing with their exact
     values, how to add a team and how to remove one without losing its data."""
-    refuse_to_overwrite_an_input(out_file, spec_path)
-    refuse_to_replace(out_file, force)
+    check_out_file(out_file, force, spec_path)
     spec = load_or_exit(spec_path)
     from hyperpod_teams.review.runbook import render_runbook
 

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from hyperpod_teams.cli.common import file_out_option, refuse_to_replace, spec_json_schema, write_output
+from hyperpod_teams.cli.common import check_out_file, file_out_option, spec_json_schema, write_output
 from hyperpod_teams.cli.group import cli
-
-if TYPE_CHECKING:
-    pass
 
 
 @cli.command()
@@ -20,5 +16,5 @@ def schema(out_file: Path | None, force: bool) -> None:
     Put `# yaml-language-server: $schema=<path or URL of this schema>` on the first line of a
     spec file and editors with the YAML language server complete and check it.
     """
-    refuse_to_replace(out_file, force)
+    check_out_file(out_file, force)
     write_output(spec_json_schema(), out_file)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
@@ -14,9 +13,6 @@ from hyperpod_teams.cli.common import SPEC_ARGUMENT, engine_option, load_or_exit
 from hyperpod_teams.cli.group import cli
 from hyperpod_teams.cli.synth import synthesize_or_exit
 from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec
-
-if TYPE_CHECKING:
-    pass
 
 
 @cli.command()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
@@ -15,9 +14,6 @@ from hyperpod_teams.cli.common import EXIT_INVALID_SPEC, SPEC_ARGUMENT, load_or_
 from hyperpod_teams.cli.group import cli
 from hyperpod_teams.spec import SpecError, load_spec
 from hyperpod_teams.spec.loading import pipeline_problems
-
-if TYPE_CHECKING:
-    pass
 
 
 @cli.command()

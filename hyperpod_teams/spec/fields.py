@@ -16,6 +16,7 @@ it). Field names, nesting, enum values and defaults follow the spec contract
 (docs/spec-reference.md, the JSON Schema).
 """
 
+from hyperpod_teams.spec.cluster import *  # noqa: F403
 from hyperpod_teams.spec.cluster import (  # noqa: F401
     CREATED_CLUSTER_ONLY,
     CREATED_INSTANCE_GROUP_ONLY,
@@ -28,6 +29,7 @@ from hyperpod_teams.spec.cluster import (  # noqa: F401
     TaskGovernance,
     capacity_by_instance_type,
 )
+from hyperpod_teams.spec.cluster_addons import *  # noqa: F403
 from hyperpod_teams.spec.cluster_addons import (  # noqa: F401
     DEPENDENCIES_CHART_CLONE_DIR,
     DEPENDENCIES_CHART_COMPONENTS,
@@ -43,6 +45,7 @@ from hyperpod_teams.spec.cluster_addons import (  # noqa: F401
     TrainingOperator,
     installs,
 )
+from hyperpod_teams.spec.cost import *  # noqa: F403
 from hyperpod_teams.spec.cost import (  # noqa: F401
     USAGE_REPORT_CHART_PATH,
     USAGE_REPORT_CLONE_DIR,
@@ -51,87 +54,7 @@ from hyperpod_teams.spec.cost import (  # noqa: F401
     Cost,
     UsageReports,
 )
-from hyperpod_teams.spec.field_types import (  # noqa: F401
-    BIDI_CONTROLS,
-    MAX_AMOUNT_USD,
-    MAX_ORGANIZATION_TAGS,
-    PATTERN_RULES,
-    RESERVED_TAG_PREFIXES,
-    TAG_PUNCTUATION,
-    TAG_RULE,
-    AccountId,
-    AmountUsd,
-    BucketName,
-    ClusterInstanceType,
-    ComputeQuotaArn,
-    DomainId,
-    EmailAddress,
-    IamRoleArn,
-    IdentityCenterInstanceArn,
-    IdentityStoreId,
-    InstanceType,
-    KubernetesPriorityClassName,
-    KubernetesVersion,
-    OrganizationName,
-    PermissionSetArn,
-    PermissionSetName,
-    PluginName,
-    PriorityClassName,
-    PrivateCidr,
-    PublicCidr,
-    RegionName,
-    ResourceName,
-    S3Prefix,
-    SchedulerConfigArn,
-    SecurityGroupId,
-    SessionDuration,
-    SpecModel,
-    StudioInstanceType,
-    SubnetId,
-    TagKey,
-    TagValue,
-    TeamName,
-    VpcId,
-    pattern,
-    spec_rule,
-    tag_text_problem,
-)
-from hyperpod_teams.spec.instance_groups import (  # noqa: F401
-    AutoPatch,
-    CronExpression,
-    DeepHealthCheck,
-    ImageReleaseVersion,
-    InstanceGroup,
-    KmsKeyRef,
-    KubernetesKey,
-    KubernetesNodes,
-    KubernetesValue,
-    RollingUpdate,
-    ScheduledUpdate,
-    Taint,
-    TrainingPlanArn,
-)
-from hyperpod_teams.spec.organization import (  # noqa: F401
-    GROUP_PATTERN_PLACEHOLDERS,
-    Backend,
-    Identity,
-    IdentityCenter,
-    LocalBackend,
-    Organization,
-    RemoteBackend,
-    S3Backend,
-)
-from hyperpod_teams.spec.teams import (  # noqa: F401
-    AcceleratorPartition,
-    Budget,
-    Compute,
-    ExistingPermissionSet,
-    Members,
-    MigProfile,
-    QuotaEntry,
-    ResourceAmount,
-    Studio,
-    Team,
-    TeamData,
-    WorkloadIdentity,
-)
+from hyperpod_teams.spec.field_types import *  # noqa: F403
+from hyperpod_teams.spec.instance_groups import *  # noqa: F403
+from hyperpod_teams.spec.organization import *  # noqa: F403
+from hyperpod_teams.spec.teams import *  # noqa: F403
