@@ -147,3 +147,37 @@ def test_the_spec_fields_and_the_instance_worth_stand_on_the_ground_floor_only()
     for section in sections:
         assert graph[section] <= ground | sections, section
     assert graph["hyperpod_teams.spec.field_types"] <= ground
+
+
+#: Modules that are data tables (generated or transcribed from AWS's own lists), not rooms of code.
+DATA_TABLES = {"hyperpod_teams/instance_types.py"}
+#: A module a newcomer reads in one sitting (#59): at most this many lines.
+ROOM_LINES = 600
+
+
+def test_every_module_is_a_room_a_newcomer_reads_in_one_sitting():
+    """The product's modules by concern, none over ~600 lines (data tables aside): the policies by
+    principal, the spec by section, chargeback, the CLI by command, the report and runbook by
+    section, the add-ons one module each."""
+    root = PACKAGE.parent
+    sizes = {
+        str(path.relative_to(root)): len(path.read_text().splitlines())
+        for folder in ("hyperpod_teams", "stacks", "providers")
+        for path in (root / folder).rglob("*.py")
+    }
+    assert not {name: n for name, n in sizes.items() if n > ROOM_LINES and name not in DATA_TABLES}
+    assert all(sizes[name] > ROOM_LINES for name in DATA_TABLES), "a data table that shrank: take it off the list"
+
+
+def test_nothing_below_the_review_imports_it():
+    """The review (report, runbook, plan summary) is read by the CLI and nothing else of the product:
+    no import runs back up into it (adoption imported review.document; the statement's chart the
+    report's colours)."""
+    graph = import_graph()
+    above = {"hyperpod_teams.cli", "hyperpod_teams.review"}
+    offenders = {
+        module: sorted(t for t in targets if t.startswith("hyperpod_teams.review"))
+        for module, targets in graph.items()
+        if not module.startswith(tuple(above)) and any(t.startswith("hyperpod_teams.review") for t in targets)
+    }
+    assert offenders == {}
