@@ -42,6 +42,22 @@ def test_the_wheel_carries_the_license_text_and_its_spdx_expression(wheel_metada
     assert "Apache License" in text and "Version 2.0, January 2004" in text and "END OF TERMS AND CONDITIONS" in text
 
 
+def test_the_wheel_carries_every_module_of_the_package(wheel_metadata):
+    """Every Python module of the product as the wheel installs it (stacks/ and providers/ under
+    hyperpod_teams): a subpackage missing from pyproject.toml's list would import in a checkout and
+    fail in every installed copy."""
+    _, names = wheel_metadata
+    installed = {n for n in names if n.endswith(".py")}
+    expected = set()
+    for folder, package in (("hyperpod_teams", "hyperpod_teams"), ("stacks", "hyperpod_teams/stacks"),
+                            ("providers", "hyperpod_teams/providers")):  # fmt: skip
+        for path in (ROOT / folder).rglob("*.py"):
+            relative = path.relative_to(ROOT / folder)
+            if "__pycache__" not in relative.parts and relative.parts[0] != "functions":
+                expected.add(f"{package}/{relative.as_posix()}")
+    assert sorted(expected - installed) == []
+
+
 def test_the_summary_names_the_engine_and_the_version_is_released_in_the_changelog(wheel_metadata):
     metadata, _ = wheel_metadata
     assert "CDK Terrain" in metadata["Summary"] and "CDK for Terraform" not in metadata["Summary"]
