@@ -255,7 +255,7 @@ def _request(decision: dict) -> str:
 
 
 def jumpstart_model(team: str, name: str, endpoint_name: str, *, queue: str | None) -> dict:
-    """A JumpStartModel as the runbook prints it (hyperpod_teams/review/runbook.py)."""
+    """A JumpStartModel as the runbook prints it (hyperpod_teams/review/runbook_work.py)."""
     labels = {rbac.QUEUE_LABEL: queue, rbac.PRIORITY_LABEL: "inference-priority"} if queue else {}
     return {
         "apiVersion": f"{addons.INFERENCE_API_GROUP}/v1",

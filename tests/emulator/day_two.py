@@ -197,7 +197,7 @@ def repair_cost_category(deployment, stack: str, spec) -> subprocess.CompletedPr
 
 def keep_out_of_state(deployment, stack: str) -> dict[str, str]:
     """The runbook's step that takes what keeps a removed team's data out of its stack's state
-    (review/runbook.py KEPT_ON_REMOVAL), run on the state file the tier keeps; what it took,
+    (review/runbook_day2.py KEPT_ON_REMOVAL), run on the state file the tier keeps; what it took,
     address -> ID."""
     import json
 
