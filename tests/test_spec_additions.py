@@ -19,13 +19,14 @@ import yaml
 
 from hyperpod_teams import isolation
 from hyperpod_teams.spec.loading import load_spec
+from hyperpod_teams.stack_plan import stack_plan
 
 RELEASE = Path(__file__).parent / "data" / "release-0.2.0"
 SCHEMA_NOW = Path(__file__).parents[1] / "hyperpod_teams" / "spec" / "spec-v1.schema.json"
 EXAMPLES = ("quickstart", "okta", "existing-cluster", "existing-hyperpod")
 
 
-def _derivation():
+def _load_derivation():
     """The release's derivation script, run here with main's code."""
     spec = importlib.util.spec_from_file_location("release_requests", RELEASE / "write_requests.py")
     assert spec is not None and spec.loader is not None
@@ -35,6 +36,8 @@ def _derivation():
 
 
 RELEASED = json.loads((RELEASE / "requests.json").read_text())
+#: Loaded once: every check derives with the same script.
+DERIVATION = _load_derivation()
 
 
 def _older_specs():
@@ -43,7 +46,7 @@ def _older_specs():
 
 def _same_requests(specs, path):
     """The stacks and every AWS request the release derived, unchanged."""
-    derive = _derivation().requests
+    derive = DERIVATION.requests
     for name, spec in specs.items():
         assert derive(spec) == RELEASED[name], f"{name}: {path} absent changed what the release derived"
 
@@ -52,7 +55,7 @@ def _no_addon(attribute):
     def check(specs, path):
         for name, spec in specs.items():
             assert getattr(spec.cluster, attribute) is None, name
-            assert [s.name for s in _derivation().stack_plan(spec)] == RELEASED[name]["stacks"], name
+            assert [s.name for s in stack_plan(spec)] == RELEASED[name]["stacks"], name
 
     return check
 
