@@ -46,8 +46,12 @@ tune_node_process()
 from tests import tiers  # noqa: E402
 from tests.tiers import pytest_collection_modifyitems  # noqa: E402, F401 - every test gets its tier's marker
 
+#: Every test's CPU seconds (its process's and its subprocesses'), most first (tests/tiers.py).
+TEST_CPU = ROOT / "test-artifacts" / "test-cpu.json"
+
 
 def pytest_configure(config) -> None:
+    config.pluginmanager.register(tiers.CpuMeter(), "cpu-meter")
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) keeps the clock
         config.pluginmanager.register(tiers.TierClock(), "tier-clock")
 
@@ -72,6 +76,8 @@ def pytest_terminal_summary(terminalreporter) -> None:
     clock = terminalreporter.config.pluginmanager.get_plugin("tier-clock")
     for line in clock.lines() if clock else []:
         terminalreporter.write_line(line)
+    if clock:
+        clock.write_cpu(TEST_CPU)
     module = sys.modules.get("tests.test_untrusted_input")
     for name, count in (getattr(module, "FUZZ_COUNTS", None) or {}).items():
         terminalreporter.write_line(f"fuzz: {count} inputs tried ({name}), each exit 0 or 2")
