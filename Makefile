@@ -22,6 +22,9 @@ FOCUS_VENV := .venv-focus
 CDKTF_CLI_VERSION := 0.21.0
 CDKTN_CLI_VERSION := 0.24.0
 NODE22_VERSION := 22.23.5
+# What each command installs goes side by side (virtualenvs, npm packages: each in a folder of its
+# own); a `-j` given on the command line wins.
+MAKEFLAGS += --jobs=4
 # Test processes (pytest-xdist): each imports the provider bindings once. Three on two cores: the
 # emulator tier (tests/test_emulator_tier.py) keeps one busy for minutes, mostly waiting.
 TEST_WORKERS ?= 3
@@ -33,7 +36,7 @@ export JSII_NODE := $(CURDIR)/$(NODE22)
 export PATH := $(CURDIR)/$(dir $(NODE22)):$(PATH)
 export CHECKPOINT_DISABLE := 1
 
-.PHONY: quickstart test lint clean
+.PHONY: quickstart test test-tools lint clean
 
 ## Validate and synthesize the bundled quickstart spec into cdktf.out/.
 quickstart: $(VENV)/.installed $(NODE22)
@@ -41,12 +44,15 @@ quickstart: $(VENV)/.installed $(NODE22)
 	$(BIN)/hyperpod-teams synth examples/quickstart/teams.yaml --out cdktf.out
 
 ## Install everything the tests need and run them (offline terraform and cdktf CLI included).
-test: $(TEST_VENV)/.installed $(NODE22) $(SERVICE_MODELS)/.installed .tools/node_modules/.bin/cdktf .tools/cdktn/node_modules/.bin/cdktn $(JOURNEY_VENV)/.installed $(FOCUS_VENV)/.installed $(SARIF_MULTITOOL)
+test: test-tools
 	HYPERPOD_TEAMS_FOCUS_VALIDATOR="$(CURDIR)/$(FOCUS_VENV)/bin/focus-validator" \
 	HYPERPOD_TEAMS_AWS_PROVIDER_DIR="$${HYPERPOD_TEAMS_AWS_PROVIDER_DIR:-$$(.ci/find-aws-provider)}" \
 	HYPERPOD_TEAMS_CDKTF_CLI="$(CURDIR)/.tools/node_modules/.bin/cdktf" \
 	HYPERPOD_TEAMS_CDKTN_CLI="$(CURDIR)/.tools/cdktn/node_modules/.bin/cdktn" \
 	$(TEST_BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+
+## Everything the tests need, installed (`make test` runs them after).
+test-tools: $(TEST_VENV)/.installed $(NODE22) $(SERVICE_MODELS)/.installed .tools/node_modules/.bin/cdktf .tools/cdktn/node_modules/.bin/cdktn $(JOURNEY_VENV)/.installed $(FOCUS_VENV)/.installed $(SARIF_MULTITOOL)
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -63,7 +69,7 @@ $(TEST_VENV)/.installed: pyproject.toml tests/third_party_plugin/pyproject.toml
 
 # botocore's newest service models, which the emulator checks every request against
 # (tests/emulator/input_shapes.py): apart from the test venv, whose botocore checkov pins older.
-$(SERVICE_MODELS)/.installed: tests/service-models-requirements.txt
+$(SERVICE_MODELS)/.installed: tests/service-models-requirements.txt | $(TEST_VENV)/.installed
 	$(TEST_BIN)/pip install --quiet --disable-pip-version-check --no-deps --target $(SERVICE_MODELS) -r tests/service-models-requirements.txt
 	touch $@
 
