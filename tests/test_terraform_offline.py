@@ -1,5 +1,10 @@
-"""Every AWS-only stack of every example passes `terraform validate`, and those without data
-sources `terraform plan`, against the real AWS provider binary, offline."""
+"""Every AWS-only stack of the examples the emulator tier does not apply passes `terraform validate`,
+and those without data sources `terraform plan`, against the real AWS provider binary, offline.
+
+The emulator tier (tests/test_emulator_tier.py) applies every AWS stack of quickstart,
+existing-cluster and existing-hyperpod with the same binary: its apply validates and plans each
+(and more), so they are not validated and planned again here. Every example's every stack is also
+validated and planned against the providers it pins (tests/test_terraform_every_stack.py)."""
 
 from __future__ import annotations
 
@@ -20,8 +25,18 @@ from tests.offline_terraform import (
 
 pytestmark = pytest.mark.terraform
 
+#: The examples whose AWS stacks the emulator tier applies with the real provider binary.
+APPLIED_BY_THE_EMULATOR_TIER = ("quickstart", "existing-cluster", "existing-hyperpod")
+NOT_APPLIED = [p.parent.name for p in EXAMPLE_SPECS if p.parent.name not in APPLIED_BY_THE_EMULATOR_TIER]
 
-@pytest.mark.parametrize("example", [p.parent.name for p in EXAMPLE_SPECS])
+
+def test_the_examples_left_to_the_emulator_tier_are_the_ones_it_applies():
+    from tests import test_emulator_tier as tier
+
+    assert {*tier.TIER_EXAMPLES, tier.ADOPTING_EXAMPLE} == set(APPLIED_BY_THE_EMULATOR_TIER)
+
+
+@pytest.mark.parametrize("example", NOT_APPLIED)
 def test_aws_stacks_pass_terraform_validate(example, example_stacks, tmp_path):
     terraform = terraform_or_skip(tmp_path)
     stacks = {name: s for name, s in example_stacks[example].items() if is_aws_only(s)}
@@ -35,7 +50,7 @@ def test_aws_stacks_pass_terraform_validate(example, example_stacks, tmp_path):
     assert not failures, json.dumps(failures, indent=2)
 
 
-@pytest.mark.parametrize("example", [p.parent.name for p in EXAMPLE_SPECS])
+@pytest.mark.parametrize("example", NOT_APPLIED)
 def test_aws_stacks_without_data_sources_pass_terraform_plan(example, example_stacks, tmp_path):
     """Cross-stack references on local state plan against stub state files of the stacks they
     read; any other data source needs AWS, and such a stack is only validated."""
@@ -47,13 +62,6 @@ def test_aws_stacks_without_data_sources_pass_terraform_plan(example, example_st
     }
     if not stacks:
         pytest.skip(f"every AWS stack of {example} reads data sources, which need AWS to plan")
-    if example == "quickstart":  # a new EKS cluster and local state: every AWS stack but access plans
-        assert set(stacks) == {
-            "acme-eks",
-            "acme-cluster",
-            "acme-cost",
-            *(f"acme-team-{t}" for t in ("nlp", "vision", "research")),
-        }
 
     directories = {name: write_stack(tmp_path, name, stack) for name, stack in stacks.items()}
     for name, directory in directories.items():
