@@ -9,8 +9,9 @@ that fails, something left behind that blocks a second deploy.
 One round per example runs in the module fixture (both examples side by side, each with its own
 emulator process); the tests read its outcomes. examples/existing-hyperpod, which adopts a
 HyperPod cluster, gets a shorter round of its own: applied (imports included) and re-planned, then
-re-planned after the organization changed what was adopted. `pytest -m emulator` runs this tier
-alone.
+re-planned after the organization changed what was adopted. The upgrade round (tests/emulator/
+upgrade.py) applies the last release's output of its quickstart, then main's over it. `pytest -m
+emulator` runs this tier alone.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import pytest
 import yaml
 
 from tests.conftest import EMULATOR_SUMMARY, EXAMPLES, read_stacks, require_module, synthesize_stacks
+from tests.emulator import upgrade
 from tests.offline_terraform import Terraform, terraform_or_skip
 
 pytestmark = [pytest.mark.emulator, pytest.mark.terraform, pytest.mark.xdist_group("emulator")]
@@ -42,6 +44,10 @@ DRIFT_EXAMPLE = "existing-cluster"
 #: The example that adopts a running HyperPod cluster: its stacks applied over what the emulator
 #: holds before (tests/emulator/adopted.py), imports included, then changes made outside them.
 ADOPTING_EXAMPLE = "existing-hyperpod"
+
+
+#: The upgrade round's outcome (tests/emulator/upgrade.py), run beside the examples' rounds.
+UPGRADES: list[upgrade.Upgrade] = []
 
 
 @dataclass
@@ -318,7 +324,11 @@ def rounds(tmp_path_factory) -> dict[str, Round]:
 
     terraform = terraform_or_skip(tmp_path_factory.mktemp("emulator-terraform"))
     futures = {}
-    with ThreadPoolExecutor(max_workers=len(TIER_EXAMPLES)) as pool:
+    with ThreadPoolExecutor(max_workers=len(TIER_EXAMPLES) + 1) as pool:
+        # The upgrade round (tests/emulator/upgrade.py) first: it waits the longest for the least work.
+        work = tmp_path_factory.mktemp("emulator-upgrade")
+        upgrade.prepare(work)
+        upgraded = pool.submit(upgrade.an_upgrade, work, terraform.env)
         for example in TIER_EXAMPLES:
             # Synthesized here, one after the other (one jsii kernel per process); each round starts
             # as soon as its stacks are written.
@@ -343,6 +353,7 @@ def rounds(tmp_path_factory) -> dict[str, Round]:
                 synthesize_stacks(validate_spec(switched), synth_dir.parent / "cdktf.idp-switch")
             futures[example] = pool.submit(_a_round, example, synth_dir, terraform, second_dir, second_spec, changes)
         results = {example: future.result() for example, future in futures.items()}
+        UPGRADES.append(upgraded.result())
     EMULATOR_SUMMARY.parent.mkdir(exist_ok=True)
     from tests.emulator.journeys import summary
 
@@ -356,7 +367,8 @@ def rounds(tmp_path_factory) -> dict[str, Round]:
         if r.day_three
     ]
     lines += [summary(r.journeys) for r in results.values() if r.journeys]
-    lines.append(_deploy_role_line(list(results.values())))
+    lines.append(UPGRADES[-1].summary())
+    lines.append(_deploy_role_line([*results.values(), *UPGRADES]))
     EMULATOR_SUMMARY.write_text("".join(line + "\n" for line in lines))
     walked = [vars(s) for r in results.values() for s in r.journeys]
     if walked:  # what each member's step ran, answered and called: for whoever reads a failure
@@ -564,6 +576,13 @@ def test_every_request_of_the_deploy_role_is_allowed_by_the_deploy_policy(rounds
     refused = {(d["action"], d["resource"]) for d in decisions.get("refused", [])}
     assert not refused, "the deploy policy lacks:\n" + "\n".join(f"{a} on {r}" for a, r in sorted(refused))
     assert decisions.get("allowed", 0) > 500
+
+
+def test_the_upgrades_requests_are_allowed_by_the_deploy_policy(rounds):
+    decisions = UPGRADES[-1].deploy_decisions
+    refused = {(d["action"], d["resource"]) for d in decisions.get("refused", [])}
+    assert not refused, "the deploy policy lacks:\n" + "\n".join(f"{a} on {r}" for a, r in sorted(refused))
+    assert decisions.get("allowed", 0) > 200
 
 
 def test_a_missing_lifecycle_script_in_the_specs_bucket_stops_the_plan_naming_what_to_upload_where(rounds):
@@ -941,3 +960,65 @@ def test_changes_made_outside_the_stacks_to_what_they_adopted_stop_the_next_plan
 def test_the_adopting_summary_line_says_what_was_imported_and_stopped(adoption):
     (line,) = [x for x in EMULATOR_SUMMARY.read_text().splitlines() if x.startswith(f"emulator: {ADOPTING_EXAMPLE}:")]
     assert re.search(r"(\d+)/\1 re-plans clean, 3/3 changes made outside the stacks stopped at plan", line), line
+
+
+# --- the upgrade round (tests/emulator/upgrade.py) -------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def upgraded(rounds) -> upgrade.Upgrade:
+    return UPGRADES[-1]
+
+
+def test_the_last_releases_stacks_apply_and_mains_apply_over_them_and_replan_clean(upgraded):
+    assert upgraded.applied and all(o.ok for o in upgraded.applied), _failures(upgraded.applied)
+    assert upgraded.upgraded and all(o.ok for o in upgraded.upgraded), _failures(upgraded.upgraded)
+    assert upgraded.replanned and all(o.ok for o in upgraded.replanned), _failures(upgraded.replanned)
+    # Every AWS stack of the release is one of main's, under the same name: none left behind.
+    assert {o.stack for o in upgraded.applied} <= set(upgraded.plans)
+
+
+def test_an_upgrade_replaces_and_destroys_nothing_the_release_deployed(upgraded):
+    from hyperpod_teams.review.plan_summary import action_of
+
+    assert upgraded.plans, "main's stacks were never planned: the release's apply failed"
+    gone = sorted(
+        f"{stack}: {change['address']} ({action_of(change)})"
+        for stack, plan in upgraded.plans.items()
+        for change in plan.get("resource_changes", [])
+        if "delete" in change["change"]["actions"]
+    )
+    assert not gone, "an upgrade of the tool would destroy what the user deployed:\n" + "\n".join(gone)
+
+
+def test_every_change_of_the_upgrade_is_listed_by_the_review(upgraded, tmp_path):
+    """`hyperpod-teams report --plan` over main's plans (HTML: every row) names every resource the
+    upgrade creates or changes, and says nothing is deleted or replaced."""
+    import html
+    import subprocess
+    import sys
+
+    from hyperpod_teams.review.plan_summary import action_of
+
+    assert upgraded.plans
+    arguments = []
+    for stack, plan in upgraded.plans.items():
+        (tmp_path / f"{stack}.json").write_text(json.dumps(plan))
+        arguments += ["--plan", f"{stack}={tmp_path / f'{stack}.json'}"]
+    report = subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams.cli", "report", str(upgrade.RELEASE_SPEC), "--format=html", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert report.returncode == 0, report.stderr
+    page = html.unescape(report.stdout)
+    changed = [
+        (stack, change["address"], action_of(change))
+        for stack, plan in upgraded.plans.items()
+        for change in plan.get("resource_changes", [])
+        if action_of(change)
+    ]
+    missing = [f"{stack}: {address} ({action})" for stack, address, action in changed if address not in page]
+    assert not missing, "the review leaves out:\n" + "\n".join(missing)
+    assert "Nothing is deleted or replaced." in page

@@ -379,10 +379,12 @@ def create_role_boundary(url: str, spec) -> None:
             pass
 
 
-def pipeline_credentials(url: str, spec: dict) -> dict[str, str]:
+def pipeline_credentials(url: str, spec: dict, policies: dict[str, dict] | None = None) -> dict[str, str]:
     """Make the pipeline's role in the emulator's IAM (as an administrator would, once), assume
     it, and answer the session's credentials as the environment terraform runs with. Every
-    request signed with them is evaluated against the role's policies (authorization.py)."""
+    request signed with them is evaluated against the role's policies (authorization.py): the
+    ones `deploy-policy` prints for `spec`, with the roles' boundary, or `policies` (name ->
+    document: what an earlier release printed)."""
     from hyperpod_teams.spec import validate_spec
 
     org, account = spec["organization"]["name"], spec["organization"]["account_id"]
@@ -395,8 +397,12 @@ def pipeline_credentials(url: str, spec: dict) -> dict[str, str]:
         ],
     }
     iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(trust), MaxSessionDuration=43200)
-    create_role_boundary(url, validate_spec(spec))
-    widen_pipeline_policies(url, validate_spec(spec))
+    if policies is None:
+        create_role_boundary(url, validate_spec(spec))
+        widen_pipeline_policies(url, validate_spec(spec))
+    for policy_name, document in (policies or {}).items():
+        created = iam.create_policy(PolicyName=policy_name, PolicyDocument=json.dumps(document))
+        iam.attach_role_policy(RoleName=name, PolicyArn=created["Policy"]["Arn"])
     credentials = emulator_client(url, "sts").assume_role(
         RoleArn=f"arn:aws:iam::{account}:role/{name}", RoleSessionName="pipeline", DurationSeconds=43200
     )["Credentials"]

@@ -7,7 +7,16 @@ Written once by the release's own code, never by the code under test:
 
 and requests.json copied here.
 The specs beside this file are that release's examples, unchanged. tests/test_spec_additions.py
-reads them with main's code."""
+reads them with main's code.
+
+The upgrade round of the emulator tier (tests/emulator/upgrade.py) applies what the release wrote for
+its quickstart, written in the same worktree by the release's own commands (the worktree's
+`hyperpod_teams/stacks` and `hyperpod_teams/providers` linked to `../stacks` and `../providers`, as
+the release's package maps them, and the test venv's editable finder of main left out):
+
+    hyperpod-teams synth examples/quickstart/teams.yaml --out quickstart.out   # manifest.json, stacks/
+    hyperpod-teams deploy-policy examples/quickstart/teams.yaml --out quickstart.deploy-policy.json
+"""
 
 import json
 import sys
