@@ -29,7 +29,13 @@ operator, the inference operator, the Spaces controller):
 from __future__ import annotations
 
 from hyperpod_teams import addons, naming
-from hyperpod_teams.rbac import ADMISSION_API_GROUP, KUEUE_PRIORITY_LABEL, _cel_list, _metadata, _priority_message
+from hyperpod_teams.rbac import (
+    KUEUE_PRIORITY_LABEL,
+    _cel_list,
+    _metadata,
+    _priority_message,
+    admission_policy_manifests,
+)
 
 NETWORKING_API_GROUP = "networking.k8s.io"
 
@@ -135,88 +141,69 @@ def pods_policy_manifests(
     namespace = naming.team_namespace(team)
     labels = "object.metadata.labels"
     no_gpu_variable = f"!has(c.env) || c.env.all(e, e.name != '{NVIDIA_DEVICES_VARIABLE}')"
-    return [
-        {
-            "apiVersion": f"{ADMISSION_API_GROUP}/v1",
-            "kind": "ValidatingAdmissionPolicy",
-            "metadata": _metadata(name, team),
-            "spec": {
-                "failurePolicy": "Fail",
-                "matchConstraints": {
-                    "resourceRules": [
-                        {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}
-                    ]
-                },
-                "validations": [
-                    {
-                        "expression": "!has(object.spec.nodeName) || object.spec.nodeName == ''",
-                        "message": (
-                            f"a pod in {namespace} is placed by the scheduler under the team's quota: remove "
-                            "spec.nodeName (use a nodeSelector, e.g. node.kubernetes.io/instance-type)"
-                        ),
-                        "reason": "Forbidden",
-                    },
-                    {
-                        "expression": (
-                            "!has(object.spec.priorityClassName) || object.spec.priorityClassName == '' || "
-                            f"object.spec.priorityClassName in {_cel_list(pod_priority_classes)}"
-                        ),
-                        "message": (
-                            f"a pod in {namespace} names no Kubernetes PriorityClass"
-                            + (
-                                f" but {', '.join(pod_priority_classes)} (cluster.pod_priority_classes)"
-                                if pod_priority_classes
-                                else " (the platform names none: cluster.pod_priority_classes)"
-                            )
-                            + f"; a task's priority is Kueue's: label it {KUEUE_PRIORITY_LABEL}"
-                        ),
-                        "reason": "Forbidden",
-                    },
-                    {
-                        "expression": (
-                            f"!has({labels}) || !('{KUEUE_PRIORITY_LABEL}' in {labels}) || "
-                            f"{labels}['{KUEUE_PRIORITY_LABEL}'] in {_cel_list(workload_priorities)}"
-                        ),
-                        "message": _priority_message(team, workload_priorities),
-                        "reason": "Forbidden",
-                    },
-                    *(
-                        [
-                            {
-                                "expression": _tolerations_check(platform_taint_keys),
-                                "message": (
-                                    f"a pod in {namespace} runs on the teams' nodes, not the platform's: it tolerates "
-                                    f"no taint {', '.join(platform_taint_keys)} (cluster.platform_group) and none "
-                                    "without a key"
-                                ),
-                                "reason": "Forbidden",
-                            }
-                        ]
-                        if platform_taint_keys
-                        else []
-                    ),
-                    {
-                        "expression": _containers_expression(no_gpu_variable),
-                        "message": (
-                            f"a container in {namespace} gets its GPUs from the device plugin "
-                            f"(resources nvidia.com/gpu), never from {NVIDIA_DEVICES_VARIABLE} in its environment"
-                        ),
-                        "reason": "Forbidden",
-                    },
-                ],
+    pods = {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}
+    return admission_policy_manifests(
+        name,
+        team,
+        rules=[pods],
+        validations=[
+            {
+                "expression": "!has(object.spec.nodeName) || object.spec.nodeName == ''",
+                "message": (
+                    f"a pod in {namespace} is placed by the scheduler under the team's quota: remove "
+                    "spec.nodeName (use a nodeSelector, e.g. node.kubernetes.io/instance-type)"
+                ),
+                "reason": "Forbidden",
             },
-        },
-        {
-            "apiVersion": f"{ADMISSION_API_GROUP}/v1",
-            "kind": "ValidatingAdmissionPolicyBinding",
-            "metadata": _metadata(name, team),
-            "spec": {
-                "policyName": name,
-                "validationActions": ["Deny"],
-                "matchResources": {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}}},
+            {
+                "expression": (
+                    "!has(object.spec.priorityClassName) || object.spec.priorityClassName == '' || "
+                    f"object.spec.priorityClassName in {_cel_list(pod_priority_classes)}"
+                ),
+                "message": (
+                    f"a pod in {namespace} names no Kubernetes PriorityClass"
+                    + (
+                        f" but {', '.join(pod_priority_classes)} (cluster.pod_priority_classes)"
+                        if pod_priority_classes
+                        else " (the platform names none: cluster.pod_priority_classes)"
+                    )
+                    + f"; a task's priority is Kueue's: label it {KUEUE_PRIORITY_LABEL}"
+                ),
+                "reason": "Forbidden",
             },
-        },
-    ]
+            {
+                "expression": (
+                    f"!has({labels}) || !('{KUEUE_PRIORITY_LABEL}' in {labels}) || "
+                    f"{labels}['{KUEUE_PRIORITY_LABEL}'] in {_cel_list(workload_priorities)}"
+                ),
+                "message": _priority_message(team, workload_priorities),
+                "reason": "Forbidden",
+            },
+            *(
+                [
+                    {
+                        "expression": _tolerations_check(platform_taint_keys),
+                        "message": (
+                            f"a pod in {namespace} runs on the teams' nodes, not the platform's: it tolerates "
+                            f"no taint {', '.join(platform_taint_keys)} (cluster.platform_group) and none "
+                            "without a key"
+                        ),
+                        "reason": "Forbidden",
+                    }
+                ]
+                if platform_taint_keys
+                else []
+            ),
+            {
+                "expression": _containers_expression(no_gpu_variable),
+                "message": (
+                    f"a container in {namespace} gets its GPUs from the device plugin "
+                    f"(resources nvidia.com/gpu), never from {NVIDIA_DEVICES_VARIABLE} in its environment"
+                ),
+                "reason": "Forbidden",
+            },
+        ],
+    )
 
 
 #: The platform components in their own namespaces that connect to a team's pods, per add-on; each

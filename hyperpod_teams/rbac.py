@@ -174,6 +174,37 @@ def _metadata(name: str, team: str, namespace: str | None = None) -> dict:
     return metadata
 
 
+def admission_policy_manifests(
+    name: str, team: str, *, rules: list[dict], validations: list[dict], match_conditions: list[dict] | None = None
+) -> list[dict]:
+    """A ValidatingAdmissionPolicy `name` that fails closed on the requests `rules` match (and
+    `match_conditions`, when given) and denies what breaks one of `validations`, with its binding to
+    the team's namespace."""
+    spec: dict = {"failurePolicy": "Fail", "matchConstraints": {"resourceRules": rules}}
+    if match_conditions is not None:
+        spec["matchConditions"] = match_conditions
+    spec["validations"] = validations
+    namespace = {"matchLabels": {"kubernetes.io/metadata.name": naming.team_namespace(team)}}
+    return [
+        {
+            "apiVersion": f"{ADMISSION_API_GROUP}/v1",
+            "kind": "ValidatingAdmissionPolicy",
+            "metadata": _metadata(name, team),
+            "spec": spec,
+        },
+        {
+            "apiVersion": f"{ADMISSION_API_GROUP}/v1",
+            "kind": "ValidatingAdmissionPolicyBinding",
+            "metadata": _metadata(name, team),
+            "spec": {
+                "policyName": name,
+                "validationActions": ["Deny"],
+                "matchResources": {"namespaceSelector": namespace},
+            },
+        },
+    ]
+
+
 def _group(name: str) -> dict:
     return {"kind": "Group", "name": name, "apiGroup": RBAC_API_GROUP}
 
@@ -387,66 +418,41 @@ def queue_label_policy_manifests(
         rules.append(
             {"apiGroups": [KUEUE_API_GROUP], "apiVersions": ["*"], "operations": ["UPDATE"], "resources": ["workloads"]}
         )
-    return [
-        {
-            "apiVersion": f"{ADMISSION_API_GROUP}/v1",
-            "kind": "ValidatingAdmissionPolicy",
-            "metadata": _metadata(name, team),
-            "spec": {
-                "failurePolicy": "Fail",
-                "matchConstraints": {"resourceRules": rules},
-                "matchConditions": [
-                    {
-                        "name": "made-by-a-team-member",
-                        "expression": f"request.userInfo.groups.exists(g, g in [{groups}])",
-                    }
-                ],
-                "validations": [
-                    {
-                        "expression": "request.resource.resource != 'pods'",
-                        "message": (
-                            f"team members create no bare pods in {naming.team_namespace(team)}: Kueue would not admit "
-                            "them under the team's quota; submit a job (hyp create hyp-pytorch-job --queue-name "
-                            f"{queue}, or a Job or PyTorchJob labelled {QUEUE_LABEL}: {queue})"
-                        ),
-                        "reason": "Forbidden",
-                    },
-                    {
-                        "expression": (
-                            f"request.resource.resource in ['pods', 'workloads'] || (has(object.metadata.labels) && "
-                            f"'{QUEUE_LABEL}' in object.metadata.labels && "
-                            f"object.metadata.labels['{QUEUE_LABEL}'] == '{queue}')"
-                        ),
-                        "message": (
-                            f"a job, endpoint or space in {naming.team_namespace(team)} runs under the team's quota: "
-                            f"label it {QUEUE_LABEL}: {queue} (hyp create hyp-pytorch-job --queue-name {queue}, hyp "
-                            f"create hyp-space --queue-name {queue})"
-                        ),
-                        "reason": "Forbidden",
-                    },
-                    *(
-                        [_endpoint_name_validation(team, endpoint_prefix), _model_source_validation(team, model_bucket)]
-                        if endpoint_prefix is not None
-                        else []
-                    ),
-                    *(
-                        [workload_priority_validation(team, workload_priorities)]
-                        if workload_priorities is not None
-                        else []
-                    ),
-                ],
+    return admission_policy_manifests(
+        name,
+        team,
+        rules=rules,
+        match_conditions=[
+            {"name": "made-by-a-team-member", "expression": f"request.userInfo.groups.exists(g, g in [{groups}])"}
+        ],
+        validations=[
+            {
+                "expression": "request.resource.resource != 'pods'",
+                "message": (
+                    f"team members create no bare pods in {naming.team_namespace(team)}: Kueue would not admit "
+                    "them under the team's quota; submit a job (hyp create hyp-pytorch-job --queue-name "
+                    f"{queue}, or a Job or PyTorchJob labelled {QUEUE_LABEL}: {queue})"
+                ),
+                "reason": "Forbidden",
             },
-        },
-        {
-            "apiVersion": f"{ADMISSION_API_GROUP}/v1",
-            "kind": "ValidatingAdmissionPolicyBinding",
-            "metadata": _metadata(name, team),
-            "spec": {
-                "policyName": name,
-                "validationActions": ["Deny"],
-                "matchResources": {
-                    "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": naming.team_namespace(team)}}
-                },
+            {
+                "expression": (
+                    f"request.resource.resource in ['pods', 'workloads'] || (has(object.metadata.labels) && "
+                    f"'{QUEUE_LABEL}' in object.metadata.labels && "
+                    f"object.metadata.labels['{QUEUE_LABEL}'] == '{queue}')"
+                ),
+                "message": (
+                    f"a job, endpoint or space in {naming.team_namespace(team)} runs under the team's quota: "
+                    f"label it {QUEUE_LABEL}: {queue} (hyp create hyp-pytorch-job --queue-name {queue}, hyp "
+                    f"create hyp-space --queue-name {queue})"
+                ),
+                "reason": "Forbidden",
             },
-        },
-    ]
+            *(
+                [_endpoint_name_validation(team, endpoint_prefix), _model_source_validation(team, model_bucket)]
+                if endpoint_prefix is not None
+                else []
+            ),
+            *([workload_priority_validation(team, workload_priorities)] if workload_priorities is not None else []),
+        ],
+    )

@@ -15,6 +15,7 @@ from hyperpod_teams.cli.common import (
     bounded_text_or_exit,
     file_out_option,
     file_size_or_exit,
+    format_option,
     load_or_exit,
     refuse_to_overwrite_an_input,
     refuse_to_replace,
@@ -68,13 +69,12 @@ from hyperpod_teams.spec.models import MAX_AMOUNT_USD
     "EffectiveCost, what finance charges back), unblended is each line as billed (net-unblended is FOCUS's "
     "BilledCost). amortized and unblended are the net ones.",
 )
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["markdown", "html", "csv", "xlsx"]),
-    default="markdown",
-    show_default=True,
-    help="Markdown for a pull request or an e-mail; HTML with a chart; CSV with one row per team "
+@format_option(
+    "markdown",
+    "html",
+    "csv",
+    "xlsx",
+    help_text="Markdown for a pull request or an e-mail; HTML with a chart; CSV with one row per team "
     "(team, amount_usd, ...: amounts named by the statement's currency) for a finance system; with --out FILE, "
     "FILE.json beside it holds the period, currency, cost, sources, notes and the reconciliation; xlsx (with --out) "
     "a workbook whose amounts are numbers in the currency's format (pip extra 'xlsx').",

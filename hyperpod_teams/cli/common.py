@@ -59,6 +59,18 @@ def out_option(help_text: str):
     )
 
 
+def format_option(*formats: str, help_text: str):
+    """`--format`, one of `formats` (the first the default), as the command's `output_format`."""
+    return click.option(
+        "--format",
+        "output_format",
+        type=click.Choice(list(formats)),
+        default=formats[0],
+        show_default=True,
+        help=help_text,
+    )
+
+
 def file_out_option(function):
     """`--out FILE` and `--force`: a command never replaces a file that is there already unless told to."""
     function = click.option(

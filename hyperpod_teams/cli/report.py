@@ -12,6 +12,7 @@ from hyperpod_teams.cli.common import (
     SPEC_ARGUMENT,
     check_out_file,
     file_out_option,
+    format_option,
     load_or_exit,
     stderr,
     write_output,
@@ -22,13 +23,10 @@ from hyperpod_teams.input_files import NotAFile, TooLarge, read_at_most
 
 @cli.command()
 @SPEC_ARGUMENT
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["markdown", "html"]),
-    default="markdown",
-    show_default=True,
-    help="Markdown renders as a pull-request comment; HTML is one self-contained page with a capacity chart.",
+@format_option(
+    "markdown",
+    "html",
+    help_text="Markdown renders as a pull-request comment; HTML is one self-contained page with a capacity chart.",
 )
 @file_out_option
 @click.option(

@@ -9,7 +9,15 @@ from pathlib import Path
 
 import click
 
-from hyperpod_teams.cli.common import SPEC_ARGUMENT, engine_option, load_or_exit, out_option, overlap, user_error
+from hyperpod_teams.cli.common import (
+    SPEC_ARGUMENT,
+    engine_option,
+    format_option,
+    load_or_exit,
+    out_option,
+    overlap,
+    user_error,
+)
 from hyperpod_teams.cli.group import cli
 from hyperpod_teams.cli.synth import synthesize_or_exit
 from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec
@@ -33,13 +41,10 @@ from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec
     "version of hyperpod-teams), and those that depend on them.",
 )
 @out_option("Where the change detection synthesizes SPEC (as `synth` does); the pipeline's jobs plan from it.")
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help='json: {"stacks": [...], "waves": [[...], ...], "changed": [...], "removed": [...], "unchanged": N}, '
+@format_option(
+    "text",
+    "json",
+    help_text='json: {"stacks": [...], "waves": [[...], ...], "changed": [...], "removed": [...], "unchanged": N}, '
     "for a CI matrix.",
 )
 @engine_option

@@ -10,7 +10,15 @@ from pathlib import Path
 
 import click
 
-from hyperpod_teams.cli.common import EXIT_INVALID_SPEC, SPEC_ARGUMENT, load_or_exit, package_version, stderr, stdout
+from hyperpod_teams.cli.common import (
+    EXIT_INVALID_SPEC,
+    SPEC_ARGUMENT,
+    format_option,
+    load_or_exit,
+    package_version,
+    stderr,
+    stdout,
+)
 from hyperpod_teams.cli.group import cli
 from hyperpod_teams.spec import SpecError, load_spec
 from hyperpod_teams.spec.loading import pipeline_problems
@@ -18,13 +26,11 @@ from hyperpod_teams.spec.loading import pipeline_problems
 
 @cli.command()
 @SPEC_ARGUMENT
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json", "sarif"]),
-    default="text",
-    show_default=True,
-    help="json: {valid, problems: [{path, line, message, hint}]} on stdout; sarif: SARIF 2.1.0 for "
+@format_option(
+    "text",
+    "json",
+    "sarif",
+    help_text="json: {valid, problems: [{path, line, message, hint}]} on stdout; sarif: SARIF 2.1.0 for "
     "code-scanning annotations (one result per problem at its line).",
 )
 @click.option(

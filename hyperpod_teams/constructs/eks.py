@@ -7,6 +7,7 @@ import json
 from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming, policies
+from hyperpod_teams.constructs.iam import bounded_role, inline_policy
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec
@@ -56,12 +57,12 @@ class EksCluster(Construct):
             return
 
         org, cluster = spec.organization.name, spec.cluster.name
-        role = bindings.aws_iam_role.IamRole(
+        role = bounded_role(
             self,
             "cluster-role",
             name=naming.eks_cluster_role_name(org, cluster),
-            permissions_boundary=naming.role_boundary_policy_arn(spec.organization),
-            assume_role_policy=policies.policy_json(policies.eks_cluster_trust_policy()),
+            org=spec.organization,
+            trust=policies.eks_cluster_trust_policy(),
         )
         attachments = [
             bindings.aws_iam_role_policy_attachment.IamRolePolicyAttachment(
@@ -79,12 +80,12 @@ class EksCluster(Construct):
             description=f"Kubernetes secrets of the EKS cluster of {cluster} (hyperpod-teams, {org})",
             organization=spec.organization,
         )
-        key_use = bindings.aws_iam_role_policy.IamRolePolicy(
+        key_use = inline_policy(
             self,
             "cluster-role-secrets-key",
+            role=role,
             name="secrets-key",
-            role=role.id,
-            policy=policies.policy_json(policies.eks_secrets_key_use_policy(secrets_key.arn)),
+            document=policies.eks_secrets_key_use_policy(secrets_key.arn),
         )
         cluster_api = bindings.aws_eks_cluster
         public_cidrs = list(eks.public_access_cidrs)

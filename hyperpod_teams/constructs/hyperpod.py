@@ -10,6 +10,7 @@ from constructs import Construct
 
 from hyperpod_teams import bindings, cloudformation, naming, policies
 from hyperpod_teams.adoption import add_tags_command, cluster_arn_command
+from hyperpod_teams.constructs.iam import bounded_role, inline_policy
 from hyperpod_teams.constructs.lookups import (
     cloud_control_lookup,
     equals_check,
@@ -66,13 +67,8 @@ class HyperPodExecutionRole(Construct):
         super().__init__(scope, id_)
         org = spec.organization
         partition = policies.aws_partition(org.region)
-        self.role = bindings.aws_iam_role.IamRole(
-            self,
-            "role",
-            name=naming.hyperpod_execution_role_name(org.name, spec.cluster.name),
-            permissions_boundary=naming.role_boundary_policy_arn(org),
-            assume_role_policy=policies.policy_json(policies.hyperpod_execution_trust_policy()),
-        )
+        name = naming.hyperpod_execution_role_name(org.name, spec.cluster.name)
+        self.role = bounded_role(self, "role", name=name, org=org, trust=policies.hyperpod_execution_trust_policy())
         self.attachments = [
             bindings.aws_iam_role_policy_attachment.IamRolePolicyAttachment(
                 self, f"managed-{name}", role=self.role.name, policy_arn=policies.managed_policy_arn(name, partition)
@@ -80,39 +76,37 @@ class HyperPodExecutionRole(Construct):
             for name in policies.HYPERPOD_INSTANCE_MANAGED_POLICIES
         ]
         network = spec.cluster.network
-        self.eks_node_access = bindings.aws_iam_role_policy.IamRolePolicy(
+        self.eks_node_access = inline_policy(
             self,
             "eks-node-access",
+            role=self.role,
             name="eks-node-access",
-            role=self.role.id,
-            policy=policies.policy_json(
-                policies.hyperpod_eks_node_policy(
-                    region=org.region,
-                    account_id=org.account_id,
-                    subnet_ids=list(network.subnet_ids),
-                    security_group_ids=list(network.security_group_ids),
-                    eks_cluster_name=eks_cluster_name,
-                    partition=partition,
-                )
+            document=policies.hyperpod_eks_node_policy(
+                region=org.region,
+                account_id=org.account_id,
+                subnet_ids=list(network.subnet_ids),
+                security_group_ids=list(network.security_group_ids),
+                eks_cluster_name=eks_cluster_name,
+                partition=partition,
             ),
         )
         bucket, prefix = policies.split_s3_uri(lifecycle_s3_uri)
-        self.read_scripts = bindings.aws_iam_role_policy.IamRolePolicy(
+        self.read_scripts = inline_policy(
             self,
             "read-lifecycle-scripts",
+            role=self.role,
             name="read-lifecycle-scripts",
-            role=self.role.id,
-            policy=policies.policy_json(policies.lifecycle_scripts_read_policy(bucket, prefix, partition)),
+            document=policies.lifecycle_scripts_read_policy(bucket, prefix, partition),
         )
         # What a node escape yields: AmazonSageMakerClusterInstanceRolePolicy reads every sagemaker-*
         # bucket of the account, a team's among them where the organization is named so.
         teams_buckets = [b for b in naming.teams_data_buckets(org, spec.teams) if b != bucket]
-        self.no_team_data = bindings.aws_iam_role_policy.IamRolePolicy(
+        self.no_team_data = inline_policy(
             self,
             "no-team-data",
+            role=self.role,
             name="no-team-data",
-            role=self.role.id,
-            policy=policies.policy_json(policies.no_team_data_policy(teams_buckets, partition)),
+            document=policies.no_team_data_policy(teams_buckets, partition),
         )
         self.arn = self.role.arn
 
@@ -125,28 +119,21 @@ class HyperPodAutoscalingRole(Construct):
         org = spec.organization
         partition = policies.aws_partition(org.region)
         kms_keys = [g.volume_kms_key_id for g in spec.cluster.instance_groups if g.volume_kms_key_id]
-        self.role = bindings.aws_iam_role.IamRole(
-            self,
-            "role",
-            name=naming.hyperpod_autoscaling_role_name(org.name, spec.cluster.name),
-            permissions_boundary=naming.role_boundary_policy_arn(org),
-            assume_role_policy=policies.policy_json(policies.hyperpod_autoscaling_trust_policy()),
-        )
-        bindings.aws_iam_role_policy.IamRolePolicy(
+        name = naming.hyperpod_autoscaling_role_name(org.name, spec.cluster.name)
+        self.role = bounded_role(self, "role", name=name, org=org, trust=policies.hyperpod_autoscaling_trust_policy())
+        inline_policy(
             self,
             "nodes",
+            role=self.role,
             name="add-and-remove-nodes",
-            role=self.role.id,
-            policy=policies.policy_json(
-                policies.hyperpod_autoscaling_policy(
-                    partition=partition,
-                    region=org.region,
-                    account_id=org.account_id,
-                    kms_keys=[
-                        k if k.startswith("arn:") else f"arn:{partition}:kms:{org.region}:{org.account_id}:key/{k}"
-                        for k in kms_keys
-                    ],
-                )
+            document=policies.hyperpod_autoscaling_policy(
+                partition=partition,
+                region=org.region,
+                account_id=org.account_id,
+                kms_keys=[
+                    k if k.startswith("arn:") else f"arn:{partition}:kms:{org.region}:{org.account_id}:key/{k}"
+                    for k in kms_keys
+                ],
             ),
         )
         self.arn = self.role.arn

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from constructs import Construct
 
-from hyperpod_teams import bindings, naming, policies
+from hyperpod_teams import bindings, policies
+from hyperpod_teams.constructs.iam import bounded_role, inline_policy
 from hyperpod_teams.spec.models import Organization
 
 
@@ -41,12 +42,8 @@ def pod_identity_role(
 ):
     """The role and its policy's resource (what an association or add-on waits for), with the
     construct IDs each caller has always used, so the resources keep their addresses."""
-    role = bindings.aws_iam_role.IamRole(
-        scope,
-        role_id,
-        name=name,
-        permissions_boundary=naming.role_boundary_policy_arn(org),
-        assume_role_policy=policies.policy_json(policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn)),
+    role = bounded_role(
+        scope, role_id, name=name, org=org, trust=policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn)
     )
     if isinstance(policy, Managed):
         granted = bindings.aws_iam_role_policy_attachment.IamRolePolicyAttachment(
@@ -56,7 +53,22 @@ def pod_identity_role(
             policy_arn=policies.managed_policy_arn(policy.name, policies.aws_partition(org.region)),
         )
     else:
-        granted = bindings.aws_iam_role_policy.IamRolePolicy(
-            scope, policy_id, name=policy.name, role=role.id, policy=policies.policy_json(policy.document)
-        )
+        granted = inline_policy(scope, policy_id, role=role, name=policy.name, document=policy.document)
     return role, granted
+
+
+def pod_identity_association(
+    scope: Construct, construct_id: str, *, eks_cluster_name: str, pods: tuple[str, str], role_arn: str, after=None
+):
+    """The association that hands `role_arn`'s credentials to the pods of one service account
+    (`pods`: its namespace and name) on the EKS cluster, after `after`."""
+    namespace, service_account = pods
+    return bindings.aws_eks_pod_identity_association.EksPodIdentityAssociation(
+        scope,
+        construct_id,
+        cluster_name=eks_cluster_name,
+        namespace=namespace,
+        service_account=service_account,
+        role_arn=role_arn,
+        depends_on=after,
+    )

@@ -9,6 +9,7 @@ from hyperpod_teams import bindings, cloudformation, naming, policies
 from hyperpod_teams.adoption import add_tags_command
 from hyperpod_teams.constructs.access_entries import SsoRoleAccessEntry, StudioAccessEntry
 from hyperpod_teams.constructs.cost import TeamBudget
+from hyperpod_teams.constructs.iam import bounded_role, inline_policy
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.constructs.lookups import (
     cloud_control_lookup,
@@ -17,7 +18,7 @@ from hyperpod_teams.constructs.lookups import (
     same_cluster_check,
     tags_check,
 )
-from hyperpod_teams.constructs.pod_identity import Inline, pod_identity_role
+from hyperpod_teams.constructs.pod_identity import Inline, pod_identity_association, pod_identity_role
 from hyperpod_teams.constructs.storage import add_private_bucket, old_versions_expire
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import Organization, Team
@@ -37,12 +38,12 @@ class TeamExecutionRole(Construct):
         super().__init__(scope, id_)
         self.inputs, self.team = inputs, team
         org = inputs.organization
-        self.role = bindings.aws_iam_role.IamRole(
+        self.role = bounded_role(
             self,
             "role",
             name=naming.team_execution_role_name(org.name, team.name),
-            permissions_boundary=naming.role_boundary_policy_arn(org),
-            assume_role_policy=policies.policy_json(policies.sagemaker_trust_policy()),
+            org=org,
+            trust=policies.sagemaker_trust_policy(),
         )
         self.arn = self.role.arn
         self.policy = None
@@ -51,24 +52,22 @@ class TeamExecutionRole(Construct):
         """The role's policy: spaces and apps in the domain `domain_id` (None: no domain, none), the
         team's data bucket, and passing the team's own roles (`workload_role` too) to SageMaker jobs."""
         org = self.inputs.organization
-        self.policy = bindings.aws_iam_role_policy.IamRolePolicy(
+        self.policy = inline_policy(
             self,
             "team-access",
+            role=self.role,
             name="team-access",
-            role=self.role.id,
-            policy=policies.policy_json(
-                policies.team_execution_policy(
-                    org=org.name,
-                    team=self.team.name,
-                    account_id=org.account_id,
-                    region=org.region,
-                    eks_cluster_name=self.inputs.eks_cluster_name,
-                    domain_id=domain_id,
-                    data_bucket=data_bucket,
-                    workload_role=workload_role,
-                    container_logs=self.inputs.container_logs,
-                    job_instance_types=self.team.job_instance_types,
-                )
+            document=policies.team_execution_policy(
+                org=org.name,
+                team=self.team.name,
+                account_id=org.account_id,
+                region=org.region,
+                eks_cluster_name=self.inputs.eks_cluster_name,
+                domain_id=domain_id,
+                data_bucket=data_bucket,
+                workload_role=workload_role,
+                container_logs=self.inputs.container_logs,
+                job_instance_types=self.team.job_instance_types,
             ),
         )
 
@@ -428,13 +427,9 @@ class TeamWorkloadIdentity(Construct):
                 ),
             )
             role_arn = self.role.arn
-        self.association = bindings.aws_eks_pod_identity_association.EksPodIdentityAssociation(
-            self,
-            "pod-identity",
-            cluster_name=eks_cluster_name,
-            namespace=naming.team_namespace(team.name),
-            service_account=naming.TEAM_SERVICE_ACCOUNT,
-            role_arn=role_arn,
+        pods = (naming.team_namespace(team.name), naming.TEAM_SERVICE_ACCOUNT)
+        self.association = pod_identity_association(
+            self, "pod-identity", eks_cluster_name=eks_cluster_name, pods=pods, role_arn=role_arn
         )
 
 

@@ -12,10 +12,11 @@ from pathlib import Path
 
 from constructs import Construct
 
-from hyperpod_teams import bindings, naming, policies, usage_report
+from hyperpod_teams import bindings, policies, usage_report
 from hyperpod_teams.constructs.helm import chart_is_cloned
+from hyperpod_teams.constructs.iam import bounded_role, inline_policy
 from hyperpod_teams.constructs.kms import EncryptionKey
-from hyperpod_teams.constructs.pod_identity import Inline, pod_identity_role
+from hyperpod_teams.constructs.pod_identity import Inline, pod_identity_association, pod_identity_role
 from hyperpod_teams.constructs.storage import add_private_bucket
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import Organization, PlatformSpec
@@ -106,13 +107,9 @@ class UsageReportInfrastructure(Construct):
                 policies.usage_operator_policy(self.bucket_name, usage_report.RAW_PREFIX, partition),
             ),
         )
-        self.association = bindings.aws_eks_pod_identity_association.EksPodIdentityAssociation(
-            self,
-            "operator-pod-identity",
-            cluster_name=eks_cluster_name,
-            namespace=usage_report.OPERATOR_NAMESPACE,
-            service_account=usage_report.OPERATOR_SERVICE_ACCOUNT,
-            role_arn=role.arn,
+        pods = (usage_report.OPERATOR_NAMESPACE, usage_report.OPERATOR_SERVICE_ACCOUNT)
+        self.association = pod_identity_association(
+            self, "operator-pod-identity", eks_cluster_name=eks_cluster_name, pods=pods, role_arn=role.arn
         )
 
     def _query_side(self, org: Organization) -> None:
@@ -192,29 +189,27 @@ class UsageReportInfrastructure(Construct):
             sqs_managed_sse_enabled=True,
             message_retention_seconds=FAILED_RUN_RETENTION_SECONDS,
         )
-        aggregation_role = bindings.aws_iam_role.IamRole(
+        aggregation_role = bounded_role(
             self,
             "aggregation-role",
             name=usage_report.aggregation_role_name(org.name),
-            permissions_boundary=naming.role_boundary_policy_arn(org),
-            assume_role_policy=policies.policy_json(policies.service_trust_policy("lambda.amazonaws.com")),
+            org=org,
+            trust=policies.service_trust_policy("lambda.amazonaws.com"),
         )
-        access = bindings.aws_iam_role_policy.IamRolePolicy(
+        access = inline_policy(
             self,
             "aggregation-access",
+            role=aggregation_role,
             name="aggregate-usage",
-            role=aggregation_role.id,
-            policy=policies.policy_json(
-                policies.usage_aggregation_policy(
-                    bucket=self.bucket_name,
-                    database=self.database_name,
-                    workgroup=self.workgroup_name,
-                    function=function_name,
-                    account_id=org.account_id,
-                    region=org.region,
-                    key_arn=key.arn,
-                    queue_arn=failures.arn,
-                )
+            document=policies.usage_aggregation_policy(
+                bucket=self.bucket_name,
+                database=self.database_name,
+                workgroup=self.workgroup_name,
+                function=function_name,
+                account_id=org.account_id,
+                region=org.region,
+                key_arn=key.arn,
+                queue_arn=failures.arn,
             ),
         )
         code = cdk.TerraformAsset(self, "aggregation-code", path=str(aggregation_package()), type=cdk.AssetType.FILE)

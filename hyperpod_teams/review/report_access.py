@@ -11,14 +11,7 @@ import re
 from dataclasses import dataclass
 
 from hyperpod_teams import addons, journeys, naming, policies, rbac
-from hyperpod_teams.document import (
-    Document,
-    Heading,
-    Paragraph,
-    Table,
-    md_code,
-    md_text,
-)
+from hyperpod_teams.document import Document, Heading, Paragraph, Table, md_code, md_text
 from hyperpod_teams.review.report_compute import what_a_team_runs
 from hyperpod_teams.review.report_shown import hidden_note
 from hyperpod_teams.spec.models import PlatformSpec, Team

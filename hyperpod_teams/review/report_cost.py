@@ -9,14 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from hyperpod_teams import cost, naming
-from hyperpod_teams.document import (
-    Document,
-    Heading,
-    Paragraph,
-    Table,
-    md_code,
-    md_text,
-)
+from hyperpod_teams.document import Document, Heading, Paragraph, Table, md_code, md_text
 from hyperpod_teams.review.report_compute import weight_text
 from hyperpod_teams.review.report_shown import hidden_note
 from hyperpod_teams.spec.models import PlatformSpec, Team

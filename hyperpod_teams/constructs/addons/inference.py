@@ -11,6 +11,7 @@ from constructs import Construct
 
 from hyperpod_teams import addons, bindings, isolation, naming, policies
 from hyperpod_teams.constructs.addons.contract import AddonCluster, ClusterAddOn
+from hyperpod_teams.constructs.iam import bounded_role, inline_policy
 from hyperpod_teams.constructs.storage import add_private_bucket, old_versions_expire
 from hyperpod_teams.engine import cdk
 
@@ -47,19 +48,17 @@ class InferenceOperator(ClusterAddOn):
         )
 
         def role(purpose: str, namespace: str, service_account: str, *, sagemaker: bool = False):
-            return bindings.aws_iam_role.IamRole(
+            return bounded_role(
                 self,
                 f"{purpose}-role",
                 name=naming.inference_role_name(org.name, purpose),
-                permissions_boundary=naming.role_boundary_policy_arn(org),
-                assume_role_policy=policies.policy_json(
-                    policies.irsa_trust_policy(
-                        oidc_provider_arn=self.oidc_provider_arn,
-                        issuer=issuer,
-                        namespace=namespace,
-                        service_account=service_account,
-                        sagemaker=sagemaker,
-                    )
+                org=org,
+                trust=policies.irsa_trust_policy(
+                    oidc_provider_arn=self.oidc_provider_arn,
+                    issuer=issuer,
+                    namespace=namespace,
+                    service_account=service_account,
+                    sagemaker=sagemaker,
                 ),
             )
 
@@ -69,9 +68,7 @@ class InferenceOperator(ClusterAddOn):
             )
 
         def inline(construct_id: str, target, name: str, document: dict):
-            return bindings.aws_iam_role_policy.IamRolePolicy(
-                self, construct_id, name=name, role=target.id, policy=policies.policy_json(document)
-            )
+            return inline_policy(self, construct_id, role=target, name=name, document=document)
 
         namespace = addons.INFERENCE_NAMESPACE
         self.operator_role = role("operator", namespace, addons.INFERENCE_CONTROLLER_SERVICE_ACCOUNT, sagemaker=True)

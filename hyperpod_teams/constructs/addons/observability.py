@@ -10,6 +10,7 @@ from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming, policies
 from hyperpod_teams.constructs.addons.contract import AddonCluster, ClusterAddOn
+from hyperpod_teams.constructs.iam import bounded_role, inline_policy
 from hyperpod_teams.constructs.pod_identity import Inline, pod_identity_role
 from hyperpod_teams.engine import cdk
 
@@ -48,25 +49,20 @@ class HyperPodObservability(ClusterAddOn):
         self.grafana = None
         grafana = None
         if settings.grafana and org.region in addons.GRAFANA_REGIONS:
-            grafana_role = bindings.aws_iam_role.IamRole(
+            grafana_role = bounded_role(
                 self,
                 "grafana-role",
                 name=naming.grafana_role_name(org.name),
-                permissions_boundary=naming.role_boundary_policy_arn(org),
-                assume_role_policy=policies.policy_json(policies.service_trust_policy("grafana.amazonaws.com")),
+                org=org,
+                trust=policies.service_trust_policy("grafana.amazonaws.com"),
             )
-            grafana_policy = bindings.aws_iam_role_policy.IamRolePolicy(
+            grafana_policy = inline_policy(
                 self,
                 "grafana-policy",
+                role=grafana_role,
                 name="read-metrics",
-                role=grafana_role.id,
-                policy=policies.policy_json(
-                    policies.grafana_workspace_policy(
-                        partition=partition,
-                        account_id=org.account_id,
-                        region=org.region,
-                        workspace_arn=self.prometheus.arn,
-                    )
+                document=policies.grafana_workspace_policy(
+                    partition=partition, account_id=org.account_id, region=org.region, workspace_arn=self.prometheus.arn
                 ),
             )
             self.grafana = bindings.aws_grafana_workspace.GrafanaWorkspace(

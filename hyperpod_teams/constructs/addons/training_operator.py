@@ -11,7 +11,7 @@ from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming
 from hyperpod_teams.constructs.addons.contract import AddonCluster, ClusterAddOn
-from hyperpod_teams.constructs.pod_identity import Managed, pod_identity_role
+from hyperpod_teams.constructs.pod_identity import Managed, pod_identity_association, pod_identity_role
 
 
 class TrainingOperator(ClusterAddOn):
@@ -57,14 +57,9 @@ class TrainingOperator(ClusterAddOn):
         )
         # A standalone association, created before the add-on so its controller has credentials on
         # its first start.
-        self.association = bindings.aws_eks_pod_identity_association.EksPodIdentityAssociation(
-            self,
-            "pod-identity",
-            cluster_name=eks_cluster_name,
-            namespace=addons.TRAINING_OPERATOR_NAMESPACE,
-            service_account=addons.TRAINING_OPERATOR_SERVICE_ACCOUNT,
-            role_arn=self.role.arn,
-            depends_on=[access],
+        pods = (addons.TRAINING_OPERATOR_NAMESPACE, addons.TRAINING_OPERATOR_SERVICE_ACCOUNT)
+        self.association = pod_identity_association(
+            self, "pod-identity", eks_cluster_name=eks_cluster_name, pods=pods, role_arn=self.role.arn, after=[access]
         )
         self.addon = self.install(
             addons.TRAINING_OPERATOR_ADDON,
