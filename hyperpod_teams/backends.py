@@ -28,6 +28,9 @@ def configure_backend(stack: cdk.TerraformStack, stack_name: str, spec: Platform
             region=backend.region or spec.organization.region,
             encrypt=backend.encrypt,
             kms_key_id=backend.kms_key_id,
+            # Also in every terraform_remote_state read of the stack's outputs (the engine copies the
+            # backend's settings there).
+            assume_role=cdk.S3BackendAssumeRoleConfig(role_arn=backend.role_arn) if backend.role_arn else None,
         )
         # S3-native locking (Terraform >= 1.10); the prebuilt cdktf S3Backend predates the field.
         s3.add_override("use_lockfile", backend.use_lockfile)

@@ -32,7 +32,7 @@ class AccessStack(PlatformStack):
         """`create_groups`: create the groups in Identity Center instead of looking them up,
         except `existing_groups` (the spec names groups that exist already)."""
         super().__init__(scope, stack_name, spec=spec)
-        self.add_aws_provider(tags=self.organization_tags())
+        self.add_aws_provider(tags=self.organization_tags(), account=spec.organization.identity_center_account)
         org = spec.organization
         store = spec.identity.identity_center.identity_store_id
         eks_cluster_name = naming.shared_eks_cluster_name(spec.cluster)

@@ -24,17 +24,29 @@ class PlatformStack(cdk.TerraformStack):
         self.spec = spec
         configure_backend(self, stack_name, spec)
 
-    def add_aws_provider(self, *, tags: dict[str, str], pin_account: bool = True) -> None:
-        """The AWS provider, tagging every resource it creates with `tags` by default."""
+    def add_aws_provider(self, *, tags: dict[str, str], account: str | None, alias: str | None = None):
+        """The AWS provider of `account`, tagging every resource it creates with `tags` by default:
+        it refuses any other account, whatever credentials CI has (None: no account pinned), and
+        assumes the account's deploy role where the spec names one (organization.deploy_role_name)."""
         org = self.spec.organization
-        bindings.aws_provider.AwsProvider(
+        provider = bindings.aws_provider
+        role_arn = naming.assumed_deploy_role_arn(org, account) if account else None
+        return provider.AwsProvider(
             self,
-            "aws",
+            f"aws-{alias.replace('_', '-')}" if alias else "aws",
+            alias=alias,
             region=org.region,
-            # Refuse to touch any other account than the spec's, whatever credentials CI has.
-            allowed_account_ids=[org.account_id] if pin_account else None,
-            default_tags=[bindings.aws_provider.AwsProviderDefaultTags(tags=tags)],
+            allowed_account_ids=[account] if account else None,
+            assume_role=[provider.AwsProviderAssumeRole(role_arn=role_arn)] if role_arn else None,
+            default_tags=[provider.AwsProviderDefaultTags(tags=tags)],
         )
+
+    def get_token_args(self, eks_cluster_name: str) -> list[str]:
+        """`aws eks get-token` for the workload account's EKS cluster, as its deploy role when the spec
+        names one."""
+        org = self.spec.organization
+        role_arn = naming.assumed_deploy_role_arn(org, org.account_id)
+        return get_token_command(eks_cluster_name, org.region) + (["--role-arn", role_arn] if role_arn else [])
 
     def add_kubernetes_provider(self, eks: EksCluster) -> None:
         """The Kubernetes provider on the EKS cluster, through cross-stack references to its
@@ -49,7 +61,7 @@ class PlatformStack(cdk.TerraformStack):
                 kubernetes.KubernetesProviderExec(
                     api_version=EXEC_API_VERSION,
                     command="aws",
-                    args=get_token_command(eks.name, self.spec.organization.region),
+                    args=self.get_token_args(eks.name),
                 )
             ],
         )
@@ -66,7 +78,7 @@ class PlatformStack(cdk.TerraformStack):
                 exec=helm.HelmProviderKubernetesExec(
                     api_version=EXEC_API_VERSION,
                     command="aws",
-                    args=get_token_command(eks.name, self.spec.organization.region),
+                    args=self.get_token_args(eks.name),
                 ),
             ),
         )

@@ -47,7 +47,7 @@ class ClusterStack(PlatformStack):
         admins (admins) of the observability add-on's Grafana workspace."""
         super().__init__(scope, stack_name, spec=spec)
         # The shared platform: its spend is split across the teams (cost category, cost.py).
-        self.add_aws_provider(tags=naming.shared_platform_tags(spec.organization))
+        self.add_aws_provider(tags=naming.shared_platform_tags(spec.organization), account=spec.organization.account_id)
         cluster = spec.cluster
         self.lifecycle_bucket = None
         self.execution_role = None

@@ -12,6 +12,7 @@ from hyperpod_teams.stacks.base import PlatformStack
 class CostStack(PlatformStack):
     def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec) -> None:
         super().__init__(scope, stack_name, spec=spec)
-        # The payer account may differ from the cluster's: do not pin the provider to it.
-        self.add_aws_provider(tags=self.organization_tags(), pin_account=False)
+        # The payer account (organization.accounts.payer), which may differ from the cluster's: pinned
+        # only when the spec names it.
+        self.add_aws_provider(tags=self.organization_tags(), account=spec.organization.payer_account)
         self.allocation = CostAllocation(self, "cost-allocation", spec=spec)

@@ -14,7 +14,9 @@ from hyperpod_teams.stacks.base import PlatformStack
 class EksStack(PlatformStack):
     def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec) -> None:
         super().__init__(scope, stack_name, spec=spec)
-        self.add_aws_provider(tags=naming.shared_platform_tags(spec.organization))  # the shared platform
+        self.add_aws_provider(
+            tags=naming.shared_platform_tags(spec.organization), account=spec.organization.account_id
+        )  # the shared platform
         self.eks = EksCluster(self, "eks", spec=spec)
         cdk.TerraformOutput(self, "eks_cluster_name", value=self.eks.name, description="EKS cluster of HyperPod")
         cdk.TerraformOutput(

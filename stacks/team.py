@@ -27,7 +27,16 @@ class TeamStack(PlatformStack):
     ) -> None:
         super().__init__(scope, stack_name, spec=spec)
         self.team = team
-        self.add_aws_provider(tags=naming.team_resource_tags(spec.organization, team))
+        org = spec.organization
+        tags = naming.team_resource_tags(org, team)
+        self.add_aws_provider(tags=tags, account=org.account_id)
+        #: Identity Center's resources of the team (the domain's application assignments, the admins'
+        #: policy attachment) go to the account that administers it, when that is another one.
+        self.identity_center_provider = (
+            self.add_aws_provider(tags=tags, account=org.identity_center_account, alias="identity_center")
+            if org.identity_center_account != org.account_id
+            else None
+        )
         self.environment = TeamEnvironment(
             self,
             "team",

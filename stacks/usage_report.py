@@ -19,7 +19,7 @@ class UsageReportStack(PlatformStack):
     def __init__(self, scope: Construct, stack_name: str, *, spec: PlatformSpec, eks: EksCluster) -> None:
         super().__init__(scope, stack_name, spec=spec)
         # Part of the shared platform: its spend is split across the teams like the cluster's.
-        self.add_aws_provider(tags=naming.shared_platform_tags(spec.organization))
+        self.add_aws_provider(tags=naming.shared_platform_tags(spec.organization), account=spec.organization.account_id)
         self.infrastructure = UsageReportInfrastructure(
             self, "usage-report", spec=spec, eks_cluster_name=eks.name, eks_cluster_arn=eks.arn
         )

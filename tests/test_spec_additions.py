@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hyperpod_teams import isolation
+from hyperpod_teams import isolation, naming
 from hyperpod_teams.spec.loading import load_spec
 from hyperpod_teams.stack_plan import stack_plan
 
@@ -94,6 +94,17 @@ def _studio_jobs_on_quota_types(specs, path):
 
 
 #: Every field the schema gained since the release, and what its absence must keep.
+def _one_account_as_before(specs, path):
+    """Unset: Identity Center's stacks in account_id, the cost stack pinned to no account, no role
+    assumed, the state read with the pipeline's own credentials (the providers and backends the
+    release wrote; .ci/outputs.py shows the stacks byte for byte)."""
+    for name, spec in specs.items():
+        org = spec.organization
+        assert (org.identity_center_account, org.payer_account) == (org.account_id, None), name
+        assert naming.assumed_deploy_role_arn(org, org.account_id) is None, name
+        assert getattr(spec.backend, "role_arn", None) is None, name
+
+
 ADDITIONS = {
     # #47: HyperPod's newer API. Absent, the cluster, scheduler config and quota requests are the release's.
     "cluster.autoscaling": _same_requests,
@@ -124,6 +135,10 @@ ADDITIONS = {
     "teams[].compute.priority_classes": _every_scheduler_class,
     "cluster.pod_priority_classes": _no_pod_priority_class,
     "teams[].studio.job_instance_types": _studio_jobs_on_quota_types,
+    # #60's accounts.
+    "organization.accounts": _one_account_as_before,
+    "organization.deploy_role_name": _one_account_as_before,
+    "backend.role_arn": _one_account_as_before,
 }
 
 

@@ -30,7 +30,7 @@ from hyperpod_teams.chargeback.compute import compute_statement, reconciliation
 from hyperpod_teams.chargeback.cur import DISCOUNT_LINE_TYPES
 from hyperpod_teams.chargeback.export_cells import instance_type_of
 from hyperpod_teams.chargeback.export_files import open_parts
-from hyperpod_teams.chargeback.exported_cost import ExportedCost
+from hyperpod_teams.chargeback.exported_cost import ExportedCost, Place
 from hyperpod_teams.chargeback.exports import read_cost_exports
 from hyperpod_teams.chargeback.statement import ChargebackError, Statement
 from hyperpod_teams.chargeback.statement_csv import statement_csv, statement_metadata
@@ -52,6 +52,7 @@ __all__ = [
     "CostExportError",
     "ExportedCost",
     "Period",
+    "Place",
     "Statement",
     "UsageReportError",
     "compute_statement",

@@ -115,10 +115,12 @@ def reconciliation(exported: ExportedCost | None, cost: Decimal) -> list[Reconci
         return [ReconciliationLine("the cost given (--cost)", cost, "total")]
     if exported.format == "Cost Explorer":
         return [ReconciliationLine("the Cost Explorer download's days in the period", cost, "total")]
-    left_out = {"untagged": exported.untagged_amount, "split": exported.split_amount}
-    in_period = (exported.untagged_amount + exported.split_amount + exported.amount).quantize(
-        CENT, rounding=ROUND_HALF_UP
-    )
+    left_out = {
+        "untagged": exported.untagged_amount,
+        "split": exported.split_amount,
+        "elsewhere": exported.elsewhere_amount,
+    }
+    in_period = (sum(left_out.values(), Decimal(0)) + exported.amount).quantize(CENT, rounding=ROUND_HALF_UP)
     left = _rounded_to(left_out, in_period - cost)
     kinds = _rounded_to({k: v for k, v in exported.by_kind.items() if v}, cost)
     lines = [
@@ -130,6 +132,16 @@ def reconciliation(exported: ExportedCost | None, cost: Decimal) -> list[Reconci
     ]
     if exported.split_rows:
         lines.append(_left_out("split cost allocation rows (a pod's share of its node's line)", left["split"]))
+    if exported.elsewhere:
+        place = exported.place
+        assert place is not None
+        lines.append(
+            _left_out(
+                f"tagged {naming.TAG_PLATFORM}={naming.PLATFORM_SHARED}, used by another account or in another Region "
+                f"than the cluster's ({place.account}, {place.region})",
+                left["elsewhere"],
+            )
+        )
     lines.append(ReconciliationLine("the shared platform's lines: the statement's cost", cost, "total"))
     lines += [ReconciliationLine(kind, kinds[kind], "part") for kind in KINDS if kind in kinds]
     memos = (

@@ -136,6 +136,18 @@ def finish_figures(out: ExportedCost, period: Period) -> None:
             f"account's own commitments and discounts; {out.untagged_amount.quantize(CENT):,} "
             f"{out.statement_currency} on the {out.basis} basis): not in this statement"
         )
+    if out.elsewhere and out.place is not None:
+        count = sum(out.elsewhere.values())
+        places = "; ".join(
+            f"account {account} in {region}: {n:,}" for (account, region), n in sorted(out.elsewhere.items())
+        )
+        out.notes.append(
+            f"{count:,} line{'s' if count != 1 else ''} tagged {naming.TAG_PLATFORM}={naming.PLATFORM_SHARED} in the "
+            f"period {'were' if count != 1 else 'was'} used by another account or in another Region than the "
+            f"cluster's ({out.place.account}, {out.place.region}): {places} "
+            f"({out.elsewhere_amount.quantize(CENT):,} {out.statement_currency} on the {out.basis} basis): not in "
+            "this statement (another cluster's, or another organization's of the same payer)"
+        )
     if out.untagged_discount_lines and not in_net_costs:
         many = out.untagged_discount_lines != 1
         out.notes.append(

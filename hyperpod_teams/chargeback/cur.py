@@ -66,6 +66,9 @@ def read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) -
     quantity_at, unit_at = at.get(names.usage_amount), at.get(names.pricing_unit)
     id_at, interval_at = at.get(names.line_id), at.get(names.time_interval)
     billing_at = (at.get(names.billing_start), at.get(names.billing_end))
+    account_at = at.get(names.usage_account)
+    region_at = next((at[name] for name in names.regions if name in at), None)
+    note_unplaced(out, part.name, account_at is None, region_at is None, names.usage_account, names.regions[0])
 
     def cost(row: Sequence[Any], line_type: str, where: str) -> tuple[Decimal, Decimal]:
         return _cur_line_cost(row, line_type, out.basis, names, cost_at, where, column)
@@ -79,12 +82,21 @@ def read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) -
         out.note_charge_end(row, placed, where)
         shared = _cur_line_shared(row, tag_at, map_at, names, where)
         line_type = str(row[type_at] or "").strip() if type_at is not None else ""
-        if not shared or (split_at is not None and str(row[split_at] or "").strip()):
-            # Another workload's line, or a pod's share of a node whose own line counts: in the
-            # export's total of the period, not in the statement.
+        split = shared and split_at is not None and bool(str(row[split_at] or "").strip())
+        elsewhere = shared and out.used_elsewhere(
+            row[account_at] if account_at is not None else None, row[region_at] if region_at is not None else None
+        )
+        if not shared or split or elsewhere:
+            # Another workload's line, a pod's share of a node whose own line counts, or a line of
+            # another account or Region: in the export's total of the period, not in the statement.
             in_period = placed(row, where)[2]
-            _leave_out(out, shared, line_type, in_period, partial(cost, row, line_type, where),
-                       partial(money_of, row[cost_at], names.unblended, where))  # fmt: skip
+            reason = "untagged" if not shared else ("split" if split else "elsewhere")
+            place = (
+                str(row[account_at] or "-") if account_at is not None else "-",
+                str(row[region_at] or "-") if region_at is not None else "-",
+            )
+            _leave_out(out, reason, line_type, in_period, partial(cost, row, line_type, where),
+                       partial(money_of, row[cost_at], names.unblended, where), place)  # fmt: skip
             continue
         start, end, fraction = placed(row, where)
         if not fraction:
@@ -190,18 +202,20 @@ def _cur_kind(line_type: str) -> str:
 
 def _leave_out(
     out: ExportedCost,
-    shared: bool,
+    reason: str,
     line_type: str,
     in_period: Decimal,
     cost: Callable[[], tuple[Decimal, Decimal]],
     unblended: Callable[[], Decimal],
+    place: tuple[str, str] = ("-", "-"),
 ) -> None:
-    """A line that is not the statement's, another workload's or a split row, counted for the
+    """A line that is not the statement's, another workload's (`reason` "untagged"), a split row
+    ("split") or another account's or Region's ("elsewhere", used at `place`), counted for the
     notes and the reconciliation: at its cost on the basis, or unblended where the export lacks a
     column of the basis (the statement does not need it, so neither does this line)."""
-    if shared:
+    if reason == "split":
         out.split_rows += 1
-    else:
+    elif reason == "untagged":
         _note_untagged(out, line_type, in_period)
     if not in_period:
         return
@@ -210,12 +224,29 @@ def _leave_out(
     except CostExportError:
         amount = unblended()
         out.left_out_unblended += 1
-    if shared:
+    if reason == "elsewhere":
+        out.elsewhere[place] += 1
+        out.elsewhere_amount += amount * in_period
+    elif reason == "split":
         out.split_amount += amount * in_period
     else:
         out.untagged_amount += amount * in_period
         if line_type in DISCOUNT_LINE_TYPES:
             out.untagged_discount_amount += amount * in_period
+
+
+def note_unplaced(out: ExportedCost, part: str, no_account: bool, no_region: bool, account: str, region: str) -> None:
+    """An export without the usage account's or the Region's column: its lines cannot be told from
+    other accounts' or Regions' (a payer's export covers every linked account); said once."""
+    if out.place is None or not (no_account or no_region):
+        return
+    missing = [name for name, gone in ((account, no_account), (region, no_region)) if gone]
+    _note_once(
+        out,
+        f"{part} has no {' and '.join(missing)} column: its tagged lines count whatever account or Region used "
+        f"them (an export of the payer account covers every linked account; AWS's exports have the "
+        f"column{'s' if len(missing) > 1 else ''})",
+    )
 
 
 def _note_untagged(out: ExportedCost, line_type: str, in_period: Decimal) -> None:

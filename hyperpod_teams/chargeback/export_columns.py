@@ -60,6 +60,9 @@ class CurColumns:
     #: A line item's identity within its billing period: its ID and the hour or day it covers.
     line_id: str = ""
     time_interval: str = ""
+    #: Which account used the line, and where: a payer's export covers every linked account and Region.
+    usage_account: str = ""
+    regions: tuple[str, ...] = ()
 
 
 #: Legacy CUR as the console writes it (AWS Cost and Usage Reports, "Data dictionary": line item,
@@ -99,6 +102,8 @@ LEGACY_CUR = CurColumns(
     pricing_unit="pricing/unit",
     line_id="identity/LineItemId",
     time_interval="identity/TimeInterval",
+    usage_account="lineItem/UsageAccountId",
+    regions=("product/regionCode", "product/region"),
 )
 
 
@@ -147,6 +152,9 @@ SNAKE_CUR = CurColumns(
     pricing_unit="pricing_unit",
     line_id="identity_line_item_id",
     time_interval="identity_time_interval",
+    usage_account="line_item_usage_account_id",
+    # CUR 2.0's column; the legacy CUR's, as Athena names it.
+    regions=("product_region_code", "product_region"),
 )
 
 
@@ -181,6 +189,10 @@ FOCUS_DISCOUNTS = "x_Discounts"
 FOCUS_QUANTITY, FOCUS_UNIT = "ConsumedQuantity", "ConsumedUnit"
 
 
+#: FOCUS's account that used a row (for AWS: the linked account) and its Region.
+FOCUS_ACCOUNT, FOCUS_REGION = "SubAccountId", "RegionId"
+
+
 FOCUS_CATEGORY = "ChargeCategory"
 
 
@@ -192,6 +204,8 @@ COST_EXPLORER_TOTAL = "Total costs($)"
 #: Every column a reader of any format looks at.
 READ_COLUMNS = frozenset(
     {value for names in (LEGACY_CUR, SNAKE_CUR) for value in vars(names).values() if isinstance(value, str)}
+    | {region for names in (LEGACY_CUR, SNAKE_CUR) for region in names.regions}
+    | {FOCUS_ACCOUNT, FOCUS_REGION}
     | {FOCUS_EFFECTIVE, FOCUS_BILLED, FOCUS_START, FOCUS_END, FOCUS_TAGS, FOCUS_USAGE_TYPE, FOCUS_CURRENCY}
     | {FOCUS_BILLING_START, FOCUS_BILLING_END, FOCUS_DISCOUNTS, FOCUS_QUANTITY, FOCUS_UNIT, FOCUS_CATEGORY}
     | {COST_EXPLORER_TOTAL}

@@ -29,12 +29,27 @@ class _Sums:
     by_kind: dict[str, Decimal] = field(default_factory=lambda: defaultdict(Decimal))
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where the cluster runs: its account and Region (organization.account_id and .region). A
+    payer's export covers every linked account and Region; only the cluster's lines are its."""
+
+    account: str
+    region: str
+
+
+#: Region cells that place a line nowhere in particular (a charge of no Region): not another Region.
+NO_REGION = frozenset({"", "global"})
+
+
 @dataclass
 class ExportedCost:
     """The shared platform's cost in the period, as one or more export files gave it."""
 
     format: str
     basis: str
+    #: The cluster's account and Region: tagged lines of others are left out (None: every line counts).
+    place: Place | None = None
     amount: Decimal = Decimal(0)
     #: The part of `amount` on lines that name a HyperPod instance type, per type.
     by_instance_type: dict[str, Decimal] = field(default_factory=lambda: defaultdict(Decimal))
@@ -96,9 +111,24 @@ class ExportedCost:
     #: Lines left out whose basis needs a column the export lacks: in the total at unblended cost.
     left_out_unblended: int = 0
     split_amount: Decimal = Decimal(0)
+    #: Lines tagged shared but used by another account or in another Region than the cluster's, in the
+    #: period: how many of each (account, Region), and their amount.
+    elsewhere: dict[tuple[str, str], int] = field(default_factory=lambda: defaultdict(int))
+    elsewhere_amount: Decimal = Decimal(0)
     by_kind: dict[str, Decimal] = field(default_factory=lambda: defaultdict(Decimal))
     #: Each used line's cells (hashed) and where it was first read: the same line in two parts.
     _lines_seen: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)
+
+    def used_elsewhere(self, account: Any, region: Any) -> bool:
+        """Whether a line's usage account or Region (its cells; None where the export has no such
+        column) is another than the cluster's."""
+        if self.place is None:
+            return False
+        account_text = str(account or "").strip()
+        region_text = str(region or "").strip()
+        return bool(account_text and account_text != self.place.account) or (
+            region_text.casefold() not in NO_REGION and region_text != self.place.region
+        )
 
     def note_charge_end(self, row: Sequence[Any], placed: ChargePeriods, where: str) -> None:
         """Any line read: its end, where it is the latest yet of a line of an hour or a day. The

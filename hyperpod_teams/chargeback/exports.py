@@ -22,22 +22,22 @@ from hyperpod_teams.chargeback.export_columns import (
     SNAKE_CUR,
 )
 from hyperpod_teams.chargeback.export_files import Part
-from hyperpod_teams.chargeback.exported_cost import ExportedCost
+from hyperpod_teams.chargeback.exported_cost import ExportedCost, Place
 from hyperpod_teams.chargeback.focus import read_focus
 
 
 def read_cost_exports(
-    parts: Iterable[tuple[str, Iterable[Part]]], period: Period, basis: str = NET_AMORTIZED
+    parts: Iterable[tuple[str, Iterable[Part]]], period: Period, basis: str = NET_AMORTIZED, place: Place | None = None
 ) -> ExportedCost:
     """The shared platform's cost in `period` from every part of one export (files given as
-    (display name, parts))."""
+    (display name, parts)); with `place`, of the cluster's account and Region only."""
     basis = cost_basis(basis)
     result: ExportedCost | None = None
     for display, file_parts in parts:
         for part in file_parts:
             reader, kind = _reader_of(part)
             if result is None:
-                result = ExportedCost(kind, basis)
+                result = ExportedCost(kind, basis, place)
             elif result.format != kind:
                 raise CostExportError(
                     f"{part.name} is a {kind} export, the file before it a {result.format} one: give the parts of one "

@@ -23,9 +23,10 @@ from hyperpod_teams.chargeback.basis import (
     net,
 )
 from hyperpod_teams.chargeback.coverage import billing_period_of, is_a_correction
-from hyperpod_teams.chargeback.cur import discount_of_map, note_instance_hours
+from hyperpod_teams.chargeback.cur import discount_of_map, note_instance_hours, note_unplaced
 from hyperpod_teams.chargeback.export_cells import ChargePeriods, instance_type_of, map_says_shared, money_of
 from hyperpod_teams.chargeback.export_columns import (
+    FOCUS_ACCOUNT,
     FOCUS_BILLED,
     FOCUS_BILLING_END,
     FOCUS_BILLING_START,
@@ -35,6 +36,7 @@ from hyperpod_teams.chargeback.export_columns import (
     FOCUS_EFFECTIVE,
     FOCUS_END,
     FOCUS_QUANTITY,
+    FOCUS_REGION,
     FOCUS_START,
     FOCUS_TAGS,
     FOCUS_UNIT,
@@ -46,6 +48,18 @@ from hyperpod_teams.chargeback.exported_cost import ExportedCost, add_line
 
 #: FOCUS ChargeCategory values (FOCUS 1.x: Usage, Purchase, Tax, Credit, Adjustment).
 _FOCUS_KINDS = {"Usage": KIND_USAGE, "Purchase": KIND_COMMITMENT, "Tax": KIND_TAX, "Credit": KIND_CREDITS}
+
+
+def _left_elsewhere(out: ExportedCost, row: Sequence[Any], at: tuple, cost, where: str, fraction: Decimal) -> bool:
+    """Whether a tagged row was used by another account or in another Region than the cluster's
+    (`at`: the columns of both, None where the export has none): then counted apart and left out."""
+    account, region = (row[i] if i is not None else None for i in at)
+    if not out.used_elsewhere(account, region):
+        return False
+    if fraction:
+        out.elsewhere[(str(account or "-"), str(region or "-"))] += 1
+        out.elsewhere_amount += cost(row, where)[0] * fraction
+    return True
 
 
 def read_focus(part: Part, period: Period, out: ExportedCost) -> None:
@@ -81,6 +95,8 @@ def read_focus(part: Part, period: Period, out: ExportedCost) -> None:
         return amount, amount - discount_of_map(row[discounts_at], FOCUS_DISCOUNTS, where)
 
     billing_at = (at.get(FOCUS_BILLING_START), at.get(FOCUS_BILLING_END))
+    account_at, region_at = at.get(FOCUS_ACCOUNT), at.get(FOCUS_REGION)
+    note_unplaced(out, part.name, account_at is None, region_at is None, FOCUS_ACCOUNT, FOCUS_REGION)
     for where, row in part.rows:
         out.lines_read += 1
         billed = billing_period_of(out, row, billing_at, where)
@@ -90,6 +106,8 @@ def read_focus(part: Part, period: Period, out: ExportedCost) -> None:
             if fraction:
                 out.untagged_lines += 1
                 out.untagged_amount += cost(row, where)[0] * fraction
+            continue
+        if _left_elsewhere(out, row, (account_at, region_at), cost, where, fraction):
             continue
         if not fraction:
             if is_a_correction(billed, start, end, period):

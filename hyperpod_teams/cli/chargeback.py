@@ -108,6 +108,7 @@ def chargeback(
         ChargebackError,
         CostExportError,
         Period,
+        Place,
         compute_statement,
         open_parts,
         read_cost_exports,
@@ -146,7 +147,10 @@ def chargeback(
                         f"{path} has {size:,} bytes, more than a cost export can have "
                         f"(at most {MAX_COST_EXPORT_BYTES:,})"
                     )
-            exported = read_cost_exports(((str(p), open_parts(p, str(p))) for p in cost_files), period, cost_basis)
+            # The cluster's account and Region: a payer's export covers every linked account.
+            place = Place(spec.organization.account_id, spec.organization.region)
+            parts = ((str(p), open_parts(p, str(p))) for p in cost_files)
+            exported = read_cost_exports(parts, period, cost_basis, place)
             amount = exported.amount
             source = exported.description()
         else:

@@ -11,6 +11,13 @@ from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import ExistingPermissionSet, PlatformSpec
 
 
+def identity_center_provider(scope: Construct):
+    """The AWS provider of the account that administers Identity Center, where the stack holding
+    `scope` has one of its own for it (stacks/team.py: organization.accounts.identity_center differs
+    from the workload account); None: the stack's default provider."""
+    return getattr(cdk.TerraformStack.of(scope), "identity_center_provider", None)
+
+
 class IdentityCenterGroup(Construct):
     """One group in Identity Center: looked up by display name, or created."""
 

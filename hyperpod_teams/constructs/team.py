@@ -10,6 +10,7 @@ from hyperpod_teams.adoption import add_tags_command
 from hyperpod_teams.constructs.access_entries import SsoRoleAccessEntry, StudioAccessEntry
 from hyperpod_teams.constructs.cost import TeamBudget
 from hyperpod_teams.constructs.iam import bounded_role, inline_policy
+from hyperpod_teams.constructs.identity_center import identity_center_provider
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.constructs.lookups import (
     cloud_control_lookup,
@@ -174,6 +175,7 @@ class TeamDomain(Construct):
                 application_arn=application_arn,
                 principal_id=group_ids[role],
                 principal_type="GROUP",
+                provider=identity_center_provider(self),
             )
             for role in naming.ROLES
         ]
@@ -475,6 +477,7 @@ class TeamAdminsStudioPolicy(Construct):
             customer_managed_policy_reference=attachment.SsoadminCustomerManagedPolicyAttachmentCustomerManagedPolicyReference(
                 name=self.policy.name, path=naming.TEAM_POLICY_PATH
             ),
+            provider=identity_center_provider(self),
         )
 
 

@@ -101,6 +101,11 @@ IamRoleArn = Annotated[
 ]
 
 
+IamRoleName = Annotated[
+    str, pattern(r"^[\w+=,.@-]{1,64}$", "1 to 64 of letters, digits and + = , . @ _ - (an IAM role name)")
+]
+
+
 PermissionSetArn = Annotated[
     str,
     pattern(

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 from pydantic import (
     Field,
     field_validator,
+    model_validator,
 )
 
 from hyperpod_teams.plugins import installed_identity_providers
@@ -18,6 +19,8 @@ from hyperpod_teams.spec.field_types import (
     MAX_ORGANIZATION_TAGS,
     RESERVED_TAG_PREFIXES,
     AccountId,
+    IamRoleArn,
+    IamRoleName,
     IdentityCenterInstanceArn,
     IdentityStoreId,
     OrganizationName,
@@ -31,9 +34,28 @@ from hyperpod_teams.spec.field_types import (
 )
 
 
+class Accounts(SpecModel):
+    """The organization's other AWS accounts, as AWS's multi-account guidance lays them out (optional
+    addition within spec v1; docs/deploy.md, "Accounts"). Each unset: `organization.account_id`."""
+
+    identity_center: AccountId | None = Field(
+        default=None,
+        description="Where IAM Identity Center is administered: the organization's management account or its "
+        "delegated administrator. <org>-access (permission sets, assignments) and each team stack's Identity "
+        "Center resources (the domain's application assignments, the admins' policy attachment) run there.",
+    )
+    payer: AccountId | None = Field(
+        default=None,
+        description="The management (payer) account: cost allocation tags and the cost category (<org>-cost) "
+        "live there, and its Cost and Usage Reports cover every linked account.",
+    )
+
+
 class Organization(SpecModel):
     name: OrganizationName = Field(description="Prefix of every derived name.")
-    account_id: AccountId
+    account_id: AccountId = Field(
+        description="The workload account: the EKS and HyperPod clusters, the teams' domains, roles and data."
+    )
     region: RegionName
     tags: dict[TagKey, TagValue] = Field(
         default_factory=dict,
@@ -48,6 +70,45 @@ class Organization(SpecModel):
         description="IdP group whose members administer the whole cluster. Default: "
         "group_name_pattern with team=platform, role=admins.",
     )
+    accounts: Accounts | None = Field(
+        default=None,
+        description="(optional addition) The Identity Center and payer accounts, where they are not account_id.",
+    )
+    deploy_role_name: IamRoleName | None = Field(
+        default=None,
+        description="(optional addition) A role of this name in each account, which every stack's AWS provider "
+        "assumes (arn:<partition>:iam::<account>:role/<name>), and `aws eks get-token` in the workload account. "
+        "Unset: the stacks run with the pipeline's own credentials, one account at a time.",
+    )
+
+    @model_validator(mode="after")
+    def _accounts_as_identity_center_allows(self) -> Organization:
+        """IAM Identity Center User Guide, "Delegated administration": a delegated administrator
+        cannot manage permission sets provisioned in the management account; the permission sets
+        here are assigned to account_id."""
+        accounts = self.accounts
+        if accounts is None or accounts.payer is None or accounts.identity_center is None:
+            return self
+        delegated = accounts.identity_center != accounts.payer
+        if delegated and self.account_id == accounts.payer:
+            raise spec_rule(
+                "the workload account is the management (payer) account, and a delegated administrator "
+                "(accounts.identity_center) cannot manage permission sets provisioned in the management account",
+                field="account_id",
+                hint="run the cluster in a member account (AWS advises against workloads in the management "
+                "account), or administer Identity Center from the management account",
+            )
+        return self
+
+    @property
+    def identity_center_account(self) -> str:
+        """The account where Identity Center is administered."""
+        return (self.accounts.identity_center if self.accounts else None) or self.account_id
+
+    @property
+    def payer_account(self) -> str | None:
+        """The payer account the spec names (None: not named; <org>-cost then pins no account)."""
+        return self.accounts.payer if self.accounts else None
 
     @field_validator("tags")
     @classmethod
@@ -75,6 +136,12 @@ class S3Backend(SpecModel):
     use_lockfile: bool = True
     encrypt: bool = True
     kms_key_id: str | None = None
+    role_arn: IamRoleArn | None = Field(
+        default=None,
+        description="(optional addition) A role the backend assumes for the state bucket (assume_role), in every "
+        "stack and every remote-state read: a state bucket in an account of its own, reached from each account's "
+        "pipeline role through this one role.",
+    )
 
 
 class RemoteBackend(SpecModel):

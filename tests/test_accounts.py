@@ -1,0 +1,241 @@
+"""An organization of several accounts (#60): Identity Center administered in its own account, the
+payer's cost allocation in the management account, the cluster and the teams in a workload account,
+each stack's AWS provider in its account (assuming `organization.deploy_role_name` there), the state
+through `backend.role_arn`; and chargeback counting only the cluster's account and Region of a payer's
+export that covers every linked account.
+
+Read from the synthesized stacks as Terraform reads them: the provider blocks, the resources'
+`provider` references, the backend and every `terraform_remote_state` read."""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+from decimal import Decimal
+
+import pytest
+import yaml
+
+from hyperpod_teams.chargeback import Place, read_cost_exports, reconciliation
+from hyperpod_teams.spec import SpecError, validate_spec
+from tests.conftest import QUICKSTART, synthesize_stacks
+from tests.test_cost_exports import AMORTIZED_TOTAL, COLUMNS, LINES, NOVEMBER_WEEK, snake
+
+WORKLOAD, IDENTITY_CENTER, PAYER, STATE = "111122223333", "999900000002", "999900000001", "999900000003"
+ROLE = "hyperpod-teams-deploy"
+STATE_ROLE = f"arn:aws:iam::{STATE}:role/terraform-state"
+
+
+def three_accounts() -> dict:
+    data = yaml.safe_load(QUICKSTART.read_text())
+    data["organization"].update(
+        account_id=WORKLOAD, accounts={"identity_center": IDENTITY_CENTER, "payer": PAYER}, deploy_role_name=ROLE
+    )
+    data["backend"] = {"type": "s3", "bucket": "acme-terraform-state", "region": "us-east-1", "role_arn": STATE_ROLE}
+    return data
+
+
+@pytest.fixture(scope="module")
+def stacks(tmp_path_factory) -> dict[str, dict]:
+    return synthesize_stacks(validate_spec(three_accounts()), tmp_path_factory.mktemp("accounts"))
+
+
+def _role(account: str) -> str:
+    return f"arn:aws:iam::{account}:role/{ROLE}"
+
+
+def _providers(stack: dict) -> dict[str | None, dict]:
+    return {p.get("alias"): p for p in stack.get("provider", {}).get("aws", [])}
+
+
+def _resources(stack: dict, kind: str) -> list[dict]:
+    return list(stack.get("resource", {}).get(kind, {}).values())
+
+
+@pytest.mark.parametrize(
+    ("stack", "account"),
+    [
+        ("acme-access", IDENTITY_CENTER),
+        ("acme-cost", PAYER),
+        ("acme-eks", WORKLOAD),
+        ("acme-cluster", WORKLOAD),
+        ("acme-team-nlp", WORKLOAD),
+    ],
+)
+def test_each_stacks_provider_is_pinned_to_its_account_and_assumes_its_role_there(stacks, stack, account):
+    default = _providers(stacks[stack])[None]
+    assert default["allowed_account_ids"] == [account]
+    assert default["assume_role"] == [{"role_arn": _role(account)}]
+
+
+def test_a_team_stacks_identity_center_resources_go_through_the_identity_center_accounts_provider(stacks):
+    team = stacks["acme-team-nlp"]
+    center = _providers(team)["identity_center"]
+    assert center["allowed_account_ids"] == [IDENTITY_CENTER]
+    assert center["assume_role"] == [{"role_arn": _role(IDENTITY_CENTER)}]
+    identity_center_kinds = ("aws_ssoadmin_application_assignment", "aws_ssoadmin_customer_managed_policy_attachment")
+    found = [r for kind in identity_center_kinds for r in _resources(team, kind)]
+    assert len(found) == 3  # the domain's application assigned to both roles' groups, the admins' policy attached
+    assert all(r["provider"] == "aws.identity_center" for r in found)
+    # Everything else of the team is the workload account's: the admins' policy itself lives where the
+    # permission set is provisioned (Identity Center refuses to provision a set whose policy is missing there).
+    others = [r for kind, rs in team["resource"].items() if kind not in identity_center_kinds for r in rs.values()]
+    assert others and not any("provider" in r for r in others)
+    (policy,) = _resources(team, "aws_iam_policy")
+    assert "provider" not in policy
+
+
+def test_permission_sets_are_assigned_to_the_workload_account_and_access_entries_name_its_roles(stacks):
+    assignments = _resources(stacks["acme-access"], "aws_ssoadmin_account_assignment")
+    assert assignments and {a["target_id"] for a in assignments} == {WORKLOAD}
+    # The team roles' access entries name the AWSReservedSSO_* roles Identity Center made in the
+    # workload account: looked up there, through the stack's default (workload) provider.
+    team = stacks["acme-team-nlp"]
+    lookups = team["data"]["aws_iam_roles"]
+    assert lookups and all("AWSReservedSSO_" in r["name_regex"] and "provider" not in r for r in lookups.values())
+    entries = _resources(team, "aws_eks_access_entry")
+    assert {e["principal_arn"] for e in entries} >= {
+        f"${{one(tolist(data.aws_iam_roles.{name}.arns))}}" for name in lookups
+    }
+
+
+def test_kubernetes_and_helm_get_their_token_as_the_workload_accounts_role(stacks):
+    (kubernetes,) = stacks["acme-k8s-nlp"]["provider"]["kubernetes"][0]["exec"]
+    assert kubernetes["args"][-2:] == ["--role-arn", _role(WORKLOAD)]
+    helm = stacks["acme-hyperpod-deps"]["provider"]["helm"][0]["kubernetes"]["exec"]
+    assert helm["args"][-2:] == ["--role-arn", _role(WORKLOAD)]
+
+
+def test_the_state_and_every_remote_state_read_assume_the_backends_role(stacks):
+    reads = 0
+    for name, stack in stacks.items():
+        assert stack["terraform"]["backend"]["s3"]["assume_role"] == {"role_arn": STATE_ROLE}, name
+        for read in stack.get("data", {}).get("terraform_remote_state", {}).values():
+            assert read["backend"] == "s3"
+            assert read["config"]["assume_role"] == {"role_arn": STATE_ROLE}, name
+            reads += 1
+    assert reads > 5
+
+
+def test_one_account_for_identity_center_and_the_workload_needs_no_second_provider(tmp_path):
+    data = three_accounts()
+    data["organization"]["accounts"] = {"identity_center": WORKLOAD, "payer": PAYER}
+    stacks = synthesize_stacks(validate_spec(data), tmp_path)
+    assert list(_providers(stacks["acme-team-nlp"])) == [None]
+    assert _providers(stacks["acme-access"])[None]["allowed_account_ids"] == [WORKLOAD]
+
+
+def test_without_a_deploy_role_the_providers_are_pinned_and_assume_nothing(tmp_path):
+    data = three_accounts()
+    del data["organization"]["deploy_role_name"]
+    stacks = synthesize_stacks(validate_spec(data), tmp_path)
+    default = _providers(stacks["acme-access"])[None]
+    assert default["allowed_account_ids"] == [IDENTITY_CENTER] and "assume_role" not in default
+    assert "--role-arn" not in stacks["acme-k8s-nlp"]["provider"]["kubernetes"][0]["exec"][0]["args"]
+
+
+def test_a_delegated_administrator_cannot_serve_a_workload_in_the_management_account():
+    """IAM Identity Center User Guide, "Delegated administration": a delegated administrator cannot
+    manage permission sets provisioned in the management account."""
+    data = three_accounts()
+    data["organization"]["account_id"] = PAYER
+    with pytest.raises(SpecError) as raised:
+        validate_spec(data)
+    (problem,) = raised.value.problems
+    assert problem.path == ("organization", "account_id")
+    assert "delegated administrator" in problem.message
+    # Identity Center administered from the management account itself may provision there.
+    data["organization"]["accounts"]["identity_center"] = PAYER
+    validate_spec(data)
+
+
+def test_an_account_or_a_role_name_aws_would_refuse_names_the_field():
+    for field, value in (("accounts", {"payer": "12345"}), ("deploy_role_name", "no spaces allowed")):
+        data = three_accounts()
+        data["organization"][field] = value
+        with pytest.raises(SpecError) as raised:
+            validate_spec(data)
+        assert raised.value.problems[0].path[:2] == ("organization", field)
+
+
+# --- chargeback: the cluster's account and Region of a payer's export --------------------------
+
+
+OTHER_ACCOUNT, OTHER_REGION = "123456789012", "eu-west-1"
+#: The hand-made week (tests/test_cost_exports.py), every line the cluster's, and two lines tagged
+#: shared of the same payer's export that are not: another account's cluster, another Region's.
+ELSEWHERE = [
+    ("x", "Usage", "2026-11-02T00:00:00Z", "2026-11-02T01:00:00Z", "USE1-ml.p5.48xlarge-hours", "5000.00",
+     "", "", "", "", "", "", "", "ml.p5.48xlarge", "shared", OTHER_ACCOUNT, "us-east-1"),
+    ("y", "Usage", "2026-11-03T00:00:00Z", "2026-11-03T01:00:00Z", "EUW1-ml.p5.48xlarge-hours", "700.00",
+     "", "", "", "", "", "", "", "ml.p5.48xlarge", "shared", "444455556666", OTHER_REGION),
+]  # fmt: skip
+PLACE = Place("444455556666", "us-east-1")
+
+
+def _payer_export(columns: list[str]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows([(*line, "444455556666", "us-east-1") for line in LINES] + ELSEWHERE)
+    return out.getvalue()
+
+
+def _read(text: str, place: Place | None):
+    from hyperpod_teams.chargeback.export_files import _csv_part
+
+    return read_cost_exports([("cur.csv", _csv_part(io.StringIO(text), "cur.csv"))], NOVEMBER_WEEK, "amortized", place)
+
+
+LEGACY = [*COLUMNS, "lineItem/UsageAccountId", "product/region"]
+CUR2 = [
+    *("resource_tags_user_hyperpod_teams_platform" if c.startswith("resourceTags") else snake(c) for c in COLUMNS),
+    "line_item_usage_account_id",
+    "product_region_code",
+]
+
+
+@pytest.mark.parametrize("columns", [LEGACY, CUR2], ids=["legacy CUR", "snake names"])
+def test_a_payers_export_counts_the_clusters_account_and_region_only(columns):
+    exported = _read(_payer_export(columns), PLACE)
+    assert exported.amount.quantize(Decimal("0.01")) == AMORTIZED_TOTAL
+    assert dict(exported.elsewhere) == {(OTHER_ACCOUNT, "us-east-1"): 1, ("444455556666", OTHER_REGION): 1}
+    assert exported.elsewhere_amount == Decimal("5700.00")
+    (note,) = [n for n in exported.notes if "another account or in another Region" in n]
+    assert f"account {OTHER_ACCOUNT} in us-east-1: 1" in note and "5,700.00" in note
+    lines = reconciliation(exported, AMORTIZED_TOTAL)
+    (left,) = [line for line in lines if "another account" in line.label]
+    assert left.amount == Decimal("-5700.00")
+    total = next(line for line in lines if line.role == "total")
+    assert total.amount + sum(line.amount for line in lines if line.role in ("less", "plus")) == AMORTIZED_TOTAL
+
+
+def test_without_the_place_the_other_accounts_lines_would_be_charged_to_the_teams():
+    """The fault the filter guards against: the same export read as before #60."""
+    exported = _read(_payer_export(LEGACY), None)
+    assert exported.amount.quantize(Decimal("0.01")) == AMORTIZED_TOTAL + Decimal("5700.00")
+
+
+def test_an_export_without_the_account_column_says_so():
+    columns = copy.copy(COLUMNS)
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([columns, *LINES])
+    exported = _read(out.getvalue(), PLACE)
+    assert exported.amount.quantize(Decimal("0.01")) == AMORTIZED_TOTAL
+    assert any("no lineItem/UsageAccountId and product/regionCode column" in note for note in exported.notes)
+
+
+@pytest.mark.terraform
+def test_the_three_account_stacks_pass_terraform_validate_with_the_real_provider(stacks, tmp_path):
+    """Terraform resolves `provider = aws.identity_center` to the alias the stack declares and takes
+    each provider's `assume_role` and the backend's as the AWS provider defines them."""
+    import json
+
+    from tests.offline_terraform import terraform_or_skip, write_stack
+
+    terraform = terraform_or_skip(tmp_path)
+    for name in ("acme-access", "acme-cost", "acme-team-nlp", "acme-cluster"):
+        result = terraform.run(write_stack(tmp_path, name, stacks[name]), "validate", "-json")
+        report = json.loads(result.stdout)
+        assert report["valid"], (name, report["diagnostics"])
