@@ -27,14 +27,22 @@ def tier_of(markers: set[str]) -> str:
     return next((tier for tier in TIERS if tier in named), "unit")
 
 
+#: The longest chains of one test process each, started first so that the rest fills the other
+#: processes around them: the emulator tier's rounds, the pipelines' history of runs.
+FIRST = ("tests/test_emulator_tier.py", "tests/test_pipelines.py")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items) -> None:
-    """Every test carries its tier's marker, so that `-m unit` selects the unmarked ones."""
+    """Every test carries its tier's marker, so that `-m unit` selects the unmarked ones; the
+    longest chains (FIRST) go first."""
     for item in items:
         markers = {mark.name for mark in item.iter_markers()}
         tier = tier_of(markers)
         if tier not in markers:
             item.add_marker(tier)
+    rank = {path: index for index, path in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(FIRST)))
 
 
 def _cpu_seconds() -> float:
