@@ -227,19 +227,36 @@ def _synthesize_in_a_process_of(engine_name: str, spec, out_dir: Path) -> None:
 ASSETS_KEY = "hyperpod_teams_test_assets"
 
 
+def synthesized_once(tmp_path_factory, spec_path: Path) -> dict[str, dict]:
+    """An example's stacks, synthesized once per run whichever test process asks first; the others
+    read what it wrote (pytest-xdist's recipe for a session fixture run once: a file lock in the
+    folder the processes share). Nothing of a test may change them."""
+    import fcntl
+
+    from hyperpod_teams.spec import load_spec
+
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    key = f"example-{spec_path.parent.name}"
+    done = shared / f"{key}.json"
+    with (shared / f"{key}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if done.exists():
+            return json.loads(done.read_text())
+        stacks = synthesize_stacks(load_spec(spec_path), shared / key)
+        partial = done.with_suffix(f".{os.getpid()}")
+        partial.write_text(json.dumps(stacks))
+        partial.replace(done)
+        return stacks
+
+
 @pytest.fixture(scope="session")
 def example_stacks(tmp_path_factory) -> dict[str, dict[str, dict]]:
     """Every example's synthesized stacks, by example folder name, then stack name."""
-    from hyperpod_teams.spec import load_spec
-
-    return {
-        path.parent.name: synthesize_stacks(load_spec(path), tmp_path_factory.mktemp(f"example-{path.parent.name}"))
-        for path in EXAMPLE_SPECS
-    }
+    return {path.parent.name: synthesized_once(tmp_path_factory, path) for path in EXAMPLE_SPECS}
 
 
 @pytest.fixture(scope="session")
 def quickstart_stacks(tmp_path_factory) -> dict[str, dict]:
-    from hyperpod_teams.spec import load_spec
-
-    return synthesize_stacks(load_spec(QUICKSTART), tmp_path_factory.mktemp("quickstart"))
+    return synthesized_once(tmp_path_factory, QUICKSTART)
