@@ -37,7 +37,9 @@ from hyperpod_teams import addons, naming, rbac
 from tests.emulator import kubernetes_api as k8s
 from tests.iam_evaluation import allows
 
-pytestmark = pytest.mark.journey
+#: One test process for the module: the walks (the module's fixture) run once, not in each process a
+#: test of the module lands in.
+pytestmark = [pytest.mark.journey, pytest.mark.xdist_group("hyp-walks")]
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = "team-work"
