@@ -38,9 +38,11 @@ def test_the_examples_left_to_the_emulator_tier_are_the_ones_it_applies():
 
 @pytest.mark.parametrize("example", NOT_APPLIED)
 def test_aws_stacks_pass_terraform_validate(example, example_stacks, tmp_path):
+    """The stacks the plan test below cannot plan offline (they read data sources of AWS); a plan
+    validates the configuration first, so the others are validated there."""
     terraform = terraform_or_skip(tmp_path)
-    stacks = {name: s for name, s in example_stacks[example].items() if is_aws_only(s)}
-    assert stacks, "an example without AWS stacks checks nothing"
+    stacks = {name: s for name, s in example_stacks[example].items() if is_aws_only(s) and needs_aws_to_plan(s)}
+    assert stacks, "an example whose every AWS stack plans offline: nothing left to validate here"
 
     def validate(name: str) -> tuple[str, object]:
         result = terraform.run(write_stack(tmp_path, name, stacks[name]), "validate", "-json")
