@@ -20,7 +20,7 @@ import json
 import os
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -343,7 +343,7 @@ def rounds(tmp_path_factory) -> dict[str, Round]:
         # the longest for the least work.
         work = tmp_path_factory.mktemp("emulator-upgrade")
         upgrade.prepare(work)
-        side = {"upgrade": pool.submit(upgrade.an_upgrade, work, terraform.env)}
+        side: dict[str, Future] = {"upgrade": pool.submit(upgrade.an_upgrade, work, terraform.env)}
         adopting_dir = tmp_path_factory.mktemp(f"emulator-{ADOPTING_EXAMPLE}") / "cdktf.out"
         data = yaml.safe_load((EXAMPLES / ADOPTING_EXAMPLE / "teams.yaml").read_text())
         synthesize_stacks(validate_spec(data), adopting_dir)
