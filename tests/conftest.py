@@ -227,6 +227,15 @@ def _synthesize_in_a_process_of(engine_name: str, spec, out_dir: Path) -> None:
 ASSETS_KEY = "hyperpod_teams_test_assets"
 
 
+def synthesized_dir(tmp_path_factory, spec_path: Path) -> Path:
+    """Where `synthesized_once` writes an example's app (its manifest.json and stacks/): in the
+    folder pytest-xdist's test processes share."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    return shared / f"example-{spec_path.parent.name}"
+
+
 def synthesized_once(tmp_path_factory, spec_path: Path) -> dict[str, dict]:
     """An example's stacks, synthesized once per run whichever test process asks first; the others
     read what it wrote (pytest-xdist's recipe for a session fixture run once: a file lock in the
@@ -235,16 +244,14 @@ def synthesized_once(tmp_path_factory, spec_path: Path) -> dict[str, dict]:
 
     from hyperpod_teams.spec import load_spec
 
-    shared = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = shared.parent
-    key = f"example-{spec_path.parent.name}"
+    out_dir = synthesized_dir(tmp_path_factory, spec_path)
+    shared, key = out_dir.parent, out_dir.name
     done = shared / f"{key}.json"
     with (shared / f"{key}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if done.exists():
             return json.loads(done.read_text())
-        stacks = synthesize_stacks(load_spec(spec_path), shared / key)
+        stacks = synthesize_stacks(load_spec(spec_path), out_dir)
         partial = done.with_suffix(f".{os.getpid()}")
         partial.write_text(json.dumps(stacks))
         partial.replace(done)

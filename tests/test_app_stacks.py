@@ -66,7 +66,9 @@ def test_kubernetes_stack_reaches_the_cluster_through_cross_stack_references(qui
 
 
 def test_deploy_order_is_explicit(quickstart_stacks, tmp_path_factory):
-    manifest_dir = next(tmp_path_factory.getbasetemp().glob("quickstart*"))
+    from tests.conftest import QUICKSTART, synthesized_dir
+
+    manifest_dir = synthesized_dir(tmp_path_factory, QUICKSTART)
     manifest = json.loads((manifest_dir / "manifest.json").read_text())["stacks"]
     depends = {name: set(entry["dependencies"]) for name, entry in manifest.items()}
     assert depends["acme-access"] == {"acme-identity"}
