@@ -407,19 +407,24 @@ def role_boundary_policy_name(org: str) -> str:
     return f"{org}-role-boundary"
 
 
-def _partition(region: str) -> str:
-    return "aws-cn" if region.startswith("cn-") else ("aws-us-gov" if region.startswith("us-gov-") else "aws")
+def aws_partition(region: str) -> str:
+    """The ARN partition of a region: aws, aws-us-gov or aws-cn."""
+    if region.startswith("us-gov-"):
+        return "aws-us-gov"
+    if region.startswith("cn-"):
+        return "aws-cn"
+    return "aws"
 
 
 def assumed_deploy_role_arn(organization: Organization, account: str) -> str | None:
     """The role the stacks' providers assume in `account` (organization.deploy_role_name), or None."""
     if organization.deploy_role_name is None:
         return None
-    return f"arn:{_partition(organization.region)}:iam::{account}:role/{organization.deploy_role_name}"
+    return f"arn:{aws_partition(organization.region)}:iam::{account}:role/{organization.deploy_role_name}"
 
 
 def role_boundary_policy_arn(organization: Organization) -> str:
-    partition = _partition(organization.region)
+    partition = aws_partition(organization.region)
     return (
         f"arn:{partition}:iam::{organization.account_id}:policy{ROLE_BOUNDARY_PATH}"
         f"{role_boundary_policy_name(organization.name)}"

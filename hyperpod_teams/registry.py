@@ -108,7 +108,7 @@ ACCOUNT_PLACEHOLDER = "111122223333"
 def placeholders(spec: PlatformSpec) -> dict[str, str]:
     """The values Terraform fills in at apply, in the shape AWS gives them."""
     org, cluster = spec.organization, spec.cluster
-    partition = "aws-cn" if org.region.startswith("cn-") else "aws-us-gov" if "-gov-" in org.region else "aws"
+    partition = naming.aws_partition(org.region)
     eks_name = naming.shared_eks_cluster_name(cluster)
     return {
         "eks_cluster_arn": f"arn:{partition}:eks:{org.region}:{ACCOUNT_PLACEHOLDER}:cluster/{eks_name}",

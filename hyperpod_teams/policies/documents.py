@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from hyperpod_teams import addons, naming
+from hyperpod_teams.naming import aws_partition  # noqa: F401 - the policy modules and policies.aws_partition take it from here
 
 
 def policy_json(document: dict) -> str:
@@ -34,15 +35,6 @@ def service_trust_policy(service: str) -> dict:
 
 #: AWS-managed policies the EKS cluster role needs (EKS user guide, "Amazon EKS cluster IAM role").
 EKS_CLUSTER_MANAGED_POLICIES = ("AmazonEKSClusterPolicy",)
-
-
-def aws_partition(region: str) -> str:
-    """The ARN partition of a region: aws, aws-us-gov or aws-cn."""
-    if region.startswith("us-gov-"):
-        return "aws-us-gov"
-    if region.startswith("cn-"):
-        return "aws-cn"
-    return "aws"
 
 
 def eks_arn(partition: str, region: str, account_id: str) -> str:
