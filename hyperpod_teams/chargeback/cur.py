@@ -83,20 +83,20 @@ def read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) -
         shared = _cur_line_shared(row, tag_at, map_at, names, where)
         line_type = str(row[type_at] or "").strip() if type_at is not None else ""
         split = shared and split_at is not None and bool(str(row[split_at] or "").strip())
-        elsewhere = shared and out.used_elsewhere(
-            row[account_at] if account_at is not None else None, row[region_at] if region_at is not None else None
+        used_at = (
+            out.used_elsewhere(
+                row[account_at] if account_at is not None else None, row[region_at] if region_at is not None else None
+            )
+            if shared and not split
+            else None
         )
-        if not shared or split or elsewhere:
+        if not shared or split or used_at:
             # Another workload's line, a pod's share of a node whose own line counts, or a line of
             # another account or Region: in the export's total of the period, not in the statement.
             in_period = placed(row, where)[2]
             reason = "untagged" if not shared else ("split" if split else "elsewhere")
-            place = (
-                str(row[account_at] or "-") if account_at is not None else "-",
-                str(row[region_at] or "-") if region_at is not None else "-",
-            )
             _leave_out(out, reason, line_type, in_period, partial(cost, row, line_type, where),
-                       partial(money_of, row[cost_at], names.unblended, where), place)  # fmt: skip
+                       partial(money_of, row[cost_at], names.unblended, where), used_at)  # fmt: skip
             continue
         start, end, fraction = placed(row, where)
         if not fraction:
@@ -207,10 +207,10 @@ def _leave_out(
     in_period: Decimal,
     cost: Callable[[], tuple[Decimal, Decimal]],
     unblended: Callable[[], Decimal],
-    place: tuple[str, str] = ("-", "-"),
+    used_at: tuple[str, str] | None = None,
 ) -> None:
     """A line that is not the statement's, another workload's (`reason` "untagged"), a split row
-    ("split") or another account's or Region's ("elsewhere", used at `place`), counted for the
+    ("split") or another account's or Region's ("elsewhere", used at `used_at`), counted for the
     notes and the reconciliation: at its cost on the basis, or unblended where the export lacks a
     column of the basis (the statement does not need it, so neither does this line)."""
     if reason == "split":
@@ -224,9 +224,8 @@ def _leave_out(
     except CostExportError:
         amount = unblended()
         out.left_out_unblended += 1
-    if reason == "elsewhere":
-        out.elsewhere[place] += 1
-        out.elsewhere_amount += amount * in_period
+    if used_at is not None:
+        out.note_elsewhere(used_at, amount * in_period)
     elif reason == "split":
         out.split_amount += amount * in_period
     else:

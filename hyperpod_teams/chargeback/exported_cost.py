@@ -119,16 +119,24 @@ class ExportedCost:
     #: Each used line's cells (hashed) and where it was first read: the same line in two parts.
     _lines_seen: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)
 
-    def used_elsewhere(self, account: Any, region: Any) -> bool:
-        """Whether a line's usage account or Region (its cells; None where the export has no such
-        column) is another than the cluster's."""
+    def used_elsewhere(self, account: Any, region: Any) -> tuple[str, str] | None:
+        """Where a line was used (its account and Region cells; None where the export has no such
+        column), when that is another account or Region than the cluster's; None when it is the
+        cluster's, or no place was given."""
         if self.place is None:
-            return False
+            return None
         account_text = str(account or "").strip()
         region_text = str(region or "").strip()
-        return bool(account_text and account_text != self.place.account) or (
+        if (account_text and account_text != self.place.account) or (
             region_text.casefold() not in NO_REGION and region_text != self.place.region
-        )
+        ):
+            return account_text or "-", region_text or "-"
+        return None
+
+    def note_elsewhere(self, used_at: tuple[str, str], amount: Decimal) -> None:
+        """A line of another account or Region (`used_elsewhere`), with its cost in the period."""
+        self.elsewhere[used_at] += 1
+        self.elsewhere_amount += amount
 
     def note_charge_end(self, row: Sequence[Any], placed: ChargePeriods, where: str) -> None:
         """Any line read: its end, where it is the latest yet of a line of an hour or a day. The

@@ -53,12 +53,11 @@ _FOCUS_KINDS = {"Usage": KIND_USAGE, "Purchase": KIND_COMMITMENT, "Tax": KIND_TA
 def _left_elsewhere(out: ExportedCost, row: Sequence[Any], at: tuple, cost, where: str, fraction: Decimal) -> bool:
     """Whether a tagged row was used by another account or in another Region than the cluster's
     (`at`: the columns of both, None where the export has none): then counted apart and left out."""
-    account, region = (row[i] if i is not None else None for i in at)
-    if not out.used_elsewhere(account, region):
+    used_at = out.used_elsewhere(*(row[i] if i is not None else None for i in at))
+    if used_at is None:
         return False
     if fraction:
-        out.elsewhere[(str(account or "-"), str(region or "-"))] += 1
-        out.elsewhere_amount += cost(row, where)[0] * fraction
+        out.note_elsewhere(used_at, cost(row, where)[0] * fraction)
     return True
 
 
