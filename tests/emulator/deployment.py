@@ -398,8 +398,9 @@ def pipeline_credentials(url: str, spec: dict, policies: dict[str, dict] | None 
     }
     iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(trust), MaxSessionDuration=43200)
     if policies is None:
-        create_role_boundary(url, validate_spec(spec))
-        widen_pipeline_policies(url, validate_spec(spec))
+        validated = validate_spec(spec)
+        create_role_boundary(url, validated)
+        widen_pipeline_policies(url, validated)
     for policy_name, document in (policies or {}).items():
         created = iam.create_policy(PolicyName=policy_name, PolicyDocument=json.dumps(document))
         iam.attach_role_policy(RoleName=name, PolicyArn=created["Policy"]["Arn"])
