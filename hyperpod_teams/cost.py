@@ -119,7 +119,7 @@ PERCENT_PLACES = Decimal("0.01")
 
 #: Accelerators per HyperPod instance type (GPUs; Trainium or Inferentia devices), what an instance
 #: is worth in the quota split unless `cost.instance_prices_usd` prices it: AWS's own figures
-#: (hyperpod_teams/instance_types.py names them). A type without accelerators is not in it.
+#: (hyperpod_teams/instance_types.json names them). A type without accelerators is not in it.
 ACCELERATORS_PER_INSTANCE: dict[str, int] = instance_types.ACCELERATORS_PER_INSTANCE
 
 

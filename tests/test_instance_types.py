@@ -1,5 +1,5 @@
 """The instance types the spec accepts and what each weighs are AWS's own (hyperpod_teams/
-instance_types.py, a snapshot of botocore's ClusterInstanceType and EC2's instance specifications),
+instance_types.json, a snapshot of botocore's ClusterInstanceType and EC2's instance specifications),
 checked here against the sources installed beside the tests: the CloudFormation registry schema of
 AWS::SageMaker::ComputeQuota (cfn-lint's bundled copy) and EC2 DescribeInstanceTypes (moto's copy)."""
 

@@ -170,7 +170,7 @@ InstanceType = Annotated[
 
 
 def _one_of_aws_list(value: str, offered: frozenset[str], listed: tuple[str, ...], *, what: str, shape: str) -> str:
-    """`value` when AWS's list (a botocore enum, hyperpod_teams/instance_types.py: `listed`, and
+    """`value` when AWS's list (a botocore enum, hyperpod_teams/instance_types.json: `listed`, and
     `offered` for the look-up) has it; else a spec error naming the nearest types and the list."""
     if value in offered:
         return value
@@ -183,7 +183,7 @@ def _one_of_aws_list(value: str, offered: frozenset[str], listed: tuple[str, ...
             "what": what,
             "hint": (f"did you mean {', '.join(nearest)}? " if nearest else "")
             + f"AWS's list (botocore {instance_types.BOTOCORE_VERSION}, {shape}) is in "
-            "hyperpod_teams/instance_types.py",
+            "hyperpod_teams/instance_types.json",
         },
     )
 

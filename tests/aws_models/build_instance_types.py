@@ -1,4 +1,4 @@
-"""Rebuild hyperpod_teams/instance_types.py from AWS's own models:
+"""Rebuild hyperpod_teams/instance_types.json (the data hyperpod_teams/instance_types.py loads) from AWS's own models:
 
 - the instance types HyperPod takes: botocore's SageMaker service model, shape `ClusterInstanceType`
   (the same enum as the CloudFormation registry's AWS::SageMaker::ComputeQuota `InstanceType`,
@@ -8,7 +8,7 @@
   instance_types.json.gz), for the EC2 type behind each `ml.` type; the few it lacks come from
   MISSING_FROM_EC2, each with its source.
 
-    python -m tests.aws_models.build_instance_types path/to/botocore-X.whl > hyperpod_teams/instance_types.py
+    python -m tests.aws_models.build_instance_types path/to/botocore-X.whl > hyperpod_teams/instance_types.json
 """
 
 from __future__ import annotations
@@ -59,53 +59,26 @@ def main() -> None:
         total += sum(n["Count"] for n in found.get("NeuronInfo", {}).get("NeuronDevices", []))
         if total:
             counts[instance_type] = total
-    lines = [
-        '"""The instance types a HyperPod cluster takes and the accelerators of each: a snapshot of',
-        "AWS's own models (pure layer; rebuilt by tests/aws_models/build_instance_types.py, which says",
-        "how).",
-        "",
-        f"CLUSTER_INSTANCE_TYPES: botocore {version}, SageMaker service model, shape ClusterInstanceType",
-        f"({len(types)} types; the CloudFormation registry's AWS::SageMaker::ComputeQuota InstanceType enum is the",
-        "same list).",
-        f"STUDIO_INSTANCE_TYPES: the same model, shape AppInstanceType ({len(app_types)} ml. types).",
-        "ACCELERATORS_PER_INSTANCE: GPUs, Trainium or Inferentia devices per instance, from EC2",
-        f"DescribeInstanceTypes as moto {moto.__version__} ships it; VCPUS_PER_INSTANCE and",
-        "MEMORY_GIB_PER_INSTANCE from the same (VCpuInfo.DefaultVCpus, MemoryInfo.SizeInMiB / 1024), for",
-        "the types it has; the types it lacks:",
-        *(f"{t}: {c} ({s})." for t, (c, s) in MISSING_FROM_EC2.items()),
-        '"""',
-        "",
-        "from __future__ import annotations",
-        "",
-        f'BOTOCORE_VERSION = "{version}"',
-        "",
-        "CLUSTER_INSTANCE_TYPES: tuple[str, ...] = (",
-        *(f'    "{t}",' for t in types),
-        ")",
-        "",
-        "STUDIO_INSTANCE_TYPES: tuple[str, ...] = (",
-        *(f'    "{t}",' for t in app_types),
-        ")",
-        "",
-        "ACCELERATORS_PER_INSTANCE: dict[str, int] = {",
-        *(f'    "{t}": {c},' for t, c in counts.items()),
-        "}",
-        "",
-        "VCPUS_PER_INSTANCE: dict[str, int] = {",
-        *(f'    "{t}": {c},' for t, c in vcpus.items()),
-        "}",
-        "",
-        "MEMORY_GIB_PER_INSTANCE: dict[str, float] = {",
-        *(f'    "{t}": {c!r},' for t, c in memory.items()),
-        "}",
-        "",
-        "#: For membership tests (the spec's check, the quota split's).",
-        "OFFERED: frozenset[str] = frozenset(CLUSTER_INSTANCE_TYPES)",
-        "#: For membership tests of a Studio app's instance type (the spec's check).",
-        "STUDIO_OFFERED: frozenset[str] = frozenset(STUDIO_INSTANCE_TYPES)",
-        "",
-    ]
-    sys.stdout.write("\n".join(lines))
+    sources = {
+        "cluster_instance_types": f"botocore {version}, SageMaker service model, shape ClusterInstanceType"
+        " (the CloudFormation registry's AWS::SageMaker::ComputeQuota InstanceType enum is the same list)",
+        "studio_instance_types": "the same model, shape AppInstanceType (ml. types)",
+        "accelerators_per_instance": "GPUs, Trainium or Inferentia devices per instance, from EC2"
+        f" DescribeInstanceTypes as moto {moto.__version__} ships it; "
+        + "; ".join(f"{t}: {c} ({s})" for t, (c, s) in MISSING_FROM_EC2.items()),
+        "vcpus_per_instance": "the same EC2 data, VCpuInfo.DefaultVCpus, for the types it has",
+        "memory_gib_per_instance": "the same EC2 data, MemoryInfo.SizeInMiB / 1024, for the types it has",
+    }
+    data = {
+        "sources": sources,
+        "botocore_version": version,
+        "cluster_instance_types": types,
+        "studio_instance_types": app_types,
+        "accelerators_per_instance": counts,
+        "vcpus_per_instance": vcpus,
+        "memory_gib_per_instance": memory,
+    }
+    sys.stdout.write(json.dumps(data, indent=1) + "\n")
 
 
 if __name__ == "__main__":
