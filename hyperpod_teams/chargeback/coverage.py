@@ -16,6 +16,7 @@ from hyperpod_teams import naming
 from hyperpod_teams.chargeback.basis import CENT, CostExportError, Period, amortized
 from hyperpod_teams.chargeback.export_cells import instant_of
 from hyperpod_teams.chargeback.exported_cost import ExportedCost
+from hyperpod_teams.wording import by_count, counted
 
 
 def billing_period_of(
@@ -113,26 +114,24 @@ def finish_figures(out: ExportedCost, period: Period) -> None:
         out.untagged_amount -= out.untagged_discount_amount
         lines = out.discount_lines + out.untagged_discount_lines
         out.notes.append(
-            f"the export gives its discounts twice: as {lines:,} discount line{'s' if lines != 1 else ''} and in the "
+            f"the export gives its discounts twice: as {counted(lines, 'discount line')} and in the "
             f"lines' own net costs ({out.discounts.quantize(CENT):,} {out.statement_currency} on the platform's "
             "lines); they count once, in the net costs, which also hold the discounts of lines the statement does "
             "not count (a Savings Plan fee's discount is in its covered lines' net effective cost)"
         )
     elif out.discount_lines:
         out.discounts = out.discount_lines_amount
-    if out.discount_lines_left:
-        many = out.discount_lines_left != 1
+    if n := out.discount_lines_left:
         out.notes.append(
-            f"{out.discount_lines_left:,} tagged discount line{'s' if many else ''} in the period "
-            f"({out.discount_lines_left_amount.quantize(CENT):,} {out.statement_currency}) {'are' if many else 'is'} "
+            f"{counted(n, 'tagged discount line')} in the period "
+            f"({out.discount_lines_left_amount.quantize(CENT):,} {out.statement_currency}) {by_count(n, 'is', 'are')} "
             f"not in the {out.basis} cost; --cost-basis net-{out.basis.split('-', 1)[1]} counts "
-            f"{'them' if many else 'it'}"
+            f"{by_count(n, 'it', 'them')}"
         )
-    if out.untagged_lines:
-        many = out.untagged_lines != 1
+    if n := out.untagged_lines:
         out.notes.append(
-            f"{out.untagged_lines:,} line{'s' if many else ''} of the exports in the period carr"
-            f"{'y' if many else 'ies'} no {naming.TAG_PLATFORM}={naming.PLATFORM_SHARED} tag (other workloads, the "
+            f"{counted(n, 'line')} of the exports in the period {by_count(n, 'carries', 'carry')} no "
+            f"{naming.TAG_PLATFORM}={naming.PLATFORM_SHARED} tag (other workloads, the "
             f"account's own commitments and discounts; {out.untagged_amount.quantize(CENT):,} "
             f"{out.statement_currency} on the {out.basis} basis): not in this statement"
         )
@@ -142,45 +141,42 @@ def finish_figures(out: ExportedCost, period: Period) -> None:
             f"account {account} in {region}: {n:,}" for (account, region), n in sorted(out.elsewhere.items())
         )
         out.notes.append(
-            f"{count:,} line{'s' if count != 1 else ''} tagged {naming.TAG_PLATFORM}={naming.PLATFORM_SHARED} in the "
-            f"period {'were' if count != 1 else 'was'} used by another account or in another Region than the "
+            f"{counted(count, 'line')} tagged {naming.TAG_PLATFORM}={naming.PLATFORM_SHARED} in the "
+            f"period {by_count(count, 'was', 'were')} used by another account or in another Region than the "
             f"cluster's ({out.place.account}, {out.place.region}): {places} "
             f"({out.elsewhere_amount.quantize(CENT):,} {out.statement_currency} on the {out.basis} basis): not in "
             "this statement (another cluster's, or another organization's of the same payer)"
         )
-    if out.untagged_discount_lines and not in_net_costs:
-        many = out.untagged_discount_lines != 1
+    if (n := out.untagged_discount_lines) and not in_net_costs:
         out.notes.append(
-            f"{out.untagged_discount_lines:,} discount line{'s' if many else ''} in the period carr"
-            f"{'y' if many else 'ies'} no {naming.TAG_PLATFORM} tag (a discount on an account's Savings Plans fee, or "
+            f"{counted(n, 'discount line')} in the period {by_count(n, 'carries', 'carry')} no "
+            f"{naming.TAG_PLATFORM} tag (a discount on an account's Savings Plans fee, or "
             "on untagged usage): not in this statement"
         )
-    if out.split_rows:
-        many = out.split_rows != 1
+    if n := out.split_rows:
         out.notes.append(
-            f"{out.split_rows:,} split cost allocation row{'s' if many else ''} (a pod's share of its node, "
-            f"splitLineItem/ParentResourceId) {'are' if many else 'is'} not counted: the node's own line is, and "
+            f"{counted(n, 'split cost allocation row')} (a pod's share of its node, "
+            f"splitLineItem/ParentResourceId) {by_count(n, 'is', 'are')} not counted: the node's own line is, and "
             "counting both would charge the node twice"
         )
-    if out.corrections:
-        many = out.corrections != 1
+    if n := out.corrections:
         out.notes.append(
-            f"{out.corrections:,} tagged line{'s' if many else ''} billed in this period {'are' if many else 'is'} "
+            f"{counted(n, 'tagged line')} billed in this period {by_count(n, 'is', 'are')} "
             f"dated before {period.first_day} (corrections or refunds of earlier days; first: {out.first_correction}): "
             f"{out.corrections_amount.quantize(Decimal('0.01')):,} {out.statement_currency} in no statement of this "
             "period. Add them to the statement of their days, or to this one by hand"
         )
-    if out.prorated_lines:
-        many = out.prorated_lines != 1
+    if n := out.prorated_lines:
         out.notes.append(
-            f"{out.prorated_lines:,} line{'s' if many else ''} of the export charged for more than a day (a month's "
-            f"tax, fees or support) count{'' if many else 's'} for the part of {'their' if many else 'its'} charge "
+            f"{counted(n, 'line')} of the export charged for more than a day (a month's "
+            f"tax, fees or support) {by_count(n, 'counts', 'count')} for the part of "
+            f"{by_count(n, 'its', 'their')} charge "
             f"period in {period.first_day} to {period.last_day}: {out.prorated.quantize(Decimal('0.01')):,} "
             f"{out.statement_currency}"
         )
     if out.untagged_commitment_lines and amortized(out.basis):
         out.notes.append(
-            f"{out.untagged_commitment_lines:,} Savings Plans or Reserved Instance fee line"
-            f"{'s' if out.untagged_commitment_lines != 1 else ''} in the period carry no {naming.TAG_PLATFORM} tag: "
+            f"{counted(out.untagged_commitment_lines, 'Savings Plans or Reserved Instance fee line')} in the period "
+            f"carry no {naming.TAG_PLATFORM} tag: "
             "the unused part of those commitments is not in this statement (it stays with the account that bought them)"
         )

@@ -10,15 +10,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from hyperpod_teams import bindings
-from hyperpod_teams.plugins import (
-    CONTRACT_VERSION,
-    IdentityBuild,
-    IdentityGroups,
-    IdentityProviderInputs,
-    IdentityProviderPlugin,
-    PluginSettings,
-)
+from hyperpod_teams import bindings, plugins
 
 #: The azuread bindings modules this plugin builds with, served by hyperpod_teams.bindings (the
 #: `entra` extra installs them; nothing loads until the plugin builds).
@@ -50,7 +42,7 @@ TEMPLATE_USER_APP_ROLE_ID = "8774f594-1d59-4279-b9d9-59ef09a23530"
 TEMPLATE_SYNCHRONIZATION_ID = "aWSSingleSignon"
 
 
-class EntraIdSettings(PluginSettings):
+class EntraIdSettings(plugins.PluginSettings):
     tenant_id: str | None = Field(
         default=None,
         pattern=r"^[0-9a-fA-F-]{36}$",
@@ -80,8 +72,8 @@ class EntraIdSettings(PluginSettings):
     )
 
 
-class EntraIdPlugin(IdentityProviderPlugin):
-    contract = CONTRACT_VERSION
+class EntraIdPlugin(plugins.IdentityProviderPlugin):
+    contract = plugins.CONTRACT_VERSION
     name = "entra_id"
     settings_model = EntraIdSettings
     settings: EntraIdSettings
@@ -96,16 +88,18 @@ class EntraIdPlugin(IdentityProviderPlugin):
             "Provisioning page is quicker for one group)."
         ]
 
-    def configure_provider(self, stack: Construct, idp: IdentityProviderInputs) -> None:
+    def configure_provider(self, stack: Construct, idp: plugins.IdentityProviderInputs) -> None:
         from hyperpod_teams.bindings import azuread_provider
 
         azuread_provider.AzureadProvider(stack, "azuread", tenant_id=self.settings.tenant_id)
 
-    def build(self, stack: Construct, idp: IdentityProviderInputs, groups: IdentityGroups) -> IdentityBuild:
+    def build(
+        self, stack: Construct, idp: plugins.IdentityProviderInputs, groups: plugins.IdentityGroups
+    ) -> plugins.IdentityBuild:
         from hyperpod_teams.providers.entra_id.resources import EntraIdentityCenterApplication
 
         application = EntraIdentityCenterApplication(
             stack, "identity-center", organization=idp.organization, settings=self.settings, groups=groups
         )
         # Entra provisions each group into Identity Center under its own display name.
-        return IdentityBuild.unchanged(groups, application.saml_outputs, application.sensitive_outputs)
+        return plugins.IdentityBuild.unchanged(groups, application.saml_outputs, application.sensitive_outputs)

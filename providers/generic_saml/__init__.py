@@ -11,20 +11,13 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from hyperpod_teams.plugins import (
-    CONTRACT_VERSION,
-    IdentityBuild,
-    IdentityGroups,
-    IdentityProviderInputs,
-    IdentityProviderPlugin,
-    PluginSettings,
-)
+from hyperpod_teams import plugins
 
 if TYPE_CHECKING:  # pragma: no cover
     from constructs import Construct
 
 
-class GenericSamlSettings(PluginSettings):
+class GenericSamlSettings(plugins.PluginSettings):
     create_groups_in_identity_center: bool = Field(
         default=False,
         description="Create the team roles' and platform admins' groups in IAM Identity Center "
@@ -33,8 +26,8 @@ class GenericSamlSettings(PluginSettings):
     )
 
 
-class GenericSamlPlugin(IdentityProviderPlugin):
-    contract = CONTRACT_VERSION
+class GenericSamlPlugin(plugins.IdentityProviderPlugin):
+    contract = plugins.CONTRACT_VERSION
     name = "generic_saml"
     settings_model = GenericSamlSettings
     settings: GenericSamlSettings
@@ -52,8 +45,10 @@ class GenericSamlPlugin(IdentityProviderPlugin):
             ]
         return super().provisioning_steps(identity_stack)
 
-    def configure_provider(self, stack: Construct, idp: IdentityProviderInputs) -> None:
+    def configure_provider(self, stack: Construct, idp: plugins.IdentityProviderInputs) -> None:
         """No identity stack: nothing is created with the IdP's credentials."""
 
-    def build(self, stack: Construct, idp: IdentityProviderInputs, groups: IdentityGroups) -> IdentityBuild:
-        return IdentityBuild.unchanged(groups)
+    def build(
+        self, stack: Construct, idp: plugins.IdentityProviderInputs, groups: plugins.IdentityGroups
+    ) -> plugins.IdentityBuild:
+        return plugins.IdentityBuild.unchanged(groups)

@@ -12,14 +12,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from hyperpod_teams.plugins import (
-    CONTRACT_VERSION,
-    IdentityBuild,
-    IdentityGroups,
-    IdentityProviderInputs,
-    IdentityProviderPlugin,
-    PluginSettings,
-)
+from hyperpod_teams import plugins
 
 if TYPE_CHECKING:  # pragma: no cover
     from constructs import Construct
@@ -29,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 PRECONFIGURED_APP = "amazon_aws_sso"
 
 
-class OktaSettings(PluginSettings):
+class OktaSettings(plugins.PluginSettings):
     org_name: str | None = Field(
         default=None,
         pattern=r"^[A-Za-z0-9-]+$",
@@ -56,8 +49,8 @@ class OktaSettings(PluginSettings):
     )
 
 
-class OktaPlugin(IdentityProviderPlugin):
-    contract = CONTRACT_VERSION
+class OktaPlugin(plugins.IdentityProviderPlugin):
+    contract = plugins.CONTRACT_VERSION
     name = "okta"
     settings_model = OktaSettings
     settings: OktaSettings
@@ -72,17 +65,19 @@ class OktaPlugin(IdentityProviderPlugin):
             "In the app's *Push Groups* tab, push each group listed below (*Push Groups* → *Find groups by name*).",
         ]
 
-    def configure_provider(self, stack: Construct, idp: IdentityProviderInputs) -> None:
+    def configure_provider(self, stack: Construct, idp: plugins.IdentityProviderInputs) -> None:
         from hyperpod_teams.providers.okta import terraform
 
         # The API token comes from OKTA_API_TOKEN (or OAuth settings in the environment), never the spec.
         terraform.provider(stack, "okta", org_name=self.settings.org_name, base_url=self.settings.base_url)
 
-    def build(self, stack: Construct, idp: IdentityProviderInputs, groups: IdentityGroups) -> IdentityBuild:
+    def build(
+        self, stack: Construct, idp: plugins.IdentityProviderInputs, groups: plugins.IdentityGroups
+    ) -> plugins.IdentityBuild:
         from hyperpod_teams.providers.okta.resources import OktaIdentityCenterApplication
 
         application = OktaIdentityCenterApplication(
             stack, "identity-center", organization=idp.organization, settings=self.settings, groups=groups
         )
         # Okta pushes each group into Identity Center under its Okta name.
-        return IdentityBuild.unchanged(groups, application.saml_outputs)
+        return plugins.IdentityBuild.unchanged(groups, application.saml_outputs)
