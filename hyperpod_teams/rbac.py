@@ -124,41 +124,28 @@ def cluster_read_rules(team: str) -> tuple[Rule, ...]:
     )
 
 
-#: Where the scientists' rules differ from the chart's team role on purpose:
-#: (API group, resource, verb the chart grants) -> why it is not granted here.
+#: Where the scientists' rules differ from the chart's team role on purpose: (API group, resource,
+#: the verbs the chart grants, why they are not granted here).
+_NOT_GRANTED: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
+    ("", "namespaces", ("list",),
+        "listing every namespace shows other teams' names; the CLI reads its own namespace with get"),
+    ("", "namespaces", ("describe",), "not a Kubernetes verb (kubectl describe uses get)"),
+    ("kueue.x-k8s.io", "clusterqueues", ("list",),
+        "list cannot be limited to the team's own ClusterQueue by name; get and watch of it are granted"),
+    ("", "configmaps", ("create", "update", "delete"), "scientists read ConfigMaps; the team's admins manage them"),
+    ("", "secrets", ("create", "delete"), "secrets are the team admins' to manage"),
+    ("", "secrets", ("get", "list"), "secrets are the team admins' to read"),
+    ("apiextensions.k8s.io", "customresourcedefinitions", ("list",),
+        "get of the job CRDs the CLI checks, by name, instead of listing every CRD"),
+    ("kubeflow.org", "pytorchjobs/status", ("create", "update", "delete"),
+        "a job's status is the training operator's to write"),
+    ("kueue.x-k8s.io", "workloads", ("patch",),
+        "changing a workload's priority or queue is the team admins' (they may patch workloads)"),
+    ("kueue.x-k8s.io", "workloads/status", ("patch",), "a workload's status is Kueue's to write"),
+)  # fmt: skip
+#: The same, a key per verb: (API group, resource, verb the chart grants) -> why it is not granted here.
 CHART_DIFFERENCES: dict[tuple[str, str, str], str] = {
-    (
-        "",
-        "namespaces",
-        "list",
-    ): "listing every namespace shows other teams' names; the CLI reads its own namespace with get",
-    ("", "namespaces", "describe"): "not a Kubernetes verb (kubectl describe uses get)",
-    (
-        "kueue.x-k8s.io",
-        "clusterqueues",
-        "list",
-    ): "list cannot be limited to the team's own ClusterQueue by name; get and watch of it are granted",
-    ("", "configmaps", "create"): "scientists read ConfigMaps; the team's admins manage them",
-    ("", "configmaps", "update"): "scientists read ConfigMaps; the team's admins manage them",
-    ("", "configmaps", "delete"): "scientists read ConfigMaps; the team's admins manage them",
-    ("", "secrets", "create"): "secrets are the team admins' to manage",
-    ("", "secrets", "get"): "secrets are the team admins' to read",
-    ("", "secrets", "list"): "secrets are the team admins' to read",
-    ("", "secrets", "delete"): "secrets are the team admins' to manage",
-    (
-        "apiextensions.k8s.io",
-        "customresourcedefinitions",
-        "list",
-    ): "get of the job CRDs the CLI checks, by name, instead of listing every CRD",
-    ("kubeflow.org", "pytorchjobs/status", "create"): "a job's status is the training operator's to write",
-    ("kubeflow.org", "pytorchjobs/status", "update"): "a job's status is the training operator's to write",
-    ("kubeflow.org", "pytorchjobs/status", "delete"): "a job's status is the training operator's to write",
-    (
-        "kueue.x-k8s.io",
-        "workloads",
-        "patch",
-    ): "changing a workload's priority or queue is the team admins' (they may patch workloads)",
-    ("kueue.x-k8s.io", "workloads/status", "patch"): "a workload's status is Kueue's to write",
+    (group, resource, verb): why for group, resource, verbs, why in _NOT_GRANTED for verb in verbs
 }
 
 

@@ -165,6 +165,7 @@ def test_the_wheel_installs_everything_under_hyperpod_teams(tmp_path):
     assert "hyperpod_teams/stacks/cluster.py" in names
     assert "hyperpod_teams/providers/entra_id/__init__.py" in names
     assert "hyperpod_teams/spec/spec-v1.schema.json" in names
+    assert "hyperpod_teams/instance_types.json" in names  # AWS's instance types, which the spec checks
     assert "hyperpod_teams/providers/okta/resources.py" in names
     # node would not start without the preload, nor the preload without its rewriters
     for script in ("preload", "lazy_provider_exports", "no_creation_stacks", "kernel_in_process"):

@@ -27,3 +27,19 @@ def inline_policy(scope: Construct, construct_id: str, *, role, name: str, docum
     return bindings.aws_iam_role_policy.IamRolePolicy(
         scope, construct_id, name=name, role=role.id, policy=policies.policy_json(document)
     )
+
+
+def service_role(
+    scope: Construct,
+    ids: tuple[str, str],
+    *,
+    name: str,
+    org: Organization,
+    service: str,
+    policy_name: str,
+    document: dict,
+):
+    """A role an AWS service (`service`: its principal, e.g. lambda.amazonaws.com) assumes, with its
+    one inline policy; `ids` are the role's and the policy's construct IDs. Answers (role, policy)."""
+    role = bounded_role(scope, ids[0], name=name, org=org, trust=policies.service_trust_policy(service))
+    return role, inline_policy(scope, ids[1], role=role, name=policy_name, document=document)

@@ -14,7 +14,7 @@ from constructs import Construct
 
 from hyperpod_teams import bindings, policies, usage_report
 from hyperpod_teams.constructs.helm import chart_is_cloned
-from hyperpod_teams.constructs.iam import bounded_role, inline_policy
+from hyperpod_teams.constructs.iam import service_role
 from hyperpod_teams.constructs.kms import EncryptionKey
 from hyperpod_teams.constructs.pod_identity import Inline, pod_identity_association, pod_identity_role
 from hyperpod_teams.constructs.storage import add_private_bucket
@@ -189,18 +189,13 @@ class UsageReportInfrastructure(Construct):
             sqs_managed_sse_enabled=True,
             message_retention_seconds=FAILED_RUN_RETENTION_SECONDS,
         )
-        aggregation_role = bounded_role(
+        aggregation_role, access = service_role(
             self,
-            "aggregation-role",
+            ("aggregation-role", "aggregation-access"),
             name=usage_report.aggregation_role_name(org.name),
             org=org,
-            trust=policies.service_trust_policy("lambda.amazonaws.com"),
-        )
-        access = inline_policy(
-            self,
-            "aggregation-access",
-            role=aggregation_role,
-            name="aggregate-usage",
+            service="lambda.amazonaws.com",
+            policy_name="aggregate-usage",
             document=policies.usage_aggregation_policy(
                 bucket=self.bucket_name,
                 database=self.database_name,

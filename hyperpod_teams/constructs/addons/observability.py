@@ -10,7 +10,7 @@ from constructs import Construct
 
 from hyperpod_teams import addons, bindings, naming, policies
 from hyperpod_teams.constructs.addons.contract import AddonCluster, ClusterAddOn
-from hyperpod_teams.constructs.iam import bounded_role, inline_policy
+from hyperpod_teams.constructs.iam import service_role
 from hyperpod_teams.constructs.pod_identity import Inline, pod_identity_role
 from hyperpod_teams.engine import cdk
 
@@ -49,18 +49,13 @@ class HyperPodObservability(ClusterAddOn):
         self.grafana = None
         grafana = None
         if settings.grafana and org.region in addons.GRAFANA_REGIONS:
-            grafana_role = bounded_role(
+            grafana_role, grafana_policy = service_role(
                 self,
-                "grafana-role",
+                ("grafana-role", "grafana-policy"),
                 name=naming.grafana_role_name(org.name),
                 org=org,
-                trust=policies.service_trust_policy("grafana.amazonaws.com"),
-            )
-            grafana_policy = inline_policy(
-                self,
-                "grafana-policy",
-                role=grafana_role,
-                name="read-metrics",
+                service="grafana.amazonaws.com",
+                policy_name="read-metrics",
                 document=policies.grafana_workspace_policy(
                     partition=partition, account_id=org.account_id, region=org.region, workspace_arn=self.prometheus.arn
                 ),

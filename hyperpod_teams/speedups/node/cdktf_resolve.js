@@ -23,7 +23,7 @@
 // output is the same bytes (a test compares).
 "use strict";
 
-const { occurrences, engineLibFile } = require("./source_text");
+const { occurrences, engineLibFile, fileRewriter } = require("./source_text");
 
 const RESOLVE_MODULE = engineLibFile(["tokens", "private", "resolve.js"]);
 
@@ -119,9 +119,4 @@ function cheaperResolve(source) {
   return rewritten;
 }
 
-module.exports = {
-  name: "cdktf-resolve",
-  targets: [RESOLVE_MODULE],
-  rewrite: (source, filename) => (RESOLVE_MODULE.test(filename) ? cheaperResolve(source) : null),
-  cheaperResolve,
-};
+module.exports = fileRewriter("cdktf-resolve", RESOLVE_MODULE, cheaperResolve);

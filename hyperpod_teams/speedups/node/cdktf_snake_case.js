@@ -9,7 +9,7 @@
 // text (another cdktf version), nothing changes. The output is the same bytes (a test compares).
 "use strict";
 
-const { occurrences, engineLibFile } = require("./source_text");
+const { occurrences, engineLibFile, fileRewriter } = require("./source_text");
 
 const UTIL_MODULE = engineLibFile(["util.js"]);
 
@@ -44,9 +44,4 @@ function rememberedSnakeCase(source) {
   return source.replace(SNAKE_CASE, () => REMEMBERED);
 }
 
-module.exports = {
-  name: "cdktf-snake-case",
-  targets: [UTIL_MODULE],
-  rewrite: (source, filename) => (UTIL_MODULE.test(filename) ? rememberedSnakeCase(source) : null),
-  rememberedSnakeCase,
-};
+module.exports = fileRewriter("cdktf-snake-case", UTIL_MODULE, rememberedSnakeCase);

@@ -11,7 +11,7 @@
 // output is the same bytes (a test compares).
 "use strict";
 
-const { occurrences, engineLibFile } = require("./source_text");
+const { occurrences, engineLibFile, fileRewriter } = require("./source_text");
 
 const STACK_MODULE = engineLibFile(["terraform-stack.js"]);
 
@@ -56,9 +56,4 @@ function withFirstBackendLookup(source) {
   return source.replace(ENSURE_BACKEND, () => FIRST_BACKEND).replace(EXPORT, () => `${EXPORT}${HELPER}`);
 }
 
-module.exports = {
-  name: "cdktf-stack-backend",
-  targets: [STACK_MODULE],
-  rewrite: (source, filename) => (STACK_MODULE.test(filename) ? withFirstBackendLookup(source) : null),
-  withFirstBackendLookup,
-};
+module.exports = fileRewriter("cdktf-stack-backend", STACK_MODULE, withFirstBackendLookup);

@@ -11,7 +11,7 @@
 // changes. The output is the same bytes (a test compares).
 "use strict";
 
-const { occurrences, engineLibFile } = require("./source_text");
+const { occurrences, engineLibFile, fileRewriter } = require("./source_text");
 
 const STACK_MODULE = engineLibFile(["terraform-stack.js"]);
 
@@ -44,9 +44,4 @@ function resolvedOnce(source) {
   return source.replace(SECOND_PASS, () => SECOND_PASS_ONLY_FOR_OVERRIDES);
 }
 
-module.exports = {
-  name: "cdktf-stack-document",
-  targets: [STACK_MODULE],
-  rewrite: (source, filename) => (STACK_MODULE.test(filename) ? resolvedOnce(source) : null),
-  resolvedOnce,
-};
+module.exports = fileRewriter("cdktf-stack-document", STACK_MODULE, resolvedOnce);

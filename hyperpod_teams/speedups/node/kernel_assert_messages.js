@@ -8,7 +8,7 @@
 // message)`: same check, same error, same message. Any other kernel is compiled as it is.
 "use strict";
 
-const { JSII_KERNEL_FILE } = require("./source_text");
+const { JSII_KERNEL_FILE, fileRewriter } = require("./source_text");
 
 // The minified kernel's names differ between builds: match the shape, then require one match.
 const EAGER_ASSERTION =
@@ -21,9 +21,4 @@ function withLazyAssertMessage(source) {
   return source.replace(EAGER_ASSERTION, (_, assert, value, message) => `(null!=${value}||(0,${assert}.default)(!1,${message}))`);
 }
 
-module.exports = {
-  name: "kernel-assert-messages",
-  targets: [JSII_KERNEL_FILE],
-  rewrite: (source, filename) => (JSII_KERNEL_FILE.test(filename) ? withLazyAssertMessage(source) : null),
-  withLazyAssertMessage,
-};
+module.exports = fileRewriter("kernel-assert-messages", JSII_KERNEL_FILE, withLazyAssertMessage);

@@ -9,7 +9,7 @@
 // Any other kernel is compiled as it is.
 "use strict";
 
-const { occurrences, JSII_KERNEL_FILE } = require("./source_text");
+const { occurrences, JSII_KERNEL_FILE, fileRewriter } = require("./source_text");
 
 // The minified kernel's names differ between builds: match the shape, then require one match.
 const CACHED_UNPACK = /new ([\w$]+)\.UnpackSync\(([\w$]+)\);/g;
@@ -24,9 +24,4 @@ function withoutDeclarations(source) {
   );
 }
 
-module.exports = {
-  name: "kernel-lean-extraction",
-  targets: [JSII_KERNEL_FILE],
-  rewrite: (source, filename) => (JSII_KERNEL_FILE.test(filename) ? withoutDeclarations(source) : null),
-  withoutDeclarations,
-};
+module.exports = fileRewriter("kernel-lean-extraction", JSII_KERNEL_FILE, withoutDeclarations);

@@ -12,7 +12,7 @@
 // compiled as it is.
 "use strict";
 
-const { occurrences, JSII_KERNEL_FILE } = require("./source_text");
+const { occurrences, JSII_KERNEL_FILE, fileRewriter } = require("./source_text");
 
 // removeRedundant as jsii 1.x's minified kernel has it; the minifier's names differ between
 // builds: match the shape, then require exactly one match of each part.
@@ -52,9 +52,4 @@ function withTypeCaches(source) {
   );
 }
 
-module.exports = {
-  name: "kernel-type-caches",
-  targets: [JSII_KERNEL_FILE],
-  rewrite: (source, filename) => (JSII_KERNEL_FILE.test(filename) ? withTypeCaches(source) : null),
-  withTypeCaches,
-};
+module.exports = fileRewriter("kernel-type-caches", JSII_KERNEL_FILE, withTypeCaches);

@@ -11,6 +11,8 @@
 // for byte the same (a test compares).
 "use strict";
 
+const { fileRewriter } = require("./source_text");
+
 const PROVIDER_INDEX = /[\\/]@cdk(?:tf|tn)[\\/]provider-[a-z0-9-]+[\\/](?:[^\\/]+[\\/]){0,2}lib[\\/]index\.js$/;
 const REQUIRE_LINE = /^exports\.([A-Za-z_$][\w$]*) = (__importStar\()?require\(("\.\/[^"]+")\)(\))?;$/;
 // The import helpers TypeScript 5.9 writes above such an index (tsc's emitted text, verbatim);
@@ -46,9 +48,4 @@ function lazyIndex(source) {
   return rewritten.map((lines) => lines.join("\n")).join(TYPESCRIPT_IMPORT_HELPERS);
 }
 
-module.exports = {
-  name: "lazy-provider-exports",
-  targets: [PROVIDER_INDEX],
-  rewrite: (source, filename) => (PROVIDER_INDEX.test(filename) ? lazyIndex(source) : null),
-  lazyIndex,
-};
+module.exports = fileRewriter("lazy-provider-exports", PROVIDER_INDEX, lazyIndex);

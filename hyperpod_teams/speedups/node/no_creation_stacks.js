@@ -8,7 +8,7 @@
 // errors keep their message, and the synthesized output is the same bytes (a test compares).
 "use strict";
 
-const { occurrences, engineLibFile } = require("./source_text");
+const { occurrences, engineLibFile, fileRewriter } = require("./source_text");
 
 const STACK_TRACE_MODULE = engineLibFile(["tokens", "private", "stack-trace.js"], ["cdktf"]);
 const DEFINITION = "function captureStackTrace(below) {";
@@ -21,9 +21,4 @@ function withoutCreationStacks(source) {
   return source.replace(DEFINITION, `${DEFINITION} return [];`);
 }
 
-module.exports = {
-  name: "no-creation-stacks",
-  targets: [STACK_TRACE_MODULE],
-  rewrite: (source, filename) => (STACK_TRACE_MODULE.test(filename) ? withoutCreationStacks(source) : null),
-  withoutCreationStacks,
-};
+module.exports = fileRewriter("no-creation-stacks", STACK_TRACE_MODULE, withoutCreationStacks);

@@ -23,4 +23,18 @@ function engineLibFile(parts, engines = ["cdktn", "cdktf"]) {
 /** The jsii kernel's bundle (lib/program.js of jsii's runtime), as the launcher starts it. */
 const JSII_KERNEL_FILE = /[\\/]lib[\\/]program\.js$/;
 
-module.exports = { occurrences, engineLibFile, JSII_KERNEL_FILE };
+/**
+ * A rewriter of the files `target` matches (preload.js's contract: name, targets, rewrite): `rewrite`
+ * takes a file's source and answers it rewritten, or null when it is not of the expected shape. The
+ * function is exported under its own name too, for the tests that run it on the published files.
+ */
+function fileRewriter(name, target, rewrite) {
+  return {
+    name,
+    targets: [target],
+    rewrite: (source, filename) => (target.test(filename) ? rewrite(source) : null),
+    [rewrite.name]: rewrite,
+  };
+}
+
+module.exports = { occurrences, engineLibFile, fileRewriter, JSII_KERNEL_FILE };
