@@ -142,23 +142,12 @@ INFERENCE_ROLE_NAME_PREFIX = "SageMakerHyperPodInference"
 #: Where the operator's images are published (the chart's values.yaml, `image.repositoryDomainMap`, at
 #: 011ca92): the chart refuses any other region ("Unsupported AWS Region"), and the add-on runs the same
 #: images.
-INFERENCE_REGIONS = (
-    "ap-northeast-1",
-    "ap-south-1",
-    "ap-southeast-1",
-    "ap-southeast-2",
-    "ap-southeast-3",
-    "ap-southeast-4",
-    "eu-central-1",
-    "eu-north-1",
-    "eu-south-2",
-    "eu-west-1",
-    "eu-west-2",
-    "sa-east-1",
-    "us-east-1",
-    "us-east-2",
-    "us-west-1",
-    "us-west-2",
+INFERENCE_REGIONS = tuple(
+    (
+        "ap-northeast-1 ap-south-1 ap-southeast-1 ap-southeast-2 ap-southeast-3 ap-southeast-4 "
+        "eu-central-1 eu-north-1 eu-south-2 eu-west-1 eu-west-2 sa-east-1 us-east-1 us-east-2 "
+        "us-west-1 us-west-2"
+    ).split()
 )
 S3_CSI_ADDON = "aws-mountpoint-s3-csi-driver"
 S3_CSI_NAMESPACE = "kube-system"
@@ -208,16 +197,10 @@ OBSERVABILITY_SERVICE_ACCOUNT = "hyperpod-observability-operator-otel-collector"
 #: observability": `kubectl get pods -n hyperpod-observability`).
 OBSERVABILITY_NAMESPACE = "hyperpod-observability"
 #: Where Amazon Managed Grafana is offered (the same module's `amg_allowed_regions`).
-GRAFANA_REGIONS = (
-    "us-east-1",
-    "us-east-2",
-    "us-west-2",
-    "ap-northeast-1",
-    "ap-southeast-1",
-    "ap-southeast-2",
-    "eu-central-1",
-    "eu-west-1",
-    "eu-west-2",
+GRAFANA_REGIONS = tuple(
+    (
+        "us-east-1 us-east-2 us-west-2 ap-northeast-1 ap-southeast-1 ap-southeast-2 eu-central-1 eu-west-1 eu-west-2"
+    ).split()
 )
 #: The metric families the add-on collects, at the levels the reference module sets by default.
 OBSERVABILITY_METRICS = (

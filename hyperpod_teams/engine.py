@@ -64,30 +64,29 @@ class Engine:
         return importlib.util.find_spec(self.name) is not None
 
 
+#: The provider versions each engine's pinned bindings were generated from (docs/engines.md), side
+#: by side: provider -> (CDK Terrain's, CDKTF's). Okta's is written without a binding on both engines
+#: (providers/okta/terraform.py).
+PROVIDER_PINS: dict[str, tuple[str, str]] = {
+    "aws": ("6.69.1", "6.25.0"),
+    "kubernetes": ("3.4.0", "2.38.0"),
+    "helm": ("3.3.0", "3.1.1"),
+    "azuread": ("3.10.0", "3.7.0"),
+    "okta": ("4.20.0", "4.20.0"),
+}
+
 CDKTN = Engine(
     name="cdktn",
     title="CDK Terrain",
     provider_prefix="cdktn_provider_",
-    provider_versions=(
-        ("aws", "6.69.1"),
-        ("kubernetes", "3.4.0"),
-        ("helm", "3.3.0"),
-        ("azuread", "3.10.0"),
-        ("okta", "4.20.0"),  # written without a binding on both engines (providers/okta/terraform.py)
-    ),
+    provider_versions=tuple((provider, pins[0]) for provider, pins in PROVIDER_PINS.items()),
     install=install_extras("entra"),
 )
 CDKTF = Engine(
     name="cdktf",
     title="CDKTF",
     provider_prefix="cdktf_cdktf_provider_",
-    provider_versions=(
-        ("aws", "6.25.0"),
-        ("kubernetes", "2.38.0"),
-        ("helm", "3.1.1"),
-        ("azuread", "3.7.0"),
-        ("okta", "4.20.0"),
-    ),
+    provider_versions=tuple((provider, pins[1]) for provider, pins in PROVIDER_PINS.items()),
     install=install_extras("cdktf"),
 )
 ENGINES = {engine.name: engine for engine in (CDKTN, CDKTF)}

@@ -15,23 +15,11 @@ TASK_GOVERNANCE_REGIONS_SOURCE = (
     "AWS CDK API reference, aws-cdk-lib.aws_sagemaker.CfnComputeQuota (v2.277.0), read 2026-12-03"
 )
 TASK_GOVERNANCE_REGIONS: frozenset[str] = frozenset(
-    {
-        "us-east-1",
-        "us-east-2",
-        "us-west-1",
-        "us-west-2",
-        "ap-south-1",
-        "ap-southeast-1",
-        "ap-southeast-2",
-        "ap-southeast-3",
-        "ap-northeast-1",
-        "eu-central-1",
-        "eu-west-1",
-        "eu-west-2",
-        "eu-north-1",
-        "eu-south-2",
-        "sa-east-1",
-    }
+    (
+        "us-east-1 us-east-2 us-west-1 us-west-2 ap-south-1 ap-southeast-1 ap-southeast-2 "
+        "ap-southeast-3 ap-northeast-1 eu-central-1 eu-west-1 eu-west-2 eu-north-1 eu-south-2 "
+        "sa-east-1"
+    ).split()
 )
 
 
@@ -42,22 +30,9 @@ def task_governance_available(region: str) -> bool:
 #: Regions HyperPod's usage-report chart has an operator image for (awslabs/sagemaker-hyperpod-usage-report,
 #: `helm_chart/SageMakerHyperPodUsageReportChart/values.yaml`, image.repositoryDomainMap).
 USAGE_REPORT_REGIONS = frozenset(
-    {
-        "us-east-1",
-        "us-east-2",
-        "us-west-1",
-        "us-west-2",
-        "eu-north-1",
-        "eu-central-1",
-        "eu-west-1",
-        "eu-west-2",
-        "eu-south-2",
-        "ap-northeast-1",
-        "ap-south-1",
-        "ap-southeast-1",
-        "ap-southeast-2",
-        "ap-southeast-3",
-        "ap-southeast-4",
-        "sa-east-1",
-    }
+    (
+        "us-east-1 us-east-2 us-west-1 us-west-2 eu-north-1 eu-central-1 eu-west-1 eu-west-2 "
+        "eu-south-2 ap-northeast-1 ap-south-1 ap-southeast-1 ap-southeast-2 ap-southeast-3 "
+        "ap-southeast-4 sa-east-1"
+    ).split()
 )
