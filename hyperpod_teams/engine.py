@@ -75,20 +75,14 @@ PROVIDER_PINS: dict[str, tuple[str, str]] = {
     "okta": ("4.20.0", "4.20.0"),
 }
 
-CDKTN = Engine(
-    name="cdktn",
-    title="CDK Terrain",
-    provider_prefix="cdktn_provider_",
-    provider_versions=tuple((provider, pins[0]) for provider, pins in PROVIDER_PINS.items()),
-    install=install_extras("entra"),
-)
-CDKTF = Engine(
-    name="cdktf",
-    title="CDKTF",
-    provider_prefix="cdktf_cdktf_provider_",
-    provider_versions=tuple((provider, pins[1]) for provider, pins in PROVIDER_PINS.items()),
-    install=install_extras("cdktf"),
-)
+
+def _pins(column: int) -> tuple[tuple[str, str], ...]:
+    """One engine's column of PROVIDER_PINS: 0 CDK Terrain's, 1 CDKTF's."""
+    return tuple((provider, pins[column]) for provider, pins in PROVIDER_PINS.items())
+
+
+CDKTN = Engine("cdktn", "CDK Terrain", "cdktn_provider_", _pins(0), install_extras("entra"))
+CDKTF = Engine("cdktf", "CDKTF", "cdktf_cdktf_provider_", _pins(1), install_extras("cdktf"))
 ENGINES = {engine.name: engine for engine in (CDKTN, CDKTF)}
 DEFAULT = CDKTN
 
