@@ -23,6 +23,8 @@ from hyperpod_teams import cloudformation
 from tests.conftest import ASSETS_KEY
 
 AWS_PROVIDER_DIR_ENV = "HYPERPOD_TEAMS_AWS_PROVIDER_DIR"
+#: GOGC of every terraform the tests run (terraform_or_skip).
+GO_GC_PERCENT = "400"
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,11 @@ def terraform_or_skip(tmp_dir: Path) -> Terraform:
         "TF_CLI_CONFIG_FILE": str(config),
         "TF_IN_AUTOMATION": "1",
         "CHECKPOINT_DISABLE": "1",
+        # Go's garbage collector for terraform and the provider, which start afresh for every
+        # command (the provider three to five times per plan or apply): most of their CPU is
+        # building the provider's schema, and collecting less often cuts it by a fifth (3.7 to 3.0
+        # CPU seconds a plan, at 430 MB a process instead of 310 MB). Nothing they do changes.
+        "GOGC": GO_GC_PERCENT,
         # Fake credentials: nothing may reach AWS.
         "AWS_ACCESS_KEY_ID": "AKIAOFFLINEFAKE00000",
         "AWS_SECRET_ACCESS_KEY": "offline-fake-secret",
@@ -300,6 +307,7 @@ def stand_in_terraform(tmp_dir: Path, data: dict | None = None) -> Terraform:
         "TF_CLI_CONFIG_FILE": str(config),
         "SCHEMA_PROVIDER_CACHE": str(cache),
         "SCHEMA_PROVIDER_DATA": json.dumps(STAND_IN_DATA if data is None else data),
+        "GOGC": GO_GC_PERCENT,
         "TF_IN_AUTOMATION": "1",
         "CHECKPOINT_DISABLE": "1",
     }

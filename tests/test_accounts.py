@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import csv
 import io
+import json
 from decimal import Decimal
 
 import pytest
@@ -19,7 +20,7 @@ import yaml
 
 from hyperpod_teams.chargeback import Place, read_cost_exports, reconciliation
 from hyperpod_teams.spec import SpecError, validate_spec
-from tests.conftest import QUICKSTART, synthesize_stacks
+from tests.conftest import QUICKSTART, require_module, synthesize_stacks
 from tests.test_cost_exports import AMORTIZED_TOTAL, COLUMNS, LINES, NOVEMBER_WEEK, snake
 
 WORKLOAD, IDENTITY_CENTER, PAYER, STATE = "111122223333", "999900000002", "999900000001", "999900000003"
@@ -239,3 +240,162 @@ def test_the_three_account_stacks_pass_terraform_validate_with_the_real_provider
         result = terraform.run(write_stack(tmp_path, name, stacks[name]), "validate", "-json")
         report = json.loads(result.stdout)
         assert report["valid"], (name, report["diagnostics"])
+
+
+# --- the deploy roles, one per account (#60.3) ----------------------------------------------------
+
+#: The IAM service of each AWS resource type prefix the stacks use (the Service Authorization
+#: Reference's prefixes): read from the synthesized stacks, not from the policy code.
+SERVICE_OF_TYPE = {
+    "aws_ssoadmin_": "sso",
+    "aws_identitystore_": "identitystore",
+    "aws_ce_": "ce",
+    "aws_budgets_": "budgets",
+    "aws_eks_": "eks",
+    "aws_iam_": "iam",
+    "aws_s3_": "s3",
+    "aws_kms_": "kms",
+    "aws_sagemaker_": "sagemaker",
+    "aws_security_group": "ec2",
+    "aws_vpc_": "ec2",
+    "aws_ssm_": "ssm",
+    "aws_cloudcontrolapi_": "cloudformation",
+}
+
+
+def _services_by_account(stacks: dict[str, dict]) -> dict[str, set[str]]:
+    """Account -> the IAM services of the resources and data sources whose provider works there."""
+    found: dict[str, set[str]] = {}
+    for stack in stacks.values():
+        accounts = {
+            f"aws.{p['alias']}" if "alias" in p else "aws": p["allowed_account_ids"][0]
+            for p in stack.get("provider", {}).get("aws", [])
+            if p.get("allowed_account_ids")
+        }
+        for blocks in (stack.get("resource", {}), stack.get("data", {})):
+            for kind, resources in blocks.items():
+                service = next((s for prefix, s in SERVICE_OF_TYPE.items() if kind.startswith(prefix)), None)
+                for resource in resources.values():
+                    account = accounts.get(resource.get("provider", "aws"))
+                    if service and account:
+                        found.setdefault(account, set()).add(service)
+    return found
+
+
+def _granted_services(documents: dict[str, dict]) -> set[str]:
+    actions = [
+        a
+        for d in documents.values()
+        for s in d["Statement"]
+        for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])
+    ]
+    return {action.split(":")[0] for action in actions}
+
+
+def test_each_accounts_deploy_role_holds_what_the_stacks_there_need_and_nothing_of_another_accounts(stacks):
+    """Each account's set grants the services of the resources whose provider works there (as the
+    synthesized stacks say), and no Identity Center or Cost Explorer action lands in the workload
+    account's role, nor a workload action in the Identity Center's or the payer's."""
+    from hyperpod_teams.policies.deploy import deploy_accounts, deploy_policies
+
+    spec = validate_spec(three_accounts())
+    assert deploy_accounts(spec) == {WORKLOAD: ["workload"], IDENTITY_CENTER: ["Identity Center"], PAYER: ["payer"]}
+    needed = _services_by_account(stacks)
+    assert needed[IDENTITY_CENTER] == {"sso", "identitystore"}
+    assert needed[PAYER] == {"ce"}
+    for account in (WORKLOAD, IDENTITY_CENTER, PAYER):
+        granted = _granted_services(deploy_policies(spec, account))
+        assert needed[account] <= granted, account
+    assert _granted_services(deploy_policies(spec, IDENTITY_CENTER)) == {"sso", "identitystore", "sts"}
+    assert _granted_services(deploy_policies(spec, PAYER)) == {"ce", "sts"}
+    assert not {"sso", "identitystore", "ce"} & _granted_services(deploy_policies(spec, WORKLOAD))
+
+
+def test_the_accounts_sets_together_are_the_one_account_set_and_a_one_account_spec_prints_as_before():
+    from hyperpod_teams.policies.deploy import deploy_policies
+
+    spec = validate_spec(three_accounts())
+    whole = [s for d in deploy_policies(spec).values() for s in d["Statement"]]
+    parts = [
+        s
+        for account in (WORKLOAD, IDENTITY_CENTER, PAYER)
+        for d in deploy_policies(spec, account).values()
+        for s in d["Statement"]
+        if s["Sid"] != "ReadAccount"
+    ]
+    assert sorted(json.dumps(s, sort_keys=True) for s in parts) == sorted(json.dumps(s, sort_keys=True) for s in whole)
+    one = validate_spec(yaml.safe_load(QUICKSTART.read_text()))
+    assert deploy_policies(one, "111122223333") == deploy_policies(one)
+
+
+def test_deploy_policy_asks_which_account_when_the_stacks_run_in_several(tmp_path):
+    from click.testing import CliRunner
+
+    from hyperpod_teams.cli import cli
+
+    spec = tmp_path / "teams.yaml"
+    spec.write_text(yaml.safe_dump(three_accounts()))
+    result = CliRunner().invoke(cli, ["deploy-policy", str(spec)])
+    assert result.exit_code == 2
+    assert f"{WORKLOAD} (workload); {IDENTITY_CENTER} (Identity Center); {PAYER} (payer)" in result.output
+    result = CliRunner().invoke(cli, ["deploy-policy", str(spec), "--account", "123456789012"])
+    assert result.exit_code == 2 and "--account" in result.output
+    result = CliRunner().invoke(cli, ["deploy-policy", str(spec), "--account", PAYER])
+    assert result.exit_code == 0
+    assert {s["Sid"] for d in json.loads(result.output).values() for s in d["Statement"]} == {
+        "ReadAccount",
+        "CostCategoriesAndTags",
+    }
+
+
+def test_the_trust_policy_trusts_the_deploying_jobs_of_the_pipeline_and_no_pull_request(tmp_path):
+    """GitHub's `sub` of a job in the production environment and of a push to main; GitLab's of
+    its main branch (each issuer's documented claim format); a role of another account by ARN."""
+    from click.testing import CliRunner
+
+    from hyperpod_teams.cli import cli
+
+    spec = tmp_path / "teams.yaml"
+    spec.write_text(yaml.safe_dump(three_accounts()))
+    pipeline_role = f"arn:aws:iam::{WORKLOAD}:role/{ROLE}"
+    args = ["deploy-policy", str(spec), "--account", IDENTITY_CENTER, "--trust", "github:acme/platform"]
+    result = CliRunner().invoke(cli, [*args, "--trust", "gitlab:acme/ml/platform", "--trust", f"aws:{pipeline_role}"])
+    assert result.exit_code == 0, result.output
+    github, gitlab, role = json.loads(result.output)["Statement"]
+    assert github["Principal"] == {
+        "Federated": f"arn:aws:iam::{IDENTITY_CENTER}:oidc-provider/token.actions.githubusercontent.com"
+    }
+    assert github["Action"] == "sts:AssumeRoleWithWebIdentity"
+    assert github["Condition"]["StringEquals"] == {
+        "token.actions.githubusercontent.com:aud": "sts.amazonaws.com",
+        "token.actions.githubusercontent.com:sub": [
+            "repo:acme/platform:ref:refs/heads/main",
+            "repo:acme/platform:environment:production",
+        ],
+    }
+    assert gitlab["Condition"]["StringEquals"]["gitlab.com:sub"] == [
+        "project_path:acme/ml/platform:ref_type:branch:ref:main"
+    ]
+    assert role == {"Effect": "Allow", "Principal": {"AWS": pipeline_role}, "Action": "sts:AssumeRole"}
+    assert "pull_request" not in result.output
+    refused = CliRunner().invoke(cli, [*args[:-1], "github:acme"])
+    assert refused.exit_code == 2 and "--trust" in refused.output
+
+
+def test_parliament_finds_nothing_wrong_in_the_accounts_sets():
+    require_module("parliament")
+    from parliament import analyze_policy_string
+
+    from hyperpod_teams.policies.deploy import deploy_policies
+
+    spec = validate_spec(three_accounts())
+    purpose = {"PERMISSIONS_MANAGEMENT_ACTIONS", "RESOURCE_STAR", "CREDENTIALS_EXPOSURE", "PRIVILEGE_ESCALATION"}
+    purpose.add("RESOURCE_POLICY_PRIVILEGE_ESCALATION")
+    problems = [
+        f"{account}: {finding.issue} {finding.detail}"
+        for account in (WORKLOAD, IDENTITY_CENTER, PAYER)
+        for document in deploy_policies(spec, account).values()
+        for finding in analyze_policy_string(json.dumps(document), include_community_auditors=True).findings
+        if finding.issue not in purpose
+    ]
+    assert not problems, "\n".join(problems)

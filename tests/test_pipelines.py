@@ -93,7 +93,7 @@ def machine(tmp_path_factory) -> Machine:
     terraform_env = {
         key: value
         for key, value in stand_in_terraform(root).env.items()
-        if key.startswith(("TF_", "SCHEMA_PROVIDER")) and key != "TF_IN_AUTOMATION"
+        if key.startswith(("TF_", "SCHEMA_PROVIDER", "GOGC")) and key != "TF_IN_AUTOMATION"
     }
     terraform_env["SCHEMA_PROVIDER_APPLY_LOG"] = str(root / "applied.jsonl")
     built_machine = Machine(root / "machine", wheels, terraform_env)

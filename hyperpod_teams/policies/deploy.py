@@ -197,11 +197,53 @@ def deploy_policy_statements(spec: PlatformSpec) -> list[dict]:
     return statements
 
 
-def deploy_policies(spec: PlatformSpec) -> dict[str, dict]:
+#: The statements of the stacks that run in the Identity Center account (`<org>-access`, the team
+#: stacks' `aws.identity_center` provider) and in the payer account (`<org>-cost`), by Sid; every
+#: other statement is the workload account's.
+IDENTITY_CENTER_SIDS = ("IdentityCenter",)
+PAYER_SIDS = ("CostCategoriesAndTags",)
+#: What every account's role needs whatever runs there: the provider asks who it is.
+WHO_AM_I = {"Sid": "ReadAccount", "Effect": "Allow", "Action": "sts:GetCallerIdentity", "Resource": "*"}
+
+
+def deploy_accounts(spec: PlatformSpec) -> dict[str, list[str]]:
+    """The accounts the stacks deploy into, each with the parts it plays ("workload", "Identity
+    Center", "payer"), the workload account first. One account, unless `organization.accounts` names
+    others (docs/deploy.md, "Accounts")."""
+    org = spec.organization
+    parts: dict[str, list[str]] = {org.account_id: ["workload"]}
+    parts.setdefault(org.identity_center_account, []).append("Identity Center")
+    parts.setdefault(org.payer_account or org.account_id, []).append("payer")
+    return parts
+
+
+def _statements_of(spec: PlatformSpec, account: str | None) -> list[dict]:
+    """The statements of the stacks that run in `account` (None: of every stack, in one set)."""
+    statements = deploy_policy_statements(spec)
+    if account is None:
+        return statements
+    org = spec.organization
+    plays = deploy_accounts(spec).get(account)
+    if plays is None:
+        raise ValueError(f"the stacks deploy into no account {account}")
+
+    def runs_here(sid: str) -> bool:
+        if sid in IDENTITY_CENTER_SIDS:
+            return account == org.identity_center_account
+        if sid in PAYER_SIDS:
+            return account == (org.payer_account or org.account_id)
+        return account == org.account_id
+
+    kept = [statement for statement in statements if runs_here(statement["Sid"])]
+    return kept if "workload" in plays else [WHO_AM_I, *kept]
+
+
+def deploy_policies(spec: PlatformSpec, account: str | None = None) -> dict[str, dict]:
     """The statements as customer managed policies, each under IAM's size quota: policy name ->
-    document (`<org>-deploy-1`, `-2`, ...)."""
+    document (`<org>-deploy-1`, `-2`, ...). `account`: only the statements of the stacks that run
+    there (deploy_accounts), for that account's deploy role; None: every stack's (one account)."""
     documents: list[dict] = []
-    for statement in deploy_policy_statements(spec):
+    for statement in _statements_of(spec, account):
         if (
             documents
             and _size({**documents[-1], "Statement": [*documents[-1]["Statement"], statement]}) <= MANAGED_POLICY_SIZE
@@ -225,3 +267,49 @@ def role_boundary_policy(spec: PlatformSpec) -> dict[str, dict]:
         ],
     }
     return {naming.role_boundary_policy_name(spec.organization.name): document}
+
+
+#: The OIDC providers a pipeline's identity comes from: `--trust <kind>:<path>` -> (the issuer's
+#: host, as IAM names the provider and its condition keys; the audience the pipelines ask for; the
+#: `sub` claims of the jobs that deploy, from the path). GitHub: "Configuring OpenID Connect in
+#: Amazon Web Services" (the `sub` of a job in an environment, and of a push to a branch); GitLab:
+#: "Configure OpenID Connect in AWS" (`project_path:<path>:ref_type:branch:ref:<branch>`).
+OIDC_ISSUERS = {
+    "github": (
+        "token.actions.githubusercontent.com",
+        "sts.amazonaws.com",
+        ("repo:{path}:ref:refs/heads/main", "repo:{path}:environment:production"),
+    ),
+    "gitlab": ("gitlab.com", "sts.amazonaws.com", ("project_path:{path}:ref_type:branch:ref:main",)),
+}
+
+
+def deploy_role_trust_policy(spec: PlatformSpec, account: str, pipelines: list[str]) -> dict:
+    """The trust policy of the deploy role in `account`: `pipelines` are `github:OWNER/REPO` (jobs
+    of the main branch and of the `production` environment, which the example pipelines deploy
+    from), `gitlab:GROUP/PROJECT` (jobs of the protected main branch), through the account's OIDC
+    provider of that issuer; or `aws:<role ARN>`, a role that assumes this one (the pipeline's own,
+    in another account: the stacks' providers assume each account's role from it). A pull
+    request's jobs are not trusted: whoever opens one could run anything as the role."""
+    partition = aws_partition(spec.organization.region)
+    statements = []
+    for pipeline in pipelines:
+        kind, _, path = pipeline.partition(":")
+        if kind == "aws":
+            statements.append({"Effect": "Allow", "Principal": {"AWS": path}, "Action": "sts:AssumeRole"})
+            continue
+        host, audience, subjects = OIDC_ISSUERS[kind]
+        statements.append(
+            {
+                "Effect": "Allow",
+                "Principal": {"Federated": f"arn:{partition}:iam::{account}:oidc-provider/{host}"},
+                "Action": "sts:AssumeRoleWithWebIdentity",
+                "Condition": {
+                    "StringEquals": {
+                        f"{host}:aud": audience,
+                        f"{host}:sub": [subject.format(path=path) for subject in subjects],
+                    }
+                },
+            }
+        )
+    return {"Version": "2012-10-17", "Statement": statements}

@@ -35,12 +35,6 @@ from tests.conftest import ROOT
 #: retried for many minutes; a few still ride out a dropped loopback connection.
 MAX_RETRIES = 3
 
-#: Go's garbage collector for terraform and the provider, which start afresh for every command
-#: (the provider three to four times per plan or apply): most of their CPU is building the
-#: provider's schema, and collecting less often cuts it by a quarter (about 4.4 s to 3.3 s per
-#: plan, at about 380 MB a process instead of 310 MB). Nothing they do changes.
-GO_GC_PERCENT = "400"
-
 
 @dataclass
 class Emulator:
@@ -273,7 +267,7 @@ class Deployment:
         (self.directory(name) / "cdk.tf.json").write_text(json.dumps(stack, indent=1))
 
     def terraform(self, name: str, *args: str) -> subprocess.CompletedProcess:
-        env = {**self.terraform_env, "AWS_ENDPOINT_URL": self.endpoint, "GOGC": GO_GC_PERCENT}
+        env = {**self.terraform_env, "AWS_ENDPOINT_URL": self.endpoint}
         return subprocess.run(
             ["terraform", *args, "-input=false", "-no-color", f"-state={self.state_path(name)}"],
             cwd=self.directory(name),
