@@ -227,13 +227,16 @@ def _synthesize_in_a_process_of(engine_name: str, spec, out_dir: Path) -> None:
 ASSETS_KEY = "hyperpod_teams_test_assets"
 
 
+def shared_folder(tmp_path_factory) -> Path:
+    """The folder pytest-xdist's test processes share (the parent of each one's basetemp)."""
+    shared = tmp_path_factory.getbasetemp()
+    return shared.parent if os.environ.get("PYTEST_XDIST_WORKER") else shared
+
+
 def synthesized_dir(tmp_path_factory, spec_path: Path) -> Path:
     """Where `synthesized_once` writes an example's app (its manifest.json and stacks/): in the
-    folder pytest-xdist's test processes share."""
-    shared = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = shared.parent
-    return shared / f"example-{spec_path.parent.name}"
+    folder the test processes share."""
+    return shared_folder(tmp_path_factory) / f"example-{spec_path.parent.name}"
 
 
 def synthesized_once(tmp_path_factory, spec_path: Path) -> dict[str, dict]:
@@ -256,6 +259,30 @@ def synthesized_once(tmp_path_factory, spec_path: Path) -> dict[str, dict]:
         partial.write_text(json.dumps(stacks))
         partial.replace(done)
         return stacks
+
+
+def project_wheel(tmp_path_factory) -> Path:
+    """The project's wheel (`pip wheel` of the checkout), built once per run whichever test process
+    asks first, as synthesized_once does. Once, not once per asking test: setuptools builds in the
+    checkout's build/ folder, and two builds at a time pulled files from under each other."""
+    import fcntl
+    import subprocess
+    import sys
+
+    shared = shared_folder(tmp_path_factory) / "project-wheel"
+    shared.mkdir(parents=True, exist_ok=True)
+    with (shared.parent / "project-wheel.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        built = list(shared.glob("hyperpod_teams-*.whl"))
+        if not built:
+            subprocess.run(
+                [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(shared), str(ROOT)],
+                check=True,
+                capture_output=True,
+            )
+            built = list(shared.glob("hyperpod_teams-*.whl"))
+        (wheel,) = built
+        return wheel
 
 
 @pytest.fixture(scope="session")

@@ -569,7 +569,7 @@ class GitHub:
                 AWS_SECRET_ACCESS_KEY="placeholder",
                 AWS_SESSION_TOKEN="placeholder",
             )
-            return True, "credentials"
+            return True, f"credentials in {given['aws-region']}"
         raise AssertionError(f"the harness does not know the action {uses}")
 
     def _upload(self, run: GitHubRun, workspace: Path, given: dict) -> tuple[bool, str]:

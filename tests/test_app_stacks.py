@@ -145,21 +145,13 @@ def test_adding_a_team_leaves_other_teams_stacks_untouched(quickstart_data, quic
             assert stacks[name] == quickstart_stacks[name], f"{name} changed when another team was added"
 
 
-def test_the_wheel_installs_everything_under_hyperpod_teams(tmp_path):
+def test_the_wheel_installs_everything_under_hyperpod_teams(tmp_path_factory):
     """stacks/ and providers/ ship as hyperpod_teams.stacks and hyperpod_teams.providers."""
-    import subprocess
-    import sys
     import zipfile
 
-    from tests.conftest import ROOT
+    from tests.conftest import project_wheel
 
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
-        check=True,
-        capture_output=True,
-    )
-    (wheel,) = tmp_path.glob("hyperpod_teams-*.whl")
-    names = zipfile.ZipFile(wheel).namelist()
+    names = zipfile.ZipFile(project_wheel(tmp_path_factory)).namelist()
     top_level = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
     assert top_level == {"hyperpod_teams"}
     assert "hyperpod_teams/stacks/cluster.py" in names

@@ -11,21 +11,14 @@ import zipfile
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, project_wheel
 
 pytestmark = pytest.mark.xdist_group("package")
 
 
 @pytest.fixture(scope="module")
 def wheel_metadata(tmp_path_factory):
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(ROOT)],
-        check=True,
-        capture_output=True,
-    )
-    (wheel,) = out.glob("hyperpod_teams-*.whl")
-    archive = zipfile.ZipFile(wheel)
+    archive = zipfile.ZipFile(project_wheel(tmp_path_factory))
     (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
     return email.parser.Parser().parsestr(archive.read(metadata).decode()), archive.namelist()
 

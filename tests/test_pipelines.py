@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, project_wheel
 from tests.offline_terraform import stand_in_plan_config, stand_in_terraform, stub_remote_states
 from tests.pipeline_runner import (
     PIPELINES,
@@ -60,9 +60,7 @@ def _pip(*args: str, cwd: Path | None = None) -> None:
 def machine(tmp_path_factory) -> Machine:
     root = tmp_path_factory.mktemp("pipelines")
     wheels = root / "index"
-    built = root / "built"
-    _pip("wheel", "-q", "--no-deps", "-w", str(built), str(ROOT))
-    (wheel,) = built.glob("hyperpod_teams-*.whl")
+    wheel = project_wheel(tmp_path_factory)
     frozen = subprocess.run([sys.executable, "-m", "pip", "freeze"], capture_output=True, text=True).stdout
     constraints = root / "constraints.txt"
     constraints.write_text(
@@ -264,6 +262,11 @@ def test_the_first_push_plans_approves_and_applies_every_stack_wave_by_wave(gith
     assert summaries.count("### acme-") == 12 and "Plan:" in summaries
     assert "deployed" in run.artifacts
     assert (run.artifacts["deployed"] / "cdktf.out" / "stacks" / "acme-cluster" / "cdk.tf.json").exists()
+    # Every job took its AWS credentials in the spec's region, which the changes job read from it.
+    region = yaml.safe_load((EXAMPLES / "quickstart" / "teams.yaml").read_text())["organization"]["region"]
+    assert changes.outputs["region"] == region
+    credentials = [s.output for job in run.jobs.values() for s in job.steps if s.output.startswith("credentials")]
+    assert credentials and set(credentials) == {f"credentials in {region}"}
 
 
 def test_a_pull_request_plans_only_the_changed_teams_stacks_and_names_the_failed_plan(github_history):
@@ -543,6 +546,13 @@ def test_the_github_changes_job_runs_for_every_example(example, machine, tmp_pat
     expected = {stack.name for stack in stack_plan(load_spec(repository / "teams.yaml"))}
     listed = {name for group in json.loads(changes.outputs["stacks"]) for name in group.split()}
     assert listed == expected
+
+
+def test_no_pipeline_names_a_region_of_its_own():
+    """The jobs take their AWS credentials in the spec's region (the changes job's output), not one
+    written into the workflow (it was us-west-2 for every spec)."""
+    for path in PIPELINES.glob("*.yml"):
+        assert not re.search(r"aws-region:\s*['\"]?[a-z]{2}(-[a-z]+)+-\d", path.read_text()), path.name
 
 
 def test_every_action_the_github_pipelines_use_is_pinned_to_a_commit():

@@ -21,13 +21,8 @@ from hyperpod_teams import policies, rbac
 from hyperpod_teams.spec import load_spec, validate_spec
 from tests.conftest import EXAMPLE_SPECS, EXAMPLES, ROOT, require_module, synthesize_stacks
 from tests.offline_terraform import (
-    in_parallel,
     is_aws_only,
-    needs_aws_to_plan,
-    offline_plan_config,
-    stub_remote_states,
-    terraform_or_skip,
-    write_stack,
+    real_offline_plans,
 )
 from tests.test_iam_promises import KEY_POLICY, policy_documents
 
@@ -108,31 +103,17 @@ def test_the_scanned_plans_hold_every_aws_resource_type_of_every_example(example
 
 
 @pytest.mark.terraform
-def test_checkov_passes_the_offline_plans_of_every_example(example_stacks, tmp_path):
-    terraform = terraform_or_skip(tmp_path)
+def test_checkov_passes_the_offline_plans_of_every_example(example_stacks, tmp_path, tmp_path_factory):
+    """The real binary's plans, which the offline plan test makes too (once per run: real_offline_plans)."""
     plans = tmp_path / "plans"
     plans.mkdir()
-    jobs = []
+    scanned = 0
     for example in PLAN_SCAN_EXAMPLES:
-        stacks = example_stacks[example]
-        plannable = {
-            name: offline_plan_config(stack)
-            for name, stack in stacks.items()
-            if is_aws_only(stack) and not needs_aws_to_plan(stack)
-        }
-        directories = {name: write_stack(tmp_path / example, name, stack) for name, stack in plannable.items()}
-        for name, directory in directories.items():
-            stub_remote_states(directory, plannable[name])
-        jobs += [(example, name, directory) for name, directory in directories.items()]
-
-    def plan(job: tuple[str, str, Path]) -> str:
-        example, name, directory = job
-        found = terraform.plan(directory)
-        assert isinstance(found, dict), found
-        (plans / f"{example}-{name}.json").write_text(json.dumps(found))
-        return name
-
-    assert len(in_parallel(plan, jobs)) >= 10
+        for name, found in real_offline_plans(tmp_path_factory, example, example_stacks[example]).items():
+            assert isinstance(found, dict), found
+            (plans / f"{example}-{name}.json").write_text(json.dumps(found))
+            scanned += 1
+    assert scanned >= 10
     report = checkov(plans, "terraform_plan")
     assert report["summary"]["passed"] > 100, report["summary"]
     assert report["summary"]["failed"] == 0, describe_failures(report)

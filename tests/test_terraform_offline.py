@@ -17,8 +17,7 @@ from tests.offline_terraform import (
     in_parallel,
     is_aws_only,
     needs_aws_to_plan,
-    offline_plan_config,
-    stub_remote_states,
+    real_offline_plans,
     terraform_or_skip,
     write_stack,
 )
@@ -53,26 +52,13 @@ def test_aws_stacks_pass_terraform_validate(example, example_stacks, tmp_path):
 
 
 @pytest.mark.parametrize("example", NOT_APPLIED)
-def test_aws_stacks_without_data_sources_pass_terraform_plan(example, example_stacks, tmp_path):
+def test_aws_stacks_without_data_sources_pass_terraform_plan(example, example_stacks, tmp_path_factory):
     """Cross-stack references on local state plan against stub state files of the stacks they
-    read; any other data source needs AWS, and such a stack is only validated."""
-    terraform = terraform_or_skip(tmp_path)
-    stacks = {
-        name: offline_plan_config(s)
-        for name, s in example_stacks[example].items()
-        if is_aws_only(s) and not needs_aws_to_plan(s)
-    }
-    if not stacks:
+    read; any other data source needs AWS, and such a stack is only validated. (The plans are
+    made once per run: checkov's plan scan reads the same, tests/test_security_checks.py.)"""
+    results = real_offline_plans(tmp_path_factory, example, example_stacks[example])
+    if not results:
         pytest.skip(f"every AWS stack of {example} reads data sources, which need AWS to plan")
-
-    directories = {name: write_stack(tmp_path, name, stack) for name, stack in stacks.items()}
-    for name, directory in directories.items():
-        stub_remote_states(directory, stacks[name])
-
-    def plan(name: str) -> tuple[str, object]:
-        return name, terraform.plan(directories[name])
-
-    results = dict(in_parallel(plan, stacks))
     failures = {name: result for name, result in results.items() if isinstance(result, str)}
     assert not failures, "\n".join(f"{name}:\n{error}" for name, error in failures.items())
     for name, plan_json in results.items():

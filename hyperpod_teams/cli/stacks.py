@@ -44,8 +44,8 @@ from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec
 @format_option(
     "text",
     "json",
-    help_text='json: {"stacks": [...], "waves": [[...], ...], "changed": [...], "removed": [...], "unchanged": N}, '
-    "for a CI matrix.",
+    help_text='json: {"stacks": [...], "waves": [[...], ...], "changed": [...], "removed": [...], "unchanged": N, '
+    '"region": "<the spec\'s>"}, for a CI matrix.',
 )
 @engine_option
 def stacks(
@@ -101,7 +101,8 @@ def stacks(
             except stack_changes.SynthOutputError as error:
                 user_error(str(error))
     if output_format == "json":
-        click.echo(json.dumps(selection.as_json(), indent=2))
+        # The spec's region too: a pipeline's jobs take their AWS credentials there.
+        click.echo(json.dumps({**selection.as_json(), "region": spec.organization.region}, indent=2))
     else:
         click.echo(stack_changes.render_text(selection))
 
