@@ -119,6 +119,22 @@ def identity_groups(spec: PlatformSpec) -> IdentityGroups:
     )
 
 
+def _aws_credentials(spec: PlatformSpec, part: str) -> str:
+    """The credentials an AWS stack runs with: `part` is "workload", "Identity Center", "payer" or
+    "team" (the workload account's, with Identity Center's resources in its account). With
+    `organization.accounts`, each names its account number (docs/deploy.md, "Accounts")."""
+    org = spec.organization
+    if org.accounts is None:
+        return {"Identity Center": "AWS (Identity Center account)", "payer": "AWS (payer account)"}.get(part, "AWS")
+    if part == "Identity Center":
+        return f"AWS account {org.identity_center_account} (Identity Center)"
+    if part == "payer":
+        return f"AWS account {org.payer_account} (payer)" if org.payer_account else "AWS (payer account)"
+    if part == "team" and org.identity_center_account != org.account_id:
+        return f"AWS account {org.account_id} (workload; Identity Center's in {org.identity_center_account})"
+    return f"AWS account {org.account_id} (workload)"
+
+
 def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
     """Every stack of the spec, in a valid deploy order."""
     org = spec.organization.name
@@ -143,14 +159,17 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
         PlannedStack(
             access,
             "access",
-            "AWS (Identity Center account)",
+            _aws_credentials(spec, "Identity Center"),
             "Identity Center groups, permission sets, account assignments",
             (identity,) if plugin.needs_identity_stack else (),
         )
     )
     stacks.append(
         PlannedStack(
-            eks, "eks", "AWS", "EKS cluster" if spec.cluster.eks.create else "lookup of the existing EKS cluster"
+            eks,
+            "eks",
+            _aws_credentials(spec, "workload"),
+            "EKS cluster" if spec.cluster.eks.create else "lookup of the existing EKS cluster",
         )
     )
     cluster_after = [eks, access]
@@ -163,7 +182,7 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
         PlannedStack(
             cluster,
             "cluster",
-            "AWS",
+            _aws_credentials(spec, "workload"),
             "lookup of the existing HyperPod cluster, task governance"
             if spec.cluster.adopted
             else "HyperPod cluster, lifecycle scripts, task governance",
@@ -176,7 +195,7 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
             PlannedStack(
                 team_stack,
                 "team",
-                "AWS",
+                _aws_credentials(spec, "team"),
                 "team domain, execution role, compute quota, EKS access entries, budget",
                 tuple(sorted((access, cluster, eks))),
                 team=team.name,
@@ -201,7 +220,7 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
             PlannedStack(
                 usage,
                 "usage-report",
-                "AWS",
+                _aws_credentials(spec, "workload"),
                 "usage report bucket, operator role, Athena database, daily aggregation",
                 (eks,),
             )
@@ -216,7 +235,9 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
             )
         )
     stacks.append(
-        PlannedStack(naming.cost_stack_name(org), "cost", "AWS (payer account)", "cost allocation tags, cost category")
+        PlannedStack(
+            naming.cost_stack_name(org), "cost", _aws_credentials(spec, "payer"), "cost allocation tags, cost category"
+        )
     )
     return stacks
 

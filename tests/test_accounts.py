@@ -399,3 +399,23 @@ def test_parliament_finds_nothing_wrong_in_the_accounts_sets():
         if finding.issue not in purpose
     ]
     assert not problems, "\n".join(problems)
+
+
+def test_the_plan_the_runbook_and_the_report_say_which_account_each_stack_runs_in():
+    """The stacks' credentials (the synth summary's and the runbook's column) and the report's
+    overview name each account; a spec of one account reads as before."""
+    from hyperpod_teams.review.report import render_report
+    from hyperpod_teams.stack_plan import stack_plan
+
+    spec = validate_spec(three_accounts())
+    credentials = {s.name: s.credentials for s in stack_plan(spec)}
+    assert credentials["acme-access"] == f"AWS account {IDENTITY_CENTER} (Identity Center)"
+    assert credentials["acme-cost"] == f"AWS account {PAYER} (payer)"
+    assert credentials["acme-cluster"] == f"AWS account {WORKLOAD} (workload)"
+    assert credentials["acme-team-nlp"] == f"AWS account {WORKLOAD} (workload; Identity Center's in {IDENTITY_CENTER})"
+    report = render_report(spec)
+    assert f"Identity Center administered in `{IDENTITY_CENTER}`" in report
+    assert f"cost allocation in `{PAYER}`" in report
+    one = validate_spec(yaml.safe_load(QUICKSTART.read_text()))
+    assert {s.credentials for s in stack_plan(one)} >= {"AWS", "AWS (Identity Center account)", "AWS (payer account)"}
+    assert "Accounts:" not in render_report(one)

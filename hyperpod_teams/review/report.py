@@ -135,6 +135,15 @@ def _overview_section(document: Document, spec: PlatformSpec) -> None:
             f"IAM Identity Center {md_code(spec.identity.identity_center.instance_arn)}; {len(spec.teams)} teams."
         )
     )
+    if org.accounts is not None:
+        payer = md_code(org.payer_account) if org.payer_account else "the account whose credentials run it"
+        document.add(
+            Paragraph(
+                f"Accounts: the cluster and the teams in {md_code(org.account_id)}; Identity Center administered "
+                f"in {md_code(org.identity_center_account)} (the permission sets, their assignments, the domains' "
+                f"application assignments); cost allocation in {payer} (the cost category, the tags)."
+            )
+        )
 
 
 def _existing_section(document: Document, spec: PlatformSpec) -> None:
