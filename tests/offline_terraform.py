@@ -73,7 +73,7 @@ def plan_changes(terraform: Terraform, stack_dir: Path) -> dict | str:
         for m in messages
         if m.get("type") == "planned_change"
     ]
-    outputs = next((m["outputs"] for m in messages if m.get("type") == "outputs"), {})
+    outputs: dict = next((m["outputs"] for m in messages if m.get("type") == "outputs"), {})
     return {"resource_changes": changes, "output_changes": outputs}
 
 

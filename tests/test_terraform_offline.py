@@ -62,6 +62,7 @@ def test_aws_stacks_without_data_sources_pass_terraform_plan(example, example_st
     failures = {name: result for name, result in results.items() if isinstance(result, str)}
     assert not failures, "\n".join(f"{name}:\n{error}" for name, error in failures.items())
     for name, plan_json in results.items():
+        assert isinstance(plan_json, dict)
         actions = {tuple(change["change"]["actions"]) for change in plan_json.get("resource_changes", [])}
         assert actions <= {("create",)}, f"{name}: a first plan must only create, got {actions}"
 

@@ -69,7 +69,7 @@ def main() -> None:
         "vcpus_per_instance": "the same EC2 data, VCpuInfo.DefaultVCpus, for the types it has",
         "memory_gib_per_instance": "the same EC2 data, MemoryInfo.SizeInMiB / 1024, for the types it has",
     }
-    data = {
+    table = {
         "sources": sources,
         "botocore_version": version,
         "cluster_instance_types": types,
@@ -78,7 +78,7 @@ def main() -> None:
         "vcpus_per_instance": vcpus,
         "memory_gib_per_instance": memory,
     }
-    sys.stdout.write(json.dumps(data, indent=1) + "\n")
+    sys.stdout.write(json.dumps(table, indent=1) + "\n")
 
 
 if __name__ == "__main__":
