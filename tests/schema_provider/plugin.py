@@ -37,10 +37,6 @@ from typing import Any
 
 import grpc
 import msgpack
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from tfplugin_proto import tfplugin6_5_pb2 as pb
 from tfplugin_proto import tfplugin6_5_pb2_grpc as pb_grpc
 
@@ -271,10 +267,19 @@ def _error(summary: str, detail: str = "") -> pb.Diagnostic:
 
 
 class SchemaProvider(pb_grpc.ProviderServicer):
-    def __init__(self, name: str, schema: dict, response: pb.GetProviderSchema.Response) -> None:
+    def __init__(self, name: str, schema_path: Path, response: pb.GetProviderSchema.Response) -> None:
         self.name = name
-        self.schema = schema
+        self.schema_path = schema_path
         self.response = response
+        self._schema: dict | None = None
+
+    @property
+    def schema(self) -> dict:
+        """The published schema as JSON, read when a plan or a read first needs it: most of the
+        times Terraform starts a provider it only asks for the schema, which the cache answers."""
+        if self._schema is None:
+            self._schema = load_schema(self.schema_path)
+        return self._schema
 
     def _block(self, kind: str, type_name: str) -> dict:
         return self.schema.get(kind, {}).get(type_name, {}).get("block", {})
@@ -364,7 +369,27 @@ class SchemaProvider(pb_grpc.ProviderServicer):
 
 def _server_certificate() -> tuple[bytes, bytes, str]:
     """A self-signed certificate for go-plugin's AutoMTLS: Terraform trusts exactly the certificate
-    the handshake line carries (base64 DER)."""
+    the handshake line carries (base64 DER). Made once per SCHEMA_PROVIDER_CACHE and kept there
+    beside the schemas (a third of a start's imports was the cryptography package that makes it)."""
+    cache_dir = os.environ.get("SCHEMA_PROVIDER_CACHE")
+    kept = Path(cache_dir) / "server-certificate.json" if cache_dir else None
+    if kept and kept.exists():
+        found = json.loads(kept.read_text())
+        return found["key"].encode(), found["certificate"].encode(), found["der"]
+    key_pem, certificate_pem, der = _new_server_certificate()
+    if kept:
+        partial = kept.with_suffix(f".{os.getpid()}.partial")
+        partial.write_text(json.dumps({"key": key_pem.decode(), "certificate": certificate_pem.decode(), "der": der}))
+        partial.replace(kept)
+    return key_pem, certificate_pem, der
+
+
+def _new_server_certificate() -> tuple[bytes, bytes, str]:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name(
         [
@@ -396,7 +421,7 @@ def _server_certificate() -> tuple[bytes, bytes, str]:
     return key_pem, certificate.public_bytes(serialization.Encoding.PEM), base64.b64encode(der).decode().rstrip("=")
 
 
-def _cached_response(schema_path: Path, schema: dict) -> pb.GetProviderSchema.Response:
+def _cached_response(schema_path: Path) -> pb.GetProviderSchema.Response:
     """The schema as protobuf, built once per schema file and kept in SCHEMA_PROVIDER_CACHE:
     building it from the JSON takes about 0.14 s for the AWS provider, parsing it back under 0.01 s,
     and Terraform starts a provider several times per command."""
@@ -404,7 +429,7 @@ def _cached_response(schema_path: Path, schema: dict) -> pb.GetProviderSchema.Re
     cache = Path(cache_dir) / f"{schema_path.name}.{schema_path.stat().st_mtime_ns}.pb" if cache_dir else None
     if cache and cache.exists():
         return pb.GetProviderSchema.Response.FromString(cache.read_bytes())
-    response = schema_response(schema)
+    response = schema_response(load_schema(schema_path))
     if cache:
         partial = cache.with_suffix(f".{os.getpid()}.partial")
         partial.write_bytes(response.SerializeToString())
@@ -433,9 +458,8 @@ def serve(name: str, schema_path: Path) -> None:
             "This is a schema stand-in for a Terraform provider; Terraform starts it. "
             f"Not meant to be run directly (see {__name__})."
         )
-    schema = load_schema(schema_path)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-    pb_grpc.add_ProviderServicer_to_server(SchemaProvider(name, schema, _cached_response(schema_path, schema)), server)
+    pb_grpc.add_ProviderServicer_to_server(SchemaProvider(name, schema_path, _cached_response(schema_path)), server)
     server.add_generic_rpc_handlers((_controller(),))
     key_pem, certificate_pem, certificate_b64 = _server_certificate()
     port = server.add_secure_port("127.0.0.1:0", grpc.ssl_server_credentials([(key_pem, certificate_pem)]))
