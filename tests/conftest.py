@@ -9,7 +9,9 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -239,50 +241,53 @@ def synthesized_dir(tmp_path_factory, spec_path: Path) -> Path:
     return shared_folder(tmp_path_factory) / f"example-{spec_path.parent.name}"
 
 
-def synthesized_once(tmp_path_factory, spec_path: Path) -> dict[str, dict]:
-    """An example's stacks, synthesized once per run whichever test process asks first; the others
+def once_per_run(tmp_path_factory, key: str, make: Callable[[Path], Any]) -> Any:
+    """`make(folder)`'s JSON answer, made once per run whichever test process asks first; the others
     read what it wrote (pytest-xdist's recipe for a session fixture run once: a file lock in the
-    folder the processes share). Nothing of a test may change them."""
+    folder the processes share). `folder` (<shared>/<key>) is where `make` may write; nothing of a
+    test may change what it made."""
     import fcntl
 
-    from hyperpod_teams.spec import load_spec
-
-    out_dir = synthesized_dir(tmp_path_factory, spec_path)
-    shared, key = out_dir.parent, out_dir.name
+    shared = shared_folder(tmp_path_factory)
     done = shared / f"{key}.json"
     with (shared / f"{key}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if done.exists():
             return json.loads(done.read_text())
-        stacks = synthesize_stacks(load_spec(spec_path), out_dir)
+        folder = shared / key
+        folder.mkdir(exist_ok=True)
+        made = make(folder)
         partial = done.with_suffix(f".{os.getpid()}")
-        partial.write_text(json.dumps(stacks))
+        partial.write_text(json.dumps(made))
         partial.replace(done)
-        return stacks
+        return made
+
+
+def synthesized_once(tmp_path_factory, spec_path: Path) -> dict[str, dict]:
+    """An example's stacks, synthesized once per run (once_per_run) into synthesized_dir."""
+    from hyperpod_teams.spec import load_spec
+
+    out_dir = synthesized_dir(tmp_path_factory, spec_path)
+    return once_per_run(tmp_path_factory, out_dir.name, lambda folder: synthesize_stacks(load_spec(spec_path), folder))
 
 
 def project_wheel(tmp_path_factory) -> Path:
-    """The project's wheel (`pip wheel` of the checkout), built once per run whichever test process
-    asks first, as synthesized_once does. Once, not once per asking test: setuptools builds in the
-    checkout's build/ folder, and two builds at a time pulled files from under each other."""
-    import fcntl
+    """The project's wheel (`pip wheel` of the checkout), built once per run (once_per_run). Once, not
+    once per asking test: setuptools builds in the checkout's build/ folder, and two builds at a time
+    pulled files from under each other."""
     import subprocess
     import sys
 
-    shared = shared_folder(tmp_path_factory) / "project-wheel"
-    shared.mkdir(parents=True, exist_ok=True)
-    with (shared.parent / "project-wheel.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        built = list(shared.glob("hyperpod_teams-*.whl"))
-        if not built:
-            subprocess.run(
-                [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(shared), str(ROOT)],
-                check=True,
-                capture_output=True,
-            )
-            built = list(shared.glob("hyperpod_teams-*.whl"))
-        (wheel,) = built
-        return wheel
+    def build(folder: Path) -> str:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(folder), str(ROOT)],
+            check=True,
+            capture_output=True,
+        )
+        (wheel,) = folder.glob("hyperpod_teams-*.whl")
+        return str(wheel)
+
+    return Path(once_per_run(tmp_path_factory, "project-wheel", build))
 
 
 @pytest.fixture(scope="session")

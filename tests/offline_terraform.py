@@ -397,20 +397,11 @@ def clone_charts(out_parent: Path) -> None:
 def real_offline_plans(tmp_path_factory, example: str, stacks: dict[str, dict]) -> dict[str, dict | str]:
     """The real provider binary's first plan (`show -json`, or terraform's error output) of each AWS
     stack of `example` that plans without AWS, against stub states of the stacks it reads: made once
-    per run whichever test asks first (the offline plan test, checkov's plan scan), as
-    conftest.synthesized_once makes the examples' stacks."""
-    import fcntl
+    per run (conftest.once_per_run) for whichever test asks first (the offline plan test, checkov's
+    plan scan)."""
+    from tests.conftest import once_per_run
 
-    from tests.conftest import shared_folder
-
-    shared = shared_folder(tmp_path_factory)
-    done = shared / f"real-plans-{example}.json"
-    with (shared / f"real-plans-{example}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if done.exists():
-            return json.loads(done.read_text())
-        work = shared / f"real-plans-{example}"
-        work.mkdir(exist_ok=True)
+    def plan_all(work: Path) -> dict[str, dict | str]:
         terraform = terraform_or_skip(work)
         plannable = {
             name: offline_plan_config(stack)
@@ -420,8 +411,6 @@ def real_offline_plans(tmp_path_factory, example: str, stacks: dict[str, dict]) 
         directories = {name: write_stack(work, name, stack) for name, stack in plannable.items()}
         for name, directory in directories.items():
             stub_remote_states(directory, plannable[name])
-        plans = dict(in_parallel(lambda name: (name, terraform.plan(directories[name])), plannable))
-        partial = done.with_suffix(f".{os.getpid()}")
-        partial.write_text(json.dumps(plans))
-        partial.replace(done)
-        return plans
+        return dict(in_parallel(lambda name: (name, terraform.plan(directories[name])), plannable))
+
+    return once_per_run(tmp_path_factory, f"real-plans-{example}", plan_all)
