@@ -20,7 +20,9 @@ import json
 import os
 import re
 import time
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,6 +102,16 @@ class Round:
     #: The deploying pipeline's requests as IAM decided them: {"allowed": n, "refused": [...]}.
     deploy_decisions: dict = field(default_factory=dict)
     seconds: float = 0.0
+    #: Wall seconds of each phase (the summary prints them: where a slow round spends its time).
+    phase_seconds: dict = field(default_factory=dict)
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self.phase_seconds[name] = self.phase_seconds.get(name, 0.0) + time.monotonic() - started
 
     def summary(self) -> str:
         def total(outcomes: list) -> int:
@@ -113,7 +125,9 @@ class Round:
         )
         return (
             f"emulator: {self.example}: {len(self.applied)} stacks applied, {total(self.applied)} resources created, "
-            f"{clean}/{len(self.replanned)} re-plans clean{again} ({self.seconds:.0f} s)"
+            f"{clean}/{len(self.replanned)} re-plans clean{again} ({self.seconds:.0f} s: "
+            + ", ".join(f"{name} {seconds:.0f}" for name, seconds in self.phase_seconds.items())
+            + ")"
         )
 
 
@@ -244,6 +258,24 @@ def _replan_without_the_script(deployment, emulator, world: dict, spec: dict):
         s3.put_object(Bucket=scripts["bucket"], Key=scripts["key"], Body=body)
 
 
+def _side_plans(result: Round, deployment, emulator, world: dict, spec: dict, synth_dir: Path) -> None:
+    """The plans that must stop or that review reads, over the first day's state: the cluster
+    stack without its OnCreate script, with an instance group renamed but not retired, and the
+    access stack with the identity provider switched."""
+    from hyperpod_teams import naming
+    from tests.emulator.day_two import plan_json
+    from tests.emulator.deployment import Deployment
+
+    if world.get("lifecycle_scripts"):
+        result.missing_script_replan = _replan_without_the_script(deployment, emulator, world, spec)
+    unretired = synth_dir.parent / "cdktf.unretired-rename"
+    if unretired.is_dir():
+        renamed = Deployment(unretired, deployment.terraform_env, emulator.url)
+        result.unretired_rename = renamed.replan(naming.cluster_stack_name(spec["organization"]["name"]))
+        switched = Deployment(synth_dir.parent / "cdktf.idp-switch", deployment.terraform_env, emulator.url)
+        result.idp_switch_plan = plan_json(switched, naming.access_stack_name(spec["organization"]["name"]))
+
+
 def _a_round(
     example: str, synth_dir: Path, terraform: Terraform, second_dir: Path, second_spec, changes: list[str]
 ) -> Round:
@@ -270,11 +302,11 @@ def _a_round(
 def _phases(result, example, deployment, emulator, world, spec, synth_dir, second_dir, second_spec, changes) -> None:
     """The round's phases after the world is seeded (docs/testing.md, "The emulator tier")."""
     from tests.emulator.day_two import DayTwo
-    from tests.emulator.deployment import Deployment
 
     result.waves = deployment.waves
     result.resource_types = {kind for stack in deployment.stacks.values() for kind in stack.get("resource", {})}
-    result.applied = deployment.each_wave(deployment.apply)
+    with result.phase("apply"):
+        result.applied = deployment.each_wave(deployment.apply)
     if not all(o.ok for o in result.applied):
         return
     result.split_held.append(split_held(emulator.url))
@@ -283,18 +315,8 @@ def _phases(result, example, deployment, emulator, world, spec, synth_dir, secon
         if "-team-" in name:
             result.team_outputs[name] = {k: v["value"] for k, v in state.get("outputs", {}).items()}
     result.quotas_held = emulator.cloud_control_state()["quotas"]
-    if world.get("lifecycle_scripts"):
-        result.missing_script_replan = _replan_without_the_script(deployment, emulator, world, spec)
-    unretired = synth_dir.parent / "cdktf.unretired-rename"
-    if unretired.is_dir():
-        from hyperpod_teams import naming
-
-        renamed = Deployment(unretired, deployment.terraform_env, emulator.url)
-        result.unretired_rename = renamed.replan(naming.cluster_stack_name(spec["organization"]["name"]))
-        from tests.emulator.day_two import plan_json
-
-        switched = Deployment(synth_dir.parent / "cdktf.idp-switch", deployment.terraform_env, emulator.url)
-        result.idp_switch_plan = plan_json(switched, naming.access_stack_name(spec["organization"]["name"]))
+    with result.phase("side plans"):
+        _side_plans(result, deployment, emulator, world, spec, synth_dir)
     # prevent_destroy, as synthesized, must stop a destroy and leave the state as it was. The
     # refused destroy stops at its plan, as the re-plans do: all of them side by side.
     guarded = next(
@@ -304,7 +326,7 @@ def _phases(result, example, deployment, emulator, world, spec, synth_dir, secon
     )
     state = deployment.directory(guarded) / deployment.state_path(guarded)
     result.guarded_state_before = _resources_in_state(state)
-    with ThreadPoolExecutor(max_workers=1) as refused:
+    with result.phase("re-plans"), ThreadPoolExecutor(max_workers=1) as refused:
         guarded_destroy = refused.submit(deployment.destroy, guarded)
         result.replanned = deployment.all_at_once(deployment.replan)
         result.guarded = guarded_destroy.result()
@@ -314,20 +336,25 @@ def _phases(result, example, deployment, emulator, world, spec, synth_dir, secon
         _drift(result, deployment, emulator)
 
     if example == SECOND_DEPLOY_EXAMPLE:
-        result.destroyed = deployment.destroy_everything()
+        with result.phase("destroy"):
+            result.destroyed = deployment.destroy_everything()
         if all(o.ok for o in result.destroyed):
-            result.reapplied = deployment.each_wave(deployment.apply)
+            with result.phase("second deploy"):
+                result.reapplied = deployment.each_wave(deployment.apply)
         if not (result.reapplied and all(o.ok for o in result.reapplied)):
             return
     if example == JOURNEY_EXAMPLE:
-        _journeys(result, emulator, synth_dir.parent / "journeys", synth_dir)
+        with result.phase("journeys"):
+            _journeys(result, emulator, synth_dir.parent / "journeys", synth_dir)
     result.day_two = DayTwo(changes)
-    _day_two(result, deployment, emulator, world, second_dir, second_spec)
+    with result.phase("day 2"):
+        _day_two(result, deployment, emulator, world, second_dir, second_spec)
     result.split_held.append(split_held(emulator.url))
     result.clusters_after_day_two = emulator.cloud_control_state()
     third_dir = synth_dir.parent / "cdktf.day-3"
     if third_dir.is_dir() and all(o.ok for o in result.day_two.applied):
-        _day_three(result, second_dir, third_dir, deployment.terraform_env, emulator)
+        with result.phase("day 3"):
+            _day_three(result, second_dir, third_dir, deployment.terraform_env, emulator)
 
 
 @pytest.fixture(scope="module")
