@@ -150,6 +150,32 @@ def bucket_name(org: str, account_id: str, region: str) -> str:
     return naming.shorten(f"{org}-hyperpod-usage-{account_id}-{region}", 63)
 
 
+#: A usage-report bucket's name (bucket_name) as a folder of a report's path, where the report was
+#: downloaded with its bucket's folders (`aws s3 cp s3://<bucket>/reports/... <bucket>/reports/...`).
+_BUCKET_FOLDER = re.compile(r"-hyperpod-usage-(?P<account>\d{12})-(?P<region>[a-z]{2}(?:-[a-z]+)+-\d+)$")
+
+
+@dataclass(frozen=True)
+class ReportOrigin:
+    """Where a usage report was written: the usage-report bucket its path names, whose name holds
+    the account and Region of the cluster the generator reported on."""
+
+    bucket: str
+    account: str
+    region: str
+
+
+def report_origin(path: str) -> ReportOrigin | None:
+    """The usage-report bucket a report's path names as one of its folders (the nearest to the
+    file), or None: the generator's CSV names the cluster only (`Cluster Name:`), and HyperPod
+    cluster names are unique per account and Region only, so the folder is all that tells them apart."""
+    for folder in reversed(re.split(r"[\\/]", path)[:-1]):
+        found = _BUCKET_FOLDER.search(folder)
+        if found:
+            return ReportOrigin(folder, found["account"], found["region"])
+    return None
+
+
 def database_name(org: str) -> str:
     """Glue and Athena want lower case, digits and underscores."""
     return naming.shorten(f"{org.replace('-', '_')}_hyperpod_usage", 255, separator="_")

@@ -419,3 +419,91 @@ def test_the_plan_the_runbook_and_the_report_say_which_account_each_stack_runs_i
     one = validate_spec(yaml.safe_load(QUICKSTART.read_text()))
     assert {s.credentials for s in stack_plan(one)} >= {"AWS", "AWS (Identity Center account)", "AWS (payer account)"}
     assert "Accounts:" not in render_report(one)
+
+
+# --- a usage report of another account's cluster of the same name ---------------------------------
+
+
+def _chargeback(spec_file, report, *extra: str):
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "hyperpod_teams", "chargeback", str(spec_file), "--usage", str(report), "--cost", "11000"]
+        + list(extra),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_a_usage_report_from_another_accounts_bucket_is_refused_and_one_from_the_clusters_is_read(
+    tmp_path, quickstart_data
+):
+    """The generator's report names its cluster only (`Cluster Name:`), and a HyperPod cluster's
+    name is unique per account and Region only: a cluster of the same name in another workload
+    account passes the header check. The bucket the report was downloaded from, kept as its folder
+    as the runbook's command keeps it, says whose it is."""
+    from hyperpod_teams import usage_report
+    from tests.test_chargeback import TWO_DAYS, summary_report
+
+    for group in quickstart_data["cluster"]["instance_groups"]:
+        group["instance_type"], group["count"] = "ml.p5.48xlarge", 2
+    for team in quickstart_data["teams"]:
+        team["compute"]["quota"] = [{"instance_type": "ml.p5.48xlarge", "count": 1}]
+    spec = validate_spec(quickstart_data)
+    org = spec.organization
+    spec_file = tmp_path / "teams.json"
+    spec_file.write_text(json.dumps(quickstart_data))
+    rows = [row for row in TWO_DAYS if "ml.p5.48xlarge" in row]
+    text = summary_report(rows).replace("Cluster Name: shared-pod", f"Cluster Name: {spec.cluster.name}")
+    assert f"Cluster Name: {spec.cluster.name}" in text  # the header check passes for both
+
+    other = tmp_path / usage_report.bucket_name(org.name, "444455556666", org.region) / "reports" / "csv" / "r.csv"
+    other.parent.mkdir(parents=True)
+    other.write_text(text)
+    refused = _chargeback(spec_file, other)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "account 444455556666" in refused.stderr and "organization.account_id" in refused.stderr
+    assert f"account {org.account_id}" in refused.stderr and "Traceback" not in refused.stderr
+    assert refused.stdout == ""
+
+    other_region = tmp_path / usage_report.bucket_name(org.name, org.account_id, "eu-west-1") / "r.csv"
+    other_region.parent.mkdir(parents=True)
+    other_region.write_text(text)
+    assert _chargeback(spec_file, other_region).returncode == 2
+
+    own = tmp_path / usage_report.bucket_name(org.name, org.account_id, org.region) / "reports" / "csv" / "r.csv"
+    own.parent.mkdir(parents=True)
+    own.write_text(text)
+    read = _chargeback(spec_file, own)
+    assert read.returncode == 0, read.stderr
+
+    # A report downloaded without its bucket's folder is read as before: the same statement.
+    loose = tmp_path / "r.csv"
+    loose.write_text(text)
+    unnamed = _chargeback(spec_file, loose)
+    assert unnamed.returncode == 0, unnamed.stderr
+    assert unnamed.stdout == read.stdout
+
+
+def test_the_runbooks_download_keeps_the_bucket_that_chargeback_checks():
+    """The runbook's commands as written: `aws s3 cp` into a folder named as the bucket, and
+    `chargeback --usage` of the file there, whose origin is the cluster's account and Region."""
+    import shlex
+
+    from hyperpod_teams import usage_report
+    from hyperpod_teams.review.runbook import render_runbook
+
+    data = three_accounts()
+    data.setdefault("cost", {})["usage_reports"] = {"enabled": True}
+    spec = validate_spec(data)
+    lines = render_runbook(spec).splitlines()
+    (copy_line,) = [line for line in lines if line.startswith("aws s3 cp s3://") and "summary-report" in line]
+    (usage_line,) = [line for line in lines if line.startswith("hyperpod-teams chargeback")]
+    _, _, _, source, destination = shlex.split(copy_line)
+    usage = shlex.split(usage_line.rstrip("\\"))[4]
+    assert usage == destination + source.rsplit("/", 1)[1]
+    assert source == "s3://" + usage
+    origin = usage_report.report_origin(usage)
+    assert origin is not None and (origin.account, origin.region) == (WORKLOAD, spec.organization.region)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 from hyperpod_teams import cost as cost_rules
-from hyperpod_teams import naming
+from hyperpod_teams import naming, usage_report
 from hyperpod_teams.chargeback.basis import DEFAULT_CURRENCY, KINDS
 from hyperpod_teams.chargeback.exported_cost import ExportedCost
 from hyperpod_teams.chargeback.split import (
@@ -43,6 +43,7 @@ def compute_statement(
             f"cluster is {spec.cluster.name!r} (cluster.name): its hours are not this cluster's teams'. Give the "
             "reports of this cluster, or the spec of that one"
         )
+    _refuse_another_accounts_report(spec, reports)
     if exported is not None and exported.lines_used == 0:
         raise ChargebackError(
             f"no line of {', '.join(exported.files)} is tagged {naming.TAG_PLATFORM}={naming.PLATFORM_SHARED} in "
@@ -201,3 +202,19 @@ def _cost_category_view(
     if split.method == "EVEN":
         return largest_remainder({t.name: amount / len(spec.teams) for t in spec.teams}, amount)
     return None
+
+
+def _refuse_another_accounts_report(spec: PlatformSpec, reports: list[SummaryReport]) -> None:
+    """A report whose path names the usage-report bucket of another account or Region: a cluster of
+    the same name there is another cluster (usage_report.report_origin)."""
+    org = spec.organization
+    for report in reports:
+        origin = usage_report.report_origin(report.path)
+        if origin is not None and (origin.account, origin.region) != (org.account_id, org.region):
+            raise ChargebackError(
+                f"{report.path} comes from the usage-report bucket {origin.bucket} of account {origin.account} in "
+                f"{origin.region} (its folder), but the cluster {spec.cluster.name!r} runs in account "
+                f"{org.account_id} in {org.region} (organization.account_id, organization.region): a cluster of "
+                "the same name there is another cluster, and its hours are not these teams'. Give the reports "
+                f"in s3://{usage_report.bucket_name(org.name, org.account_id, org.region)}/"
+            )

@@ -166,6 +166,7 @@ def usage_report_section(spec: PlatformSpec) -> list:
     org = spec.organization
     database, workgroup = usage_report.database_name(org.name), usage_report.workgroup_name(org.name)
     bucket = usage_report.bucket_name(org.name, org.account_id, org.region)
+    report = f"{bucket}/reports/csv/summary-report-2026-11-01-2026-11-30.csv"
     return [
         Heading("Usage reports and chargeback"),
         Paragraph(
@@ -180,15 +181,18 @@ def usage_report_section(spec: PlatformSpec) -> list:
         ),
         Paragraph(
             "At the end of a month, write the summary report with the official generator (a clone of "
-            "awslabs/sagemaker-hyperpod-usage-report, `report_generation/`), then the statement:"
+            "awslabs/sagemaker-hyperpod-usage-report, `report_generation/`), then the statement. Download the "
+            "report into a folder named as its bucket: the report names its cluster only, and the bucket's name "
+            "holds the account and Region, so `chargeback` can refuse a report of another account's cluster of "
+            "the same name:"
         ),
         Code(
             "python run.py --type summary --format csv \\\n"
             "  --start-date 2026-11-01 --end-date 2026-11-30 \\\n"
             f"  --database-name {database} --database-workgroup-name {workgroup} \\\n"
             f"  --cluster-name {spec.cluster.name} --output-report-location s3://{bucket}/reports/csv/\n"
-            f"aws s3 cp s3://{bucket}/reports/csv/summary-report-2026-11-01-2026-11-30.csv .\n"
-            "hyperpod-teams chargeback teams.yaml --usage summary-report-2026-11-01-2026-11-30.csv \\\n"
+            f"aws s3 cp s3://{report} {bucket}/reports/csv/\n"
+            f"hyperpod-teams chargeback teams.yaml --usage {report} \\\n"
             "  --cost-from cur-2026-11-00001.csv.gz --cost-from cur-2026-11-00002.csv.gz \\\n"
             "  --format csv --out chargeback-2026-11.csv"
         ),
