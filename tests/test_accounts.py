@@ -424,16 +424,13 @@ def test_the_plan_the_runbook_and_the_report_say_which_account_each_stack_runs_i
 # --- a usage report of another account's cluster of the same name ---------------------------------
 
 
-def _chargeback(spec_file, report, *extra: str):
+def _chargeback(spec_file, report):
     import subprocess
     import sys
 
+    command = ["chargeback", str(spec_file), "--usage", str(report), "--cost", "11000"]
     return subprocess.run(
-        [sys.executable, "-m", "hyperpod_teams", "chargeback", str(spec_file), "--usage", str(report), "--cost", "11000"]
-        + list(extra),
-        capture_output=True,
-        text=True,
-        timeout=60,
+        [sys.executable, "-m", "hyperpod_teams", *command], capture_output=True, text=True, timeout=60
     )
 
 
