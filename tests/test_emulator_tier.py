@@ -101,6 +101,9 @@ class Round:
     missing_script_replan: Any = None
     #: The deploying pipeline's requests as IAM decided them: {"allowed": n, "refused": [...]}.
     deploy_decisions: dict = field(default_factory=dict)
+    #: In an organization of several accounts, after the first apply: what each account holds, read
+    #: as that account (what_each_account_holds).
+    accounts_held: dict = field(default_factory=dict)
     seconds: float = 0.0
     #: Wall seconds of each phase (the summary prints them: where a slow round spends its time).
     phase_seconds: dict = field(default_factory=dict)
@@ -285,11 +288,13 @@ def _a_round(
     started = time.monotonic()
     spec = first_day(example, yaml.safe_load((EXAMPLES / example / "teams.yaml").read_text()))
     result = Round(example)
-    with running_emulator(synth_dir.parent, spec["organization"]["account_id"]) as emulator:
+    others = (spec["organization"].get("accounts") or {}).values()
+    with running_emulator(synth_dir.parent, spec["organization"]["account_id"], others) as emulator:
         deployment = Deployment(synth_dir, terraform.env, emulator.url)
         world = world_before_first_deploy(spec, deployment.looked_up_groups())
         emulator.seed(world)
-        # Every terraform command from here runs as the pipeline's role (docs/deploy.md).
+        # Every terraform command from here runs as the pipeline's role (docs/deploy.md); in several
+        # accounts, as the role each stack's provider assumes in its account.
         deployment.terraform_env = {**terraform.env, **pipeline_credentials(emulator.url, spec)}
         try:
             _phases(result, example, deployment, emulator, world, spec, synth_dir, second_dir, second_spec, changes)
@@ -303,18 +308,21 @@ def _phases(result, example, deployment, emulator, world, spec, synth_dir, secon
     """The round's phases after the world is seeded (docs/testing.md, "The emulator tier")."""
     from tests.emulator.day_two import DayTwo
 
+    payer = (spec["organization"].get("accounts") or {}).get("payer")
     result.waves = deployment.waves
     result.resource_types = {kind for stack in deployment.stacks.values() for kind in stack.get("resource", {})}
     with result.phase("apply"):
         result.applied = deployment.each_wave(deployment.apply)
     if not all(o.ok for o in result.applied):
         return
-    result.split_held.append(split_held(emulator.url))
+    result.split_held.append(split_held(emulator.url, payer))
     for name in deployment.stacks:
         state = json.loads((deployment.directory(name) / deployment.state_path(name)).read_text())
         if "-team-" in name:
             result.team_outputs[name] = {k: v["value"] for k, v in state.get("outputs", {}).items()}
     result.quotas_held = emulator.cloud_control_state()["quotas"]
+    if spec["organization"].get("accounts"):
+        result.accounts_held = what_each_account_holds(emulator.url, spec)
     with result.phase("side plans"):
         _side_plans(result, deployment, emulator, world, spec, synth_dir)
     # prevent_destroy, as synthesized, must stop a destroy and leave the state as it was. The
@@ -349,7 +357,7 @@ def _phases(result, example, deployment, emulator, world, spec, synth_dir, secon
     result.day_two = DayTwo(changes)
     with result.phase("day 2"):
         _day_two(result, deployment, emulator, world, second_dir, second_spec)
-    result.split_held.append(split_held(emulator.url))
+    result.split_held.append(split_held(emulator.url, payer))
     result.clusters_after_day_two = emulator.cloud_control_state()
     third_dir = synth_dir.parent / "cdktf.day-3"
     if third_dir.is_dir() and all(o.ok for o in result.day_two.applied):
@@ -431,13 +439,56 @@ def _deploy_role_line(results: list) -> str:
     )
 
 
-def split_held(url: str) -> dict[str, str | None]:
+def what_each_account_holds(url: str, spec: dict) -> dict[str, dict]:
+    """Read as each account of the organization (an administrator's client there): Identity
+    Center's instances and permission sets, with the accounts and groups each is assigned to; the
+    `AWSReservedSSO_*` roles; the EKS clusters' access entries; the cost categories."""
+    from tests.emulator.deployment import emulator_client
+
+    org = spec["organization"]
+    region = org["region"]
+    accounts = [org["account_id"], *org["accounts"].values()]
+    held: dict[str, dict] = {}
+    for account in accounts:
+        sso = emulator_client(url, "sso-admin", region, account)
+        permission_sets: dict[str, dict[str, list[str]]] = {}
+        instances = sso.list_instances()["Instances"]
+        for instance in instances:
+            arn = instance["InstanceArn"]
+            for permission_set in sso.list_permission_sets(InstanceArn=arn, MaxResults=100)["PermissionSets"]:
+                name = sso.describe_permission_set(InstanceArn=arn, PermissionSetArn=permission_set)["PermissionSet"]
+                permission_sets[name["Name"]] = {
+                    target: [
+                        a["PrincipalId"]
+                        for a in sso.list_account_assignments(
+                            InstanceArn=arn, AccountId=target, PermissionSetArn=permission_set
+                        )["AccountAssignments"]
+                    ]
+                    for target in accounts
+                }
+        iam = emulator_client(url, "iam", account=account)
+        eks = emulator_client(url, "eks", region, account)
+        ce = emulator_client(url, "ce", "us-east-1", account)
+        held[account] = {
+            "instances": [instance["InstanceArn"] for instance in instances],
+            "permission_sets": permission_sets,
+            "reserved_roles": [r["Arn"] for r in iam.list_roles(PathPrefix="/aws-reserved/")["Roles"]],
+            "access_entries": {
+                name: eks.list_access_entries(clusterName=name)["accessEntries"]
+                for name in eks.list_clusters()["clusters"]
+            },
+            "cost_categories": [c["Name"] for c in ce.list_cost_category_definitions()["CostCategoryReferences"]],
+        }
+    return held
+
+
+def split_held(url: str, account: str | None = None) -> dict[str, str | None]:
     """The shared spend's split as the emulator's Cost Explorer holds it: team -> share, paired
     as AWS pairs them (tests/test_cost_category_requests.py, split_pairs)."""
     from tests.emulator.deployment import emulator_client
     from tests.test_cost_category_requests import split_pairs
 
-    client = emulator_client(url, "ce")
+    client = emulator_client(url, "ce", account=account)  # the payer's, where one is named
     (reference,) = client.list_cost_category_definitions()["CostCategoryReferences"]
     category = client.describe_cost_category_definition(CostCategoryArn=reference["CostCategoryArn"])
     return split_pairs(category["CostCategory"])
@@ -631,6 +682,67 @@ def test_every_request_of_the_deploy_role_is_allowed_by_the_deploy_policy(rounds
     refused = {(d["action"], d["resource"]) for d in decisions.get("refused", [])}
     assert not refused, "the deploy policy lacks:\n" + "\n".join(f"{a} on {r}" for a, r in sorted(refused))
     assert decisions.get("allowed", 0) > 500
+
+
+def test_in_three_accounts_identity_center_holds_the_sets_assigned_to_the_workload_account(rounds):
+    """Read as each account after the first apply (#60): the permission sets and their
+    assignments are in the Identity Center account, each assigned to the workload account only;
+    the roles Identity Center makes for them (`AWSReservedSSO_*`) are in the workload account."""
+    from tests.emulator.day_two import ACCOUNTS_EXAMPLE, IDENTITY_CENTER_ACCOUNT, PAYER_ACCOUNT
+
+    held = rounds[ACCOUNTS_EXAMPLE].accounts_held
+    assert held, "the round stopped before it read the accounts back"
+    workload = next(iter(held))
+    center = held[IDENTITY_CENTER_ACCOUNT]
+    data = yaml.safe_load((EXAMPLES / ACCOUNTS_EXAMPLE / "teams.yaml").read_text())
+    instance = data["identity"]["identity_center"]["instance_arn"]
+    assert center["instances"] == [instance] and center["permission_sets"]
+    for name, assigned in center["permission_sets"].items():
+        assert assigned[workload], f"{name} is assigned to no group in the workload account"
+        assert not assigned[IDENTITY_CENTER_ACCOUNT] and not assigned[PAYER_ACCOUNT], (name, assigned)
+    for account in (workload, PAYER_ACCOUNT):  # moto gives every account an instance of its own
+        assert instance not in held[account]["instances"] and held[account]["permission_sets"] == {}
+    reserved = held[workload]["reserved_roles"]
+    assert {r.rsplit("/", 1)[1].rsplit("_", 1)[0] for r in reserved} == {
+        f"AWSReservedSSO_{name}" for name in center["permission_sets"]
+    }
+    assert all(r.startswith(f"arn:aws:iam::{workload}:role/aws-reserved/sso.amazonaws.com/") for r in reserved)
+    assert held[IDENTITY_CENTER_ACCOUNT]["reserved_roles"] == held[PAYER_ACCOUNT]["reserved_roles"] == []
+
+
+def test_in_three_accounts_the_access_entries_name_the_workload_accounts_roles(rounds):
+    from tests.emulator.day_two import ACCOUNTS_EXAMPLE, IDENTITY_CENTER_ACCOUNT, PAYER_ACCOUNT
+
+    held = rounds[ACCOUNTS_EXAMPLE].accounts_held
+    assert held, "the round stopped before it read the accounts back"
+    workload = next(iter(held))
+    ((cluster, entries),) = held[workload]["access_entries"].items()
+    sso_entries = [e for e in entries if ":role/aws-reserved/sso.amazonaws.com/" in e]
+    assert sso_entries, entries
+    assert set(sso_entries) <= set(held[workload]["reserved_roles"]), (cluster, sso_entries)
+    assert all(e.split(":")[4] == workload for e in entries), entries
+    assert held[IDENTITY_CENTER_ACCOUNT]["access_entries"] == held[PAYER_ACCOUNT]["access_entries"] == {}
+
+
+def test_in_three_accounts_the_cost_category_is_the_payers_and_each_role_called_its_own_services(rounds):
+    """The cost category is in the payer account alone; the deploy role of each account called
+    Identity Center (`sso`, `identitystore`) from the Identity Center account only, Cost Explorer
+    from the payer's only, and everything else from the workload account: no stack wrote into an
+    account it should not."""
+    from tests.emulator.day_two import ACCOUNTS_EXAMPLE, IDENTITY_CENTER_ACCOUNT, PAYER_ACCOUNT
+
+    result = rounds[ACCOUNTS_EXAMPLE]
+    held = result.accounts_held
+    assert held, "the round stopped before it read the accounts back"
+    workload = next(iter(held))
+    assert held[PAYER_ACCOUNT]["cost_categories"] and len(held[PAYER_ACCOUNT]["cost_categories"]) == 1
+    assert held[workload]["cost_categories"] == held[IDENTITY_CENTER_ACCOUNT]["cost_categories"] == []
+    called = result.deploy_decisions["services_by_account"]
+    assert set(called) == {workload, IDENTITY_CENTER_ACCOUNT, PAYER_ACCOUNT}, called
+    assert set(called[IDENTITY_CENTER_ACCOUNT]) <= {"sso", "identitystore", "sts"}, called
+    assert {"sso", "identitystore"} <= set(called[IDENTITY_CENTER_ACCOUNT])
+    assert "ce" in called[PAYER_ACCOUNT] and set(called[PAYER_ACCOUNT]) <= {"ce", "sts"}, called
+    assert not {"sso", "identitystore", "ce"} & set(called[workload]), called
 
 
 def test_the_upgrades_requests_are_allowed_by_the_deploy_policy(rounds):

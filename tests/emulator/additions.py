@@ -17,6 +17,7 @@ import base64
 import hashlib
 import io
 import json
+import os
 import re
 import threading
 import time
@@ -225,14 +226,21 @@ class SsoState:
     applications: dict[str, Json] = field(default_factory=dict)  # application ARN -> what made it
     application_assignments: dict[tuple[str, str, str], Json] = field(default_factory=dict)
     provisioning: dict[str, Json] = field(default_factory=dict)  # request ID -> status
+    #: The account the organization's instance is administered in (seeded there; None: the home account).
+    account: str | None = None
 
 
 class Additions:
     """The WSGI app: the additions' operations, else moto."""
 
-    def __init__(self, moto_app: Callable, *, account_id: str) -> None:
+    def __init__(self, moto_app: Callable, *, account_id: str, accounts: Iterable[str] = ()) -> None:
         self.moto_app = moto_app
-        self.account_id = account_id
+        #: The account moto answers for when a request names none (the workload account), and the
+        #: organization's other accounts, which requests reach as roles assumed there (docs/testing.md).
+        self.home_account = account_id
+        self.accounts = tuple(accounts)
+        #: The account of the request this thread answers (caller_account).
+        self._caller = threading.local()
         self.lock = threading.RLock()
         self.eks = EksState()
         self.sso = SsoState()
@@ -393,6 +401,10 @@ class Additions:
             return {
                 "allowed": self.authorization.deploy_allowed,
                 "refused": [vars(d) for d in self.authorization.deploy_refused],
+                # account -> the signing names of the services the deploy roles called there.
+                "services_by_account": {
+                    account: sorted(services) for account, services in self.authorization.deploy_services.items()
+                },
             }
         if path == "/_emulator/kubernetes-api":
             # The journey tier's Kubernetes API (tests/emulator/kubernetes_api.py) serves the EKS
@@ -413,7 +425,29 @@ class Additions:
             return self.domain_default(json.loads(body))
         raise ValueError(f"no emulator endpoint {path}")
 
+    @property
+    def account_id(self) -> str:
+        """The account of the request being answered: whose resources it reads and makes."""
+        return getattr(self._caller, "account", None) or self.home_account
+
+    def caller_account(self, environ: dict, access_key: str | None) -> str:
+        """As moto tells it (moto.core.responses.BaseResponse.get_current_account): MOTO_ACCOUNT_ID
+        when set (one account), else the `x-moto-account-id` header (an administrator's client of
+        another account), else the account whose IAM holds the access key (an assumed role's session
+        key is made in the role's account), else the home account."""
+        if os.environ.get("MOTO_ACCOUNT_ID"):
+            return os.environ["MOTO_ACCOUNT_ID"]
+        if environ.get("HTTP_X_MOTO_ACCOUNT_ID"):
+            return environ["HTTP_X_MOTO_ACCOUNT_ID"]
+        if access_key:
+            from moto.iam.models import get_account_id_from
+
+            return get_account_id_from(access_key)
+        return self.home_account
+
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        access_key = re.search(r"Credential=([^/]+)/", environ.get("HTTP_AUTHORIZATION", ""))
+        self._caller.account = self.caller_account(environ, access_key[1] if access_key else None)
         body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
         environ["wsgi.input"] = io.BytesIO(body)
         environ["CONTENT_LENGTH"] = str(len(body))
@@ -429,7 +463,6 @@ class Additions:
         )
         if request.path.startswith("/_emulator/"):
             return self._answer(start_response, 200, self._control(request.path, body))
-        access_key = re.search(r"Credential=([^/]+)/", environ.get("HTTP_AUTHORIZATION", ""))
         with self.lock:
             decision = self.authorization.check(request, access_key[1] if access_key else None)
         if decision is not None and not decision.allowed:
@@ -513,10 +546,11 @@ class Additions:
         start_response(f"{status} {_REASONS.get(status, 'Error')}", headers)
         return [data]
 
-    def _moto(self, service: str, region: str) -> Any:
+    def _moto(self, service: str, region: str, account: str | None = None) -> Any:
+        """moto's backend of `service` in `account` (the request's when None)."""
         from moto.backends import get_backend
 
-        backends = get_backend(service)[self.account_id]  # type: ignore[call-overload]
+        backends = get_backend(service)[account or self.account_id]  # type: ignore[call-overload]
         return backends["global"] if service == "iam" else backends[region]
 
     # --- seeding: what exists before the first deploy -------------------------------------
@@ -527,11 +561,13 @@ class Additions:
         and existing EKS clusters (the existing-cluster examples)."""
         with self.lock:
             center = world["identity_center"]
-            sso = self._moto("sso-admin", center["region"])
+            # Identity Center's instance and identity store are in the account that administers it.
+            self.sso.account = center.get("account") or self.home_account
+            sso = self._moto("sso-admin", center["region"], self.sso.account)
             instance = sso.instances[0]
             instance.instance_arn = center["instance_arn"]
             instance.identity_store_id = center["identity_store_id"]
-            store = self._moto("identitystore", center["region"])
+            store = self._moto("identitystore", center["region"], self.sso.account)
             group_ids = {}
             for name in world.get("groups", []):
                 # SCIM provisioning creates each group by its IdP display name (Identity Center
@@ -636,7 +672,7 @@ class Additions:
                 }
             }
             self.tags[domain["DomainArn"]] = {}
-        sso = self._moto("sso-admin", center["region"])
+        sso = self._moto("sso-admin", center["region"], self.sso.account)
         for existing in adopted["permission_sets"]:
             sso.create_permission_set(existing["name"], "", center["instance_arn"], "PT1H", "", [])
             sso.permission_sets[-1].permission_set_arn = existing["arn"]
@@ -654,7 +690,7 @@ class Additions:
                 group_ids[existing["group"]],
             )
             self.sso.tags[existing["arn"]] = []
-            self._reserved_sso_role(existing["name"], existing["arn"], center["region"])
+            self._reserved_sso_role(existing["name"], existing["arn"], center["region"], existing["account_id"])
 
     def domain_default(self, change: Json) -> Json:
         """Make a domain answer AWS's default for one setting (`AppNetworkAccessType` falls back
@@ -687,6 +723,8 @@ class Additions:
                 f"AWS4-HMAC-SHA256 Credential=AKID/20260101/{request.region}/{request.service}/aws4_request, "
                 "SignedHeaders=host, Signature=x"
             ),
+            # The account of the request it answers again (moto reads the header before the key).
+            "HTTP_X_MOTO_ACCOUNT_ID": self.account_id,
             "CONTENT_TYPE": "application/x-amz-json-1.1" if request.target else "application/json",
             "CONTENT_LENGTH": str(len(request.body)),
             "wsgi.input": io.BytesIO(request.body),
@@ -740,7 +778,7 @@ class Additions:
         match = re.match(r"^arn:aws[\w-]*:iam::(\d{12}):role/(?:.*/)?([^/]+)$", arn)
         if not match:
             return False
-        roles = self._moto("iam", "global").roles.values()
+        roles = self._moto("iam", "global", match[1]).roles.values()
         return any(role.arn == arn for role in roles)
 
     def eks_create_access_entry(self, request: Request, cluster_name: str) -> tuple[int, Json]:
@@ -1149,28 +1187,47 @@ class Additions:
             "CreatedDate": _now(),
         }
         self.sso.provisioning[request_id] = status
-        failure = self._provision_reserved_role(body["InstanceArn"], body["PermissionSetArn"], request.region)
+        if body.get("TargetId"):
+            targets = [body["TargetId"]]
+        else:  # ALL_PROVISIONED_ACCOUNTS: every account the set is assigned to
+            sso = self._moto("sso-admin", request.region)
+            targets = sorted(
+                {a.target_id for a in sso.account_assignments if a.permission_set_arn == body["PermissionSetArn"]}
+            )
+        failures = [
+            failure
+            for target in targets
+            if (
+                failure := self._provision_reserved_role(
+                    body["InstanceArn"], body["PermissionSetArn"], request.region, target
+                )
+            )
+        ]
+        failure = failures[0] if failures else None
         if failure is not None:
             status.update(Status="FAILED", FailureReason=failure)
         return {"PermissionSetProvisioningStatus": dict(status, Status="IN_PROGRESS")}
 
-    def _provision_reserved_role(self, instance_arn: str, permission_set_arn: str, region: str) -> str | None:
+    def _provision_reserved_role(
+        self, instance_arn: str, permission_set_arn: str, region: str, account: str
+    ) -> str | None:
         """What provisioning does to the role of a permission set in an account it is assigned to
         (IAM Identity Center user guide, "Permission sets": the role carries the set's inline policy
         as AwsSSOInlinePolicy and its managed policies): written from the set as it is now. A
         customer managed policy the set references must exist in the account under its name and
         path (CustomerManagedPolicyReference, IAM Identity Center API reference): when one does not,
-        provisioning fails (the reason is returned) and the role is left as it was."""
+        provisioning fails (the reason is returned) and the role is left as it was. `account`: the
+        account the set is provisioned to, whose IAM holds the role and must hold the policies."""
         sso = self._moto("sso-admin", region)
         permission_set = sso._find_permission_set(instance_arn, permission_set_arn)
-        iam = self._moto("iam", "global")
+        iam = self._moto("iam", "global", account)
         referenced = [
-            f"arn:aws:iam::{self.account_id}:policy{ref.path or '/'}{ref.name}"
+            f"arn:aws:iam::{account}:policy{ref.path or '/'}{ref.name}"
             for ref in permission_set.customer_managed_policies
         ]
         missing = [arn for arn in referenced if arn not in iam.managed_policies]
         if missing:
-            return f"The customer managed policy {missing[0]} does not exist in account {self.account_id}"
+            return f"The customer managed policy {missing[0]} does not exist in account {account}"
         referenced += [policy.arn for policy in permission_set.managed_policies]
         prefix = f"AWSReservedSSO_{permission_set.name}_"
         for role in list(iam.roles.values()):
@@ -1221,8 +1278,8 @@ class Additions:
                 region=request.region,
             )
         )["PermissionSet"]
-        self._reserved_sso_role(permission_set["Name"], body["PermissionSetArn"], request.region)
-        self._provision_reserved_role(body["InstanceArn"], body["PermissionSetArn"], request.region)
+        self._reserved_sso_role(permission_set["Name"], body["PermissionSetArn"], request.region, body["TargetId"])
+        self._provision_reserved_role(body["InstanceArn"], body["PermissionSetArn"], request.region, body["TargetId"])
         return answer
 
     def sso_delete_account_assignment(self, request: Request) -> Json:
@@ -1241,20 +1298,21 @@ class Additions:
         ]
         if not still:
             permission_set = sso._find_permission_set(body["InstanceArn"], body["PermissionSetArn"])
-            iam = self._moto("iam", "global")
+            iam = self._moto("iam", "global", body["TargetId"])
             prefix = f"AWSReservedSSO_{permission_set.name}_"
             for key, role in list(iam.roles.items()):
                 if role.name.startswith(prefix):
                     del iam.roles[key]
         return answer
 
-    def _reserved_sso_role(self, permission_set_name: str, permission_set_arn: str, region: str) -> None:
-        iam = self._moto("iam", "global")
+    def _reserved_sso_role(self, permission_set_name: str, permission_set_arn: str, region: str, account: str) -> None:
+        """The set's role in `account`, the account it is assigned to."""
+        iam = self._moto("iam", "global", account)
         prefix = f"AWSReservedSSO_{permission_set_name}_"
         if any(name.startswith(prefix) for name in (role.name for role in iam.roles.values())):
             return
         suffix = hashlib.sha256(permission_set_arn.encode()).hexdigest()[:16]
-        saml = f"arn:aws:iam::{self.account_id}:saml-provider/AWSSSO_{suffix}_DO_NOT_DELETE"
+        saml = f"arn:aws:iam::{account}:saml-provider/AWSSSO_{suffix}_DO_NOT_DELETE"
         trust = {
             "Version": "2012-10-17",
             "Statement": [
@@ -1282,8 +1340,8 @@ class Additions:
     def _principal_in_identity_store(self, region: str, kind: str, principal_id: str) -> None:
         """An assignment's user or group must exist in the instance's identity store
         (CreateAccountAssignment / CreateApplicationAssignment: ResourceNotFoundException)."""
-        instance = self._moto("sso-admin", region).instances[0]
-        store = self._moto("identitystore", region).identity_stores.get(instance.identity_store_id)
+        instance = self._moto("sso-admin", region, self.sso.account).instances[0]
+        store = self._moto("identitystore", region, self.sso.account).identity_stores.get(instance.identity_store_id)
         held = {} if store is None else (store.groups if kind == "GROUP" else store.users)
         if principal_id not in held:
             raise AwsError(
@@ -1294,9 +1352,9 @@ class Additions:
             )
 
     def _organization_accounts(self) -> set[str]:
-        """The organization's accounts: this one (the management account, where Identity Center
-        runs here) and any moto's Organizations holds."""
-        accounts = {self.account_id}
+        """The organization's accounts: the home one, the others the emulator plays (`accounts`) and
+        any moto's Organizations holds."""
+        accounts = {self.home_account, *self.accounts}
         try:
             organizations = self._moto("organizations", "global")
             accounts |= {account.id for account in getattr(organizations, "accounts", [])}
@@ -1489,8 +1547,9 @@ class Additions:
     def _sso_application_arn(self, region: str) -> str:
         """An Identity Center application of the account's instance, as AWS names it:
         `arn:aws:sso::<account>:application/ssoins-<16>/apl-<16>`."""
-        instance_id = self._moto("sso-admin", region).instances[0].instance_arn.rsplit("/", 1)[1]
-        return f"arn:aws:sso::{self.account_id}:application/{instance_id}/apl-{uuid.uuid4().hex[:16]}"
+        account = self.sso.account or self.home_account  # the organization's instance, wherever administered
+        instance_id = self._moto("sso-admin", region, account).instances[0].instance_arn.rsplit("/", 1)[1]
+        return f"arn:aws:sso::{account}:application/{instance_id}/apl-{uuid.uuid4().hex[:16]}"
 
     def sagemaker_list_domains(self, request: Request) -> Json:
         # SageMaker ListDomains (one page).

@@ -73,29 +73,38 @@ class Authorization:
 
     def __init__(self, additions: Any) -> None:
         self.additions = additions
-        self.account_id = additions.account_id
         #: Every evaluated request of a team member's assumed role, in order: what the journey tier reads.
         self.decisions: list[Decision] = []
         #: The deploying pipeline's requests (its role: naming.deploy_role_name), each evaluated:
         #: how many were allowed, and every refusal.
         self.deploy_allowed = 0
         self.deploy_refused: list[Decision] = []
+        #: The account each deploy role's request was made in -> the services it called there.
+        self.deploy_services: dict[str, set[str]] = {}
         self.iam_actions = IamActions(additions, additions.input_shapes)
+
+    @property
+    def account_id(self) -> str:
+        """The account of the request being decided (Additions.account_id)."""
+        return self.additions.account_id
 
     # --- who is asking ------------------------------------------------------------------------
 
     def assumed_role(self, access_key_id: str) -> Any:
+        """The session of an access key: moto keeps it in the STS of the account that called
+        AssumeRole, which for a role of another account is not the role's."""
         from moto.sts.models import sts_backends
 
-        for partition in sts_backends[self.account_id].values():
-            role = partition.get_assumed_role_from_access_key(access_key_id)
-            if role is not None:
-                return role
+        for backends in list(sts_backends.values()):
+            for partition in backends.values():
+                role = partition.get_assumed_role_from_access_key(access_key_id)
+                if role is not None:
+                    return role
         return None
 
     def role_policies(self, role_arn: str) -> list[Json]:
         """The role's identity policies: its inline policies and the managed ones attached."""
-        iam = self.additions._moto("iam", "global")
+        iam = self.additions._moto("iam", "global", role_arn.split(":")[4])
         role = iam.get_role_by_arn(role_arn)
         documents = [json.loads(unquote(d)) if isinstance(d, str) else d for d in role.policies.values()]
         for policy in role.managed_policies.values():
@@ -115,7 +124,8 @@ class Authorization:
         form = parse_qs(request.body.decode()) if request.method == "POST" and not request.target else {}
         query_action = (form.get("Action") or request.query.get("Action") or [""])[0]
         if request.service == "sts" and query_action:
-            return f"sts:{query_action}", "*", context
+            role = (form.get("RoleArn") or request.query.get("RoleArn") or ["*"])[0]
+            return f"sts:{query_action}", role if query_action == "AssumeRole" else "*", context
         if request.service == "iam" and query_action == "GetRole":
             iam = self.additions._moto("iam", "global")
             name = form["RoleName"][0]
@@ -264,6 +274,7 @@ class Authorization:
     def _check_pipeline(self, session: Any, request: Any) -> Decision:
         """Every request of the deploying pipeline, mapped to its IAM actions by iam_actions.py
         and evaluated against the role's policies; one that no model knows is refused."""
+        self.deploy_services.setdefault(self.account_id, set()).add(request.service)
         asked = self.iam_actions.requested(request)
         if asked is None:
             name = request.target or f"{request.service} {request.method} {request.path}"

@@ -135,7 +135,7 @@ def _fixed_group_changes(type_name: str, before: Json, after: Json) -> str | Non
 
 class CloudControl:
     def __init__(self, *, account_id: str, world: World | None = None) -> None:
-        self.account_id = account_id
+        self._account_id = account_id
         #: The rest of the account (the emulator's IAM, EKS, EC2 and S3); None: not checked.
         self.world = world
         #: (type name, identifier) -> the stored model (with read-only properties).
@@ -143,6 +143,11 @@ class CloudControl:
         self.requests: dict[str, Json] = {}
         #: Instance groups an update deleted, with the nodes they had (`_groups_by_name`).
         self.terminated: list[Json] = []
+
+    @property
+    def account_id(self) -> str:
+        """The account of the request answered: the world's (the emulator's caller) when there is one."""
+        return getattr(self.world, "account_id", None) or self._account_id
 
     def operations(self) -> dict[str, Callable]:
         return {

@@ -5,7 +5,10 @@ state, as `cdktf deploy` applies them (tests/test_emulator_tier.py runs them aft
   the runbook's procedure: its domain and key kept), the organization's tags changed, an instance
   group renamed with the old name retired;
 - existing-cluster: first deployed with task governance (and usage reports, which need it) off,
-  then the example as it is: task governance switched on.
+  then the example as it is: task governance switched on. Every day of its round runs in an
+  organization of three accounts (IN_THREE_ACCOUNTS): Identity Center administered in a delegated
+  administrator account, cost allocation in the management (payer) account, the cluster in the
+  example's, each stack's provider assuming the deploy role of its account.
 
 A team removed from the spec leaves the app after the runbook's "Remove a team without losing
 its data" ran on its stack. After the apply, every stack is planned again and must show no change,
@@ -34,20 +37,37 @@ DATA_HOLDING = (
 )
 
 
+#: The example whose round runs in three accounts, and the organization's other two.
+ACCOUNTS_EXAMPLE = "existing-cluster"
+IDENTITY_CENTER_ACCOUNT, PAYER_ACCOUNT = "999900000002", "999900000001"
+
+
+def in_three_accounts(data: dict) -> dict:
+    """The spec in an organization of three accounts (#60, docs/deploy.md "Accounts"): its
+    `account_id` the workload account, Identity Center's and the payer's named, each stack's role
+    `hyperpod-teams-deploy-<org>` (the emulator's deploy role name) in its account."""
+    from hyperpod_teams import naming
+
+    org = data["organization"]
+    org["accounts"] = {"identity_center": IDENTITY_CENTER_ACCOUNT, "payer": PAYER_ACCOUNT}
+    org["deploy_role_name"] = naming.deploy_role_name(org["name"])
+    return data
+
+
 def first_day(example: str, data: dict) -> dict:
     """The spec deployed first: the example, but with task governance off for existing-cluster."""
     data = copy.deepcopy(data)
     if example == "existing-cluster":
         data["cluster"]["task_governance"]["enabled"] = False
         data.get("cost", {}).pop("usage_reports", None)
-    return data
+    return in_three_accounts(data) if example == ACCOUNTS_EXAMPLE else data
 
 
 def second_day(example: str, data: dict) -> tuple[dict, list[str]]:
     """The spec of day 2, and what changed, in words."""
     data = copy.deepcopy(data)
     if example == "existing-cluster":
-        return data, ["task governance switched on (with usage reports)"]
+        return in_three_accounts(data), ["task governance switched on (with usage reports)"]
     teams = {team["name"]: team for team in data["teams"]}
     nlp, vision = teams["nlp"], teams["vision"]
     nlp["compute"]["quota"][0]["count"] -= 1

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -72,29 +72,44 @@ class Emulator:
             return json.loads(answer.read())
 
 
-def emulator_client(url: str, service: str, region: str = "us-east-1"):
+def emulator_client(url: str, service: str, region: str = "us-east-1", account: str | None = None):
     """A boto3 client of the local AWS API at `url`, with fake credentials: what a test reads back
-    of what the stacks left there."""
+    of what the stacks left there. `account`: an administrator of that account of the organization
+    (moto's `x-moto-account-id` header); None: of the home account."""
     import boto3
 
-    return boto3.client(
+    client = boto3.client(
         service,
         region_name=region,
         endpoint_url=url,
         aws_access_key_id="AKIAOFFLINEFAKE00000",
         aws_secret_access_key="offline-fake-secret",
     )
+    if account is not None:
+
+        def in_account(request, **_) -> None:
+            request.headers["x-moto-account-id"] = account
+
+        client.meta.events.register("before-sign", in_account)
+    return client
 
 
 @contextmanager
-def running_emulator(work_dir: Path, account_id: str) -> Iterator[Emulator]:
-    """moto and the additions in a process of their own, stopped by its process ID."""
+def running_emulator(work_dir: Path, account_id: str, accounts: Iterable[str] = ()) -> Iterator[Emulator]:
+    """moto and the additions in a process of their own, stopped by its process ID. `accounts`:
+    the organization's other accounts, which requests reach as roles assumed there (server.py)."""
     port_file = work_dir / "emulator.port"
     port_file.unlink(missing_ok=True)
     log = (work_dir / "emulator.log").open("w")
+    others = sorted(set(accounts) - {account_id})
+    which = (
+        {"EMULATOR_HOME_ACCOUNT": account_id, "EMULATOR_ACCOUNTS": ",".join(others)}
+        if others
+        else {"MOTO_ACCOUNT_ID": account_id}
+    )
     env = {
-        **os.environ,
-        "MOTO_ACCOUNT_ID": account_id,
+        **{k: v for k, v in os.environ.items() if k != "MOTO_ACCOUNT_ID"},
+        **which,
         # AWS-managed policies exist in every account; moto loads them only when asked.
         "MOTO_IAM_LOAD_MANAGED_POLICIES": "true",
         "PYTHONPATH": str(ROOT),
@@ -143,6 +158,8 @@ def world_before_first_deploy(spec: dict, groups: list[str]) -> dict:
             "instance_arn": center["instance_arn"],
             "identity_store_id": center["identity_store_id"],
             "region": region,
+            # The account that administers it (the workload account's when the spec names none).
+            "account": (spec["organization"].get("accounts") or {}).get("identity_center"),
         },
         "groups": groups,
         "eks_clusters": clusters,
@@ -334,17 +351,31 @@ def pipeline_role_name(org: str) -> str:
     return naming.deploy_role_name(org)
 
 
+def several_accounts(spec) -> list[str]:
+    """The accounts the stacks of `spec` (a PlatformSpec) deploy into, when more than one (the
+    workload account first; `deploy-policy --account`); [] for one account."""
+    from hyperpod_teams.policies.deploy import deploy_accounts
+
+    accounts = list(deploy_accounts(spec))
+    return accounts if len(accounts) > 1 else []
+
+
 def widen_pipeline_policies(url: str, spec) -> None:
     """Give the pipeline's role the policies `deploy-policy` prints for `spec` (a PlatformSpec):
     a new default version of each policy it has, the others created and attached (as an
-    administrator does before the apply of a spec that needs more; docs/deploy.md)."""
+    administrator does before the apply of a spec that needs more; docs/deploy.md). Stacks in
+    several accounts: each account's role gets `deploy-policy --account` of its account."""
+    for account in several_accounts(spec) or [None]:
+        _widen_role(url, spec, account)
+
+
+def _widen_role(url: str, spec, account: str | None) -> None:
     from hyperpod_teams.policies.deploy import deploy_policies
 
-    iam = emulator_client(url, "iam")
+    iam = emulator_client(url, "iam", account=account)
     role = pipeline_role_name(spec.organization.name)
-    account = spec.organization.account_id
-    for policy_name, document in deploy_policies(spec).items():
-        arn = f"arn:aws:iam::{account}:policy/{policy_name}"
+    for policy_name, document in deploy_policies(spec, account).items():
+        arn = f"arn:aws:iam::{account or spec.organization.account_id}:policy/{policy_name}"
         try:
             iam.get_policy(PolicyArn=arn)
         except iam.exceptions.NoSuchEntityException:
@@ -382,6 +413,8 @@ def pipeline_credentials(url: str, spec: dict, policies: dict[str, dict] | None 
     from hyperpod_teams.spec import validate_spec
 
     org, account = spec["organization"]["name"], spec["organization"]["account_id"]
+    if policies is None and several_accounts(validate_spec(spec)):
+        return _entry_credentials(url, validate_spec(spec))
     iam = emulator_client(url, "iam")
     name = pipeline_role_name(org)
     trust = {
@@ -400,6 +433,53 @@ def pipeline_credentials(url: str, spec: dict, policies: dict[str, dict] | None 
         iam.attach_role_policy(RoleName=name, PolicyArn=created["Policy"]["Arn"])
     credentials = emulator_client(url, "sts").assume_role(
         RoleArn=f"arn:aws:iam::{account}:role/{name}", RoleSessionName="pipeline", DurationSeconds=43200
+    )["Credentials"]
+    return {
+        "AWS_ACCESS_KEY_ID": credentials["AccessKeyId"],
+        "AWS_SECRET_ACCESS_KEY": credentials["SecretAccessKey"],
+        "AWS_SESSION_TOKEN": credentials["SessionToken"],
+    }
+
+
+#: The pipeline's own role where the stacks run in several accounts: its session (the job's OIDC
+#: identity in a real pipeline) only assumes each account's deploy role, which the stacks'
+#: providers name (`organization.deploy_role_name`).
+ENTRY_ROLE = "ci-pipeline"
+
+
+def _entry_credentials(url: str, spec) -> dict[str, str]:
+    """Stacks in several accounts (docs/deploy.md, "Accounts"): in each account the deploy role
+    with `deploy-policy --account`'s policies and the trust `--trust aws:<the pipeline's role>`
+    prints, and the pipeline's role allowed to assume them; its session's credentials."""
+    from hyperpod_teams.policies.deploy import deploy_role_trust_policy
+
+    home = spec.organization.account_id
+    entry = f"arn:aws:iam::{home}:role/{ENTRY_ROLE}"
+    name = pipeline_role_name(spec.organization.name)
+    assert spec.organization.deploy_role_name == name, "the stacks must assume the roles made here"
+    roles = [f"arn:aws:iam::{account}:role/{name}" for account in several_accounts(spec)]
+    iam = emulator_client(url, "iam")
+    trust_home = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{home}:root"}, "Action": "sts:AssumeRole"}
+        ],
+    }
+    iam.create_role(RoleName=ENTRY_ROLE, AssumeRolePolicyDocument=json.dumps(trust_home), MaxSessionDuration=43200)
+    assume = {
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": roles}],
+    }
+    iam.put_role_policy(RoleName=ENTRY_ROLE, PolicyName="assume-deploy-roles", PolicyDocument=json.dumps(assume))
+    for account in several_accounts(spec):
+        trust = deploy_role_trust_policy(spec, account, [f"aws:{entry}"])
+        emulator_client(url, "iam", account=account).create_role(
+            RoleName=name, AssumeRolePolicyDocument=json.dumps(trust), MaxSessionDuration=43200
+        )
+    create_role_boundary(url, spec)
+    widen_pipeline_policies(url, spec)
+    credentials = emulator_client(url, "sts").assume_role(
+        RoleArn=entry, RoleSessionName="pipeline", DurationSeconds=43200
     )["Credentials"]
     return {
         "AWS_ACCESS_KEY_ID": credentials["AccessKeyId"],

@@ -87,7 +87,11 @@ class IamActions:
     def __init__(self, additions: Any, shapes: InputShapes) -> None:
         self.additions = additions
         self.shapes = shapes
-        self.account_id = additions.account_id
+
+    @property
+    def account_id(self) -> str:
+        """The account of the request being decided (Additions.account_id)."""
+        return self.additions.account_id
 
     def requested(self, request: Any) -> list[tuple[str, str, Json]] | None:
         """[(action, resource, context)] of a request, or None when no model knows its operation."""

@@ -3,7 +3,10 @@ additions, on 127.0.0.1. Run as `python -m tests.emulator.server PORT_FILE`; it 
 writes it to PORT_FILE when it is ready to answer, and serves until it is killed.
 
 The account is the one moto answers for (MOTO_ACCOUNT_ID, set by the fixture to the spec's
-account, so the stacks' `allowed_account_ids` stays real).
+account, so the stacks' `allowed_account_ids` stays real). An organization of several accounts
+(the spec's `organization.accounts`) runs without it: EMULATOR_HOME_ACCOUNT is the account of a
+request that names none, EMULATOR_ACCOUNTS the others, and a request is answered as the account
+its credentials are of (a role assumed there), as moto tells it.
 """
 
 from __future__ import annotations
@@ -57,6 +60,15 @@ def describe_referenced_group_rules() -> None:
     SecurityGroupRule.description = property(description)  # type: ignore[assignment]
 
 
+def answer_unknown_keys_as(account: str) -> None:
+    """Requests whose access key no account holds (the tests' own administrator clients) answered
+    as `account` instead of moto's 123456789012: moto's get_account_id_from falls back to the
+    module's DEFAULT_ACCOUNT_ID (moto is pinned)."""
+    import moto.iam.models
+
+    moto.iam.models.DEFAULT_ACCOUNT_ID = account  # type: ignore[misc]
+
+
 def main() -> None:
     port_file = Path(sys.argv[1])
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
@@ -68,7 +80,11 @@ def main() -> None:
     describe_referenced_group_rules()
 
     moto_app = DomainDispatcherApplication(create_backend_app)
-    app = Additions(moto_app, account_id=os.environ["MOTO_ACCOUNT_ID"])
+    home = os.environ.get("MOTO_ACCOUNT_ID") or os.environ["EMULATOR_HOME_ACCOUNT"]
+    if "MOTO_ACCOUNT_ID" not in os.environ:
+        answer_unknown_keys_as(home)
+    others = [account for account in os.environ.get("EMULATOR_ACCOUNTS", "").split(",") if account]
+    app = Additions(moto_app, account_id=home, accounts=others)
     server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=MotoRequestHandler)
     partial = port_file.with_suffix(".partial")
     partial.write_text(str(server.server_address[1]))
