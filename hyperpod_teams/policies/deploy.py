@@ -213,7 +213,7 @@ def deploy_accounts(spec: PlatformSpec) -> dict[str, list[str]]:
     org = spec.organization
     parts: dict[str, list[str]] = {org.account_id: ["workload"]}
     parts.setdefault(org.identity_center_account, []).append("Identity Center")
-    parts.setdefault(org.payer_account or org.account_id, []).append("payer")
+    parts.setdefault(org.cost_account, []).append("payer")
     return parts
 
 
@@ -231,7 +231,7 @@ def _statements_of(spec: PlatformSpec, account: str | None) -> list[dict]:
         if sid in IDENTITY_CENTER_SIDS:
             return account == org.identity_center_account
         if sid in PAYER_SIDS:
-            return account == (org.payer_account or org.account_id)
+            return account == org.cost_account
         return account == org.account_id
 
     kept = [statement for statement in statements if runs_here(statement["Sid"])]

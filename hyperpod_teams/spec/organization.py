@@ -110,6 +110,12 @@ class Organization(SpecModel):
         """The payer account the spec names (None: not named; <org>-cost then pins no account)."""
         return self.accounts.payer if self.accounts else None
 
+    @property
+    def cost_account(self) -> str:
+        """The account the cost stack's resources land in: the payer's when named, else the
+        workload account (where credentials without a pinned account then deploy them)."""
+        return self.payer_account or self.account_id
+
     @field_validator("tags")
     @classmethod
     def _no_reserved_tag_keys(cls, tags: dict[str, str]) -> dict[str, str]:
