@@ -151,17 +151,17 @@ def _drift(result: Round, deployment, emulator) -> None:
     emulator.domain_default(domain["domain_name"], "AppNetworkAccessType", domain["app_network_access_type"])
 
 
-def _journeys(result: Round, emulator, work: Path, synth_dir: Path) -> None:
+def _journeys(result: Round, emulator, work: Path, synth_dir: Path, deployed: dict) -> None:
     """The team journeys against the deployed stacks, the EKS cluster's Kubernetes API authorizing
     with the RBAC the Kubernetes stacks deploy (skipped here when the CLIs are not installed: the
     journey tests then skip, or fail under CI)."""
-    from hyperpod_teams.spec import load_spec
+    from hyperpod_teams.spec import validate_spec
     from tests.emulator import journeys
 
     cli_bin = journeys.hyp_cli_bin()
     if cli_bin is None:
         return
-    spec = load_spec(EXAMPLES / JOURNEY_EXAMPLE / "teams.yaml")
+    spec = validate_spec(deployed)  # the spec the round deployed (in three accounts: day_two.py)
     # Every stack as synthesized, the Kubernetes stacks too (the deployment applies the AWS ones).
     stacks = read_stacks(synth_dir)
     kubernetes = journeys.start_kubernetes_api(
@@ -353,7 +353,7 @@ def _phases(result, example, deployment, emulator, world, spec, synth_dir, secon
             return
     if example == JOURNEY_EXAMPLE:
         with result.phase("journeys"):
-            _journeys(result, emulator, synth_dir.parent / "journeys", synth_dir)
+            _journeys(result, emulator, synth_dir.parent / "journeys", synth_dir, spec)
     result.day_two = DayTwo(changes)
     with result.phase("day 2"):
         _day_two(result, deployment, emulator, world, second_dir, second_spec)

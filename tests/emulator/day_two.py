@@ -5,10 +5,12 @@ state, as `cdktf deploy` applies them (tests/test_emulator_tier.py runs them aft
   the runbook's procedure: its domain and key kept), the organization's tags changed, an instance
   group renamed with the old name retired;
 - existing-cluster: first deployed with task governance (and usage reports, which need it) off,
-  then the example as it is: task governance switched on. Every day of its round runs in an
-  organization of three accounts (IN_THREE_ACCOUNTS): Identity Center administered in a delegated
-  administrator account, cost allocation in the management (payer) account, the cluster in the
-  example's, each stack's provider assuming the deploy role of its account.
+  then the example as it is: task governance switched on.
+
+Every day of the quickstart's round runs in an organization of three accounts (in_three_accounts):
+Identity Center administered in a delegated administrator account, cost allocation in the
+management (payer) account, the cluster in the example's, each stack's provider assuming the deploy
+role of its account; existing-cluster's in one account.
 
 A team removed from the spec leaves the app after the runbook's "Remove a team without losing
 its data" ran on its stack. After the apply, every stack is planned again and must show no change,
@@ -38,7 +40,7 @@ DATA_HOLDING = (
 
 
 #: The example whose round runs in three accounts, and the organization's other two.
-ACCOUNTS_EXAMPLE = "existing-cluster"
+ACCOUNTS_EXAMPLE = "quickstart"
 IDENTITY_CENTER_ACCOUNT, PAYER_ACCOUNT = "999900000002", "999900000001"
 
 
@@ -65,9 +67,13 @@ def first_day(example: str, data: dict) -> dict:
 
 def second_day(example: str, data: dict) -> tuple[dict, list[str]]:
     """The spec of day 2, and what changed, in words."""
-    data = copy.deepcopy(data)
+    data, changes = _changed(example, copy.deepcopy(data))
+    return (in_three_accounts(data) if example == ACCOUNTS_EXAMPLE else data), changes
+
+
+def _changed(example: str, data: dict) -> tuple[dict, list[str]]:
     if example == "existing-cluster":
-        return in_three_accounts(data), ["task governance switched on (with usage reports)"]
+        return data, ["task governance switched on (with usage reports)"]
     teams = {team["name"]: team for team in data["teams"]}
     nlp, vision = teams["nlp"], teams["vision"]
     nlp["compute"]["quota"][0]["count"] -= 1
@@ -198,8 +204,15 @@ def repair_cost_category(deployment, stack: str, spec) -> subprocess.CompletedPr
     cli_bin = hyp_cli_bin()
     if cli_bin is None:
         raise AssertionError("the AWS CLI of the journey tier is not installed (make .venv-journey/.installed)")
+    credentials = deployment.terraform_env
+    org = spec.organization
+    if org.payer_account and org.deploy_role_name:
+        # "credentials of the payer account", as the runbook says: its deploy role, from the pipeline's.
+        from tests.emulator.deployment import assumed
+
+        credentials = assumed(deployment.endpoint, credentials, org.payer_account, org.deploy_role_name)
     env = {
-        **deployment.terraform_env,
+        **credentials,
         "PATH": f"{cli_bin}:/usr/bin:/bin",
         "AWS_ENDPOINT_URL": deployment.endpoint,
         "AWS_DEFAULT_REGION": "us-east-1",

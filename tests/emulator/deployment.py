@@ -85,12 +85,18 @@ def emulator_client(url: str, service: str, region: str = "us-east-1", account: 
         aws_access_key_id="AKIAOFFLINEFAKE00000",
         aws_secret_access_key="offline-fake-secret",
     )
+    return in_account(client, account)
+
+
+def in_account(client, account: str | None):
+    """`client` sending its requests as an administrator of `account` of the organization
+    (moto's `x-moto-account-id` header; server.py); None: as it is."""
     if account is not None:
 
-        def in_account(request, **_) -> None:
+        def header(request, **_) -> None:
             request.headers["x-moto-account-id"] = account
 
-        client.meta.events.register("before-sign", in_account)
+        client.meta.events.register("before-sign", header)
     return client
 
 
@@ -365,7 +371,8 @@ def widen_pipeline_policies(url: str, spec) -> None:
     a new default version of each policy it has, the others created and attached (as an
     administrator does before the apply of a spec that needs more; docs/deploy.md). Stacks in
     several accounts: each account's role gets `deploy-policy --account` of its account."""
-    for account in several_accounts(spec) or [None]:
+    accounts: list[str | None] = [*several_accounts(spec)] or [None]
+    for account in accounts:
         _widen_role(url, spec, account)
 
 
@@ -485,4 +492,25 @@ def _entry_credentials(url: str, spec) -> dict[str, str]:
         "AWS_ACCESS_KEY_ID": credentials["AccessKeyId"],
         "AWS_SECRET_ACCESS_KEY": credentials["SecretAccessKey"],
         "AWS_SESSION_TOKEN": credentials["SessionToken"],
+    }
+
+
+def assumed(url: str, env: dict[str, str], account: str, role_name: str) -> dict[str, str]:
+    """`env` with the credentials of `role_name` in `account`, assumed with the credentials `env` holds."""
+    import boto3
+
+    sts = boto3.client(
+        "sts",
+        region_name="us-east-1",
+        endpoint_url=url,
+        aws_access_key_id=env["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=env["AWS_SECRET_ACCESS_KEY"],
+        aws_session_token=env.get("AWS_SESSION_TOKEN"),
+    )
+    credentials = sts.assume_role(RoleArn=f"arn:aws:iam::{account}:role/{role_name}", RoleSessionName="engineer")
+    return {
+        **env,
+        "AWS_ACCESS_KEY_ID": credentials["Credentials"]["AccessKeyId"],
+        "AWS_SECRET_ACCESS_KEY": credentials["Credentials"]["SecretAccessKey"],
+        "AWS_SESSION_TOKEN": credentials["Credentials"]["SessionToken"],
     }

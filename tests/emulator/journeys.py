@@ -161,8 +161,12 @@ class Account:
         #: The HyperPod cluster the members connect to.
         self.cluster = spec.cluster.existing_hyperpod_cluster_name or spec.cluster.name
 
-    def client(self, service: str):
-        return self.session.client(service, endpoint_url=self.endpoint)
+    def client(self, service: str, account: str | None = None):
+        """An administrator's client; of `account` of the organization when given (moto's
+        `x-moto-account-id`), else of the workload account."""
+        from tests.emulator.deployment import in_account
+
+        return in_account(self.session.client(service, endpoint_url=self.endpoint), account)
 
     def sso_role_arn(self, permission_set: str) -> str:
         """The role Identity Center made for the permission set (its name ends in a hash)."""
@@ -409,7 +413,7 @@ def without_grant(spec, *, endpoint: str, work: Path, cli_bin: Path, team: str, 
     set's inline policy and the set provisioned again (what an administrator's edit would do); the
     policy is put back afterwards."""
     account = Account(spec, endpoint=endpoint, cli_bin=cli_bin)
-    sso = account.client("sso-admin")
+    sso = account.client("sso-admin", spec.organization.identity_center_account)  # where it is administered
     instance = spec.identity.identity_center.instance_arn
     name = naming.team_permission_set_name(spec.organization.name, spec.team(team), "scientists")
     (permission_set,) = [

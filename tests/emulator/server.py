@@ -66,7 +66,7 @@ def answer_unknown_keys_as(account: str) -> None:
     module's DEFAULT_ACCOUNT_ID (moto is pinned)."""
     import moto.iam.models
 
-    moto.iam.models.DEFAULT_ACCOUNT_ID = account  # type: ignore[misc]
+    moto.iam.models.DEFAULT_ACCOUNT_ID = account
 
 
 def main() -> None:
