@@ -226,8 +226,8 @@ class SsoState:
     applications: dict[str, Json] = field(default_factory=dict)  # application ARN -> what made it
     application_assignments: dict[tuple[str, str, str], Json] = field(default_factory=dict)
     provisioning: dict[str, Json] = field(default_factory=dict)  # request ID -> status
-    #: The account the organization's instance is administered in (seeded there; None: the home account).
-    account: str | None = None
+    #: The account the organization's instance is administered in (the home account until seeded elsewhere).
+    account: str = ""
 
 
 class Additions:
@@ -243,7 +243,7 @@ class Additions:
         self._caller = threading.local()
         self.lock = threading.RLock()
         self.eks = EksState()
-        self.sso = SsoState()
+        self.sso = SsoState(account=account_id)
         self.domains: dict[str, Json] = {}
         self.spaces: dict[tuple[str, str], Json] = {}  # (domain ID, space name)
         self.user_profiles: dict[tuple[str, str], Json] = {}  # (domain ID, profile name)
@@ -1194,16 +1194,12 @@ class Additions:
             targets = sorted(
                 {a.target_id for a in sso.account_assignments if a.permission_set_arn == body["PermissionSetArn"]}
             )
-        failures = [
-            failure
+        # Every target is provisioned; the first failure is the status's.
+        outcomes = [
+            self._provision_reserved_role(body["InstanceArn"], body["PermissionSetArn"], request.region, target)
             for target in targets
-            if (
-                failure := self._provision_reserved_role(
-                    body["InstanceArn"], body["PermissionSetArn"], request.region, target
-                )
-            )
         ]
-        failure = failures[0] if failures else None
+        failure = next((outcome for outcome in outcomes if outcome), None)
         if failure is not None:
             status.update(Status="FAILED", FailureReason=failure)
         return {"PermissionSetProvisioningStatus": dict(status, Status="IN_PROGRESS")}
@@ -1547,7 +1543,7 @@ class Additions:
     def _sso_application_arn(self, region: str) -> str:
         """An Identity Center application of the account's instance, as AWS names it:
         `arn:aws:sso::<account>:application/ssoins-<16>/apl-<16>`."""
-        account = self.sso.account or self.home_account  # the organization's instance, wherever administered
+        account = self.sso.account  # the organization's instance, wherever administered
         instance_id = self._moto("sso-admin", region, account).instances[0].instance_arn.rsplit("/", 1)[1]
         return f"arn:aws:sso::{account}:application/{instance_id}/apl-{uuid.uuid4().hex[:16]}"
 

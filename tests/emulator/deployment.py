@@ -441,11 +441,7 @@ def pipeline_credentials(url: str, spec: dict, policies: dict[str, dict] | None 
     credentials = emulator_client(url, "sts").assume_role(
         RoleArn=f"arn:aws:iam::{account}:role/{name}", RoleSessionName="pipeline", DurationSeconds=43200
     )["Credentials"]
-    return {
-        "AWS_ACCESS_KEY_ID": credentials["AccessKeyId"],
-        "AWS_SECRET_ACCESS_KEY": credentials["SecretAccessKey"],
-        "AWS_SESSION_TOKEN": credentials["SessionToken"],
-    }
+    return session_env(credentials)
 
 
 #: The pipeline's own role where the stacks run in several accounts: its session (the job's OIDC
@@ -488,11 +484,7 @@ def _entry_credentials(url: str, spec) -> dict[str, str]:
     credentials = emulator_client(url, "sts").assume_role(
         RoleArn=entry, RoleSessionName="pipeline", DurationSeconds=43200
     )["Credentials"]
-    return {
-        "AWS_ACCESS_KEY_ID": credentials["AccessKeyId"],
-        "AWS_SECRET_ACCESS_KEY": credentials["SecretAccessKey"],
-        "AWS_SESSION_TOKEN": credentials["SessionToken"],
-    }
+    return session_env(credentials)
 
 
 def assumed(url: str, env: dict[str, str], account: str, role_name: str) -> dict[str, str]:
@@ -508,9 +500,13 @@ def assumed(url: str, env: dict[str, str], account: str, role_name: str) -> dict
         aws_session_token=env.get("AWS_SESSION_TOKEN"),
     )
     credentials = sts.assume_role(RoleArn=f"arn:aws:iam::{account}:role/{role_name}", RoleSessionName="engineer")
+    return {**env, **session_env(credentials["Credentials"])}
+
+
+def session_env(credentials: dict) -> dict[str, str]:
+    """An STS session's credentials (AssumeRole's `Credentials`) as the environment the SDKs read."""
     return {
-        **env,
-        "AWS_ACCESS_KEY_ID": credentials["Credentials"]["AccessKeyId"],
-        "AWS_SECRET_ACCESS_KEY": credentials["Credentials"]["SecretAccessKey"],
-        "AWS_SESSION_TOKEN": credentials["Credentials"]["SessionToken"],
+        "AWS_ACCESS_KEY_ID": credentials["AccessKeyId"],
+        "AWS_SECRET_ACCESS_KEY": credentials["SecretAccessKey"],
+        "AWS_SESSION_TOKEN": credentials["SessionToken"],
     }

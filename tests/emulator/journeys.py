@@ -67,13 +67,13 @@ class Member:
         self.who = who
         self.kubernetes = kubernetes
         home.mkdir(parents=True, exist_ok=True)
+        from tests.emulator.deployment import session_env
+
         self.env = {
             "PATH": f"{cli_bin}:/usr/bin:/bin",
             "HOME": str(home),
             "KUBECONFIG": str(home / ".kube" / "config"),
-            "AWS_ACCESS_KEY_ID": credentials["AccessKeyId"],
-            "AWS_SECRET_ACCESS_KEY": credentials["SecretAccessKey"],
-            "AWS_SESSION_TOKEN": credentials["SessionToken"],
+            **session_env(credentials),
             "AWS_DEFAULT_REGION": region,
             "AWS_REGION": region,
             "AWS_ENDPOINT_URL": endpoint,
