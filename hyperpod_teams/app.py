@@ -12,7 +12,14 @@ from hyperpod_teams.engine import cdk
 from hyperpod_teams.plugins import PLATFORM_ADMINS_KEY, IdentityBuild, IdentityGroups, IdentityProviderPlugin
 from hyperpod_teams.spec.fields import installs
 from hyperpod_teams.spec.models import PlatformSpec, Team
-from hyperpod_teams.stack_plan import PlannedStack, StackKind, identity_groups, identity_plugin, stack_plan
+from hyperpod_teams.stack_plan import (
+    PlannedStack,
+    StackKind,
+    TeamPlacement,
+    identity_groups,
+    identity_plugin,
+    stack_plan,
+)
 from hyperpod_teams.stacks import (
     AccessStack,
     ClusterStack,
@@ -167,10 +174,12 @@ def _team(b: _Building, planned: PlannedStack) -> PlatformStack:
         planned.name,
         spec=b.spec,
         team=team,
-        hyperpod_cluster_arn=b.cluster.hyperpod.arn,
-        eks_cluster_name=b.eks.eks.name,
-        group_ids={role: access.group_ids[(team.name, role)] for role in naming.ROLES},
-        admins_permission_set_arn=access.permission_sets[(team.name, "admins")].arn,
+        placement=TeamPlacement(
+            hyperpod_cluster_arn=b.cluster.hyperpod.arn,
+            eks_cluster_name=b.eks.eks.name,
+            group_ids={role: access.group_ids[(team.name, role)] for role in naming.ROLES},
+            admins_permission_set_arn=access.permission_sets[(team.name, "admins")].arn,
+        ),
     )
     return b.teams[team.name]
 

@@ -10,7 +10,7 @@ its module in `stacks/`, and one builder in `app.BUILDERS`.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Literal
 
 from hyperpod_teams import naming
@@ -87,6 +87,22 @@ class TeamStackInputs:
     #: Whether the cluster runs SageMaker Spaces (the team roles' access entries then get AWS's space
     #: policies, scoped to the team namespace and to the shared templates' namespace).
     spaces: bool = False
+
+
+@dataclass(frozen=True)
+class TeamPlacement:
+    """Where a team's environment stands, as plain values or Terraform references: the HyperPod
+    cluster whose compute quota it gets, the EKS cluster its access entries go to, its IdP groups'
+    Identity Center IDs by role, and its admins' permission set (None: no Studio grant for them)."""
+
+    hyperpod_cluster_arn: str
+    eks_cluster_name: str
+    group_ids: dict[str, str]
+    admins_permission_set_arn: str | None = None
+
+    def keywords(self) -> dict:
+        """The placement as `TeamEnvironment`'s keywords."""
+        return asdict(self)
 
 
 def team_stack_inputs(spec: PlatformSpec) -> TeamStackInputs:

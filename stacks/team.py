@@ -8,7 +8,7 @@ from hyperpod_teams import naming
 from hyperpod_teams.constructs.team import TeamEnvironment
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec, Team
-from hyperpod_teams.stack_plan import team_stack_inputs
+from hyperpod_teams.stack_plan import TeamPlacement, team_stack_inputs
 from hyperpod_teams.stacks.base import PlatformStack
 
 
@@ -20,10 +20,7 @@ class TeamStack(PlatformStack):
         *,
         spec: PlatformSpec,
         team: Team,
-        hyperpod_cluster_arn: str,
-        eks_cluster_name: str,
-        group_ids: dict[str, str],
-        admins_permission_set_arn: str | None = None,
+        placement: TeamPlacement,
     ) -> None:
         super().__init__(scope, stack_name, spec=spec)
         self.team = team
@@ -42,10 +39,7 @@ class TeamStack(PlatformStack):
             "team",
             inputs=team_stack_inputs(spec),
             team=team,
-            hyperpod_cluster_arn=hyperpod_cluster_arn,
-            eks_cluster_name=eks_cluster_name,
-            group_ids=group_ids,
-            admins_permission_set_arn=admins_permission_set_arn,
+            **placement.keywords(),
         )
         self._quota_outputs(team)
 

@@ -171,3 +171,8 @@ METRIC_READ_ACTIONS = ("cloudwatch:GetMetricData", "cloudwatch:GetMetricStatisti
 
 def in_region(region: str) -> dict:
     return {"StringEquals": {"aws:RequestedRegion": region}}
+
+
+def in_region_anywhere(sid: str, actions: tuple[str, ...], region: str) -> dict:
+    """Allow actions that take no resource type (`*` their only resource), held to the region."""
+    return {"Sid": sid, "Effect": "Allow", "Action": list(actions), "Resource": "*", "Condition": in_region(region)}

@@ -8,7 +8,7 @@ Pure layer: no cdktf.
 from __future__ import annotations
 
 from hyperpod_teams import naming
-from hyperpod_teams.policies.documents import eks_arn
+from hyperpod_teams.policies.documents import eks_arn, in_region_anywhere
 
 #: What `hyp set-cluster-context` (sagemaker-hyperpod 3.12.0, as 3.9.0) calls
 #: before any Kubernetes request: `ListClusters` (commands/cluster.py, `_get_hyperpod_clusters`),
@@ -27,13 +27,7 @@ def hyp_connect_statements(
     HYP_LIST_ACTIONS): its own role and its own access entry only."""
     role = naming.sso_role_name_prefix(permission_set)
     return [
-        {
-            "Sid": "ListHyperPodClusters",
-            "Effect": "Allow",
-            "Action": list(HYP_LIST_ACTIONS),
-            "Resource": "*",
-            "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
-        },
+        in_region_anywhere("ListHyperPodClusters", HYP_LIST_ACTIONS, region),
         *_own_role_and_access_entry(
             partition=partition,
             account_id=account_id,

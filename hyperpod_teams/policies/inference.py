@@ -9,7 +9,7 @@ Pure layer: no cdktf.
 
 from __future__ import annotations
 
-from hyperpod_teams.policies.documents import METRIC_READ_ACTIONS, in_region
+from hyperpod_teams.policies.documents import METRIC_READ_ACTIONS, in_region_anywhere
 
 
 def inference_tls_bucket_policy(bucket: str, account_id: str, partition: str = "aws") -> dict:
@@ -41,13 +41,7 @@ def keda_policy(*, partition: str, account_id: str, region: str) -> dict:
     return {
         "Version": "2012-10-17",
         "Statement": [
-            {
-                "Sid": "ReadCloudWatchMetrics",
-                "Effect": "Allow",
-                "Action": list(METRIC_READ_ACTIONS),
-                "Resource": "*",
-                "Condition": in_region(region),
-            },
+            in_region_anywhere("ReadCloudWatchMetrics", METRIC_READ_ACTIONS, region),
             {
                 "Sid": "QueryPrometheus",
                 "Effect": "Allow",

@@ -6,7 +6,7 @@ Pure layer: no cdktf.
 
 from __future__ import annotations
 
-from hyperpod_teams.policies.documents import in_region
+from hyperpod_teams.policies.documents import in_region_anywhere
 
 ALB_DESCRIBE_ACTIONS = tuple(
     f"ec2:{a}"
@@ -53,13 +53,7 @@ def alb_controller_policy(*, partition: str, account_id: str, region: str) -> di
                 "elasticloadbalancing.amazonaws.com/AWSServiceRoleForElasticLoadBalancing",
                 "Condition": {"StringEquals": {"iam:AWSServiceName": "elasticloadbalancing.amazonaws.com"}},
             },
-            {
-                "Sid": "ReadTheNetwork",
-                "Effect": "Allow",
-                "Action": list(ALB_DESCRIBE_ACTIONS),
-                "Resource": "*",
-                "Condition": in_region(region),
-            },
+            in_region_anywhere("ReadTheNetwork", ALB_DESCRIBE_ACTIONS, region),
             {
                 "Sid": "ReadSecurityGroupsOfTheVpcs",
                 "Effect": "Allow",

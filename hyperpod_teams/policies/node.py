@@ -6,7 +6,7 @@ Pure layer: no cdktf.
 
 from __future__ import annotations
 
-from hyperpod_teams.policies.documents import eks_arn, service_trust_policy, split_s3_uri
+from hyperpod_teams.policies.documents import eks_arn, in_region_anywhere, service_trust_policy, split_s3_uri
 
 
 def hyperpod_execution_trust_policy() -> dict:
@@ -98,13 +98,7 @@ def hyperpod_eks_node_policy(
                 "Resource": [f"{ec2}:network-interface/*"],
                 "Condition": {"StringEquals": {"ec2:CreateAction": "CreateNetworkInterface"}},
             },
-            {
-                "Sid": "DescribeNetworkAndAuthenticateToEcr",
-                "Effect": "Allow",
-                "Action": list(NODE_UNSCOPED_ACTIONS),
-                "Resource": "*",
-                "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
-            },
+            in_region_anywhere("DescribeNetworkAndAuthenticateToEcr", NODE_UNSCOPED_ACTIONS, region),
             {
                 "Sid": "PullImages",
                 "Effect": "Allow",

@@ -8,7 +8,7 @@ Pure layer: no cdktf.
 
 from __future__ import annotations
 
-from hyperpod_teams.policies.documents import METRIC_READ_ACTIONS, in_region
+from hyperpod_teams.policies.documents import METRIC_READ_ACTIONS, in_region_anywhere
 
 PROMETHEUS_LIST_ACTIONS = ("aps:ListWorkspaces",)
 
@@ -35,13 +35,7 @@ def observability_collector_policy(*, partition: str, account_id: str, region: s
                 ],
                 "Resource": [logs, f"{logs}:log-stream:*"],
             },
-            {
-                "Sid": "FindClusterLogGroups",
-                "Effect": "Allow",
-                "Action": list(LOG_GROUP_LIST_ACTIONS),
-                "Resource": "*",
-                "Condition": in_region(region),
-            },
+            in_region_anywhere("FindClusterLogGroups", LOG_GROUP_LIST_ACTIONS, region),
         ],
     }
 
@@ -66,19 +60,7 @@ def grafana_workspace_policy(*, partition: str, account_id: str, region: str, wo
                 ],
                 "Resource": [workspace_arn],
             },  # fmt: skip
-            {
-                "Sid": "ListPrometheus",
-                "Effect": "Allow",
-                "Action": list(PROMETHEUS_LIST_ACTIONS),
-                "Resource": "*",
-                "Condition": in_region(region),
-            },
-            {
-                "Sid": "ReadCloudWatchMetrics",
-                "Effect": "Allow",
-                "Action": list(METRIC_READ_ACTIONS),
-                "Resource": "*",
-                "Condition": in_region(region),
-            },
+            in_region_anywhere("ListPrometheus", PROMETHEUS_LIST_ACTIONS, region),
+            in_region_anywhere("ReadCloudWatchMetrics", METRIC_READ_ACTIONS, region),
         ],
     }

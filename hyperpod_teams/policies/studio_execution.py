@@ -7,7 +7,7 @@ Pure layer: no cdktf.
 from __future__ import annotations
 
 from hyperpod_teams import naming
-from hyperpod_teams.policies.documents import aws_partition, eks_arn
+from hyperpod_teams.policies.documents import aws_partition, eks_arn, in_region_anywhere
 from hyperpod_teams.policies.hyp import hyp_from_studio_statements
 from hyperpod_teams.policies.workload import team_data_statements, team_keys_statement
 
@@ -108,13 +108,7 @@ def team_images_statements(*, org: str, team: str, account_id: str, region: str)
     partition = aws_partition(region)
     prefix = naming.team_repository_prefix(org, team)
     return [
-        {
-            "Sid": "SignInToTheRegistry",
-            "Effect": "Allow",
-            "Action": list(REGISTRY_SIGN_IN_ACTIONS),
-            "Resource": "*",
-            "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
-        },
+        in_region_anywhere("SignInToTheRegistry", REGISTRY_SIGN_IN_ACTIONS, region),
         {
             "Sid": "ReadTheTeamsImages",
             "Effect": "Allow",
@@ -254,13 +248,9 @@ def team_execution_policy(
                     f"{eks_arn(partition, region, account_id)}:addon/{eks_cluster_name}/*",
                 ],
             },
-            {
-                "Sid": "ListWhatStudioShows",
-                "Effect": "Allow",
-                "Action": list(STUDIO_LIST_ACTIONS + STUDIO_METRICS_ACTIONS + STUDIO_EC2_ACTIONS),
-                "Resource": "*",
-                "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
-            },
+            in_region_anywhere(
+                "ListWhatStudioShows", STUDIO_LIST_ACTIONS + STUDIO_METRICS_ACTIONS + STUDIO_EC2_ACTIONS, region
+            ),
             {
                 "Sid": "DescribeTheTeamsDomainAndProfiles",
                 "Effect": "Allow",

@@ -6,7 +6,7 @@ Pure layer: no cdktf.
 
 from __future__ import annotations
 
-from hyperpod_teams.policies.documents import aws_partition
+from hyperpod_teams.policies.documents import aws_partition, in_region_anywhere
 
 
 def usage_operator_policy(bucket: str, raw_prefix: str, partition: str = "aws") -> dict:
@@ -91,13 +91,7 @@ def usage_aggregation_policy(
             },
             {"Sid": "DecryptItsEnvironment", "Effect": "Allow", "Action": "kms:Decrypt", "Resource": key_arn},
             {"Sid": "SendFailedRunsToItsQueue", "Effect": "Allow", "Action": "sqs:SendMessage", "Resource": queue_arn},
-            {
-                "Sid": "SendTraces",
-                "Effect": "Allow",
-                "Action": list(XRAY_WRITE_ACTIONS),
-                "Resource": "*",
-                "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
-            },
+            in_region_anywhere("SendTraces", XRAY_WRITE_ACTIONS, region),
         ],
     }
 

@@ -40,7 +40,16 @@ def _classes() -> tuple[type, type, type]:
     """Subclasses of the engine's elements that synthesize their arguments as a binding's do
     (`synthesizeAttributes`, which jsii calls back into Python), made once the engine is known."""
 
-    class Provider(cdk.TerraformProvider):
+    class Arguments:
+        """Synthesizes the arguments it was made with (the mixin stands before the engine's class, so
+        jsii finds its `_synthesize_attributes` as an override)."""
+
+        _arguments: dict[str, Any]
+
+        def _synthesize_attributes(self) -> dict[str, Any]:
+            return self._arguments
+
+    class Provider(Arguments, cdk.TerraformProvider):
         def __init__(self, scope: Construct, id_: str, arguments: dict[str, Any]) -> None:
             super().__init__(
                 scope,
@@ -51,24 +60,15 @@ def _classes() -> tuple[type, type, type]:
             )
             self._arguments = arguments
 
-        def _synthesize_attributes(self) -> dict[str, Any]:
-            return self._arguments
-
-    class Resource(cdk.TerraformResource):
+    class Resource(Arguments, cdk.TerraformResource):
         def __init__(self, scope: Construct, id_: str, type_name: str, arguments: dict[str, Any]) -> None:
             super().__init__(scope, id_, terraform_resource_type=type_name, terraform_generator_metadata=_metadata())
             self._arguments = arguments
 
-        def _synthesize_attributes(self) -> dict[str, Any]:
-            return self._arguments
-
-    class DataSource(cdk.TerraformDataSource):
+    class DataSource(Arguments, cdk.TerraformDataSource):
         def __init__(self, scope: Construct, id_: str, type_name: str, arguments: dict[str, Any]) -> None:
             super().__init__(scope, id_, terraform_resource_type=type_name, terraform_generator_metadata=_metadata())
             self._arguments = arguments
-
-        def _synthesize_attributes(self) -> dict[str, Any]:
-            return self._arguments
 
     return Provider, Resource, DataSource
 
