@@ -24,6 +24,7 @@ from hyperpod_teams.spec.field_types import (
     SpecModel,
     SubnetId,
     VpcId,
+    optional,
     pattern,
     spec_rule,
 )
@@ -33,9 +34,7 @@ from hyperpod_teams.spec.instance_groups import InstanceGroup
 class Eks(SpecModel):
     """Exactly one of `create` / `existing_cluster_name`."""
 
-    create: bool | None = Field(
-        default=None, description="Create a new EKS cluster. Default: true unless existing_cluster_name is set."
-    )
+    create: bool | None = optional("Create a new EKS cluster. Default: true unless existing_cluster_name is set.")
     kubernetes_version: KubernetesVersion = "1.32"
     existing_cluster_name: str | None = Field(default=None, pattern=r"^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$")
     public_access_cidrs: list[PublicCidr] = Field(
@@ -87,10 +86,9 @@ class PriorityClass(SpecModel):
 class TaskGovernance(SpecModel):
     enabled: bool = True
     fair_share: Literal["Enabled", "Disabled"] = "Enabled"
-    idle_resource_sharing: Literal["Enabled", "Disabled"] | None = Field(
-        default=None,
-        description="(addition) Enabled lends capacity no team's quota holds to any team's tasks "
-        "(SchedulerConfig.IdleResourceSharing); unset leaves AWS's default.",
+    idle_resource_sharing: Literal["Enabled", "Disabled"] | None = optional(
+        "(addition) Enabled lends capacity no team's quota holds to any team's tasks "
+        "(SchedulerConfig.IdleResourceSharing); unset leaves AWS's default."
     )
     priority_classes: list[PriorityClass] = Field(default_factory=list, max_length=10)
     allow_unlisted_region: bool = Field(
@@ -99,16 +97,14 @@ class TaskGovernance(SpecModel):
         "that is not in hyperpod_teams.regions.TASK_GOVERNANCE_REGIONS, for a region AWS added after "
         "that table was written. Without it, validate refuses such a region.",
     )
-    existing_addon: Literal["take_over", "leave_alone"] | None = Field(
-        default=None,
-        description="(optional addition) The task-governance add-on is installed already: take_over imports it "
-        "(the stacks manage it from then on), leave_alone keeps it out of the stacks. Absent: the stacks create it.",
+    existing_addon: Literal["take_over", "leave_alone"] | None = optional(
+        "(optional addition) The task-governance add-on is installed already: take_over imports it "
+        "(the stacks manage it from then on), leave_alone keeps it out of the stacks. Absent: the stacks create it."
     )
-    existing_scheduler_config_arn: SchedulerConfigArn | None = Field(
-        default=None,
-        description="(optional addition) The cluster's scheduler config exists already (a cluster has one): the "
+    existing_scheduler_config_arn: SchedulerConfigArn | None = optional(
+        "(optional addition) The cluster's scheduler config exists already (a cluster has one): the "
         "stacks create none and keep it as it is, and the plan stops when its fair share or priority classes "
-        "differ from fair_share and priority_classes here. Needs existing_hyperpod_cluster_name.",
+        "differ from fair_share and priority_classes here. Needs existing_hyperpod_cluster_name."
     )
 
 
@@ -157,17 +153,14 @@ CREATED_INSTANCE_GROUP_ONLY = (
 
 class Cluster(SpecModel):
     name: ResourceName
-    existing_hyperpod_cluster_name: ResourceName | None = Field(
-        default=None,
-        description="(optional addition) Adopt this HyperPod cluster instead of creating one: the stacks look it "
+    existing_hyperpod_cluster_name: ResourceName | None = optional(
+        "(optional addition) Adopt this HyperPod cluster instead of creating one: the stacks look it "
         "up and create nothing of it. Needs eks.existing_cluster_name (its EKS cluster); instance_groups then "
-        "describe its groups (name, type, count) for the capacity checks and the report.",
+        "describe its groups (name, type, count) for the capacity checks and the report."
     )
     eks: Eks = Field(default_factory=Eks)
     network: Network
-    lifecycle_scripts_s3_uri: S3Prefix | None = Field(
-        default=None, description="When absent, a lifecycle-scripts bucket is created."
-    )
+    lifecycle_scripts_s3_uri: S3Prefix | None = optional("When absent, a lifecycle-scripts bucket is created.")
     lifecycle_on_create: str = Field(
         default="on_create.sh",
         min_length=1,
@@ -175,14 +168,12 @@ class Cluster(SpecModel):
         description="Entry-point script under the lifecycle-scripts prefix (optional field).",
     )
     node_recovery: Literal["Automatic", "None"] = "Automatic"
-    autoscaling: Literal["Karpenter"] | None = Field(
-        default=None,
-        description="(addition) Scale the instance groups with Karpenter (AutoScaling: Mode Enable); unset: off.",
+    autoscaling: Literal["Karpenter"] | None = optional(
+        "(addition) Scale the instance groups with Karpenter (AutoScaling: Mode Enable); unset: off."
     )
-    node_provisioning_mode: Literal["Continuous"] | None = Field(
-        default=None,
-        description="(addition) Continuous provisioning: nodes are added as capacity comes, the cluster InService "
-        "before every node is (NodeProvisioningMode).",
+    node_provisioning_mode: Literal["Continuous"] | None = optional(
+        "(addition) Continuous provisioning: nodes are added as capacity comes, the cluster InService "
+        "before every node is (NodeProvisioningMode)."
     )
     instance_groups: list[InstanceGroup] = Field(min_length=1, max_length=20)
     task_governance: TaskGovernance = Field(default_factory=TaskGovernance)
@@ -208,19 +199,15 @@ class Cluster(SpecModel):
         default_factory=TrainingOperator,
         description="(optional addition) The HyperPod training operator add-on and what it needs.",
     )
-    inference: Inference | None = Field(
-        default=None,
-        description="(optional addition) The HyperPod inference operator: teams deploy and invoke models under their "
-        "quota. Absent: no inference.",
+    inference: Inference | None = optional(
+        "(optional addition) The HyperPod inference operator: teams deploy and invoke models under their "
+        "quota. Absent: no inference."
     )
-    spaces: Spaces | None = Field(
-        default=None,
-        description="(optional addition) SageMaker Spaces on the cluster: IDEs in the team namespace under its quota.",
+    spaces: Spaces | None = optional(
+        "(optional addition) SageMaker Spaces on the cluster: IDEs in the team namespace under its quota."
     )
-    observability: Observability | None = Field(
-        default=None,
-        description="(optional addition) The HyperPod observability add-on, Prometheus and Grafana "
-        "(`hyp get-monitoring`).",
+    observability: Observability | None = optional(
+        "(optional addition) The HyperPod observability add-on, Prometheus and Grafana (`hyp get-monitoring`)."
     )
     cloudwatch_observability: bool = Field(
         default=False,
@@ -238,14 +225,13 @@ class Cluster(SpecModel):
         "(task_governance.priority_classes).",
     )
 
-    platform_group: ResourceName | None = Field(
-        default=None,
-        description="(addition) The instance group the platform's credentialed controllers run on, apart from the "
+    platform_group: ResourceName | None = optional(
+        "(addition) The instance group the platform's credentialed controllers run on, apart from the "
         "nodes team pods run on: the inference operator's controller, its load balancer controller and KEDA are "
         "placed there (its nodes' label sagemaker.amazonaws.com/instance-group-name, tolerating its taints), and no "
         "team pod may tolerate its taints. The group needs a NoSchedule or NoExecute taint (kubernetes.taints) and "
         "an instance type no team's quota names. Unset: the controllers run wherever the scheduler puts them "
-        '(docs/security.md, "What is still shared").',
+        '(docs/security.md, "What is still shared").'
     )
 
     @model_validator(mode="after")

@@ -12,7 +12,7 @@ from pydantic import (
 )
 
 from hyperpod_teams import addons
-from hyperpod_teams.spec.field_types import PriorityClassName, PrivateCidr, SpecModel, pattern
+from hyperpod_teams.spec.field_types import PriorityClassName, PrivateCidr, SpecModel, optional, pattern
 
 #: The dependency chart's components (`helm_chart/HyperPodHelmChart/Chart.yaml` of
 #: aws/sagemaker-hyperpod-cli at DEPENDENCIES_CHART_REF): spec name -> the chart value that turns
@@ -95,7 +95,7 @@ class DependenciesChart(SpecModel):
         "(<out>/stacks/<stack>): the default is a clone of aws/sagemaker-hyperpod-cli beside the "
         "output folder.",
     )
-    repository: str | None = Field(default=None, description="Chart repository URL, for a chart name.")
+    repository: str | None = optional("Chart repository URL, for a chart name.")
     version: str | None = None
     namespace: str = "kube-system"
     release_name: str = Field(
@@ -123,12 +123,11 @@ class TrainingOperator(SpecModel):
     with what AWS's "Installing the training operator" lists before it: cert-manager and the EKS Pod
     Identity agent. Optional addition within spec v1."""
 
-    install: bool | None = Field(
-        default=None,
-        description="Install the training operator add-on, its IAM role "
+    install: bool | None = optional(
+        "Install the training operator add-on, its IAM role "
         "(AmazonSageMakerHyperPodTrainingOperatorAccess) and Pod Identity association, in <org>-cluster. "
         "Default: true for a HyperPod cluster the stacks create, false for an adopted one (install it there "
-        "only when the cluster does not have it yet).",
+        "only when the cluster does not have it yet)."
     )
     version: AddonVersion = Field(
         default=addons.TRAINING_OPERATOR_VERSION, description="Version of the training operator add-on."
@@ -157,28 +156,24 @@ class Inference(SpecModel):
     hyp-jumpstart-endpoint`, `hyp create hyp-custom-endpoint` and `hyp invoke` need. Optional addition
     within spec v1: absent, no inference."""
 
-    existing_addon: ExistingAddon | None = Field(
-        default=None,
-        description="The cluster has the add-on already: take_over imports it (the stacks make its roles, bucket and "
+    existing_addon: ExistingAddon | None = optional(
+        "The cluster has the add-on already: take_over imports it (the stacks make its roles, bucket and "
         "configuration and manage it from then on, never deleting it), leave_alone keeps it and everything it uses "
         "out of the stacks; either way the teams get their access to it. Absent: the stacks install it with its roles "
         "(operator, load balancer controller, KEDA, JumpStart gated models), the TLS-certificate bucket and the "
-        "Mountpoint for S3 CSI driver.",
+        "Mountpoint for S3 CSI driver."
     )
-    version: AddonVersion | None = Field(
-        default=None, description="Version of the add-on; unset: the one EKS makes the default."
-    )
+    version: AddonVersion | None = optional("Version of the add-on; unset: the one EKS makes the default.")
     install_s3_csi_driver: bool = Field(
         default=True,
         description="Install the Mountpoint for S3 CSI driver add-on, whose own role reads no bucket: each team's "
         "claim team-data mounts the team's bucket with its pods' credentials (authenticationSource: pod, driver v2); "
         "set false when the cluster has the driver already.",
     )
-    create_oidc_provider: bool | None = Field(
-        default=None,
-        description="Create the IAM OIDC provider of the EKS cluster, through which the operator's components get "
+    create_oidc_provider: bool | None = optional(
+        "Create the IAM OIDC provider of the EKS cluster, through which the operator's components get "
         "their roles (IRSA); false when the account has it already (IAM refuses a second one). Default: true, "
-        "false when taking over an operator (which had it).",
+        "false when taking over an operator (which had it)."
     )
 
     @property
@@ -187,10 +182,9 @@ class Inference(SpecModel):
             return self.create_oidc_provider
         return self.existing_addon is None
 
-    priority_class: PriorityClassName | None = Field(
-        default=None,
-        description="The priority class the docs and the report give endpoints (label kueue.x-k8s.io/priority-class); "
-        "one of task_governance.priority_classes.",
+    priority_class: PriorityClassName | None = optional(
+        "The priority class the docs and the report give endpoints (label kueue.x-k8s.io/priority-class); "
+        "one of task_governance.priority_classes."
     )
     load_balancer_cidrs: list[PrivateCidr] = Field(
         default_factory=list,
@@ -212,13 +206,12 @@ class Spaces(SpecModel):
     """SageMaker Spaces on the cluster (EKS add-on amazon-sagemaker-spaces): IDEs and notebooks that run in a
     team's namespace under its quota (`hyp create hyp-space`). Optional addition within spec v1."""
 
-    existing_addon: ExistingAddon | None = Field(
-        default=None,
-        description="The cluster has the add-on already: take_over imports it, leave_alone keeps it out of the stacks; "
+    existing_addon: ExistingAddon | None = optional(
+        "The cluster has the add-on already: take_over imports it, leave_alone keeps it out of the stacks; "
         "either way the teams get their access entries' space policies. Absent: the stacks install it with its "
-        "controller's role (AmazonSageMakerSpacesControllerPolicy).",
+        "controller's role (AmazonSageMakerSpacesControllerPolicy)."
     )
-    version: AddonVersion | None = Field(default=None, description="Version of the add-on; unset: EKS's default.")
+    version: AddonVersion | None = optional("Version of the add-on; unset: EKS's default.")
     install_ebs_csi_driver: bool = Field(
         default=True,
         description="Install the Amazon EBS CSI driver add-on the spaces keep their home on, with its role; set false "
@@ -231,12 +224,11 @@ class Observability(SpecModel):
     for Prometheus workspace and, where offered, an Amazon Managed Grafana one: what `hyp get-monitoring` shows.
     Optional addition within spec v1."""
 
-    existing_addon: ExistingAddon | None = Field(
-        default=None,
-        description="The cluster has the add-on already: take_over imports it and points it at the stacks' workspaces "
+    existing_addon: ExistingAddon | None = optional(
+        "The cluster has the add-on already: take_over imports it and points it at the stacks' workspaces "
         "(the old workspace keeps its data, no longer written to), leave_alone keeps it and its workspaces out of the "
         "stacks; either way `hyp get-monitoring` works for the team roles. Absent: the stacks install it with its "
-        "collector's role and the workspaces.",
+        "collector's role and the workspaces."
     )
     grafana: bool = Field(
         default=True,

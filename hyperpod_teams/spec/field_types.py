@@ -36,6 +36,12 @@ def pattern(regex: str, rule: str, **kwargs: Any) -> Any:
     return Field(pattern=regex, description=rule, **kwargs)
 
 
+def optional(description: str, **constraints: Any) -> Any:
+    """A field the spec may leave out (None when it does), with its description for the JSON Schema
+    and the docs, and any constraints on a value that is given."""
+    return Field(default=None, description=description, **constraints)
+
+
 OrganizationName = Annotated[
     str,
     pattern(

@@ -12,7 +12,7 @@ from pydantic import (
     model_validator,
 )
 
-from hyperpod_teams.spec.field_types import ClusterInstanceType, ResourceName, SpecModel, pattern, spec_rule
+from hyperpod_teams.spec.field_types import ClusterInstanceType, ResourceName, SpecModel, optional, pattern, spec_rule
 
 #: botocore's DeepHealthCheckType (the API); the CloudFormation registry's AWS::SageMaker::Cluster
 #: lists the first two, and `validate` says so of the third (what Cloud Control checks).
@@ -106,7 +106,7 @@ class RollingUpdate(SpecModel):
 
     max_batch: int = Field(ge=1, description="Nodes, or percent with `unit: percent`.")
     unit: Literal["nodes", "percent"] = "nodes"
-    wait_seconds: int | None = Field(default=None, ge=0, le=3600, description="Between batches.")
+    wait_seconds: int | None = optional("Between batches.", ge=0, le=3600)
 
 
 class ScheduledUpdate(SpecModel):
@@ -130,32 +130,27 @@ class InstanceGroup(SpecModel):
     ebs_volume_gb: int = Field(default=500, ge=1, le=16384)
     threads_per_core: Literal[1, 2] = 1
     deep_health_checks: list[DeepHealthCheck] = Field(default_factory=list, max_length=3)
-    min_count: int | None = Field(
-        default=None, ge=0, le=1000, description="(addition) Nodes the group needs to be InService (MinInstanceCount)."
+    min_count: int | None = optional(
+        "(addition) Nodes the group needs to be InService (MinInstanceCount).", ge=0, le=1000
     )
-    kubernetes: KubernetesNodes | None = Field(
-        default=None,
-        description="(addition) Labels and taints on the group's nodes: keep system pods off GPU nodes, dedicate a "
-        "group to inference, training or spaces. Teams steer to a group with its labels (docs/spec-reference.md).",
+    kubernetes: KubernetesNodes | None = optional(
+        "(addition) Labels and taints on the group's nodes: keep system pods off GPU nodes, dedicate a "
+        "group to inference, training or spaces. Teams steer to a group with its labels (docs/spec-reference.md)."
     )
-    training_plan_arn: TrainingPlanArn | None = Field(
-        default=None, description="(addition) Run the group on a SageMaker flexible training plan's capacity."
+    training_plan_arn: TrainingPlanArn | None = optional(
+        "(addition) Run the group on a SageMaker flexible training plan's capacity."
     )
-    capacity: Literal["on_demand", "spot"] | None = Field(
-        default=None, description="(addition) Spot or on-demand nodes (CapacityRequirements); unset: on demand."
+    capacity: Literal["on_demand", "spot"] | None = optional(
+        "(addition) Spot or on-demand nodes (CapacityRequirements); unset: on demand."
     )
-    volume_kms_key_id: KmsKeyRef | None = Field(
-        default=None, description="(addition) The KMS key of the nodes' EBS volume (VolumeKmsKeyId)."
+    volume_kms_key_id: KmsKeyRef | None = optional("(addition) The KMS key of the nodes' EBS volume (VolumeKmsKeyId).")
+    image_release_version: ImageReleaseVersion | None = optional(
+        "(addition) The HyperPod AMI release the group runs; unset: the latest."
     )
-    image_release_version: ImageReleaseVersion | None = Field(
-        default=None, description="(addition) The HyperPod AMI release the group runs; unset: the latest."
+    scheduled_update: ScheduledUpdate | None = optional(
+        "(addition) A window in which SageMaker updates the group's AMI."
     )
-    scheduled_update: ScheduledUpdate | None = Field(
-        default=None, description="(addition) A window in which SageMaker updates the group's AMI."
-    )
-    auto_patch: AutoPatch | None = Field(
-        default=None, description="(addition) Patch the group's AMI when its nodes are idle."
-    )
+    auto_patch: AutoPatch | None = optional("(addition) Patch the group's AMI when its nodes are idle.")
 
     @property
     def platform_taints(self) -> list[Taint]:

@@ -30,6 +30,7 @@ from hyperpod_teams.spec.field_types import (
     SpecModel,
     TagKey,
     TagValue,
+    optional,
     spec_rule,
 )
 
@@ -38,16 +39,14 @@ class Accounts(SpecModel):
     """The organization's other AWS accounts, as AWS's multi-account guidance lays them out (optional
     addition within spec v1; docs/deploy.md, "Accounts"). Each unset: `organization.account_id`."""
 
-    identity_center: AccountId | None = Field(
-        default=None,
-        description="Where IAM Identity Center is administered: the organization's management account or its "
+    identity_center: AccountId | None = optional(
+        "Where IAM Identity Center is administered: the organization's management account or its "
         "delegated administrator. <org>-access (permission sets, assignments) and each team stack's Identity "
-        "Center resources (the domain's application assignments, the admins' policy attachment) run there.",
+        "Center resources (the domain's application assignments, the admins' policy attachment) run there."
     )
-    payer: AccountId | None = Field(
-        default=None,
-        description="The management (payer) account: cost allocation tags and the cost category (<org>-cost) "
-        "live there, and its Cost and Usage Reports cover every linked account.",
+    payer: AccountId | None = optional(
+        "The management (payer) account: cost allocation tags and the cost category (<org>-cost) "
+        "live there, and its Cost and Usage Reports cover every linked account."
     )
 
 
@@ -64,21 +63,18 @@ class Organization(SpecModel):
         "and team resources carry three hyperpod-teams:* tags); no key may start with aws: or "
         "hyperpod-teams:.",
     )
-    platform_admins_group: str | None = Field(
-        default=None,
-        min_length=1,
-        description="IdP group whose members administer the whole cluster. Default: "
+    platform_admins_group: str | None = optional(
+        "IdP group whose members administer the whole cluster. Default: "
         "group_name_pattern with team=platform, role=admins.",
+        min_length=1,
     )
-    accounts: Accounts | None = Field(
-        default=None,
-        description="(optional addition) The Identity Center and payer accounts, where they are not account_id.",
+    accounts: Accounts | None = optional(
+        "(optional addition) The Identity Center and payer accounts, where they are not account_id."
     )
-    deploy_role_name: IamRoleName | None = Field(
-        default=None,
-        description="(optional addition) A role of this name in each account, which every stack's AWS provider "
+    deploy_role_name: IamRoleName | None = optional(
+        "(optional addition) A role of this name in each account, which every stack's AWS provider "
         "assumes (arn:<partition>:iam::<account>:role/<name>), and `aws eks get-token` in the workload account. "
-        "Unset: the stacks run with the pipeline's own credentials, one account at a time.",
+        "Unset: the stacks run with the pipeline's own credentials, one account at a time."
     )
 
     @model_validator(mode="after")
@@ -138,15 +134,14 @@ class S3Backend(SpecModel):
     type: Literal["s3"]
     bucket: str = Field(min_length=3, max_length=63)
     key_prefix: str = "hyperpod-teams/"
-    region: RegionName | None = Field(default=None, description="Default: organization.region.")
+    region: RegionName | None = optional("Default: organization.region.")
     use_lockfile: bool = True
     encrypt: bool = True
     kms_key_id: str | None = None
-    role_arn: IamRoleArn | None = Field(
-        default=None,
-        description="(optional addition) A role the backend assumes for the state bucket (assume_role), in every "
+    role_arn: IamRoleArn | None = optional(
+        "(optional addition) A role the backend assumes for the state bucket (assume_role), in every "
         "stack and every remote-state read: a state bucket in an account of its own, reached from each account's "
-        "pipeline role through this one role.",
+        "pipeline role through this one role."
     )
 
 

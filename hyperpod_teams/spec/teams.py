@@ -30,15 +30,14 @@ from hyperpod_teams.spec.field_types import (
     StudioInstanceType,
     TagValue,
     TeamName,
+    optional,
     spec_rule,
 )
 
 
 class Members(SpecModel):
-    scientists: str | None = Field(
-        default=None, min_length=1, description="Default: group_name_pattern with role=scientists."
-    )
-    admins: str | None = Field(default=None, min_length=1, description="Default: group_name_pattern with role=admins.")
+    scientists: str | None = optional("Default: group_name_pattern with role=scientists.", min_length=1)
+    admins: str | None = optional("Default: group_name_pattern with role=admins.", min_length=1)
 
 
 MigProfile = Literal[accelerator_partitions.MIG_PROFILE_TYPES]  # type: ignore[valid-type]
@@ -64,14 +63,14 @@ class ResourceAmount(SpecModel):
     not given."""
 
     instance_type: ClusterInstanceType
-    count: int | None = Field(default=None, ge=0, le=_QUOTA_MAX, description="Whole instances.")
-    accelerators: int | None = Field(
-        default=None, ge=0, le=_QUOTA_MAX, description="GPUs, Trainium or Inferentia devices (e.g. 4 of a p5's 8)."
+    count: int | None = optional("Whole instances.", ge=0, le=_QUOTA_MAX)
+    accelerators: int | None = optional(
+        "GPUs, Trainium or Inferentia devices (e.g. 4 of a p5's 8).", ge=0, le=_QUOTA_MAX
     )
-    vcpu: float | None = Field(default=None, ge=0, le=_QUOTA_MAX, description="vCPUs.")
-    memory_gib: float | None = Field(default=None, ge=0, le=_QUOTA_MAX, description="Memory in GiB.")
-    accelerator_partition: AcceleratorPartition | None = Field(
-        default=None, description="GPU partitions (MIG), e.g. {type: mig-1g.10gb, count: 7}."
+    vcpu: float | None = optional("vCPUs.", ge=0, le=_QUOTA_MAX)
+    memory_gib: float | None = optional("Memory in GiB.", ge=0, le=_QUOTA_MAX)
+    accelerator_partition: AcceleratorPartition | None = optional(
+        "GPU partitions (MIG), e.g. {type: mig-1g.10gb, count: 7}."
     )
 
     @model_validator(mode="after")
@@ -132,11 +131,10 @@ class QuotaEntry(ResourceAmount):
 
 class Compute(SpecModel):
     quota: list[QuotaEntry] = Field(default_factory=list, max_length=15)
-    existing_quota_arn: ComputeQuotaArn | None = Field(
-        default=None,
-        description="(optional addition) The team's compute quota exists already: the stacks create none and keep "
+    existing_quota_arn: ComputeQuotaArn | None = optional(
+        "(optional addition) The team's compute quota exists already: the stacks create none and keep "
         "it as it is, and the plan stops when its team, instance counts or sharing differ from this section. "
-        "Needs cluster.existing_hyperpod_cluster_name.",
+        "Needs cluster.existing_hyperpod_cluster_name."
     )
     sharing: Literal["Lend", "DontLend", "LendAndBorrow"] = "LendAndBorrow"
     borrow_limit_percent: int = Field(default=50, ge=1, le=500, description="Only with sharing LendAndBorrow.")
@@ -148,13 +146,12 @@ class Compute(SpecModel):
         "not a percentage of a pool that moves. Only with sharing LendAndBorrow.",
     )
     preempt_team_tasks: Literal["Never", "LowerPriority"] = "LowerPriority"
-    priority_classes: list[PriorityClassName] | None = Field(
-        default=None,
-        max_length=10,
-        description="(addition) The task-governance priority classes the team's work may run at (label "
+    priority_classes: list[PriorityClassName] | None = optional(
+        "(addition) The task-governance priority classes the team's work may run at (label "
         "kueue.x-k8s.io/priority-class: <name>-priority), each one of cluster.task_governance.priority_classes; "
         "unset: all of them. The team's admission policies refuse any other, on a job, endpoint or space, on its "
         "pods, and on a Kueue workload an admin changes.",
+        max_length=10,
     )
     fair_share_weight: int = Field(default=0, ge=0, le=100)
     active: bool = Field(
@@ -195,11 +192,10 @@ class Compute(SpecModel):
 
 class Studio(SpecModel):
     enabled: bool = True
-    existing_domain_id: DomainId | None = Field(
-        default=None,
-        description="(optional addition) Take over the team's SageMaker AI domain that exists already: imported, "
+    existing_domain_id: DomainId | None = optional(
+        "(optional addition) Take over the team's SageMaker AI domain that exists already: imported, "
         "never replaced, its users' home directories kept; its name, VPC, subnets, key and auth mode stay as "
-        "they are (AWS fixes them at creation). It must use IAM Identity Center (auth mode SSO).",
+        "they are (AWS fixes them at creation). It must use IAM Identity Center (auth mode SSO)."
     )
     default_instance_type: StudioInstanceType = "ml.t3.medium"
     idle_timeout_minutes: int = Field(
@@ -209,12 +205,11 @@ class Studio(SpecModel):
         description="Minutes without activity after which a member's JupyterLab app shuts down. Members may "
         "pick a shorter one for their own apps, down to 60 (SageMaker's least), never a longer one.",
     )
-    job_instance_types: list[InstanceType] | None = Field(
-        default=None,
-        max_length=30,
-        description="(addition) The instance types the team's Studio execution role may start SageMaker training and "
+    job_instance_types: list[InstanceType] | None = optional(
+        "(addition) The instance types the team's Studio execution role may start SageMaker training and "
         "processing jobs on (condition sagemaker:InstanceTypes). Such jobs run outside the HyperPod cluster and its "
         "quota, billed to the team's tag. Unset: the instance types of the team's compute quota; [] : none.",
+        max_length=30,
     )
 
 
@@ -260,9 +255,8 @@ class TeamData(SpecModel):
         "encrypted with a KMS key of the team's; its Studio execution role and workload role read and write it, "
         "no other team's role does.",
     )
-    existing_bucket: BucketName | None = Field(
-        default=None,
-        description="Grant this bucket instead of creating one (its encryption and policy stay as they are).",
+    existing_bucket: BucketName | None = optional(
+        "Grant this bucket instead of creating one (its encryption and policy stay as they are)."
     )
 
 
@@ -275,20 +269,19 @@ class WorkloadIdentity(SpecModel):
         "account team-workload in the team's namespace (hyp create hyp-pytorch-job --service-account-name "
         "team-workload): the team's data, nothing of another team's. Needs the EKS Pod Identity agent add-on.",
     )
-    existing_role_arn: IamRoleArn | None = Field(
-        default=None,
-        description="Bind this role instead of creating one (its trust policy must allow pods.eks.amazonaws.com).",
+    existing_role_arn: IamRoleArn | None = optional(
+        "Bind this role instead of creating one (its trust policy must allow pods.eks.amazonaws.com)."
     )
 
 
 class Team(SpecModel):
     name: TeamName
-    display_name: str | None = Field(default=None, description="Free text; defaults to name.")
-    cost_center: TagValue | None = Field(default=None, description="Tag value for cost allocation.")
+    display_name: str | None = optional("Free text; defaults to name.")
+    cost_center: TagValue | None = optional("Tag value for cost allocation.")
     members: Members = Field(default_factory=Members)
     compute: Compute = Field(default_factory=Compute)
     studio: Studio = Field(default_factory=Studio)
-    budget: Budget | None = Field(default=None, description="Absent: no budget for the team.")
+    budget: Budget | None = optional("Absent: no budget for the team.")
     data: TeamData = Field(default_factory=TeamData, description="(optional addition) The team's data home.")
     workload_identity: WorkloadIdentity = Field(
         default_factory=WorkloadIdentity, description="(optional addition) What the team's pods run as."
