@@ -431,7 +431,11 @@ def test_gitlab_stack_jobs_authenticate_with_id_tokens_and_install_the_aws_cli(g
 def test_the_gitlab_merge_request_child_pipeline_plans_and_posts_one_note(gitlab_changes, machine, tmp_path):
     """The child pipeline's jobs in GitLab's order, each in a fresh workspace with the artifacts
     GitLab gives it (`needs: pipeline`: the parent's changes job's; otherwise those of the earlier
-    stages' jobs, or of its `dependencies`): fetch, a plan job per stack, one note posted."""
+    stages' jobs, or of its `dependencies`): fetch, a plan job per stack, one note posted.
+
+    Two of the plan jobs run, the first and the last: the others run the same script on other
+    stacks, whose plans the terraform tier makes (every stack of every example) and whose script
+    the GitHub pull request's plan job runs too; the report job reads what the two leave."""
     pipeline, results = gitlab_changes
     ok, _, parent, variables = results["plan"]
     assert ok
@@ -449,7 +453,10 @@ def test_the_gitlab_merge_request_child_pipeline_plans_and_posts_one_note(gitlab
     kept["changes"] = artifacts_of(parent, pipeline["changes"])
     machine.save_urls(posts=("http://gitlab.example.com/api/v4/projects/42/merge_requests/",))
     stages = child["stages"]
+    plans = sorted((n for n in times if n.startswith("plan ")), key=lambda n: times[n])
     for name in sorted(times, key=lambda n: times[n]):
+        if name in plans[1:-1]:
+            continue
         job = child[name]
         workspace = tmp_path / re.sub(r"\W", "_", name) / "workspace"
         subprocess.run(["git", "clone", "-q", str(parent), str(workspace)], check=True, capture_output=True)
@@ -489,9 +496,7 @@ def test_the_gitlab_merge_request_child_pipeline_plans_and_posts_one_note(gitlab
             shutil.copy2(path, target)
         kept[name] = [(store, p) for p in store.rglob("*") if p.is_file()]
         shutil.rmtree(workspace.parent)
-    assert sum(1 for n in times if n.startswith("plan ")) == len(
-        json.loads((parent / "stacks.json").read_text())["stacks"]
-    )
+    assert len(plans) == len(json.loads((parent / "stacks.json").read_text())["stacks"]) > 2
     posted = [json.loads(p.read_text()) for p in sorted(machine.posted.glob("*.json"))]
     assert len(posted) == 1 and posted[0]["url"].endswith("/merge_requests/7/notes")
     assert json.loads(posted[0]["body"])["body"].startswith("# hyperpod-teams: globex")
@@ -508,44 +513,6 @@ def test_the_changes_job_refuses_a_spec_with_a_local_backend(machine, tmp_path):
         text=True,
     )
     assert done.returncode == 2 and "backend" in done.stderr and "s3" in done.stderr
-
-
-@pytest.mark.parametrize(
-    "example",
-    [
-        p.parent.name
-        for p in sorted(EXAMPLES.glob("*/teams.yaml"))
-        if p.parent.name not in ("quickstart", "team-work", GITLAB_EXAMPLE)
-    ],
-)
-def test_the_github_changes_job_runs_for_every_example(example, machine, tmp_path):
-    """The quickstart runs the whole history above; every other example through the first job,
-    which installs, validates and synthesizes, and lists every stack the spec has. team-work is the
-    quickstart's stacks with more resources in them: nothing of the pipeline differs; GitLab's changes
-    job runs the same steps (validate, synth, stacks, the runbook's chart clones) on existing-cluster."""
-    from hyperpod_teams.spec import load_spec
-    from hyperpod_teams.stack_plan import stack_plan
-
-    repository = user_repository(machine, tmp_path / "repository", example)
-    workflows = tmp_path / "workflows"
-    workflows.mkdir()
-    workflow = yaml.safe_load((PIPELINES / "github-actions.yml").read_text())
-    workflow["jobs"] = {"changes": workflow["jobs"]["changes"]}
-    (workflows / "github-actions.yml").write_text(yaml.safe_dump(workflow, sort_keys=False))
-    github = GitHub(machine, repository, workflows, env_overrides={"TERRAFORM_SHA256": machine.terraform_sha256})
-    port = tmp_path / "gh-port"
-    server = serve_gh(github, port)
-    install_gh(machine, port)
-    try:
-        run = github.run("github-actions.yml", "push")
-    finally:
-        server.shutdown()
-        server.server_close()
-    changes = run.jobs["changes"]
-    assert changes.result == "success", changes.log[-5000:]
-    expected = {stack.name for stack in stack_plan(load_spec(repository / "teams.yaml"))}
-    listed = {name for group in json.loads(changes.outputs["stacks"]) for name in group.split()}
-    assert listed == expected
 
 
 def test_no_pipeline_names_a_region_of_its_own():
