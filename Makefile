@@ -61,7 +61,7 @@ test: test-tools
 	$(TEST_BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 ## Everything the tests need, installed (`make test` runs them after).
-test-tools: $(TEST_VENV)/.installed $(NODE22) $(SERVICE_MODELS)/.installed .tools/node_modules/.bin/cdktf .tools/cdktn/node_modules/.bin/cdktn $(JOURNEY_VENV)/.installed $(FOCUS_VENV)/.installed $(SARIF_MULTITOOL)
+test-tools: $(TEST_VENV)/.installed $(TEST_VENV)/.compiled $(NODE22) $(SERVICE_MODELS)/.installed .tools/node_modules/.bin/cdktf .tools/cdktn/node_modules/.bin/cdktn $(JOURNEY_VENV)/.installed $(FOCUS_VENV)/.installed $(SARIF_MULTITOOL)
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -74,6 +74,10 @@ $(VENV)/.installed: pyproject.toml
 $(TEST_VENV)/.installed: pyproject.toml tests/third_party_plugin/pyproject.toml
 	test -x $(TEST_BIN)/python || $(PYTHON) -m venv $(TEST_VENV)
 	$(TEST_BIN)/$(PIP_INSTALL) -e '.[dev]' -e tests/third_party_plugin
+	touch $@
+
+# Its bytecode, beside what else waits for the test venv (the lint gates, the service models).
+$(TEST_VENV)/.compiled: $(TEST_VENV)/.installed
 	$(TEST_BIN)/python $(call COMPILE,$(TEST_BIN)/python)
 	touch $@
 

@@ -1,6 +1,6 @@
 """The emulator tier: every AWS stack of the quickstart and existing-cluster examples applied for
 real, with the real AWS provider, against a local AWS API (moto in server mode plus
-tests/emulator/additions.py), re-planned, destroyed and applied again (docs/testing.md).
+tests/emulator/additions.py), re-planned, changed on day 2 (docs/testing.md).
 
 What only an apply shows: an attribute AWS answers differently from what was planned (drift on
 every plan), a cross-stack value that is empty when the next stack reads it, a destroy order
@@ -10,8 +10,8 @@ One round per example runs in the module fixture (both examples side by side, ea
 emulator process); the tests read its outcomes. examples/existing-hyperpod, which adopts a
 HyperPod cluster, gets a shorter round of its own: applied (imports included) and re-planned, then
 re-planned after the organization changed what was adopted. The upgrade round (tests/emulator/
-upgrade.py) applies the last release's output of its quickstart, then main's over it. `pytest -m
-emulator` runs this tier alone.
+upgrade.py) applies the last release's output of its quickstart, then main's over it, then destroys
+main's stacks and applies them again. `pytest -m emulator` runs this tier alone.
 """
 
 from __future__ import annotations
@@ -43,10 +43,8 @@ JOURNEY_EXAMPLE, JOURNEY_TEAMS = "quickstart", ("nlp", "vision")
 #: The example whose round also shows that a drifting attribute is caught (once is enough; the
 #: round that is otherwise the shorter, since both run side by side).
 DRIFT_EXAMPLE = "existing-cluster"
-#: The example whose stacks are destroyed and deployed again (step 5 of docs/testing.md's round):
-#: every resource type the other's first day deploys is one of its (a test holds it), so a second
-#: deploy of the other would repeat its proof.
-SECOND_DEPLOY_EXAMPLE = "quickstart"
+#: (The destroy and the second deploy of main's stacks: in the upgrade round, tests/emulator/upgrade.py;
+#: every resource type a round deploys is one of its, which a test holds.)
 #: The example that adopts a running HyperPod cluster: its stacks applied over what the emulator
 #: holds before (tests/emulator/adopted.py), imports included, then changes made outside them.
 ADOPTING_EXAMPLE = "existing-hyperpod"
@@ -69,8 +67,6 @@ class Round:
     guarded_state_before: int = 0
     guarded_state_after: int = 0
     drift: Any = None  # the re-plan after a setting fell back to AWS's default
-    destroyed: list = field(default_factory=list)
-    reapplied: list = field(default_factory=list)
     #: The resource types of the AWS stacks the round deployed first.
     resource_types: set = field(default_factory=set)
     journeys: list = field(default_factory=list)  # tests/emulator/journeys.py Step
@@ -121,14 +117,9 @@ class Round:
             return sum(o.count for o in outcomes)
 
         clean = sum(o.ok for o in self.replanned)
-        again = (
-            f", {total(self.destroyed)} resources destroyed, {total(self.reapplied)} created again"
-            if self.example == SECOND_DEPLOY_EXAMPLE
-            else ""
-        )
         return (
             f"emulator: {self.example}: {len(self.applied)} stacks applied, {total(self.applied)} resources created, "
-            f"{clean}/{len(self.replanned)} re-plans clean{again} ({self.seconds:.0f} s: "
+            f"{clean}/{len(self.replanned)} re-plans clean ({self.seconds:.0f} s: "
             + ", ".join(f"{name} {seconds:.0f}" for name, seconds in self.phase_seconds.items())
             + ")"
         )
@@ -343,14 +334,6 @@ def _phases(result, example, deployment, emulator, world, spec, synth_dir, secon
     if example == DRIFT_EXAMPLE:
         _drift(result, deployment, emulator)
 
-    if example == SECOND_DEPLOY_EXAMPLE:
-        with result.phase("destroy"):
-            result.destroyed = deployment.destroy_everything()
-        if all(o.ok for o in result.destroyed):
-            with result.phase("second deploy"):
-                result.reapplied = deployment.each_wave(deployment.apply)
-        if not (result.reapplied and all(o.ok for o in result.reapplied)):
-            return
     if example == JOURNEY_EXAMPLE:
         with result.phase("journeys"):
             _journeys(result, emulator, synth_dir.parent / "journeys", synth_dir, spec)
@@ -538,21 +521,25 @@ def test_a_setting_that_falls_back_to_the_aws_default_shows_in_the_replan(rounds
     assert re.search(r'app_network_access_type\s+= "PublicInternetOnly" -> "VpcOnly"', result.drift.output)
 
 
-def test_destroy_in_reverse_order_leaves_nothing_that_blocks_a_second_deploy(rounds):
-    result = rounds[SECOND_DEPLOY_EXAMPLE]
-    assert result.destroyed and all(o.ok for o in result.destroyed), _failures(result.destroyed)
-    assert [o.stack for o in result.destroyed] == [name for wave in reversed(result.waves) for name in wave]
-    assert all(o.ok for o in result.reapplied), _failures(result.reapplied)
-    assert sum(o.count for o in result.reapplied) == sum(o.count for o in result.applied)
+def test_destroy_in_reverse_order_leaves_nothing_that_blocks_a_second_deploy(upgraded):
+    """Main's quickstart stacks, after the upgrade round applied them (tests/emulator/upgrade.py)."""
+    assert upgraded.destroyed and all(o.ok for o in upgraded.destroyed), _failures(upgraded.destroyed)
+    assert [o.stack for o in upgraded.destroyed] == [name for wave in reversed(upgraded.waves) for name in wave]
+    assert sum(o.count for o in upgraded.destroyed) > 0
+    assert upgraded.reapplied and all(o.ok for o in upgraded.reapplied), _failures(upgraded.reapplied)
+    assert sum(o.count for o in upgraded.reapplied) == sum(o.count for o in upgraded.destroyed)
 
 
-def test_every_resource_type_of_the_other_first_day_is_deployed_a_second_time_by_the_one_that_is(rounds):
-    """Why one example's second deploy is enough: what the other deploys first is made of the same
-    resource types (a type of its own would need its own destroy and second deploy)."""
-    (other,) = set(TIER_EXAMPLES) - {SECOND_DEPLOY_EXAMPLE}
-    assert rounds[other].resource_types
-    assert rounds[other].resource_types <= rounds[SECOND_DEPLOY_EXAMPLE].resource_types, sorted(
-        rounds[other].resource_types - rounds[SECOND_DEPLOY_EXAMPLE].resource_types
+@pytest.mark.parametrize("example", TIER_EXAMPLES)
+def test_every_resource_type_a_round_deploys_is_destroyed_and_deployed_again_by_the_upgrade_round(
+    rounds, upgraded, example
+):
+    """Why one destroy and second deploy is enough: what each round deploys is made of the resource
+    types of main's quickstart stacks, which the upgrade round destroys and deploys again (a type of
+    a round's own would need its own destroy and second deploy)."""
+    assert rounds[example].resource_types
+    assert rounds[example].resource_types <= upgraded.resource_types, sorted(
+        rounds[example].resource_types - upgraded.resource_types
     )
 
 

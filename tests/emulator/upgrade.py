@@ -11,6 +11,11 @@ reads), applies them and plans again.
 What the tests then read (tests/test_emulator_tier.py): nothing replaced or destroyed, every change the
 plans hold listed by the review (`plan_section`, what `hyperpod-teams report --plan` prints), the apply
 of main's stacks over the release's state clean, and its re-plan "No changes".
+
+Then main's stacks are destroyed, wave by wave in reverse, and applied again (what a platform torn
+down and deployed again meets: nothing the destroy leaves may block the second deploy). Here, and not
+in the quickstart's own round, because that round's journeys and day 2 need its platform standing:
+side by side, the two rounds end sooner than one doing both.
 """
 
 from __future__ import annotations
@@ -46,6 +51,12 @@ class Upgrade:
     new_stacks: list[str] = field(default_factory=list)
     upgraded: list = field(default_factory=list)  # main's stacks, applied over the release's state
     replanned: list = field(default_factory=list)
+    #: Then main's stacks destroyed in reverse wave order and applied again (deployment.Outcome).
+    waves: list[list[str]] = field(default_factory=list)
+    destroyed: list = field(default_factory=list)
+    reapplied: list = field(default_factory=list)
+    #: The resource types of main's AWS stacks, which the destroy and the second deploy go through.
+    resource_types: set = field(default_factory=set)
     #: The deploying pipeline's requests as IAM decided them: {"allowed": n, "refused": [...]}.
     deploy_decisions: dict = field(default_factory=dict)
     seconds: float = 0.0
@@ -62,7 +73,8 @@ class Upgrade:
             f"emulator: upgrade from {RELEASE}: its quickstart's {len(self.applied)} AWS stacks applied, main's "
             f"{len(self.plans)} planned over them ({changed} resources to change, none replaced or destroyed "
             f"if the tests pass), applied ({sum(o.ok for o in self.upgraded)} ok), {clean}/{len(self.replanned)} "
-            f"re-plans clean ({self.seconds:.0f} s)"
+            f"re-plans clean; destroyed ({sum(o.count for o in self.destroyed)} resources) and applied again "
+            f"({sum(o.count for o in self.reapplied)} created) ({self.seconds:.0f} s)"
         )
 
 
@@ -98,6 +110,13 @@ def _phases(result: Upgrade, before, after) -> None:
     result.upgraded = after.each_wave(after.apply)
     if all(o.ok for o in result.upgraded):
         result.replanned = after.all_at_once(after.replan)
+    if not (result.replanned and all(o.ok for o in result.replanned)):
+        return
+    result.waves = after.waves
+    result.resource_types = {kind for stack in after.stacks.values() for kind in stack.get("resource", {})}
+    result.destroyed = after.destroy_everything()
+    if all(o.ok for o in result.destroyed):
+        result.reapplied = after.each_wave(after.apply)
 
 
 def an_upgrade(work: Path, terraform_env: dict[str, str]) -> Upgrade:
