@@ -85,7 +85,16 @@ def main() -> None:
         answer_unknown_keys_as(home)
     others = [account for account in os.environ.get("EMULATOR_ACCOUNTS", "").split(",") if account]
     app = Additions(moto_app, account_id=home, accounts=others)
-    server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=MotoRequestHandler)
+
+    class NamingTheOperation(MotoRequestHandler):
+        """The log line of a JSON-protocol request names its operation (X-Amz-Target, e.g.
+        SageMaker.CreateDomain): what a failed apply's requests were, read from emulator.log."""
+
+        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+            target = self.headers.get("X-Amz-Target") if self.headers else None
+            self.log("info", '"%s" %s %s%s', self.requestline, code, size, f" {target}" if target else "")
+
+    server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=NamingTheOperation)
     partial = port_file.with_suffix(".partial")
     partial.write_text(str(server.server_address[1]))
     partial.rename(port_file)  # whole or absent: the fixture never reads half a number
