@@ -26,7 +26,7 @@ FOCUS_VENV := .venv-focus
 # seconds on two cores). A file that does not compile (a template some package ships under .py) is
 # never imported: compileall's status is not the install's.
 PIP_INSTALL := pip install --quiet --disable-pip-version-check --no-compile
-COMPILE = -W ignore -m compileall -qq -j 0 $$($(1) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') || true
+COMPILE = $(1) -W ignore -m compileall -qq -j 0 $$($(1) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') || true
 CDKTF_CLI_VERSION := 0.21.0
 CDKTN_CLI_VERSION := 0.24.0
 NODE22_VERSION := 22.23.5
@@ -78,7 +78,7 @@ $(TEST_VENV)/.installed: pyproject.toml tests/third_party_plugin/pyproject.toml
 
 # Its bytecode, beside what else waits for the test venv (the lint gates, the service models).
 $(TEST_VENV)/.compiled: $(TEST_VENV)/.installed
-	$(TEST_BIN)/python $(call COMPILE,$(TEST_BIN)/python)
+	$(call COMPILE,$(TEST_BIN)/python)
 	touch $@
 
 # botocore's newest service models, which the emulator checks every request against
@@ -90,13 +90,13 @@ $(SERVICE_MODELS)/.installed: tests/service-models-requirements.txt | $(TEST_VEN
 $(JOURNEY_VENV)/.installed: tests/journey-requirements.txt tests/journey-constraints.txt
 	test -x $(JOURNEY_VENV)/bin/python || $(PYTHON) -m venv $(JOURNEY_VENV)
 	$(JOURNEY_VENV)/bin/$(PIP_INSTALL) -r tests/journey-requirements.txt -c tests/journey-constraints.txt
-	$(JOURNEY_VENV)/bin/python $(call COMPILE,$(JOURNEY_VENV)/bin/python)
+	$(call COMPILE,$(JOURNEY_VENV)/bin/python)
 	touch $@
 
 $(FOCUS_VENV)/.installed: tests/focus-validator-requirements.txt
 	test -x $(FOCUS_VENV)/bin/python || $(PYTHON) -m venv $(FOCUS_VENV)
 	$(FOCUS_VENV)/bin/$(PIP_INSTALL) -r tests/focus-validator-requirements.txt
-	$(FOCUS_VENV)/bin/python $(call COMPILE,$(FOCUS_VENV)/bin/python)
+	$(call COMPILE,$(FOCUS_VENV)/bin/python)
 	touch $@
 
 $(NODE22):

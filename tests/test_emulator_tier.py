@@ -301,7 +301,7 @@ def _phases(result, example, deployment, emulator, world, spec, synth_dir, secon
 
     payer = (spec["organization"].get("accounts") or {}).get("payer")
     result.waves = deployment.waves
-    result.resource_types = {kind for stack in deployment.stacks.values() for kind in stack.get("resource", {})}
+    result.resource_types = deployment.resource_types
     with result.phase("apply"):
         result.applied = deployment.each_wave(deployment.apply)
     if not all(o.ok for o in result.applied):

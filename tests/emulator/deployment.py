@@ -244,6 +244,11 @@ class Deployment:
         for name in self.stacks:
             self.write(name)
 
+    @property
+    def resource_types(self) -> set[str]:
+        """The resource types of the AWS stacks this deployment applies."""
+        return {kind for stack in self.stacks.values() for kind in stack.get("resource", {})}
+
     def directory(self, name: str) -> Path:
         return self.synth_dir / "stacks" / name
 

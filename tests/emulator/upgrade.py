@@ -113,7 +113,7 @@ def _phases(result: Upgrade, before, after) -> None:
     if not (result.replanned and all(o.ok for o in result.replanned)):
         return
     result.waves = after.waves
-    result.resource_types = {kind for stack in after.stacks.values() for kind in stack.get("resource", {})}
+    result.resource_types = after.resource_types
     result.destroyed = after.destroy_everything()
     if all(o.ok for o in result.destroyed):
         result.reapplied = after.each_wave(after.apply)
