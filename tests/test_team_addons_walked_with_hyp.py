@@ -14,9 +14,9 @@ service's protocol: the observability add-on with the configuration the stacks w
 judged by every request the CLI made and what was decided, never by the exit code alone (the CLI
 swallows errors).
 
-`hyp` keeps its cluster context in /tmp/hyperpod_current_context.json, one file for every `hyp` on the
-machine (the journey tier's too): here each member's `hyp` runs with that folder moved to its home,
-set in the CLI's constants before the CLI loads (`HYP_IN_HOME`).
+`hyp` runs as tests/emulator/hyp.py runs it: imported once, forked for each command, its cluster
+context kept in the member's home (the CLI keeps it in /tmp/hyperpod_current_context.json, one file
+for every `hyp` on the machine).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import pytest
 
 from hyperpod_teams import addons, naming, rbac
 from tests.emulator import kubernetes_api as k8s
+from tests.emulator.hyp import hyp_forks
 from tests.iam_evaluation import allows
 
 #: One test process for the module: the walks (the module's fixture) run once, not in each process a
@@ -198,16 +199,17 @@ class Member:
         `judged_by_requests`, by its requests alone: hyp create hyp-space-access reads a URL from the
         connection's status, which only the Spaces add-on writes); denied when a request was refused."""
         before, aws_before = len(self.api.decisions), len(self.aws.decisions)
-        argv = [str(self.cli_bin / "python"), "-c", HYP_IN_HOME, *command[1:]] if command[0] == "hyp" else [
-            str(self.cli_bin / command[0]), *command[1:]]  # fmt: skip
-        result = subprocess.run(
-            argv,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            cwd=self.home,
-        )
+        if command[0] == "hyp":  # the CLI imported once, forked for the command (tests/emulator/hyp.py)
+            result = hyp_forks(self.cli_bin).run(list(command[1:]), env=self.env, cwd=str(self.home), timeout=180)
+        else:
+            result = subprocess.run(
+                [str(self.cli_bin / command[0]), *command[1:]],
+                env=self.env,
+                capture_output=True,
+                text=True,
+                timeout=180,
+                cwd=self.home,
+            )
         # The members walk side by side: their own requests only.
         mine = [d for d in self.api.decisions_since(before) if d["user"] == self.user]
         requests = [(_request(d), d["allowed"]) for d in mine]
@@ -237,18 +239,6 @@ class Member:
         )
         plural = "jumpstartmodels" if manifest["kind"] == "JumpStartModel" else "workspaces"
         return self.step(step, expected, "python", "-c", script, json.dumps(manifest), plural)
-
-
-#: `hyp`, its cluster context kept in the member's home instead of /tmp (the CLI's constant, set before
-#: the CLI's modules read it); otherwise the entry point .venv-journey/bin/hyp runs.
-HYP_IN_HOME = (
-    "import os, sys\n"
-    "import sagemaker.hyperpod.cli.constants.command_constants as constants\n"
-    "constants.GENERATED_LAUNCHER_CONFIG_FILE_PATH = os.environ['HOME'] + '/'\n"
-    "from sagemaker.hyperpod.cli.hyp_cli import cli\n"
-    "sys.argv[0] = 'hyp'\n"
-    "sys.exit(cli())\n"
-)
 
 
 def _request(decision: dict) -> str:

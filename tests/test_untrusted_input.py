@@ -93,8 +93,9 @@ def test_billion_laughs_is_refused_quickly_by_every_command(tmp_path):
 def test_a_hopelessly_large_spec_is_refused_before_it_is_parsed(tmp_path):
     spec = tmp_path / "huge.yaml"
     data = yaml.safe_load(QUICKSTART.read_text())
-    data["teams"] = [{"name": f"t{i}"} for i in range(300_000)]
-    spec.write_text(yaml.safe_dump(data))
+    del data["teams"]
+    # 300,000 teams, written as YAML's block list (yaml.safe_dump of them: 8 CPU seconds).
+    spec.write_text(yaml.safe_dump(data) + "teams:\n" + "".join(f"- name: t{i}\n" for i in range(300_000)))
     assert spec.stat().st_size > 4_000_000
     started = time.monotonic()
     result = run("validate", str(spec), limit_memory=True)

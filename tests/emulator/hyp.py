@@ -1,0 +1,83 @@
+"""`hyp` for the journey tier and the walks: the HyperPod CLI imported once in the journey venv and
+forked for each command (tests/programs/hyp_forks.py says what a fork gives back of a fresh
+process, and what it refuses). `run` answers as `subprocess.run` does; a test process starts one
+server for its life.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+PROGRAM = Path(__file__).resolve().parents[1] / "programs" / "hyp_forks.py"
+#: The server's HOME: a folder no member has, so every value the import derived from it can be found.
+SENTINEL_HOME = "/nonexistent/hyp-forks-home"
+_servers: dict[Path, HypForks] = {}
+_lock = threading.Lock()
+
+
+class HypForks:
+    """The server of one journey venv (its `bin` folder)."""
+
+    def __init__(self, cli_bin: Path) -> None:
+        self._folder = tempfile.mkdtemp(prefix="hyp-forks-")
+        self.socket = os.path.join(self._folder, "hyp.sock")
+        env = {
+            "PATH": f"{cli_bin}:/usr/bin:/bin",
+            "HOME": SENTINEL_HOME,
+            "KUBECONFIG": f"{SENTINEL_HOME}/.kube/config",
+            "PYTHONWARNINGS": "ignore",
+        }
+        self.process = subprocess.Popen(
+            [str(cli_bin / "python"), str(PROGRAM), self.socket],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        line = self.process.stdout.readline() if self.process.stdout else ""
+        if not line:
+            raise RuntimeError(f"hyp_forks did not start: {self.process.stderr.read() if self.process.stderr else ''}")
+        #: The module attributes the import wrote from the environment, which each fork rewrites.
+        self.rewritten: list[str] = json.loads(line)["ready"]
+
+    def run(self, argv: list[str], *, env: dict[str, str], cwd: str, timeout: float) -> subprocess.CompletedProcess:
+        """`hyp ARGV` with `env` in `cwd`, as `subprocess.run(capture_output=True, text=True)` answers."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            connection.settimeout(timeout)
+            connection.connect(self.socket)
+            connection.sendall(json.dumps({"argv": argv, "env": env, "cwd": cwd}).encode() + b"\n")
+            answers = connection.makefile("rb")
+            pid = json.loads(answers.readline())["pid"]
+            try:
+                answer = json.loads(answers.readline())
+            except TimeoutError:
+                os.kill(pid, signal.SIGKILL)
+                raise subprocess.TimeoutExpired(["hyp", *argv], timeout) from None
+        return subprocess.CompletedProcess(["hyp", *argv], answer["returncode"], answer["stdout"], answer["stderr"])
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        if os.path.exists(self.socket):
+            os.unlink(self.socket)
+        os.rmdir(self._folder)
+
+
+def hyp_forks(cli_bin: Path) -> HypForks:
+    """The test process's server for `cli_bin`, started on first use and stopped at its exit."""
+    with _lock:
+        if cli_bin not in _servers:
+            server = _servers[cli_bin] = HypForks(cli_bin)
+            atexit.register(server.stop)
+        return _servers[cli_bin]
