@@ -15,6 +15,8 @@ fork would hold a half-copied lock) or when no copy was found (the CLI changed: 
 tests/journey-requirements.txt). The cluster context `hyp set-cluster-context` writes goes to the
 member's HOME, not the machine's /tmp (GENERATED_LAUNCHER_CONFIG_FILE_PATH).
 
+The server ends itself when the test process that started it is gone.
+
 Protocol: one JSON line per connection, {"argv": [...], "env": {...}, "cwd": "..."}; the answer, one
 JSON line: {"pid": n} as soon as the fork runs, then {"returncode", "stdout", "stderr"}.
 """
@@ -113,6 +115,13 @@ class Handler(socketserver.StreamRequestHandler):
 
 class Server(socketserver.ForkingMixIn, socketserver.UnixStreamServer):
     max_children = 64
+    #: The test process that started the server: when it is gone, so is the server.
+    parent = os.getppid()
+
+    def service_actions(self) -> None:  # every poll of serve_forever (half a second)
+        super().service_actions()
+        if os.getppid() != self.parent:
+            os._exit(0)
 
 
 def main() -> None:
