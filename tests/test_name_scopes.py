@@ -1,0 +1,77 @@
+"""The naming audit (hyperpod_teams/name_scopes.py): every name `naming` derives is classified, and
+whether it carries the cluster is computed here, by deriving it for two clusters of the quickstart's
+organization, not taken from the table."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+
+import pytest
+
+from hyperpod_teams import name_scopes, naming
+from hyperpod_teams.spec import load_spec
+from tests.conftest import QUICKSTART
+
+
+def _functions() -> dict[str, Callable[..., str]]:
+    return {
+        name: function
+        for name, function in inspect.getmembers(naming, inspect.isfunction)
+        if function.__module__ == naming.__name__ and not name.startswith("_")
+    }
+
+
+def test_every_function_of_naming_is_a_classified_name_or_said_to_be_none():
+    functions = set(_functions())
+    classified = set(name_scopes.SCOPES) | name_scopes.NOT_NAMES
+    assert not functions - classified, f"classify in name_scopes.py: {sorted(functions - classified)}"
+    assert not classified - functions, f"gone from naming: {sorted(classified - functions)}"
+    assert not set(name_scopes.SCOPES) & name_scopes.NOT_NAMES
+
+
+def _derive(function: Callable[..., str], cluster) -> str:
+    """`function` of the quickstart's organization, team nlp, on `cluster`."""
+    spec = load_spec(QUICKSTART)
+    org, team = spec.organization, spec.team("nlp")
+    values = {
+        "org": org.name,
+        "organization": org,
+        "pattern": spec.identity.group_name_pattern,
+        "role": "scientists",
+        "account_id": org.account_id,
+        "region": org.region,
+        "purpose": "controller",
+        "index": 0,
+        "priority_class": "training",
+        "eks_cluster_name": naming.shared_eks_cluster_name(cluster),
+    }
+    arguments: list[object] = []
+    for name, parameter in inspect.signature(function).parameters.items():
+        if name == "team":
+            arguments.append(team if "Team" in str(parameter.annotation) else team.name)
+        elif name == "cluster":
+            arguments.append(cluster if "Cluster" in str(parameter.annotation) else cluster.name)
+        else:
+            arguments.append(values[name])
+    return function(*arguments)
+
+
+@pytest.mark.parametrize("name", sorted(name_scopes.SCOPES))
+def test_whether_a_name_carries_the_cluster_is_what_the_table_says(name):
+    spec = load_spec(QUICKSTART)
+    train = spec.cluster
+    infer = train.model_copy(update={"name": "infer"})
+    function = _functions()[name]
+    first, second = _derive(function, train), _derive(function, infer)
+    assert first and second
+    assert (first != second) == name_scopes.SCOPES[name].qualified_by_cluster, (name, first, second)
+
+
+def test_the_names_a_second_cluster_collides_on_today_are_the_work_list_docs_name():
+    """docs/architecture.md lists them for #61; a name qualified since, or a new one, changes it."""
+    listed = (QUICKSTART.parents[2] / "docs" / "architecture.md").read_text()
+    collide = name_scopes.collide_across_clusters()
+    assert collide, "none left: say so in docs/architecture.md"
+    missing = [name for name in collide if f"`{name}`" not in listed]
+    assert not missing, f"docs/architecture.md does not list: {missing}"
