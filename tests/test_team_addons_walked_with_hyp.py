@@ -26,7 +26,9 @@ import os
 import re
 import subprocess
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -352,10 +354,8 @@ def other_namespace_steps(m: Member, other: str) -> list[Walked]:
     ]  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def walked(example_stacks, tmp_path_factory) -> tuple[list[Walked], k8s.Store]:
+def _cli_bin() -> Path:
     from tests.emulator.journeys import hyp_cli_bin
-    from tests.test_kubernetes_rbac import admission_manifests, rbac_manifests
 
     cli_bin = hyp_cli_bin()
     if cli_bin is None:
@@ -363,7 +363,16 @@ def walked(example_stacks, tmp_path_factory) -> tuple[list[Walked], k8s.Store]:
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
-    stacks = example_stacks[EXAMPLE]
+    return cli_bin
+
+
+@contextmanager
+def _world(stacks: dict[str, dict]) -> Iterator[tuple[k8s.KubernetesApi, EndpointsStandIn, k8s.Store]]:
+    """The EKS cluster's Kubernetes API with team-work's RBAC and admission, another team's endpoint
+    and space in it, and the AWS stand-in; stopped afterwards."""
+    from tests.test_kubernetes_rbac import admission_manifests, rbac_manifests
+    from tests.test_team_inference_spaces_monitoring import permission_set_policy
+
     store = k8s.Store()
     k8s.seed(store, namespaces=[naming.team_namespace(t) for t in (OWN, OTHER)], crds=[])
     theirs = jumpstart_model(OTHER, "theirs", "acme-vision--theirs", queue=naming.team_local_queue(OTHER))
@@ -371,8 +380,6 @@ def walked(example_stacks, tmp_path_factory) -> tuple[list[Walked], k8s.Store]:
     store.put(
         addons.SPACE_API_GROUP, addons.SPACE_RESOURCE, naming.team_namespace(OTHER), {"metadata": {"name": "theirs"}}
     )
-    from tests.test_team_inference_spaces_monitoring import permission_set_policy
-
     aws = EndpointsStandIn(
         {f"{OWN}-{role}": permission_set_policy(stacks, f"acme-{OWN}-{role}") for role in naming.ROLES},
         "us-west-2",
@@ -384,8 +391,18 @@ def walked(example_stacks, tmp_path_factory) -> tuple[list[Walked], k8s.Store]:
         store=store,
         admission=k8s.Admission(admission_manifests(stacks)),
     ).start()
-    work = tmp_path_factory.mktemp("hyp-walks")
     try:
+        yield api, aws, store
+    finally:
+        api.stop()
+        aws.stop()
+
+
+@pytest.fixture(scope="module")
+def walked(example_stacks, tmp_path_factory) -> tuple[list[Walked], k8s.Store]:
+    cli_bin = _cli_bin()
+    work = tmp_path_factory.mktemp("hyp-walks")
+    with _world(example_stacks[EXAMPLE]) as (api, aws, store):
         members = {role: Member(api, aws, cli_bin, work / role, OWN, role) for role in naming.ROLES}
 
         def walk(role: str) -> list[Walked]:
@@ -394,10 +411,33 @@ def walked(example_stacks, tmp_path_factory) -> tuple[list[Walked], k8s.Store]:
 
         with ThreadPoolExecutor(max_workers=2) as pool:
             steps = [s for walked in pool.map(walk, naming.ROLES) for s in walked]
-    finally:
-        api.stop()
-        aws.stop()
     return steps, store
+
+
+def test_a_forked_hyp_makes_the_requests_and_answers_of_a_fresh_one(example_stacks, tmp_path):
+    """tests/emulator/hyp.py's forks stand for the console script `hyp`: the same command, as the
+    same member, in a fresh process and in a fork, makes the same requests, decided the same, with
+    the same exit status and output (an allowed and a refused command)."""
+    cli_bin = _cli_bin()
+    with _world(example_stacks[EXAMPLE]) as (api, aws, _):
+        m = Member(api, aws, cli_bin, tmp_path / "member", OWN, "scientists")
+        for team in (OWN, OTHER):
+            command = ["list", "hyp-jumpstart-endpoint", "--namespace", naming.team_namespace(team)]
+            answers = []
+            for fork in (True, False):
+                before = len(api.decisions)
+                if fork:
+                    result = hyp_forks(cli_bin).run(command, env=m.env, cwd=str(m.home), timeout=180)
+                else:
+                    fresh = [str(cli_bin / "hyp"), *command]
+                    result = subprocess.run(fresh, env=m.env, capture_output=True, text=True, timeout=180, cwd=m.home)
+                requests = [(_request(d), d["allowed"]) for d in api.decisions_since(before)]
+                output = re.sub(r"'Date': '[^']*'", "'Date': (when)", result.stdout)  # the API's answer's
+                answers.append((result.returncode, output, requests))
+            forked, fresh_answer = answers
+            assert forked == fresh_answer, team
+            assert forked[2], "no request reached the API"
+            assert all(allowed for _, allowed in forked[2]) == (team == OWN), forked[2]
 
 
 def _report(steps: list[Walked]) -> str:
