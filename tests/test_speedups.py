@@ -15,10 +15,9 @@ from pathlib import Path
 import pytest
 
 from hyperpod_teams import bindings, engine, speedups
-from hyperpod_teams.spec import load_spec
 from hyperpod_teams.speedups import python_bindings
 from hyperpod_teams.synth import OUTPUT_MARKER
-from tests.conftest import EXAMPLE_SPECS, synthesize_stacks
+from tests.conftest import EXAMPLE_SPECS, synthesized_dir, synthesized_once
 
 #: The node and Python programs these tests run, as files (tests/programs/README.md).
 PROGRAMS = Path(__file__).parent / "programs"
@@ -81,7 +80,7 @@ def _examples_of(package: str) -> list[Path]:
 
 
 @pytest.mark.parametrize("package", ENGINE_PACKAGES)
-def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path, package):
+def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path, tmp_path_factory, package):
     """Three ways to the same bytes, under each engine: this test process (the library's way: the
     node preload, type checks on; its own engine only), the synth command's way (type checks off,
     jsii requests encoded directly), and the ordinary way."""
@@ -91,9 +90,9 @@ def test_fast_and_ordinary_imports_synthesize_the_same_bytes(tmp_path, package):
     for path in examples:
         name = path.parent.name
         if package == engine.current().name:
-            (tmp_path / "fast").mkdir(exist_ok=True)
-            synthesize_stacks(load_spec(path), tmp_path / "fast" / name)
-            in_process[name] = tree(tmp_path / "fast" / name)
+            # This process's way is the run's shared synth of the example (conftest.synthesized_once).
+            synthesized_once(tmp_path_factory, path)
+            in_process[name] = tree(synthesized_dir(tmp_path_factory, path))
         command_args += [str(path), str(tmp_path / "command" / name)]
         ordinary_args += [str(path), str(tmp_path / "ordinary" / name)]
     command_env = {k: v for k, v in os.environ.items() if k not in (python_bindings.TYPE_CHECKS_ENV, "NODE_OPTIONS")}
