@@ -27,7 +27,11 @@ class HypForks:
     """The server of one journey venv (its `bin` folder)."""
 
     def __init__(self, cli_bin: Path) -> None:
+        # A Unix socket's path holds at most 107 bytes: under a long TMPDIR, /tmp.
         self._folder = tempfile.mkdtemp(prefix="hyp-forks-")
+        if len(self._folder) > 90:
+            os.rmdir(self._folder)
+            self._folder = tempfile.mkdtemp(prefix="hyp-forks-", dir="/tmp")
         self.socket = os.path.join(self._folder, "hyp.sock")
         env = {
             "PATH": f"{cli_bin}:/usr/bin:/bin",
