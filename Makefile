@@ -20,13 +20,11 @@ JOURNEY_VENV := .venv-journey
 # The FinOps Foundation's focus-validator (tests/test_cost_exports.py), also in its own environment.
 FOCUS_VENV := .venv-focus
 # pip without --compile (it compiles file by file, on one core), and then compileall on every core
-# for the environments whose modules several test processes import side by side: each compiled what
+# for the environments the tests run: the test processes start side by side, and each compiled what
 # it imported before another had written the bytecode (the unit tier alone: 15:14 CPU-minutes from
 # a fresh install, 6:17 with the bytecode there; compileall: 95 CPU-seconds for the test venv, 50
-# seconds on two cores). Not the journey venv: `hyp` is imported once per test process
-# (tests/emulator/hyp.py) and the `aws` steps run one after another, so the first import writes the
-# bytecode the rest read (compiling all of it cost 15 CPU-seconds). A file that does not compile (a
-# template some package ships under .py) is never imported: compileall's status is not the install's.
+# seconds on two cores). A file that does not compile (a template some package ships under .py) is
+# never imported: compileall's status is not the install's.
 PIP_INSTALL := pip install --quiet --disable-pip-version-check --no-compile
 COMPILE = $(1) -W ignore -m compileall -qq -j 0 $$($(1) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') || true
 CDKTF_CLI_VERSION := 0.21.0
@@ -92,6 +90,7 @@ $(SERVICE_MODELS)/.installed: tests/service-models-requirements.txt | $(TEST_VEN
 $(JOURNEY_VENV)/.installed: tests/journey-requirements.txt tests/journey-constraints.txt
 	test -x $(JOURNEY_VENV)/bin/python || $(PYTHON) -m venv $(JOURNEY_VENV)
 	$(JOURNEY_VENV)/bin/$(PIP_INSTALL) -r tests/journey-requirements.txt -c tests/journey-constraints.txt
+	$(call COMPILE,$(JOURNEY_VENV)/bin/python)
 	touch $@
 
 $(FOCUS_VENV)/.installed: tests/focus-validator-requirements.txt
