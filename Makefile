@@ -23,7 +23,9 @@ FOCUS_VENV := .venv-focus
 # for the environments the tests run: the test processes start side by side, and each compiled what
 # it imported before another had written the bytecode (the unit tier alone: 15:14 CPU-minutes from
 # a fresh install, 6:17 with the bytecode there; compileall: 95 CPU-seconds for the test venv, 50
-# seconds on two cores). A file that does not compile (a template some package ships under .py) is
+# seconds on two cores). The journey venv too: where PYTHONDONTWRITEBYTECODE is set (this
+# machine's environment sets it), no import writes bytecode, and every `aws` step and `hyp` server
+# would compile what it imports again. A file that does not compile (a template some package ships under .py) is
 # never imported: compileall's status is not the install's.
 PIP_INSTALL := pip install --quiet --disable-pip-version-check --no-compile
 COMPILE = $(1) -W ignore -m compileall -qq -j 0 $$($(1) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') || true
@@ -77,8 +79,11 @@ $(TEST_VENV)/.installed: pyproject.toml tests/third_party_plugin/pyproject.toml
 	touch $@
 
 # Its bytecode, beside what else waits for the test venv (the lint gates, the service models).
+# The project's own modules too: they install editable, outside purelib, and every test process and
+# every command a test runs imports them (0.35 CPU-seconds a process to compile them again).
 $(TEST_VENV)/.compiled: $(TEST_VENV)/.installed
 	$(call COMPILE,$(TEST_BIN)/python)
+	$(TEST_BIN)/python -W ignore -m compileall -qq -j 0 hyperpod_teams stacks providers tests || true
 	touch $@
 
 # botocore's newest service models, which the emulator checks every request against
