@@ -25,10 +25,11 @@ FOCUS_VENV := .venv-focus
 # a fresh install, 6:17 with the bytecode there; compileall: 95 CPU-seconds for the test venv, 50
 # seconds on two cores). The journey venv too: where PYTHONDONTWRITEBYTECODE is set (this
 # machine's environment sets it), no import writes bytecode, and every `aws` step and `hyp` server
-# would compile what it imports again. A file that does not compile (a template some package ships under .py) is
-# never imported: compileall's status is not the install's.
+# would compile what it imports again. `$(2)`: more folders to compile in the same run. A file that
+# does not compile (a template some package ships under .py) is never imported: compileall's status
+# is not the install's.
 PIP_INSTALL := pip install --quiet --disable-pip-version-check --no-compile
-COMPILE = $(1) -W ignore -m compileall -qq -j 0 $$($(1) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') || true
+COMPILE = $(1) -W ignore -m compileall -qq -j 0 $$($(1) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') $(2) || true
 CDKTF_CLI_VERSION := 0.21.0
 CDKTN_CLI_VERSION := 0.24.0
 NODE22_VERSION := 22.23.5
@@ -82,8 +83,7 @@ $(TEST_VENV)/.installed: pyproject.toml tests/third_party_plugin/pyproject.toml
 # The project's own modules too: they install editable, outside purelib, and every test process and
 # every command a test runs imports them (0.35 CPU-seconds a process to compile them again).
 $(TEST_VENV)/.compiled: $(TEST_VENV)/.installed
-	$(call COMPILE,$(TEST_BIN)/python)
-	$(TEST_BIN)/python -W ignore -m compileall -qq -j 0 hyperpod_teams stacks providers tests || true
+	$(call COMPILE,$(TEST_BIN)/python,hyperpod_teams stacks providers tests)
 	touch $@
 
 # botocore's newest service models, which the emulator checks every request against

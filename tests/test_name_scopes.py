@@ -4,6 +4,7 @@ organization, not taken from the table."""
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 
@@ -30,9 +31,14 @@ def test_every_function_of_naming_is_a_classified_name_or_said_to_be_none():
     assert not set(name_scopes.SCOPES) & name_scopes.NOT_NAMES
 
 
+@functools.cache
+def _quickstart():
+    return load_spec(QUICKSTART)
+
+
 def _derive(function: Callable[..., str], cluster) -> str:
     """`function` of the quickstart's organization, team nlp, on `cluster`."""
-    spec = load_spec(QUICKSTART)
+    spec = _quickstart()
     org, team = spec.organization, spec.team("nlp")
     values = {
         "org": org.name,
@@ -59,8 +65,7 @@ def _derive(function: Callable[..., str], cluster) -> str:
 
 @pytest.mark.parametrize("name", sorted(name_scopes.SCOPES))
 def test_whether_a_name_carries_the_cluster_is_what_the_table_says(name):
-    spec = load_spec(QUICKSTART)
-    train = spec.cluster
+    train = _quickstart().cluster
     infer = train.model_copy(update={"name": "infer"})
     function = _functions()[name]
     first, second = _derive(function, train), _derive(function, infer)

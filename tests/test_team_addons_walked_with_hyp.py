@@ -37,7 +37,7 @@ import pytest
 
 from hyperpod_teams import addons, naming, rbac
 from tests.emulator import kubernetes_api as k8s
-from tests.emulator.hyp import hyp_forks
+from tests.emulator.hyp import hyp_forks, run_cli
 from tests.iam_evaluation import allows
 
 #: One test process for the module: the walks (the module's fixture) run once, not in each process a
@@ -201,17 +201,7 @@ class Member:
         `judged_by_requests`, by its requests alone: hyp create hyp-space-access reads a URL from the
         connection's status, which only the Spaces add-on writes); denied when a request was refused."""
         before, aws_before = len(self.api.decisions), len(self.aws.decisions)
-        if command[0] == "hyp":  # the CLI imported once, forked for the command (tests/emulator/hyp.py)
-            result = hyp_forks(self.cli_bin).run(list(command[1:]), env=self.env, cwd=str(self.home), timeout=180)
-        else:
-            result = subprocess.run(
-                [str(self.cli_bin / command[0]), *command[1:]],
-                env=self.env,
-                capture_output=True,
-                text=True,
-                timeout=180,
-                cwd=self.home,
-            )
+        result = run_cli(self.cli_bin, command, env=self.env, cwd=str(self.home))
         # The members walk side by side: their own requests only.
         mine = [d for d in self.api.decisions_since(before) if d["user"] == self.user]
         requests = [(_request(d), d["allowed"]) for d in mine]

@@ -1,6 +1,7 @@
 """`hyp` for the journey tier and the walks: the HyperPod CLI imported once in the journey venv and
 forked for each command (tests/programs/hyp_forks.py says what a fork gives back of a fresh
-process, and what it refuses). `run` answers as `subprocess.run` does; a test process starts one
+process, and what it refuses). `run_cli` runs a member's command, `hyp` through the forks, the rest
+(`aws`, `python`) as processes; both answer as `subprocess.run` does. A test process starts one
 server for its life.
 """
 
@@ -49,8 +50,8 @@ class HypForks:
         line = self.process.stdout.readline() if self.process.stdout else ""
         if not line:
             raise RuntimeError(f"hyp_forks did not start: {self.process.stderr.read() if self.process.stderr else ''}")
-        #: The module attributes the import wrote from the environment, which each fork rewrites.
-        self.rewritten: list[str] = json.loads(line)["ready"]
+        if "ready" not in json.loads(line):  # it lists the module attributes each fork rewrites
+            raise RuntimeError(f"hyp_forks answered {line!r} before it was ready")
 
     def run(self, argv: list[str], *, env: dict[str, str], cwd: str, timeout: float) -> subprocess.CompletedProcess:
         """`hyp ARGV` with `env` in `cwd`, as `subprocess.run(capture_output=True, text=True)` answers."""
@@ -58,13 +59,13 @@ class HypForks:
             connection.settimeout(timeout)
             connection.connect(self.socket)
             connection.sendall(json.dumps({"argv": argv, "env": env, "cwd": cwd}).encode() + b"\n")
-            answers = connection.makefile("rb")
-            pid = json.loads(answers.readline())["pid"]
-            try:
-                answer = json.loads(answers.readline())
-            except TimeoutError:
-                os.kill(pid, signal.SIGKILL)
-                raise subprocess.TimeoutExpired(["hyp", *argv], timeout) from None
+            with connection.makefile("rb") as answers:
+                pid = json.loads(answers.readline())["pid"]
+                try:
+                    answer = json.loads(answers.readline())
+                except TimeoutError:
+                    os.kill(pid, signal.SIGKILL)
+                    raise subprocess.TimeoutExpired(["hyp", *argv], timeout) from None
         return subprocess.CompletedProcess(["hyp", *argv], answer["returncode"], answer["stdout"], answer["stderr"])
 
     def stop(self) -> None:
@@ -85,3 +86,13 @@ def hyp_forks(cli_bin: Path) -> HypForks:
             server = _servers[cli_bin] = HypForks(cli_bin)
             atexit.register(server.stop)
         return _servers[cli_bin]
+
+
+def run_cli(cli_bin: Path, command: tuple[str, ...], *, env: dict[str, str], cwd: str) -> subprocess.CompletedProcess:
+    """A member's command from the journey venv's `cli_bin`: `hyp` forked from the server, anything
+    else in a process of its own; three minutes at most."""
+    if command[0] == "hyp":
+        return hyp_forks(cli_bin).run(list(command[1:]), env=env, cwd=cwd, timeout=180)
+    return subprocess.run(
+        [str(cli_bin / command[0]), *command[1:]], env=env, capture_output=True, text=True, timeout=180, cwd=cwd
+    )

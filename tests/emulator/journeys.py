@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hyperpod_teams import naming
-from tests.emulator.hyp import hyp_forks
+from tests.emulator.hyp import run_cli
 from tests.emulator.kubernetes_api import KubernetesApi
 
 #: The exit status of a step, read as the member reads it.
@@ -92,16 +92,7 @@ class Member:
         self.endpoint = endpoint
 
     def run(self, *command: str) -> subprocess.CompletedProcess:
-        if command[0] == "hyp":  # the CLI imported once, forked for the command (tests/emulator/hyp.py)
-            return hyp_forks(self.cli_bin).run(list(command[1:]), env=self.env, cwd=self.env["HOME"], timeout=180)
-        return subprocess.run(
-            [str(self.cli_bin / command[0]), *command[1:]],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            cwd=self.env["HOME"],
-        )
+        return run_cli(self.cli_bin, command, env=self.env, cwd=self.env["HOME"])
 
     def step(
         self,

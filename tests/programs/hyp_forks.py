@@ -72,11 +72,10 @@ def _run(request: dict) -> int:
     os.environ.clear()
     os.environ.update(env)
     os.chdir(request["cwd"])
-    home = env.get("HOME", "")
+    home, kubeconfig = env.get("HOME", ""), env.get("KUBECONFIG", "~/.kube/config")
     for module, name, value in COPIES:
-        kubeconfig = env.get("KUBECONFIG", "~/.kube/config")
         replaced = value.replace(f"{SENTINEL_HOME}/.kube/config", kubeconfig).replace(SENTINEL_HOME, home)
-        setattr(module, name, os.path.expanduser(replaced) if value.startswith("/") else replaced)
+        setattr(module, name, os.path.expanduser(replaced))
     CLI_UTILS.GENERATED_LAUNCHER_CONFIG_FILE_PATH = home.rstrip("/") + "/"
     sys.argv = ["hyp", *request["argv"]]
     try:
