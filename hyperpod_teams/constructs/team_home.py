@@ -6,6 +6,7 @@ domain apps and jobs, its data bucket and key, the role its pods run as, its Sag
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from constructs import Construct
 
@@ -333,7 +334,7 @@ class TeamWorkloadIdentity(Construct):
             role_arn = self.role.arn
         self.role_arn: str = role_arn
         #: The binding on the cluster of the same stack (a placement adds it: add_team_placement).
-        self.association = None
+        self.association: Any = None
 
 
 class TeamAdminsStudioPolicy(Construct):

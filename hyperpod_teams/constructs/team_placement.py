@@ -6,6 +6,7 @@ scope; `TeamEnvironment` (constructs/team.py) holds a home and a placement in on
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from constructs import Construct
 
@@ -132,9 +133,9 @@ def bind_workload_role(scope: Construct, *, team: Team, eks_cluster_name: str, r
 class TeamPlacementResources:
     """What `add_team_placement` added (None: the spec or the cluster leaves it out)."""
 
-    workload_association: object | None = None
+    workload_association: Any = None
     studio_access: StudioAccessEntry | None = None
-    compute_quota: object | None = None
+    compute_quota: Any = None
     existing_compute_quota: ExistingComputeQuota | None = None
     access_entries: dict[str, SsoRoleAccessEntry] = field(default_factory=dict)
 
