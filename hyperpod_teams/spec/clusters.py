@@ -1,0 +1,238 @@
+"""Several clusters in one spec (#61, in progress): `clusters:` instead of `cluster:`, a team's
+compute per cluster in `teams[].placements`, its Studio domain's cluster in `teams[].studio.home`.
+
+```yaml
+clusters:                 # each item: a `cluster` section, and where it runs
+  - name: train
+    account_id: "222200000001"   # default organization.account_id
+    region: us-east-1            # default organization.region
+    ...
+teams:
+  - name: nlp
+    placements:           # cluster name -> that cluster's `compute` section
+      train: {quota: [{instance_type: ml.p5.48xlarge, count: 4}]}
+    studio: {home: train} # where the team's domain, data and roles live (default: its one placement)
+```
+
+How it is checked: the fields first (`SeveralClustersSpec`), then the rules across them that only
+several clusters have (a placement names a cluster of the spec, ...), then every rule of a
+one-cluster spec on each cluster's view (`cluster_views`): the spec as if it had that cluster alone,
+in that cluster's account and region, with the teams placed there and their compute there. A view's
+problem is reported at the field of this spec it comes from (`cluster.X` at `clusters[i].X`, a
+team's `compute.X` at `teams[j].placements.<cluster>.X`), once however many views find it.
+
+Not yet taken by the commands: `validate_spec` reads `cluster:` specs; synthesis of several
+clusters (per-cluster chains, qualified names, the cost split per cluster) comes next (#61).
+Pure layer: never imports cdktf.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field, ValidationError
+
+from hyperpod_teams import registry
+from hyperpod_teams.spec.field_types import AccountId, RegionName, ResourceName, SpecModel, optional
+from hyperpod_teams.spec.fields import (
+    Backend,
+    Cluster,
+    Compute,
+    Cost,
+    Identity,
+    LocalBackend,
+    Organization,
+    Studio,
+    Team,
+)
+from hyperpod_teams.spec.models import PlatformSpec
+from hyperpod_teams.spec.problems import Path, Problem, SpecError
+from hyperpod_teams.spec.validation_errors import problems_from_validation_error
+
+#: The fields a cluster of `clusters` has besides a `cluster` section's: where it runs.
+WHERE_FIELDS = ("account_id", "region")
+
+
+class PlacedCluster(Cluster):
+    """A `cluster` section, and the account and region the cluster runs in."""
+
+    account_id: AccountId | None = optional("Default: organization.account_id.")
+    region: RegionName | None = optional("Default: organization.region.")
+
+
+class PlacedStudio(Studio):
+    """A `studio` section, and the cluster the team's home is on."""
+
+    home: ResourceName | None = optional(
+        "The cluster whose account and region hold the team's SageMaker AI domain, data bucket and roles; "
+        "its Studio apps reach that cluster's EKS API. Default: the team's one placement."
+    )
+
+
+class PlacedTeam(Team):
+    """A team of a spec with `clusters`: its compute on each cluster it runs on (`placements`), its
+    Studio domain, data and roles on one of them (`studio.home`)."""
+
+    placements: dict[ResourceName, Compute] = Field(
+        min_length=1,
+        description="Cluster name -> the team's compute there (a `compute` section): its quota, sharing, "
+        "priority. The team's namespace, queues, access entries and quota exist on these clusters only.",
+    )
+    studio: PlacedStudio = Field(default_factory=PlacedStudio)
+
+
+class SeveralClustersSpec(SpecModel):
+    """One organization's HyperPod clusters and the teams that share them: the fields."""
+
+    model_config = ConfigDict(title="hyperpod-teams spec v1, several clusters")
+
+    version: Literal[1]
+    organization: Organization
+    backend: Backend = Field(default_factory=LocalBackend)
+    identity: Identity
+    # Each cluster's shared spend is split by a split charge rule of its own in the organization's
+    # cost category, and a cost category takes at most 10 split charge rules (AWS Billing and Cost
+    # Management quotas).
+    clusters: list[PlacedCluster] = Field(min_length=1, max_length=10)
+    teams: list[PlacedTeam] = Field(min_length=1, max_length=499)
+    cost: Cost = Field(default_factory=Cost)
+
+
+@dataclass(frozen=True)
+class SeveralClusters:
+    """A valid spec of several clusters: its fields, and each cluster's one-cluster view by name."""
+
+    spec: SeveralClustersSpec
+    views: dict[str, PlatformSpec]
+
+    def home(self, team: str) -> str:
+        """The cluster of a team's home."""
+        placed = next(t for t in self.spec.teams if t.name == team)
+        return placed.studio.home or next(iter(placed.placements))
+
+
+def validate_several_clusters(data: Any) -> SeveralClusters:
+    """The spec `data` (parsed YAML or JSON) with `clusters`, checked; SpecError lists every problem."""
+    try:
+        spec = SeveralClustersSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(list(problems_from_validation_error(exc, SeveralClustersSpec, data=data))) from None
+    problems = list(_problems_across_clusters(spec))
+    if problems:
+        raise SpecError(problems)
+    views: dict[str, PlatformSpec] = {}
+    found: list[Problem] = []
+    for index, cluster in enumerate(spec.clusters):
+        view, teams = cluster_view(data, index)
+        try:
+            views[cluster.name] = PlatformSpec.model_validate(view)
+            # What AWS's registry schemas refuse of the desired states this cluster's stacks make.
+            found += [_from_view(p, data, index, teams) for p in registry.spec_problems(views[cluster.name])]
+        except ValidationError as exc:
+            view_problems = problems_from_validation_error(exc, PlatformSpec, data=view)
+            found += [_from_view(p, data, index, teams) for p in view_problems]
+        except SpecError as exc:
+            found += [_from_view(p, data, index, teams) for p in exc.problems]
+    unique = list(dict.fromkeys(found))
+    if unique:
+        raise SpecError(unique)
+    return SeveralClusters(spec, views)
+
+
+def _problems_across_clusters(spec: SeveralClustersSpec) -> Iterator[Problem]:
+    names = [cluster.name for cluster in spec.clusters]
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            yield Problem(("clusters", index, "name"), f"a second cluster is named {name!r}", "name each cluster once")
+    org = spec.organization
+    where: dict[tuple[str, str, str], int] = {}
+    for index, cluster in enumerate(spec.clusters):
+        account, region = cluster.account_id or org.account_id, cluster.region or org.region
+        for field, held in (
+            ("existing_hyperpod_cluster_name", cluster.existing_hyperpod_cluster_name),
+            ("eks", cluster.eks.existing_cluster_name),
+        ):
+            if held is None:
+                continue
+            key = (field, account, f"{region}/{held}")
+            if key in where:
+                yield Problem(
+                    ("clusters", index, *(("eks", "existing_cluster_name") if field == "eks" else (field,))),
+                    f"{held} in account {account}, {region} is clusters[{where[key]}]'s already",
+                    "a HyperPod cluster has an EKS cluster of its own: give each cluster its own",
+                )
+            where[key] = index
+    for index, team in enumerate(spec.teams):
+        for name in team.placements:
+            if name not in names:
+                yield Problem(
+                    ("teams", index, "placements", name),
+                    f"no cluster is named {name!r}",
+                    f"place the team on clusters of the spec: {', '.join(names)}",
+                )
+        if "compute" in team.model_fields_set:
+            yield Problem(
+                ("teams", index, "compute"),
+                "with clusters, a team's compute is given per cluster",
+                "move it under teams[].placements.<cluster>",
+            )
+        home = team.studio.home
+        if home is not None and home not in team.placements:
+            yield Problem(
+                ("teams", index, "studio", "home"),
+                f"{home!r} is not a cluster the team is placed on",
+                f"choose one of {', '.join(team.placements)}, or place the team there",
+            )
+        if home is None and len(team.placements) > 1:
+            yield Problem(
+                ("teams", index, "studio", "home"),
+                "a team on several clusters needs the one its domain, data and roles live on",
+                f"set teams[{index}].studio.home to one of {', '.join(team.placements)}",
+            )
+
+
+def cluster_view(data: Mapping[str, Any], index: int) -> tuple[dict[str, Any], list[int]]:
+    """Cluster `index` of `data` as a one-cluster spec, and the index in `data` of each team of it:
+    the cluster as `cluster` (its account and region as the organization's), the teams placed on it
+    with their compute there. A team's Studio domain is in its home cluster's view only. Built from
+    the data as written, so what a field left out still reads as left out."""
+    cluster = dict(data["clusters"][index])
+    name = cluster["name"]
+    organization = dict(data["organization"])
+    for field in WHERE_FIELDS:
+        if field in cluster:
+            organization[field] = cluster.pop(field)
+    teams, indexes = [], []
+    for team_index, team in enumerate(data["teams"]):
+        placements = team.get("placements") or {}
+        if name not in placements:
+            continue
+        studio = dict(team.get("studio") or {})
+        homed = studio.pop("home", next(iter(placements)))
+        view_team = {k: v for k, v in team.items() if k not in ("placements", "studio")}
+        view_team["compute"] = placements[name]
+        view_team["studio"] = studio if homed == name else {"enabled": False}
+        teams.append(view_team)
+        indexes.append(team_index)
+    view = {k: v for k, v in data.items() if k not in ("clusters", "teams")}
+    view.update(organization=organization, cluster=cluster, teams=teams)
+    return view, indexes
+
+
+def _from_view(problem: Problem, data: Mapping[str, Any], index: int, teams: list[int]) -> Problem:
+    """A problem of cluster `index`'s view, at the field of `data` it comes from."""
+    path: Path = problem.path
+    cluster = data["clusters"][index]
+    if path[:1] == ("cluster",):
+        path = ("clusters", index, *path[1:])
+    elif path[:1] == ("teams",) and len(path) > 1 and isinstance(path[1], int) and path[1] < len(teams):
+        team = teams[path[1]]
+        if path[2:3] == ("compute",):
+            path = ("teams", team, "placements", cluster["name"], *path[3:])
+        else:
+            path = ("teams", team, *path[2:])
+    elif path[:1] == ("organization",) and path[1:2] and path[1] in WHERE_FIELDS and path[1] in cluster:
+        path = ("clusters", index, *path[1:])
+    return Problem(path, problem.message, problem.hint)

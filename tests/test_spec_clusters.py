@@ -1,0 +1,129 @@
+"""A spec of several clusters (hyperpod_teams/spec/clusters.py, #61 in progress): its fields, the
+rules only several clusters have, and every one-cluster rule on each cluster's view, reported at
+the field of the spec it comes from."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from hyperpod_teams.spec import validate_spec
+from hyperpod_teams.spec.clusters import cluster_view, validate_several_clusters
+from hyperpod_teams.spec.problems import SpecError, format_path
+from tests.conftest import EXAMPLES
+
+
+def two_clusters() -> dict:
+    """The quickstart's organization with a training cluster (its cluster, in its account and
+    region) and an inference cluster in another region: nlp on both (home: train), vision on
+    train, research on infer."""
+    data = yaml.safe_load((EXAMPLES / "quickstart" / "teams.yaml").read_text())
+    train = data.pop("cluster")
+    train["name"] = "train"
+    infer = copy.deepcopy(train)
+    infer.update(name="infer", region="us-east-1")
+    infer["instance_groups"] = [{"name": "g6e", "instance_type": "ml.g6e.12xlarge", "count": 4}]
+    data["clusters"] = [train, infer]
+    nlp, vision, research = data["teams"]
+    nlp["placements"] = {
+        "train": nlp.pop("compute"),
+        "infer": {"quota": [{"instance_type": "ml.g6e.12xlarge", "count": 2}], "sharing": "Lend"},
+    }
+    nlp["studio"] = {"home": "train"}
+    vision["placements"] = {"train": vision.pop("compute")}
+    del research["compute"]
+    research["placements"] = {"infer": {"quota": [{"instance_type": "ml.g6e.12xlarge", "count": 1}]}}
+    research["studio"]["home"] = "infer"
+    return data
+
+
+def problems(data: dict) -> dict[str, str]:
+    with pytest.raises(SpecError) as raised:
+        validate_several_clusters(data)
+    return {format_path(p.path): p.message for p in raised.value.problems}
+
+
+def test_each_cluster_is_a_one_cluster_spec_of_the_teams_placed_there():
+    several = validate_several_clusters(two_clusters())
+    assert list(several.views) == ["train", "infer"]
+    train, infer = several.views["train"], several.views["infer"]
+    assert [t.name for t in train.teams] == ["nlp", "vision"]
+    assert [t.name for t in infer.teams] == ["nlp", "research"]
+    # Where each runs: the organization's region, or the cluster's own.
+    assert (train.organization.region, infer.organization.region) == ("us-west-2", "us-east-1")
+    assert train.organization.account_id == infer.organization.account_id == "111122223333"
+    # A team's compute is its placement's; its Studio domain is on its home cluster only.
+    nlp_train, nlp_infer = train.team("nlp"), infer.team("nlp")
+    assert [q.count for q in nlp_train.compute.quota] == [4, 2]
+    assert [(q.instance_type, q.count) for q in nlp_infer.compute.quota] == [("ml.g6e.12xlarge", 2)]
+    assert (nlp_train.studio.enabled, nlp_infer.studio.enabled) == (True, False)
+    assert infer.team("research").studio.idle_timeout_minutes == 120
+    assert several.home("nlp") == "train" and several.home("vision") == "train"
+
+
+def test_a_cluster_view_of_one_cluster_is_the_one_cluster_spec_it_came_from():
+    """`cluster:` specs keep their meaning: the same spec written with one cluster in `clusters`
+    (each team's compute as its one placement) has for view the spec itself."""
+    data = yaml.safe_load((EXAMPLES / "quickstart" / "teams.yaml").read_text())
+    several = copy.deepcopy(data)
+    several["clusters"] = [several.pop("cluster")]
+    for team in several["teams"]:
+        team["placements"] = {"ml-shared": team.pop("compute")}
+    view, indexes = cluster_view(several, 0)
+    assert indexes == [0, 1, 2]
+    assert validate_spec(view) == validate_spec(data)
+
+
+def test_a_rule_of_one_cluster_is_reported_at_the_field_it_comes_from():
+    data = two_clusters()
+    # A quota of an instance type the infer cluster does not have (a capacity rule of one cluster),
+    # and more of it than the cluster has.
+    data["teams"][0]["placements"]["infer"]["quota"][0]["instance_type"] = "ml.p5.48xlarge"
+    data["teams"][2]["placements"]["infer"]["quota"][0]["count"] = 5
+    found = problems(data)
+    assert any(path.startswith("teams[0].placements.infer.quota") for path in found), found
+    assert any(path.startswith("teams[2].placements.infer") for path in found), found
+    assert not any(path.startswith(("cluster.", "teams[0].compute", "teams[1]")) for path in found), found
+    # The train cluster's view has no such problem: each is found once, on its own cluster.
+    assert len(found) == len(set(found))
+
+
+def test_the_rules_of_several_clusters_name_the_field():
+    data = two_clusters()
+    data["clusters"][1]["name"] = "train"
+    found = problems(data)
+    assert "clusters[1].name" in found
+
+    data = two_clusters()
+    data["teams"][1]["placements"]["predict"] = {"quota": []}
+    data["teams"][0]["studio"]["home"] = "elsewhere"
+    data["teams"][2]["compute"] = {"quota": []}
+    found = problems(data)
+    assert "no cluster is named 'predict'" in found["teams[1].placements.predict"]
+    assert "not a cluster the team is placed on" in found["teams[0].studio.home"]
+    assert "given per cluster" in found["teams[2].compute"]
+
+    data = two_clusters()
+    del data["teams"][0]["studio"]["home"]
+    assert "needs the one its domain" in problems(data)["teams[0].studio.home"]
+
+
+def test_two_clusters_cannot_adopt_the_same_eks_cluster_in_one_account_and_region():
+    data = two_clusters()
+    for cluster in data["clusters"]:
+        cluster["eks"] = {"create": False, "existing_cluster_name": "shared-eks"}
+    data["clusters"][1]["region"] = "us-west-2"
+    assert "clusters[0]'s already" in problems(data)["clusters[1].eks.existing_cluster_name"]
+    data["clusters"][1]["region"] = "us-east-1"  # the same name in another region is another cluster
+    validate_several_clusters(data)
+
+
+def test_a_field_error_of_the_spec_itself_keeps_its_path():
+    data = two_clusters()
+    data["clusters"][0]["region"] = "nowhere"
+    data["teams"][0]["placements"]["train"]["sharing"] = "Sometimes"
+    found = problems(data)
+    assert "clusters[0].region" in found
+    assert "teams[0].placements.train.sharing" in found
