@@ -50,9 +50,10 @@ KUBERNETES = "Kubernetes, per cluster (namespaces, queues, roles, groups, priori
 class NameScope:
     scope: Scope
     unique_in: str
-    #: Whether the name carries the cluster's name today (computed by the test: two clusters' names
-    #: differ). A `cluster` name unique in IAM, an account, a region or the deploy without it
-    #: collides when a second cluster deploys beside the first: the work of #61.
+    #: Whether the name carries the cluster's name where an organization has several (computed by
+    #: the test: two clusters' names differ; a name whose function takes `cluster=` keeps a
+    #: one-cluster spec's name without it). A `cluster` name unique in IAM, an account, a region or
+    #: the deploy without it would collide when a second cluster deploys beside the first.
     qualified_by_cluster: bool = False
 
 
@@ -61,14 +62,15 @@ SCOPES: dict[str, NameScope] = {
     "identity_stack_name": NameScope("organization", DEPLOY),
     "access_stack_name": NameScope("organization", DEPLOY),
     "cost_stack_name": NameScope("organization", DEPLOY),
-    "eks_stack_name": NameScope("cluster", DEPLOY),
-    "hyperpod_dependencies_stack_name": NameScope("cluster", DEPLOY),
-    "cluster_stack_name": NameScope("cluster", DEPLOY),
-    "usage_report_stack_name": NameScope("cluster", DEPLOY),
-    "usage_operator_stack_name": NameScope("cluster", DEPLOY),
-    # The team stack holds the team's home and its quota and access entries on the one cluster.
-    "team_stack_name": NameScope("team on a cluster", DEPLOY),
-    "team_kubernetes_stack_name": NameScope("team on a cluster", DEPLOY),
+    "eks_stack_name": NameScope("cluster", DEPLOY, qualified_by_cluster=True),
+    "hyperpod_dependencies_stack_name": NameScope("cluster", DEPLOY, qualified_by_cluster=True),
+    "cluster_stack_name": NameScope("cluster", DEPLOY, qualified_by_cluster=True),
+    "usage_report_stack_name": NameScope("cluster", DEPLOY, qualified_by_cluster=True),
+    "usage_operator_stack_name": NameScope("cluster", DEPLOY, qualified_by_cluster=True),
+    # With one cluster the team stack holds the team's home and its place on the cluster; with
+    # several, `team_stack_name(..., cluster=None)` is its home's and one per cluster its place's.
+    "team_stack_name": NameScope("team on a cluster", DEPLOY, qualified_by_cluster=True),
+    "team_kubernetes_stack_name": NameScope("team on a cluster", DEPLOY, qualified_by_cluster=True),
     # --- identity ---
     "group_name": NameScope("organization", IDENTITY_PROVIDER),
     "team_group_name": NameScope("organization", IDENTITY_PROVIDER),
@@ -92,12 +94,12 @@ SCOPES: dict[str, NameScope] = {
     "lifecycle_bucket_name": NameScope("cluster", S3, qualified_by_cluster=True),
     "scheduler_config_name": NameScope("cluster", SAGEMAKER, qualified_by_cluster=True),
     "container_log_group": NameScope("cluster", LOGS, qualified_by_cluster=True),
-    "inference_role_name": NameScope("cluster", IAM),
-    "inference_tls_bucket_name": NameScope("cluster", S3),
-    "spaces_role_name": NameScope("cluster", IAM),
-    "observability_role_name": NameScope("cluster", IAM),
-    "grafana_role_name": NameScope("cluster", IAM),
-    "observability_workspace_name": NameScope("cluster", MONITORING),
+    "inference_role_name": NameScope("cluster", IAM, qualified_by_cluster=True),
+    "inference_tls_bucket_name": NameScope("cluster", S3, qualified_by_cluster=True),
+    "spaces_role_name": NameScope("cluster", IAM, qualified_by_cluster=True),
+    "observability_role_name": NameScope("cluster", IAM, qualified_by_cluster=True),
+    "grafana_role_name": NameScope("cluster", IAM, qualified_by_cluster=True),
+    "observability_workspace_name": NameScope("cluster", MONITORING, qualified_by_cluster=True),
     # --- a team's home ---
     "team_domain_name": NameScope("team", SAGEMAKER),
     "team_studio_security_group_name": NameScope("team", EC2),
@@ -111,7 +113,9 @@ SCOPES: dict[str, NameScope] = {
     "cost_category_name": NameScope("organization", BILLING),
     # The role its jobs' pods get through EKS Pod Identity: one per account the team has compute in.
     "team_workload_role_name": NameScope("team", IAM),
-    "team_endpoint_prefix": NameScope("team on a cluster", SAGEMAKER),
+    # What the team's endpoints are named after, on every cluster it serves from: the team's grants
+    # and its members' names (SageMaker refuses a second endpoint of a name in an account and region).
+    "team_endpoint_prefix": NameScope("team", SAGEMAKER),
     # --- a team on a cluster (Kubernetes names: the same on every cluster, on purpose) ---
     "team_namespace": NameScope("team on a cluster", KUBERNETES),
     "team_local_queue": NameScope("team on a cluster", KUBERNETES),
@@ -120,7 +124,7 @@ SCOPES: dict[str, NameScope] = {
     "team_kubernetes_role": NameScope("team on a cluster", KUBERNETES),
     "team_cluster_role": NameScope("team on a cluster", KUBERNETES),
     "workload_priority_class": NameScope("cluster", KUBERNETES),
-    "compute_quota_name": NameScope("team on a cluster", SAGEMAKER),
+    "compute_quota_name": NameScope("team on a cluster", SAGEMAKER, qualified_by_cluster=True),
 }
 
 #: Functions of `naming` that derive no name of their own: helpers, tags, ARNs and patterns of a

@@ -65,26 +65,34 @@ def access_stack_name(org: str) -> str:
     return f"{org}-access"
 
 
-def eks_stack_name(org: str) -> str:
-    return f"{org}-eks"
+def _on(org: str, cluster: str | None) -> str:
+    """What a cluster's names start with: the organization's name, and with several clusters
+    (spec `clusters`, #61) the cluster's after it. `cluster` None: a one-cluster spec's names."""
+    return f"{org}-{cluster}" if cluster else org
 
 
-def hyperpod_dependencies_stack_name(org: str) -> str:
+def eks_stack_name(org: str, *, cluster: str | None = None) -> str:
+    return f"{_on(org, cluster)}-eks"
+
+
+def hyperpod_dependencies_stack_name(org: str, *, cluster: str | None = None) -> str:
     """The Helm chart HyperPod needs in EKS, between the EKS and the HyperPod cluster."""
-    return f"{org}-hyperpod-deps"
+    return f"{_on(org, cluster)}-hyperpod-deps"
 
 
-def cluster_stack_name(org: str) -> str:
-    return f"{org}-cluster"
+def cluster_stack_name(org: str, *, cluster: str | None = None) -> str:
+    return f"{_on(org, cluster)}-cluster"
 
 
-def team_stack_name(org: str, team: str) -> str:
-    return f"{org}-team-{team}"
+def team_stack_name(org: str, team: str, *, cluster: str | None = None) -> str:
+    """A team's stack: with one cluster, its home and its place on the cluster; with several
+    (`cluster` given), its place on that cluster (its home: `cluster` None)."""
+    return f"{_on(org, cluster)}-team-{team}"
 
 
-def team_kubernetes_stack_name(org: str, team: str) -> str:
+def team_kubernetes_stack_name(org: str, team: str, *, cluster: str | None = None) -> str:
     """The Kubernetes side of one team: credentials of the EKS cluster only."""
-    return f"{org}-k8s-{team}"
+    return f"{_on(org, cluster)}-k8s-{team}"
 
 
 #: The access stack's output naming the identity provider its groups come from (plan review
@@ -96,14 +104,14 @@ def cost_stack_name(org: str) -> str:
     return f"{org}-cost"
 
 
-def usage_report_stack_name(org: str) -> str:
+def usage_report_stack_name(org: str, *, cluster: str | None = None) -> str:
     """HyperPod usage reporting on the AWS side (cost.usage_reports)."""
-    return f"{org}-usage-report"
+    return f"{_on(org, cluster)}-usage-report"
 
 
-def usage_operator_stack_name(org: str) -> str:
+def usage_operator_stack_name(org: str, *, cluster: str | None = None) -> str:
     """The usage-report operator's Helm chart: credentials of the EKS cluster only."""
-    return f"{org}-usage-operator"
+    return f"{_on(org, cluster)}-usage-operator"
 
 
 def remote_workspace_name(prefix: str, stack: str) -> str:
@@ -283,8 +291,8 @@ def team_cluster_role(team: str) -> str:
     return shorten(f"hyperpod-teams-{team}-cluster-read", KUBERNETES_NAME_MAX)
 
 
-def compute_quota_name(team: str) -> str:
-    return shorten(f"{team}-quota", SAGEMAKER_DOMAIN_MAX)
+def compute_quota_name(team: str, *, cluster: str | None = None) -> str:
+    return shorten(f"{team}-{cluster}-quota" if cluster else f"{team}-quota", SAGEMAKER_DOMAIN_MAX)
 
 
 def team_domain_name(org: str, team: str) -> str:
@@ -454,35 +462,35 @@ def team_endpoint_prefix(org: str, team: str) -> str:
     return f"{org}-{team}--"
 
 
-def inference_role_name(org: str, purpose: str) -> str:
+def inference_role_name(org: str, purpose: str, *, cluster: str | None = None) -> str:
     """The inference operator's roles. The operator's own must start with SageMakerHyperPodInference
     (addons.INFERENCE_ROLE_NAME_PREFIX); the others say what they serve."""
     if purpose == "operator":
-        return shorten(f"SageMakerHyperPodInference-{org}", IAM_ROLE_MAX)
-    return shorten(f"{org}-inference-{purpose}", IAM_ROLE_MAX)
+        return shorten(f"SageMakerHyperPodInference-{_on(org, cluster)}", IAM_ROLE_MAX)
+    return shorten(f"{_on(org, cluster)}-inference-{purpose}", IAM_ROLE_MAX)
 
 
-def inference_tls_bucket_name(org: str, account_id: str, region: str) -> str:
+def inference_tls_bucket_name(org: str, account_id: str, region: str, *, cluster: str | None = None) -> str:
     """Where the inference operator keeps the endpoints' TLS certificates."""
-    return shorten(re.sub(r"-+", "-", f"{org}-inference-tls-{account_id}-{region}"), S3_BUCKET_MAX)
+    return shorten(re.sub(r"-+", "-", f"{_on(org, cluster)}-inference-tls-{account_id}-{region}"), S3_BUCKET_MAX)
 
 
-def spaces_role_name(org: str, purpose: str = "controller") -> str:
+def spaces_role_name(org: str, purpose: str = "controller", *, cluster: str | None = None) -> str:
     """The Spaces controller's role, or the EBS CSI driver's it needs (`purpose` ebs-csi)."""
-    return shorten(f"{org}-spaces-{purpose}", IAM_ROLE_MAX)
+    return shorten(f"{_on(org, cluster)}-spaces-{purpose}", IAM_ROLE_MAX)
 
 
-def observability_role_name(org: str) -> str:
-    return shorten(f"{org}-hyperpod-observability", IAM_ROLE_MAX)
+def observability_role_name(org: str, *, cluster: str | None = None) -> str:
+    return shorten(f"{_on(org, cluster)}-hyperpod-observability", IAM_ROLE_MAX)
 
 
-def grafana_role_name(org: str) -> str:
-    return shorten(f"{org}-hyperpod-grafana", IAM_ROLE_MAX)
+def grafana_role_name(org: str, *, cluster: str | None = None) -> str:
+    return shorten(f"{_on(org, cluster)}-hyperpod-grafana", IAM_ROLE_MAX)
 
 
-def observability_workspace_name(org: str) -> str:
+def observability_workspace_name(org: str, *, cluster: str | None = None) -> str:
     """The Prometheus workspace's alias and the Grafana workspace's name."""
-    return f"{org}-hyperpod"
+    return f"{_on(org, cluster)}-hyperpod"
 
 
 def teams_data_buckets(organization: Organization, teams: Iterable[Team]) -> list[str]:

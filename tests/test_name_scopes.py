@@ -53,14 +53,20 @@ def _derive(function: Callable[..., str], cluster) -> str:
         "eks_cluster_name": naming.shared_eks_cluster_name(cluster),
     }
     arguments: list[object] = []
+    keywords: dict[str, object] = {}
     for name, parameter in inspect.signature(function).parameters.items():
-        if name == "team":
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY:
+            # A name of a cluster's that carries it where the organization has several (`cluster`
+            # given), and keeps a one-cluster spec's name without it (naming._on).
+            assert name == "cluster" and parameter.default is None, (function.__name__, name)
+            keywords[name] = cluster.name
+        elif name == "team":
             arguments.append(team if "Team" in str(parameter.annotation) else team.name)
         elif name == "cluster":
             arguments.append(cluster if "Cluster" in str(parameter.annotation) else cluster.name)
         else:
             arguments.append(values[name])
-    return function(*arguments)
+    return function(*arguments, **keywords)
 
 
 @pytest.mark.parametrize("name", sorted(name_scopes.SCOPES))
@@ -73,10 +79,18 @@ def test_whether_a_name_carries_the_cluster_is_what_the_table_says(name):
     assert (first != second) == name_scopes.SCOPES[name].qualified_by_cluster, (name, first, second)
 
 
-def test_the_names_a_second_cluster_collides_on_today_are_the_work_list_docs_name():
-    """docs/architecture.md lists them for #61; a name qualified since, or a new one, changes it."""
-    listed = (QUICKSTART.parents[2] / "docs" / "architecture.md").read_text()
-    collide = name_scopes.collide_across_clusters()
-    assert collide, "none left: say so in docs/architecture.md"
-    missing = [name for name in collide if f"`{name}`" not in listed]
-    assert not missing, f"docs/architecture.md does not list: {missing}"
+def test_no_name_of_a_cluster_collides_with_a_second_clusters():
+    """Every name of a cluster, or of a team on a cluster, that AWS, Identity Center or the deploy
+    holds beyond one Kubernetes cluster carries the cluster where the organization has several."""
+    assert name_scopes.collide_across_clusters() == []
+
+
+def test_a_one_cluster_spec_keeps_its_names():
+    """`cluster` None (a spec with `cluster:`) gives each name as before the cluster could be in it."""
+    org = _quickstart().organization.name
+    assert naming.eks_stack_name(org) == "acme-eks"
+    assert naming.team_stack_name(org, "nlp") == "acme-team-nlp"
+    assert naming.team_kubernetes_stack_name(org, "nlp") == "acme-k8s-nlp"
+    assert naming.compute_quota_name("nlp") == "nlp-quota"
+    assert naming.inference_role_name(org, "operator") == "SageMakerHyperPodInference-acme"
+    assert naming.team_stack_name(org, "nlp", cluster="train") == "acme-train-team-nlp"
