@@ -127,3 +127,16 @@ def test_a_field_error_of_the_spec_itself_keeps_its_path():
     found = problems(data)
     assert "clusters[0].region" in found
     assert "teams[0].placements.train.sharing" in found
+
+
+def test_a_cluster_and_a_team_whose_names_make_one_stack_name_are_refused():
+    """Cluster `team` with team `x` placed on it, and team `team-x`: `acme-team-team-x` would be
+    both the place of x on the cluster and team-x's home, one state for two stacks."""
+    data = two_clusters()
+    data["clusters"][1]["name"] = "team"
+    data["teams"][0]["placements"]["team"] = data["teams"][0]["placements"].pop("infer")
+    data["teams"][2]["placements"] = {"team": data["teams"][2]["placements"].pop("infer")}
+    data["teams"][2]["studio"]["home"] = "team"
+    data["teams"][1]["name"] = "team-nlp"
+    found = problems(data)
+    assert "acme-team-team-nlp" in found["teams[1].name"], found

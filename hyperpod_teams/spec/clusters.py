@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError
 
-from hyperpod_teams import registry
+from hyperpod_teams import naming, registry
 from hyperpod_teams.spec.field_types import AccountId, RegionName, ResourceName, SpecModel, optional
 from hyperpod_teams.spec.fields import (
     Backend,
@@ -164,6 +164,7 @@ def _problems_across_clusters(spec: SeveralClustersSpec) -> Iterator[Problem]:
                     "a HyperPod cluster has an EKS cluster of its own: give each cluster its own",
                 )
             where[key] = index
+    yield from _stack_names_collide(spec)
     for index, team in enumerate(spec.teams):
         for name in team.placements:
             if name not in names:
@@ -191,6 +192,53 @@ def _problems_across_clusters(spec: SeveralClustersSpec) -> Iterator[Problem]:
                 "a team on several clusters needs the one its domain, data and roles live on",
                 f"set teams[{index}].studio.home to one of {', '.join(team.placements)}",
             )
+
+
+def _stack_names_collide(spec: SeveralClustersSpec) -> Iterator[Problem]:
+    """Two stacks of one name would share a state: a cluster's name and a team's can make one
+    (cluster `team` with team `x`, and team `team-x`: `<org>-team-team-x` both)."""
+    org = spec.organization.name
+    seen = {
+        shared(org): "the organization"
+        for shared in (naming.identity_stack_name, naming.access_stack_name, naming.cost_stack_name)
+    }
+    for index, cluster in enumerate(spec.clusters):
+        for name in _chain_and_placements(spec, cluster.name):
+            if name in seen:
+                yield Problem(
+                    ("clusters", index, "name"),
+                    f"the stack {name} would be both {seen[name]}'s and cluster {cluster.name}'s",
+                    "rename the cluster",
+                )
+            seen.setdefault(name, f"cluster {cluster.name}")
+    for index, team in enumerate(spec.teams):
+        home = naming.team_stack_name(org, team.name)
+        if home in seen:
+            yield Problem(
+                ("teams", index, "name"),
+                f"the stack {home} of team {team.name}'s home would be {seen[home]}'s too",
+                "rename the cluster or the team",
+            )
+        seen.setdefault(home, f"team {team.name}")
+
+
+def _chain_and_placements(spec: SeveralClustersSpec, cluster: str) -> list[str]:
+    """The stacks of one cluster: its chain, and the place of each team on it."""
+    org = spec.organization.name
+    chain = [
+        naming.eks_stack_name(org, cluster=cluster),
+        naming.hyperpod_dependencies_stack_name(org, cluster=cluster),
+        naming.cluster_stack_name(org, cluster=cluster),
+        naming.usage_report_stack_name(org, cluster=cluster),
+        naming.usage_operator_stack_name(org, cluster=cluster),
+    ]
+    for team in spec.teams:
+        if cluster in team.placements:
+            chain += [
+                naming.team_stack_name(org, team.name, cluster=cluster),
+                naming.team_kubernetes_stack_name(org, team.name, cluster=cluster),
+            ]
+    return chain
 
 
 def cluster_view(data: Mapping[str, Any], index: int) -> tuple[dict[str, Any], list[int]]:
