@@ -49,32 +49,79 @@ def cost_category_definition(spec: PlatformSpec) -> dict:
     team (spend carrying the organization's and the team's tag), one for the shared platform,
     spend no rule matches as UNATTRIBUTED, and the split charge rule of the shared spend."""
     org = spec.organization.name
-
-    def all_tags(value: str, tags: dict[str, str]) -> dict:
-        conditions = [{"Tags": {"Key": k, "Values": [v], "MatchOptions": ["EQUALS"]}} for k, v in tags.items()]
-        return {"Value": value, "Type": "REGULAR", "Rule": {"And": conditions}}
-
-    rules = [
-        all_tags(rule.value, {naming.TAG_ORGANIZATION: rule.organization, naming.TAG_TEAM: rule.team})
-        for rule in cost_category_rules(spec)
-    ]
+    rules = _team_rules(spec.organization.name, [team.name for team in spec.teams])
     # The shared platform's spend, before the split charge rule divides it.
-    rules.append(all_tags(SHARED_PLATFORM, {naming.TAG_ORGANIZATION: org, naming.TAG_PLATFORM: naming.PLATFORM_SHARED}))
-    split = shared_split(spec)
+    rules.append(
+        _all_tags(SHARED_PLATFORM, {naming.TAG_ORGANIZATION: org, naming.TAG_PLATFORM: naming.PLATFORM_SHARED})
+    )
+    return _definition(rules, [_split_rule(SHARED_PLATFORM, shared_split(spec))])
+
+
+def several_clusters_cost_category_definition(
+    organization: str, teams: list[str], views: dict[str, PlatformSpec]
+) -> dict:
+    """The cost category of an organization of several clusters (#61; `views`: each cluster's
+    one-cluster view, spec.clusters.cluster_view): a rule per team over every cluster, and per
+    cluster its shared platform's spend (the cluster's tag TAG_CLUSTER with the shared-platform
+    tag) as a value of its own, `shared_platform_value(cluster)`, split by a split charge rule of
+    its own across the teams placed on it, by that cluster's quotas. The Cost Explorer API takes at
+    most 10 split charge rules and 500 rules in a cost category: the spec takes at most 10 clusters,
+    and teams and clusters together at most 500 (spec.clusters)."""
+    rules = _team_rules(organization, teams)
+    splits = []
+    for cluster, view in views.items():
+        source = shared_platform_value(cluster)
+        rules.append(
+            _all_tags(
+                source,
+                {
+                    naming.TAG_ORGANIZATION: organization,
+                    naming.TAG_PLATFORM: naming.PLATFORM_SHARED,
+                    naming.TAG_CLUSTER: cluster,
+                },
+            )
+        )
+        splits.append(_split_rule(source, shared_split(view)))
+    return _definition(rules, splits)
+
+
+def shared_platform_value(cluster: str) -> str:
+    """The cost category value of one cluster's shared spend, in an organization of several."""
+    return f"{SHARED_PLATFORM}-{cluster}"
+
+
+def _all_tags(value: str, tags: dict[str, str]) -> dict:
+    conditions = [{"Tags": {"Key": k, "Values": [v], "MatchOptions": ["EQUALS"]}} for k, v in tags.items()]
+    return {"Value": value, "Type": "REGULAR", "Rule": {"And": conditions}}
+
+
+def _team_rules(organization: str, teams: list[str]) -> list[dict]:
+    """A rule per team: spend carrying the organization's and the team's tag."""
+    return [
+        _all_tags(rule.value, {naming.TAG_ORGANIZATION: rule.organization, naming.TAG_TEAM: rule.team})
+        for rule in (CostCategoryRule(value=team, organization=organization, team=team) for team in teams)
+    ]
+
+
+def _split_rule(source: str, split: SharedSplit) -> dict:
     # AWS pairs Targets[i] with Values[i]. The provider sends `targets` (a set) in its own order and
     # `values` (a list) as written: both are written here in the provider's order, so the pairs AWS
     # receives are the spec's (the runbook's one-call repair writes the same pairs).
     targets = provider_set_order(split.targets)
-    split_rule: dict = {"Source": SHARED_PLATFORM, "Targets": list(targets), "Method": split.method}
+    rule: dict = {"Source": source, "Targets": list(targets), "Method": split.method}
     if split.method == "FIXED":
-        split_rule["Parameters"] = [
+        rule["Parameters"] = [
             {"Type": "ALLOCATION_PERCENTAGES", "Values": [str(split.percentages[t]) for t in targets]}
         ]
+    return rule
+
+
+def _definition(rules: list[dict], splits: list[dict]) -> dict:
     return {
         "RuleVersion": COST_CATEGORY_RULE_VERSION,
         "Rules": rules,
         "DefaultValue": UNATTRIBUTED,
-        "SplitChargeRules": [split_rule],
+        "SplitChargeRules": splits,
     }
 
 

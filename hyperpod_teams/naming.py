@@ -40,6 +40,9 @@ TAG_ORGANIZATION = "hyperpod-teams:organization"
 #: On the shared platform's resources (HyperPod and EKS clusters, their scripts, roles, keys): the
 #: cost category finds them by it and splits their spend across the teams.
 TAG_PLATFORM = "hyperpod-teams:platform"
+#: The cluster a shared resource serves, in an organization of several (#61): each cluster's shared
+#: spend is split across the teams placed on it (cost.several_clusters_cost_category_definition).
+TAG_CLUSTER = "hyperpod-teams:cluster"
 PLATFORM_SHARED = "shared"
 
 ROLES = ("scientists", "admins")

@@ -140,3 +140,55 @@ def test_a_cluster_and_a_team_whose_names_make_one_stack_name_are_refused():
     data["teams"][1]["name"] = "team-nlp"
     found = problems(data)
     assert "acme-team-team-nlp" in found["teams[1].name"], found
+
+
+def test_one_cost_category_splits_each_clusters_shared_spend_across_the_teams_placed_there():
+    from decimal import Decimal
+
+    from hyperpod_teams import cost, naming
+
+    several = validate_several_clusters(two_clusters())
+    definition = cost.several_clusters_cost_category_definition(
+        "acme", [t.name for t in several.spec.teams], several.views
+    )
+    values = [rule["Value"] for rule in definition["Rules"]]
+    assert values == ["nlp", "vision", "research", "shared-platform-train", "shared-platform-infer"]
+    train_shared = definition["Rules"][3]["Rule"]["And"]
+    assert {"Tags": {"Key": naming.TAG_CLUSTER, "Values": ["train"], "MatchOptions": ["EQUALS"]}} in train_shared
+    splits = {rule["Source"]: rule for rule in definition["SplitChargeRules"]}
+    assert set(splits["shared-platform-train"]["Targets"]) == {"nlp", "vision"}
+    assert set(splits["shared-platform-infer"]["Targets"]) == {"nlp", "research"}
+    # Each cluster's split is its own quotas': on infer, nlp's 2 g6e nodes and research's 1.
+    infer = splits["shared-platform-infer"]
+    shares = dict(zip(infer["Targets"], infer["Parameters"][0]["Values"], strict=True))
+    assert sum(Decimal(v) for v in shares.values()) == 100
+    assert abs(Decimal(shares["nlp"]) - 2 * Decimal(shares["research"])) <= Decimal("0.02"), shares
+    # The one-cluster definition is its view's: train alone gives train's split.
+    one = cost.cost_category_definition(several.views["train"])["SplitChargeRules"][0]
+    assert (one["Targets"], one["Parameters"]) == (
+        splits["shared-platform-train"]["Targets"],
+        splits["shared-platform-train"]["Parameters"],
+    )
+
+
+def test_a_team_named_after_a_clusters_shared_spend_is_refused():
+    data = two_clusters()
+    data["teams"][1]["name"] = "shared-platform-infer"
+    assert "cluster infer's shared spend" in problems(data)["teams[1].name"]
+
+
+def test_the_limits_of_several_clusters_are_the_cost_explorer_apis():
+    """At most 10 clusters: one split charge rule each, and the Cost Explorer API takes at most 10;
+    teams and clusters at most 500 rules (botocore's ce model, which the emulator checks every
+    request against)."""
+    from tests.emulator.input_shapes import load_session
+
+    session, _ = load_session()
+    shapes = session.get_service_model("ce").shape_for
+    from hyperpod_teams.spec.clusters import MAX_COST_CATEGORY_RULES, SeveralClustersSpec
+
+    clusters_max = next(
+        m.max_length for m in SeveralClustersSpec.model_fields["clusters"].metadata if hasattr(m, "max_length")
+    )
+    assert clusters_max == shapes("CostCategorySplitChargeRulesList").metadata["max"] == 10
+    assert MAX_COST_CATEGORY_RULES == shapes("CostCategoryRulesList").metadata["max"] == 500

@@ -51,6 +51,8 @@ from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.spec.problems import Path, Problem, SpecError
 from hyperpod_teams.spec.validation_errors import problems_from_validation_error
 
+#: Rules of a cost category (the Cost Explorer API's model: CostCategoryRulesList, 1 to 500).
+MAX_COST_CATEGORY_RULES = 500
 #: The fields a cluster of `clusters` has besides a `cluster` section's: where it runs.
 WHERE_FIELDS = ("account_id", "region")
 
@@ -93,8 +95,8 @@ class SeveralClustersSpec(SpecModel):
     backend: Backend = Field(default_factory=LocalBackend)
     identity: Identity
     # Each cluster's shared spend is split by a split charge rule of its own in the organization's
-    # cost category, and a cost category takes at most 10 split charge rules (AWS Billing and Cost
-    # Management quotas).
+    # cost category, and a cost category takes at most 10 (the Cost Explorer API's model:
+    # CostCategorySplitChargeRulesList).
     clusters: list[PlacedCluster] = Field(min_length=1, max_length=10)
     teams: list[PlacedTeam] = Field(min_length=1, max_length=499)
     cost: Cost = Field(default_factory=Cost)
@@ -142,6 +144,17 @@ def validate_several_clusters(data: Any) -> SeveralClusters:
 
 
 def _problems_across_clusters(spec: SeveralClustersSpec) -> Iterator[Problem]:
+    """The rules only several clusters have."""
+    yield from _clusters_once(spec)
+    yield from _stack_names_collide(spec)
+    yield from _cost_category_fits(spec)
+    names = [cluster.name for cluster in spec.clusters]
+    for index, team in enumerate(spec.teams):
+        yield from _placed(index, team, names)
+
+
+def _clusters_once(spec: SeveralClustersSpec) -> Iterator[Problem]:
+    """Each cluster named once, and no two adopting the same cluster in one account and region."""
     names = [cluster.name for cluster in spec.clusters]
     for index, name in enumerate(names):
         if name in names[:index]:
@@ -151,47 +164,70 @@ def _problems_across_clusters(spec: SeveralClustersSpec) -> Iterator[Problem]:
     for index, cluster in enumerate(spec.clusters):
         account, region = cluster.account_id or org.account_id, cluster.region or org.region
         for field, held in (
-            ("existing_hyperpod_cluster_name", cluster.existing_hyperpod_cluster_name),
-            ("eks", cluster.eks.existing_cluster_name),
+            (("existing_hyperpod_cluster_name",), cluster.existing_hyperpod_cluster_name),
+            (("eks", "existing_cluster_name"), cluster.eks.existing_cluster_name),
         ):
             if held is None:
                 continue
-            key = (field, account, f"{region}/{held}")
+            key = (field[0], account, f"{region}/{held}")
             if key in where:
                 yield Problem(
-                    ("clusters", index, *(("eks", "existing_cluster_name") if field == "eks" else (field,))),
+                    ("clusters", index, *field),
                     f"{held} in account {account}, {region} is clusters[{where[key]}]'s already",
                     "a HyperPod cluster has an EKS cluster of its own: give each cluster its own",
                 )
             where[key] = index
-    yield from _stack_names_collide(spec)
+
+
+def _cost_category_fits(spec: SeveralClustersSpec) -> Iterator[Problem]:
+    """A rule per team and one per cluster for its shared spend, within the API's limit, and no
+    team value that is a cluster's shared value."""
+    rules = len(spec.teams) + len(spec.clusters)
+    if rules > MAX_COST_CATEGORY_RULES:
+        yield Problem(
+            ("teams",),
+            f"{len(spec.teams)} teams and {len(spec.clusters)} clusters make {rules} rules of the cost category, "
+            f"and AWS takes at most {MAX_COST_CATEGORY_RULES}",
+            "split the organization, or join teams",
+        )
+    shared = {f"{naming.COST_CATEGORY_SHARED_VALUE}-{c.name}": c.name for c in spec.clusters}
     for index, team in enumerate(spec.teams):
-        for name in team.placements:
-            if name not in names:
-                yield Problem(
-                    ("teams", index, "placements", name),
-                    f"no cluster is named {name!r}",
-                    f"place the team on clusters of the spec: {', '.join(names)}",
-                )
-        if "compute" in team.model_fields_set:
+        if team.name in shared:
             yield Problem(
-                ("teams", index, "compute"),
-                "with clusters, a team's compute is given per cluster",
-                "move it under teams[].placements.<cluster>",
+                ("teams", index, "name"),
+                f"team name {team.name!r} is cluster {shared[team.name]}'s shared spend in the cost category",
+                "choose another team name",
             )
-        home = team.studio.home
-        if home is not None and home not in team.placements:
+
+
+def _placed(index: int, team: PlacedTeam, clusters: list[str]) -> Iterator[Problem]:
+    """A team's placements on clusters of the spec, its compute there only, its home one of them."""
+    for name in team.placements:
+        if name not in clusters:
             yield Problem(
-                ("teams", index, "studio", "home"),
-                f"{home!r} is not a cluster the team is placed on",
-                f"choose one of {', '.join(team.placements)}, or place the team there",
+                ("teams", index, "placements", name),
+                f"no cluster is named {name!r}",
+                f"place the team on clusters of the spec: {', '.join(clusters)}",
             )
-        if home is None and len(team.placements) > 1:
-            yield Problem(
-                ("teams", index, "studio", "home"),
-                "a team on several clusters needs the one its domain, data and roles live on",
-                f"set teams[{index}].studio.home to one of {', '.join(team.placements)}",
-            )
+    if "compute" in team.model_fields_set:
+        yield Problem(
+            ("teams", index, "compute"),
+            "with clusters, a team's compute is given per cluster",
+            "move it under teams[].placements.<cluster>",
+        )
+    home = team.studio.home
+    if home is not None and home not in team.placements:
+        yield Problem(
+            ("teams", index, "studio", "home"),
+            f"{home!r} is not a cluster the team is placed on",
+            f"choose one of {', '.join(team.placements)}, or place the team there",
+        )
+    if home is None and len(team.placements) > 1:
+        yield Problem(
+            ("teams", index, "studio", "home"),
+            "a team on several clusters needs the one its domain, data and roles live on",
+            f"set teams[{index}].studio.home to one of {', '.join(team.placements)}",
+        )
 
 
 def _stack_names_collide(spec: SeveralClustersSpec) -> Iterator[Problem]:
