@@ -19,7 +19,8 @@ SARIF_MULTITOOL := .tools/sarif/node_modules/.bin/sarif-multitool
 JOURNEY_VENV := .venv-journey
 # The FinOps Foundation's focus-validator (tests/test_cost_exports.py), also in its own environment.
 FOCUS_VENV := .venv-focus
-# pip without --compile (it compiles file by file, on one core), and then compileall on every core
+# Installs without bytecode (pip's --compile goes file by file, on one core; uv compiles none unless
+# asked), and then compileall on every core
 # for the environments the tests run: the test processes start side by side, and each compiled what
 # it imported before another had written the bytecode (the unit tier alone: 15:14 CPU-minutes from
 # a fresh install, 6:17 with the bytecode there; compileall: 95 CPU-seconds for the test venv, 50

@@ -34,8 +34,11 @@ class CostCategoryRule:
 
 
 def cost_category_rules(spec: PlatformSpec) -> list[CostCategoryRule]:
-    org = spec.organization.name
-    return [CostCategoryRule(value=team.name, organization=org, team=team.name) for team in spec.teams]
+    return _rules_of(spec.organization.name, [team.name for team in spec.teams])
+
+
+def _rules_of(organization: str, teams: Iterable[str]) -> list[CostCategoryRule]:
+    return [CostCategoryRule(value=team, organization=organization, team=team) for team in teams]
 
 
 #: The cost category expression grammar the rules are written in.
@@ -48,12 +51,7 @@ def cost_category_definition(spec: PlatformSpec) -> dict:
     the runbook writes back in one call after the AWS provider dropped part of it): one rule per
     team (spend carrying the organization's and the team's tag), one for the shared platform,
     spend no rule matches as UNATTRIBUTED, and the split charge rule of the shared spend."""
-    org = spec.organization.name
-    rules = _team_rules(spec.organization.name, [team.name for team in spec.teams])
-    # The shared platform's spend, before the split charge rule divides it.
-    rules.append(
-        _all_tags(SHARED_PLATFORM, {naming.TAG_ORGANIZATION: org, naming.TAG_PLATFORM: naming.PLATFORM_SHARED})
-    )
+    rules = [*_team_rules(cost_category_rules(spec)), _shared_rule(SHARED_PLATFORM, spec.organization.name)]
     return _definition(rules, [_split_rule(SHARED_PLATFORM, shared_split(spec))])
 
 
@@ -63,31 +61,17 @@ def several_clusters_cost_category_definition(
     """The cost category of an organization of several clusters (#61; `views`: each cluster's
     one-cluster view, spec.clusters.cluster_view): a rule per team over every cluster, and per
     cluster its shared platform's spend (the cluster's tag TAG_CLUSTER with the shared-platform
-    tag) as a value of its own, `shared_platform_value(cluster)`, split by a split charge rule of
+    tag) as a value of its own, `naming.cluster_shared_cost_value`, split by a split charge rule of
     its own across the teams placed on it, by that cluster's quotas. The Cost Explorer API takes at
     most 10 split charge rules and 500 rules in a cost category: the spec takes at most 10 clusters,
     and teams and clusters together at most 500 (spec.clusters)."""
-    rules = _team_rules(organization, teams)
+    rules = _team_rules(_rules_of(organization, teams))
     splits = []
     for cluster, view in views.items():
-        source = shared_platform_value(cluster)
-        rules.append(
-            _all_tags(
-                source,
-                {
-                    naming.TAG_ORGANIZATION: organization,
-                    naming.TAG_PLATFORM: naming.PLATFORM_SHARED,
-                    naming.TAG_CLUSTER: cluster,
-                },
-            )
-        )
+        source = naming.cluster_shared_cost_value(cluster)
+        rules.append(_shared_rule(source, organization, cluster))
         splits.append(_split_rule(source, shared_split(view)))
     return _definition(rules, splits)
-
-
-def shared_platform_value(cluster: str) -> str:
-    """The cost category value of one cluster's shared spend, in an organization of several."""
-    return f"{SHARED_PLATFORM}-{cluster}"
 
 
 def _all_tags(value: str, tags: dict[str, str]) -> dict:
@@ -95,12 +79,19 @@ def _all_tags(value: str, tags: dict[str, str]) -> dict:
     return {"Value": value, "Type": "REGULAR", "Rule": {"And": conditions}}
 
 
-def _team_rules(organization: str, teams: list[str]) -> list[dict]:
+def _team_rules(rules: Iterable[CostCategoryRule]) -> list[dict]:
     """A rule per team: spend carrying the organization's and the team's tag."""
     return [
         _all_tags(rule.value, {naming.TAG_ORGANIZATION: rule.organization, naming.TAG_TEAM: rule.team})
-        for rule in (CostCategoryRule(value=team, organization=organization, team=team) for team in teams)
+        for rule in rules
     ]
+
+
+def _shared_rule(value: str, organization: str, cluster: str | None = None) -> dict:
+    """The shared platform's spend (of one cluster's, with several), before a split charge rule
+    divides it."""
+    tags = {naming.TAG_ORGANIZATION: organization, naming.TAG_PLATFORM: naming.PLATFORM_SHARED}
+    return _all_tags(value, {**tags, naming.TAG_CLUSTER: cluster} if cluster else tags)
 
 
 def _split_rule(source: str, split: SharedSplit) -> dict:

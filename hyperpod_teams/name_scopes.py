@@ -111,6 +111,7 @@ SCOPES: dict[str, NameScope] = {
     "team_repository_prefix": NameScope("team", ECR),
     "team_budget_name": NameScope("organization", BILLING),
     "cost_category_name": NameScope("organization", BILLING),
+    "cluster_shared_cost_value": NameScope("cluster", BILLING, qualified_by_cluster=True),
     # The role its jobs' pods get through EKS Pod Identity: one per account the team has compute in.
     "team_workload_role_name": NameScope("team", IAM),
     # What the team's endpoints are named after, on every cluster it serves from: the team's grants

@@ -374,6 +374,12 @@ def cost_category_name(org: str) -> str:
     return shorten(f"{org}-hyperpod-team", COST_CATEGORY_MAX)
 
 
+def cluster_shared_cost_value(cluster: str) -> str:
+    """The cost category value of one cluster's shared spend, in an organization of several (#61;
+    cost.several_clusters_cost_category_definition): no team may be named so."""
+    return f"{COST_CATEGORY_SHARED_VALUE}-{cluster}"
+
+
 def team_tags(org: str, team: str, cost_center: str | None) -> dict[str, str]:
     tags = {TAG_ORGANIZATION: org, TAG_TEAM: team}
     if cost_center:

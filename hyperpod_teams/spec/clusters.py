@@ -16,7 +16,7 @@ teams:
 
 How it is checked: the fields first (`SeveralClustersSpec`), then the rules across them that only
 several clusters have (a placement names a cluster of the spec, ...), then every rule of a
-one-cluster spec on each cluster's view (`cluster_views`): the spec as if it had that cluster alone,
+one-cluster spec on each cluster's view (`cluster_view`): the spec as if it had that cluster alone,
 in that cluster's account and region, with the teams placed there and their compute there. A view's
 problem is reported at the field of this spec it comes from (`cluster.X` at `clusters[i].X`, a
 team's `compute.X` at `teams[j].placements.<cluster>.X`), once however many views find it.
@@ -112,7 +112,13 @@ class SeveralClusters:
     def home(self, team: str) -> str:
         """The cluster of a team's home."""
         placed = next(t for t in self.spec.teams if t.name == team)
-        return placed.studio.home or next(iter(placed.placements))
+        return home_cluster(placed.studio.home, placed.placements)
+
+
+def home_cluster(home: str | None, placements: Mapping[str, Any]) -> str:
+    """A team's home cluster: `studio.home`, or its one placement (the rules require `home` with
+    several)."""
+    return home if home is not None else next(iter(placements))
 
 
 def validate_several_clusters(data: Any) -> SeveralClusters:
@@ -131,12 +137,12 @@ def validate_several_clusters(data: Any) -> SeveralClusters:
         try:
             views[cluster.name] = PlatformSpec.model_validate(view)
             # What AWS's registry schemas refuse of the desired states this cluster's stacks make.
-            found += [_from_view(p, data, index, teams) for p in registry.spec_problems(views[cluster.name])]
+            view_problems = registry.spec_problems(views[cluster.name])
         except ValidationError as exc:
-            view_problems = problems_from_validation_error(exc, PlatformSpec, data=view)
-            found += [_from_view(p, data, index, teams) for p in view_problems]
+            view_problems = list(problems_from_validation_error(exc, PlatformSpec, data=view))
         except SpecError as exc:
-            found += [_from_view(p, data, index, teams) for p in exc.problems]
+            view_problems = exc.problems
+        found += [_from_view(p, data, index, teams) for p in view_problems]
     unique = list(dict.fromkeys(found))
     if unique:
         raise SpecError(unique)
@@ -190,7 +196,7 @@ def _cost_category_fits(spec: SeveralClustersSpec) -> Iterator[Problem]:
             f"and AWS takes at most {MAX_COST_CATEGORY_RULES}",
             "split the organization, or join teams",
         )
-    shared = {f"{naming.COST_CATEGORY_SHARED_VALUE}-{c.name}": c.name for c in spec.clusters}
+    shared = {naming.cluster_shared_cost_value(c.name): c.name for c in spec.clusters}
     for index, team in enumerate(spec.teams):
         if team.name in shared:
             yield Problem(
@@ -238,24 +244,24 @@ def _stack_names_collide(spec: SeveralClustersSpec) -> Iterator[Problem]:
         shared(org): "the organization"
         for shared in (naming.identity_stack_name, naming.access_stack_name, naming.cost_stack_name)
     }
-    for index, cluster in enumerate(spec.clusters):
-        for name in _chain_and_placements(spec, cluster.name):
+    owners: list[tuple[list[str], str, Path, str]] = [
+        (_chain_and_placements(spec, c.name), f"cluster {c.name}", ("clusters", i, "name"), "rename the cluster")
+        for i, c in enumerate(spec.clusters)
+    ]
+    owners += [
+        (
+            [naming.team_stack_name(org, t.name)],
+            f"team {t.name}'s home",
+            ("teams", i, "name"),
+            "rename the cluster or the team",
+        )
+        for i, t in enumerate(spec.teams)
+    ]
+    for names, owner, path, fix in owners:
+        for name in names:
             if name in seen:
-                yield Problem(
-                    ("clusters", index, "name"),
-                    f"the stack {name} would be both {seen[name]}'s and cluster {cluster.name}'s",
-                    "rename the cluster",
-                )
-            seen.setdefault(name, f"cluster {cluster.name}")
-    for index, team in enumerate(spec.teams):
-        home = naming.team_stack_name(org, team.name)
-        if home in seen:
-            yield Problem(
-                ("teams", index, "name"),
-                f"the stack {home} of team {team.name}'s home would be {seen[home]}'s too",
-                "rename the cluster or the team",
-            )
-        seen.setdefault(home, f"team {team.name}")
+                yield Problem(path, f"the stack {name} would be both {seen[name]}'s and {owner}'s", fix)
+            seen.setdefault(name, owner)
 
 
 def _chain_and_placements(spec: SeveralClustersSpec, cluster: str) -> list[str]:
@@ -294,7 +300,7 @@ def cluster_view(data: Mapping[str, Any], index: int) -> tuple[dict[str, Any], l
         if name not in placements:
             continue
         studio = dict(team.get("studio") or {})
-        homed = studio.pop("home", next(iter(placements)))
+        homed = home_cluster(studio.pop("home", None), placements)
         view_team = {k: v for k, v in team.items() if k not in ("placements", "studio")}
         view_team["compute"] = placements[name]
         view_team["studio"] = studio if homed == name else {"enabled": False}
