@@ -75,6 +75,8 @@ def add_platform_stacks(app: cdk.App, spec: PlatformSpec) -> PlatformStacks:
     plan = stack_plan(spec)
     built: dict[str, PlatformStack] = {}
     for planned in plan:
+        # A one-cluster plan has no team placed off its home (stack_plan.PlacementKind: #61).
+        assert planned.kind != "team-placement", planned
         stack = BUILDERS[planned.kind](building, planned)
         stack.credentials = planned.credentials
         # Each stack deploys after those the plan lists (why each dependency exists is said where

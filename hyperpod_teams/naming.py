@@ -88,8 +88,8 @@ def cluster_stack_name(org: str, *, cluster: str | None = None) -> str:
 
 
 def team_stack_name(org: str, team: str, *, cluster: str | None = None) -> str:
-    """A team's stack: with one cluster, its home and its place on the cluster; with several
-    (`cluster` given), its place on that cluster (its home: `cluster` None)."""
+    """A team's stack: its home and its place on its home cluster (`cluster` None, with one
+    cluster or several), or its place on another cluster of several (`cluster` given)."""
     return f"{_on(org, cluster)}-team-{team}"
 
 

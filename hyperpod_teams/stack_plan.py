@@ -10,7 +10,7 @@ its module in `stacks/`, and one builder in `app.BUILDERS`.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Literal
 
 from hyperpod_teams import naming
@@ -21,7 +21,8 @@ from hyperpod_teams.plugins import (
     IdentityProviderPlugin,
     load_identity_provider,
 )
-from hyperpod_teams.spec.models import Network, Organization, PlatformSpec
+from hyperpod_teams.spec.clusters import SeveralClusters, cluster_qualifier
+from hyperpod_teams.spec.models import Network, Organization, PlatformSpec, Team
 
 #: What a stack is: `app.BUILDERS` has one builder per kind.
 StackKind = Literal[
@@ -38,15 +39,23 @@ StackKind = Literal[
 ]
 
 
+#: A team's place on a cluster other than its home's, with several clusters (#61): planned here,
+#: built by the several-cluster app that comes next (constructs/team_placement.py holds its parts).
+PlacementKind = Literal["team-placement"]
+
+
 @dataclass(frozen=True)
 class PlannedStack:
     name: str
-    kind: StackKind
+    kind: StackKind | PlacementKind
     credentials: str
     holds: str
     depends_on: tuple[str, ...] = ()
     #: The team the stack belongs to, or None for a shared stack.
     team: str | None = None
+    #: With several clusters (spec `clusters`), the cluster whose stack it is, by its name in the
+    #: spec; None for the organization's stacks, and for every stack of a one-cluster spec.
+    cluster: str | None = None
 
 
 def identity_plugin(spec: PlatformSpec) -> IdentityProviderPlugin:
@@ -153,20 +162,68 @@ def _aws_credentials(spec: PlatformSpec, part: str) -> str:
 
 def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
     """Every stack of the spec, in a valid deploy order."""
+    stacks, access = _organization_stacks(spec)
+    chain = _cluster_chain(spec, access)
+    stacks += chain.stacks
+    for team in spec.teams:
+        stacks += _team_stacks(spec, team, chain, access)
+    return [*stacks, *_usage_stacks(spec, chain), _cost_stack(spec)]
+
+
+def several_clusters_stack_plan(clusters: SeveralClusters) -> list[PlannedStack]:
+    """Every stack of a spec with `clusters` (#61), in a valid deploy order: the identity
+    provider's, Identity Center's and the cost stack once for the organization; each cluster's
+    chain and usage reports from its view, named after the cluster (`<org>-<cluster>-eks`, ...)
+    unless it keeps a one-cluster spec's names; a team's stacks on its home cluster with the
+    one-cluster names (`<org>-team-<t>`: its home and its place there; `<org>-k8s-<t>`), and on
+    each other cluster it is placed on, a placement stack and a Kubernetes stack named after that
+    cluster (`<org>-<cluster>-team-<t>`, `<org>-<cluster>-k8s-<t>`), after its home stack."""
+    views = clusters.views
+    # The organization's stacks read only the organization's fields, the same in every view.
+    organization = views[clusters.spec.clusters[0].name]
+    stacks, access = _organization_stacks(organization)
+    chains = {
+        c.name: _cluster_chain(views[c.name], access, of=c.name, qualifier=cluster_qualifier(c))
+        for c in clusters.spec.clusters
+    }
+    for chain in chains.values():
+        stacks += chain.stacks
+    for placed in clusters.spec.teams:
+        home = clusters.home(placed.name)
+        home_stacks = _team_stacks(views[home], views[home].team(placed.name), chains[home], access)
+        stacks += home_stacks
+        for name in placed.placements:
+            if name != home:
+                view = views[name]
+                stacks += _team_stacks(view, view.team(placed.name), chains[name], access, home=home_stacks[0].name)
+    for chain in chains.values():
+        stacks += _usage_stacks(views[chain.of or ""], chain)
+    stacks.append(_cost_stack(organization))
+    return [_where(stack, views, several=len(clusters.spec.clusters) > 1) for stack in stacks]
+
+
+def _where(stack: PlannedStack, views: Mapping[str, PlatformSpec], *, several: bool) -> PlannedStack:
+    """A cluster's AWS stack's credentials with the account and region it runs in."""
+    if stack.cluster is None or not several or not stack.credentials.startswith("AWS"):
+        return stack
+    org = views[stack.cluster].organization
+    account = f"AWS account {org.account_id}" if stack.credentials == "AWS" else stack.credentials
+    return replace(stack, credentials=f"{account}, {org.region} (cluster {stack.cluster})")
+
+
+# Why each stack deploys after another: access assigns permission sets to groups the IdP
+# provisions; the cluster needs the dependency chart in EKS before its nodes join, and the
+# platform admins' permission set for their access entry; a team's stack needs the cluster,
+# EKS and the permission sets' roles (access entries); its Kubernetes stack needs the team
+# namespace that comes with its quota.
+
+
+def _organization_stacks(spec: PlatformSpec) -> tuple[list[PlannedStack], str]:
+    """The identity provider's stack (if its plugin has one) and Identity Center's; the latter's name."""
     org = spec.organization.name
     plugin = identity_plugin(spec)
     identity, access = naming.identity_stack_name(org), naming.access_stack_name(org)
-    eks, deps, cluster = (
-        naming.eks_stack_name(org),
-        naming.hyperpod_dependencies_stack_name(org),
-        naming.cluster_stack_name(org),
-    )
     stacks: list[PlannedStack] = []
-    # Why each stack deploys after another: access assigns permission sets to groups the IdP
-    # provisions; the cluster needs the dependency chart in EKS before its nodes join, and the
-    # platform admins' permission set for their access entry; a team's stack needs the cluster,
-    # EKS and the permission sets' roles (access entries); its Kubernetes stack needs the team
-    # namespace that comes with its quota.
     if plugin.needs_identity_stack:
         stacks.append(
             PlannedStack(identity, "identity", f"identity provider ({plugin.name})", "SAML app, groups, provisioning")
@@ -180,82 +237,133 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
             (identity,) if plugin.needs_identity_stack else (),
         )
     )
-    stacks.append(
+    return stacks, access
+
+
+@dataclass(frozen=True)
+class _Chain:
+    """One cluster's stacks that its teams' stacks deploy after: EKS, the dependencies chart, HyperPod."""
+
+    eks: str
+    cluster: str
+    stacks: list[PlannedStack]
+    #: The cluster's name in a spec of several clusters (None: a one-cluster spec).
+    of: str | None = None
+    #: What its stacks' names are qualified with (None: a one-cluster spec's names).
+    qualifier: str | None = None
+
+
+def _cluster_chain(spec: PlatformSpec, access: str, *, of: str | None = None, qualifier: str | None = None) -> _Chain:
+    org = spec.organization.name
+    eks, deps, cluster = (
+        naming.eks_stack_name(org, cluster=qualifier),
+        naming.hyperpod_dependencies_stack_name(org, cluster=qualifier),
+        naming.cluster_stack_name(org, cluster=qualifier),
+    )
+    credentials = _aws_credentials(spec, "workload")
+    stacks = [
         PlannedStack(
             eks,
             "eks",
-            _aws_credentials(spec, "workload"),
+            credentials,
             "EKS cluster" if spec.cluster.eks.create else "lookup of the existing EKS cluster",
+            cluster=of,
         )
-    )
+    ]
     cluster_after = [eks, access]
     if spec.cluster.installs_dependencies_chart:
         stacks.append(
-            PlannedStack(deps, "hyperpod-dependencies", "EKS cluster", "HyperPod dependencies Helm chart", (eks,))
+            PlannedStack(
+                deps, "hyperpod-dependencies", "EKS cluster", "HyperPod dependencies Helm chart", (eks,), cluster=of
+            )
         )
         cluster_after.append(deps)
     stacks.append(
         PlannedStack(
             cluster,
             "cluster",
-            _aws_credentials(spec, "workload"),
+            credentials,
             "lookup of the existing HyperPod cluster, task governance"
             if spec.cluster.adopted
             else "HyperPod cluster, lifecycle scripts, task governance",
             tuple(sorted(cluster_after)),
+            cluster=of,
         )
     )
-    for team in spec.teams:
-        team_stack = naming.team_stack_name(org, team.name)
-        stacks.append(
-            PlannedStack(
-                team_stack,
-                "team",
-                _aws_credentials(spec, "team"),
-                "team domain, execution role, compute quota, EKS access entries, budget",
-                tuple(sorted((access, cluster, eks))),
-                team=team.name,
-            )
-        )
-        stacks.append(
-            PlannedStack(
-                naming.team_kubernetes_stack_name(org, team.name),
-                "team-kubernetes",
-                "EKS cluster",
-                "team RBAC",
-                tuple(sorted((eks, team_stack))),
-                team=team.name,
-            )
-        )
-    if spec.cost.usage_reports.enabled:
-        # The operator's Pod Identity needs the EKS cluster; the operator runs on HyperPod nodes
-        # and reads task governance's queues, and writes to the bucket with the role of
-        # <org>-usage-report.
-        usage = naming.usage_report_stack_name(org)
-        stacks.append(
-            PlannedStack(
-                usage,
-                "usage-report",
-                _aws_credentials(spec, "workload"),
-                "usage report bucket, operator role, Athena database, daily aggregation",
-                (eks,),
-            )
-        )
-        stacks.append(
-            PlannedStack(
-                naming.usage_operator_stack_name(org),
-                "usage-operator",
-                "EKS cluster",
-                "usage-report operator Helm chart",
-                tuple(sorted((cluster, eks, usage))),
-            )
-        )
-    stacks.append(
+    return _Chain(eks, cluster, stacks, of, qualifier)
+
+
+def _team_stacks(
+    spec: PlatformSpec, team: Team, chain: _Chain, access: str, *, home: str | None = None
+) -> list[PlannedStack]:
+    """A team's AWS and Kubernetes stacks on `chain`'s cluster: its home and its place there, or
+    (`home`: the name of its home stack, on another cluster) its place there alone."""
+    org = spec.organization.name
+    # On its home cluster a team's stacks keep a one-cluster spec's names; elsewhere the cluster's
+    # name qualifies them.
+    placed = None if home is None else chain.of
+    team_stack = naming.team_stack_name(org, team.name, cluster=placed)
+    after = (access, chain.cluster, chain.eks) if home is None else (access, chain.cluster, chain.eks, home)
+    return [
         PlannedStack(
-            naming.cost_stack_name(org), "cost", _aws_credentials(spec, "payer"), "cost allocation tags, cost category"
-        )
+            team_stack,
+            "team" if home is None else "team-placement",
+            _aws_credentials(spec, "team"),
+            "team domain, execution role, compute quota, EKS access entries, budget"
+            if home is None
+            else "team compute quota, EKS access entries, workload identity on the cluster",
+            tuple(sorted(after)),
+            team=team.name,
+            cluster=chain.of,
+        ),
+        PlannedStack(
+            naming.team_kubernetes_stack_name(org, team.name, cluster=placed),
+            "team-kubernetes",
+            "EKS cluster",
+            "team RBAC",
+            tuple(sorted((chain.eks, team_stack))),
+            team=team.name,
+            cluster=chain.of,
+        ),
+    ]
+
+
+def _usage_stacks(spec: PlatformSpec, chain: _Chain) -> list[PlannedStack]:
+    """The usage reports' stacks of `chain`'s cluster, where the spec asks for them."""
+    if not spec.cost.usage_reports.enabled:
+        return []
+    org = spec.organization.name
+    # The operator's Pod Identity needs the EKS cluster; the operator runs on HyperPod nodes
+    # and reads task governance's queues, and writes to the bucket with the role of
+    # <org>-usage-report.
+    usage = naming.usage_report_stack_name(org, cluster=chain.qualifier)
+    return [
+        PlannedStack(
+            usage,
+            "usage-report",
+            _aws_credentials(spec, "workload"),
+            "usage report bucket, operator role, Athena database, daily aggregation",
+            (chain.eks,),
+            cluster=chain.of,
+        ),
+        PlannedStack(
+            naming.usage_operator_stack_name(org, cluster=chain.qualifier),
+            "usage-operator",
+            "EKS cluster",
+            "usage-report operator Helm chart",
+            tuple(sorted((chain.cluster, chain.eks, usage))),
+            cluster=chain.of,
+        ),
+    ]
+
+
+def _cost_stack(spec: PlatformSpec) -> PlannedStack:
+    return PlannedStack(
+        naming.cost_stack_name(spec.organization.name),
+        "cost",
+        _aws_credentials(spec, "payer"),
+        "cost allocation tags, cost category",
     )
-    return stacks
 
 
 def waves_of(names: list[str], needs: Mapping[str, Collection[str]]) -> list[list[str]]:

@@ -21,8 +21,8 @@ in that cluster's account and region, with the teams placed there and their comp
 problem is reported at the field of this spec it comes from (`cluster.X` at `clusters[i].X`, a
 team's `compute.X` at `teams[j].placements.<cluster>.X`), once however many views find it.
 
-Not yet taken by the commands: `validate_spec` reads `cluster:` specs; synthesis of several
-clusters (per-cluster chains, qualified names, the cost split per cluster) comes next (#61).
+Not yet taken by the commands: `validate_spec` reads `cluster:` specs. The stacks of several
+clusters are planned (`stack_plan.several_clusters_stack_plan`); building them comes next (#61).
 Pure layer: never imports cdktf.
 """
 
@@ -53,7 +53,8 @@ from hyperpod_teams.spec.validation_errors import problems_from_validation_error
 
 #: Rules of a cost category (the Cost Explorer API's model: CostCategoryRulesList, 1 to 500).
 MAX_COST_CATEGORY_RULES = 500
-#: The fields a cluster of `clusters` has besides a `cluster` section's: where it runs.
+#: The fields a cluster of `clusters` has besides a `cluster` section's: where it runs (in its
+#: view, the organization's).
 WHERE_FIELDS = ("account_id", "region")
 
 
@@ -62,6 +63,13 @@ class PlacedCluster(Cluster):
 
     account_id: AccountId | None = optional("Default: organization.account_id.")
     region: RegionName | None = optional("Default: organization.region.")
+    one_cluster_names: bool = Field(
+        default=False,
+        description="This cluster keeps the names a one-cluster spec gives its stacks, roles and quotas "
+        "(`<org>-eks`, `<org>-cluster`, ...): the cluster of a spec that grew from `cluster` to `clusters`, "
+        "whose deployed stacks and create-only names stay as they are. At most one cluster. Default: its "
+        "names are qualified by its own (`<org>-<cluster>-eks`, ...).",
+    )
 
 
 class PlacedStudio(Studio):
@@ -115,6 +123,12 @@ class SeveralClusters:
         return home_cluster(placed.studio.home, placed.placements)
 
 
+def cluster_qualifier(cluster: PlacedCluster) -> str | None:
+    """What a cluster's stacks, roles and quotas are named after besides the organization: the
+    cluster's name, or None for the cluster that keeps a one-cluster spec's names."""
+    return None if cluster.one_cluster_names else cluster.name
+
+
 def home_cluster(home: str | None, placements: Mapping[str, Any]) -> str:
     """A team's home cluster: `studio.home`, or its one placement (the rules require `home` with
     several)."""
@@ -165,6 +179,14 @@ def _clusters_once(spec: SeveralClustersSpec) -> Iterator[Problem]:
     for index, name in enumerate(names):
         if name in names[:index]:
             yield Problem(("clusters", index, "name"), f"a second cluster is named {name!r}", "name each cluster once")
+    keeping = [index for index, cluster in enumerate(spec.clusters) if cluster.one_cluster_names]
+    for index in keeping[1:]:
+        yield Problem(
+            ("clusters", index, "one_cluster_names"),
+            f"clusters[{keeping[0]}] keeps the one-cluster names already, and two clusters' stacks of one name "
+            "would share a state",
+            "keep them on one cluster only: the one the spec had under `cluster`",
+        )
     org = spec.organization
     where: dict[tuple[str, str, str], int] = {}
     for index, cluster in enumerate(spec.clusters):
@@ -245,12 +267,12 @@ def _stack_names_collide(spec: SeveralClustersSpec) -> Iterator[Problem]:
         for shared in (naming.identity_stack_name, naming.access_stack_name, naming.cost_stack_name)
     }
     owners: list[tuple[list[str], str, Path, str]] = [
-        (_chain_and_placements(spec, c.name), f"cluster {c.name}", ("clusters", i, "name"), "rename the cluster")
+        (_chain_and_placements(spec, c), f"cluster {c.name}", ("clusters", i, "name"), "rename the cluster")
         for i, c in enumerate(spec.clusters)
     ]
     owners += [
         (
-            [naming.team_stack_name(org, t.name)],
+            [naming.team_stack_name(org, t.name), naming.team_kubernetes_stack_name(org, t.name)],
             f"team {t.name}'s home",
             ("teams", i, "name"),
             "rename the cluster or the team",
@@ -258,27 +280,32 @@ def _stack_names_collide(spec: SeveralClustersSpec) -> Iterator[Problem]:
         for i, t in enumerate(spec.teams)
     ]
     for names, owner, path, fix in owners:
+        shared: dict[str, list[str]] = {}  # the earlier owner -> the stacks this one would share with it
         for name in names:
             if name in seen:
-                yield Problem(path, f"the stack {name} would be both {seen[name]}'s and {owner}'s", fix)
+                shared.setdefault(seen[name], []).append(name)
             seen.setdefault(name, owner)
+        for other, both in shared.items():
+            stacks = f"the stack {both[0]}" if len(both) == 1 else f"the stacks {', '.join(both)}"
+            yield Problem(path, f"{stacks} would be both {other}'s and {owner}'s", fix)
 
 
-def _chain_and_placements(spec: SeveralClustersSpec, cluster: str) -> list[str]:
-    """The stacks of one cluster: its chain, and the place of each team on it."""
-    org = spec.organization.name
+def _chain_and_placements(spec: SeveralClustersSpec, cluster: PlacedCluster) -> list[str]:
+    """The stacks of one cluster (every one it may have: stack_plan.several_clusters_stack_plan
+    plans them): its chain, and the place of each team on it that is not the team's home."""
+    org, qualifier = spec.organization.name, cluster_qualifier(cluster)
     chain = [
-        naming.eks_stack_name(org, cluster=cluster),
-        naming.hyperpod_dependencies_stack_name(org, cluster=cluster),
-        naming.cluster_stack_name(org, cluster=cluster),
-        naming.usage_report_stack_name(org, cluster=cluster),
-        naming.usage_operator_stack_name(org, cluster=cluster),
+        naming.eks_stack_name(org, cluster=qualifier),
+        naming.hyperpod_dependencies_stack_name(org, cluster=qualifier),
+        naming.cluster_stack_name(org, cluster=qualifier),
+        naming.usage_report_stack_name(org, cluster=qualifier),
+        naming.usage_operator_stack_name(org, cluster=qualifier),
     ]
     for team in spec.teams:
-        if cluster in team.placements:
+        if cluster.name in team.placements and cluster.name != home_cluster(team.studio.home, team.placements):
             chain += [
-                naming.team_stack_name(org, team.name, cluster=cluster),
-                naming.team_kubernetes_stack_name(org, team.name, cluster=cluster),
+                naming.team_stack_name(org, team.name, cluster=cluster.name),
+                naming.team_kubernetes_stack_name(org, team.name, cluster=cluster.name),
             ]
     return chain
 
@@ -294,6 +321,7 @@ def cluster_view(data: Mapping[str, Any], index: int) -> tuple[dict[str, Any], l
     for field in WHERE_FIELDS:
         if field in cluster:
             organization[field] = cluster.pop(field)
+    cluster.pop("one_cluster_names", None)
     teams, indexes = [], []
     for team_index, team in enumerate(data["teams"]):
         placements = team.get("placements") or {}
