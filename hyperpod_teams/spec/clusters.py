@@ -35,6 +35,11 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, ValidationError
 
 from hyperpod_teams import naming, registry
+from hyperpod_teams.policies.team_roles import (
+    PERMISSION_SET_POLICY_MAX,
+    policy_size,
+    several_clusters_permission_set_policy,
+)
 from hyperpod_teams.spec.field_types import AccountId, RegionName, ResourceName, SpecModel, optional
 from hyperpod_teams.spec.fields import (
     Backend,
@@ -160,7 +165,32 @@ def validate_several_clusters(data: Any) -> SeveralClusters:
     unique = list(dict.fromkeys(found))
     if unique:
         raise SpecError(unique)
+    problems = list(_permission_sets_fit(spec, views))
+    if problems:
+        raise SpecError(problems)
     return SeveralClusters(spec, views)
+
+
+def _permission_sets_fit(spec: SeveralClustersSpec, views: dict[str, PlatformSpec]) -> Iterator[Problem]:
+    """A team's roles have one permission set over every cluster the team is on, and Identity
+    Center takes at most PERMISSION_SET_POLICY_MAX characters of its policy."""
+    for index, team in enumerate(spec.teams):
+        if len(team.placements) < 2:
+            continue  # the one-cluster spec's policy: a few thousand characters
+        home = home_cluster(team.studio.home, team.placements)
+        sizes = {
+            role: policy_size(several_clusters_permission_set_policy(views, home, team.name, role))
+            for role in naming.ROLES
+        }
+        role, size = max(sizes.items(), key=lambda item: item[1])
+        if size > PERMISSION_SET_POLICY_MAX:
+            yield Problem(
+                ("teams", index, "placements"),
+                f"on {len(team.placements)} clusters, the policy of team {team.name}'s {role} permission set "
+                f"would hold {size:,} characters (whitespace aside), and IAM Identity Center takes at most "
+                f"{PERMISSION_SET_POLICY_MAX:,}",
+                "place the team on fewer clusters, or give the clusters shorter names",
+            )
 
 
 def _problems_across_clusters(spec: SeveralClustersSpec) -> Iterator[Problem]:

@@ -1,0 +1,153 @@
+"""A team role's permission set with several clusters (policies.several_clusters_permission_set_policy,
+#61 in progress): one policy for every account the team is in, judged by what IAM then allows its
+members (tests/iam_evaluation.py) and by Identity Center's size limit."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+import yaml
+
+from hyperpod_teams.policies.team_roles import (
+    PERMISSION_SET_POLICY_MAX,
+    permission_set_policy_of,
+    policy_size,
+    several_clusters_permission_set_policy,
+)
+from hyperpod_teams.spec.clusters import SeveralClusters, validate_several_clusters
+from hyperpod_teams.spec.problems import SpecError, format_path
+from tests.conftest import EXAMPLES
+from tests.iam_evaluation import allows
+from tests.test_spec_clusters import two_clusters
+
+TAGGED = {"aws:ResourceTag/hyperpod-teams:organization": "acme", "aws:ResourceTag/hyperpod-teams:team": "nlp"}
+
+
+@pytest.fixture(scope="module")
+def several():
+    return validate_several_clusters(two_clusters())
+
+
+def policy_of(several: SeveralClusters, team: str, role: str) -> dict:
+    return several_clusters_permission_set_policy(several.views, several.home(team), team, role)
+
+
+def test_the_identity_center_limit_is_the_one_aws_documents_and_its_api_allows():
+    """docs.aws.amazon.com/singlesignon/latest/userguide/limits.html: 10,240 characters but
+    whitespace, of the 32,768 the API's model takes."""
+    import botocore.session
+
+    model = botocore.session.get_session().get_service_model("sso-admin")
+    assert model.shape_for("PermissionSetPolicyDocument").metadata["max"] == 32_768
+    assert PERMISSION_SET_POLICY_MAX == 10_240
+
+
+@pytest.mark.parametrize("team", ["vision", "research"])
+def test_a_team_on_one_cluster_gets_its_clusters_one_cluster_policy(several, team):
+    home = several.views[several.home(team)]
+    for role in ("admins", "scientists"):
+        assert policy_of(several, team, role) == permission_set_policy_of(home, home.team(team), role)
+
+
+def test_a_member_reaches_each_cluster_the_team_is_on_and_its_quota_there(several):
+    policy = policy_of(several, "nlp", "scientists")
+    for region, eks in (("us-west-2", "train-eks"), ("us-east-1", "infer-eks")):
+        assert allows([policy], "eks:DescribeCluster", f"arn:aws:eks:{region}:111122223333:cluster/{eks}")
+        quota = f"arn:aws:sagemaker:{region}:111122223333:compute-quota/q-1"
+        assert allows([policy], "sagemaker:DescribeComputeQuota", quota, TAGGED)
+        assert not allows([policy], "sagemaker:DescribeComputeQuota", quota, {**TAGGED, **_team("vision")})
+        # hyp lists the clusters of each Region the team is in, and of no other.
+        assert allows([policy], "sagemaker:ListClusters", "*", {"aws:RequestedRegion": region})
+    assert not allows([policy], "sagemaker:ListClusters", "*", {"aws:RequestedRegion": "eu-west-1"})
+    assert not allows([policy], "eks:DescribeCluster", "arn:aws:eks:eu-west-1:111122223333:cluster/train-eks")
+
+
+def test_the_teams_studio_images_and_budget_are_its_homes_alone(several):
+    policy = policy_of(several, "nlp", "scientists")
+    assert allows([policy], "sagemaker:DescribeDomain", "arn:aws:sagemaker:us-west-2:111122223333:domain/d-1", TAGGED)
+    assert not allows(
+        [policy], "sagemaker:DescribeDomain", "arn:aws:sagemaker:us-east-1:111122223333:domain/d-1", TAGGED
+    )
+    assert allows([policy], "ecr:BatchGetImage", "arn:aws:ecr:us-west-2:111122223333:repository/acme/nlp/llm")
+    assert not allows([policy], "ecr:BatchGetImage", "arn:aws:ecr:us-east-1:111122223333:repository/acme/nlp/llm")
+
+
+def test_a_cluster_in_another_account_is_granted_in_that_account(several):
+    data = two_clusters()
+    data["clusters"][1]["account_id"] = "444455556666"
+    policy = policy_of(validate_several_clusters(data), "nlp", "admins")
+    assert allows([policy], "eks:DescribeCluster", "arn:aws:eks:us-east-1:444455556666:cluster/infer-eks")
+    assert not allows([policy], "eks:DescribeCluster", "arn:aws:eks:us-east-1:111122223333:cluster/infer-eks")
+    # hyp reads its own Identity Center role in each account it is provisioned into.
+    role = "arn:aws:iam::444455556666:role/aws-reserved/sso.amazonaws.com/us-east-1/AWSReservedSSO_acme-nlp-admins_0a1b"
+    assert allows([policy], "iam:GetRole", role)
+
+
+def _team(name: str) -> dict:
+    return {"aws:ResourceTag/hyperpod-teams:team": name}
+
+
+#: Ten Regions where the p5 and c5 instance types of the team-work example are offered.
+REGIONS = [
+    "us-east-1", "us-east-2", "us-west-2", "eu-west-1", "eu-west-2",
+    "eu-central-1", "eu-north-1", "ap-northeast-1", "ap-south-1", "ap-southeast-2",
+]  # fmt: skip
+
+
+def many_clusters(name_of, count: int = 10) -> dict:
+    """The team-work example's first team on `count` clusters (ten: the cost category's limit), each
+    in a Region of its own (no statement of one Region joins another's), each running inference,
+    Spaces and container logs: the largest policy that many clusters of names `name_of(index)` make."""
+    data = yaml.safe_load((EXAMPLES / "team-work" / "teams.yaml").read_text())
+    cluster = data.pop("cluster")
+    cluster["cloudwatch_observability"] = True
+    data["clusters"] = []
+    for index, region in enumerate(REGIONS[:count]):
+        placed = copy.deepcopy(cluster)
+        placed.update(name=name_of(index), region=region)
+        data["clusters"].append(placed)
+    team = data["teams"][0]
+    compute = team.pop("compute")
+    team["placements"] = {c["name"]: compute for c in data["clusters"]}
+    team["studio"] = {**team.get("studio", {}), "home": data["clusters"][0]["name"]}
+    data["teams"] = [team]
+    return data
+
+
+def test_a_team_on_eight_clusters_in_eight_regions_with_every_add_on_fits_identity_centers_limit():
+    """With names as short as `gpu-us-east-1`, eight clusters of every add-on fit (about 830
+    characters a cluster more; ten do not: the test below)."""
+    several = validate_several_clusters(many_clusters(lambda index: f"gpu-{REGIONS[index]}", 8))
+    for role in ("admins", "scientists"):
+        policy = policy_of(several, "nlp", role)
+        sids = [s["Sid"] for s in policy["Statement"]]
+        assert len(sids) == len(set(sids)) and all(re.fullmatch(r"[A-Za-z0-9]+", sid) for sid in sids), sids
+        assert policy_size(policy) <= PERMISSION_SET_POLICY_MAX, (role, policy_size(policy))
+        # hyp lists clusters in the ten Regions, by one statement.
+        (listing,) = [s for s in policy["Statement"] if s["Sid"].startswith("ListHyperPodClusters")]
+        assert listing["Condition"] == {"StringEquals": {"aws:RequestedRegion": REGIONS[:8]}}
+        for region in REGIONS[:8]:
+            eks = f"arn:aws:eks:{region}:111122223333:cluster/gpu-{region}-eks"
+            assert allows([policy], "eks:DescribeCluster", eks)
+
+
+@pytest.mark.parametrize(
+    "name_of",
+    [lambda index: f"gpu-{REGIONS[index]}", lambda index: f"{'a-cluster-of-long-name-' * 2}shared-by-teams{index}"],
+    ids=["short names", "61-character names"],
+)
+def test_a_team_whose_policy_would_pass_the_limit_is_refused_naming_its_placements(name_of):
+    """Ten clusters of every add-on in ten Regions: the policy would pass Identity Center's limit."""
+    data = many_clusters(name_of)
+    with pytest.raises(SpecError) as raised:
+        validate_several_clusters(data)
+    (problem,) = raised.value.problems
+    assert format_path(problem.path) == "teams[0].placements"
+    assert re.fullmatch(
+        r"on 10 clusters, the policy of team nlp's (admins|scientists) permission set would hold 1\d,\d{3} "
+        r"characters \(whitespace aside\), and IAM Identity Center takes at most 10,240",
+        problem.message,
+    ), problem.message
+    assert problem.hint == "place the team on fewer clusters, or give the clusters shorter names"
