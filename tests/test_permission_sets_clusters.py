@@ -10,12 +10,13 @@ import re
 import pytest
 import yaml
 
-from hyperpod_teams.policies.team_roles import (
+from hyperpod_teams.policies.several_clusters import (
     PERMISSION_SET_POLICY_MAX,
-    permission_set_policy_of,
     policy_size,
     several_clusters_permission_set_policy,
+    several_clusters_platform_admins_policy,
 )
+from hyperpod_teams.policies.team_roles import permission_set_policy_of
 from hyperpod_teams.spec.clusters import SeveralClusters, validate_several_clusters
 from hyperpod_teams.spec.problems import SpecError, format_path
 from tests.conftest import EXAMPLES
@@ -143,11 +144,33 @@ def test_a_team_whose_policy_would_pass_the_limit_is_refused_naming_its_placemen
     data = many_clusters(name_of)
     with pytest.raises(SpecError) as raised:
         validate_several_clusters(data)
-    (problem,) = raised.value.problems
-    assert format_path(problem.path) == "teams[0].placements"
+    (problem,) = [p for p in raised.value.problems if format_path(p.path) == "teams[0].placements"]
     assert re.fullmatch(
         r"on 10 clusters, the policy of team nlp's (admins|scientists) permission set would hold 1\d,\d{3} "
         r"characters \(whitespace aside\), and IAM Identity Center takes at most 10,240",
         problem.message,
     ), problem.message
     assert problem.hint == "place the team on fewer clusters, or give the clusters shorter names"
+
+
+def test_the_platform_admins_administer_every_cluster_of_the_organization(several):
+    policy = several_clusters_platform_admins_policy(several.views)
+    for region, eks in (("us-west-2", "train-eks"), ("us-east-1", "infer-eks")):
+        arn = f"arn:aws:eks:{region}:111122223333"
+        assert allows([policy], "eks:DescribeCluster", f"{arn}:cluster/{eks}")
+        assert allows([policy], "eks:DescribeAccessEntry", f"{arn}:access-entry/{eks}/role/x")
+        assert allows([policy], "sagemaker:ListClusters", "*", {"aws:RequestedRegion": region})
+    assert not allows([policy], "eks:DescribeCluster", "arn:aws:eks:us-east-1:111122223333:cluster/train-eks")
+    sids = [s["Sid"] for s in policy["Statement"]]
+    assert len(sids) == len(set(sids))
+
+
+def test_the_platform_admins_policy_over_ten_clusters_in_ten_regions_fits():
+    data = many_clusters(lambda index: f"gpu-{REGIONS[index]}")
+    team = data["teams"].pop()  # a team of its own on each cluster
+    del team["studio"]["home"]
+    for index, (cluster, compute) in enumerate(team.pop("placements").items()):
+        data["teams"].append({**copy.deepcopy(team), "name": f"team{index}", "placements": {cluster: compute}})
+    several = validate_several_clusters(data)
+    assert len(several.views) == 10
+    assert policy_size(several_clusters_platform_admins_policy(several.views)) <= PERMISSION_SET_POLICY_MAX

@@ -192,3 +192,15 @@ def test_the_limits_of_several_clusters_are_the_cost_explorer_apis():
     )
     assert clusters_max == shapes("CostCategorySplitChargeRulesList").metadata["max"] == 10
     assert MAX_COST_CATEGORY_RULES == shapes("CostCategoryRulesList").metadata["max"] == 500
+
+
+def test_a_cluster_no_team_is_placed_on_is_named():
+    data = two_clusters()
+    data["teams"][2]["placements"] = {"train": data["teams"][2]["placements"].pop("infer")}
+    data["teams"][2]["studio"]["home"] = "train"
+    data["teams"][0]["placements"].pop("infer")
+    with pytest.raises(SpecError) as raised:
+        validate_several_clusters(data)
+    assert [(format_path(p.path), p.message) for p in raised.value.problems] == [
+        ("clusters[1].name", "no team is placed on cluster infer")
+    ]

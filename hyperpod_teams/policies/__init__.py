@@ -9,6 +9,7 @@ role receives.
 - `studio_execution`: a team's Studio execution role
 - `team_roles`: the team roles' Identity Center permission sets
 - `platform_admins`: the platform admins' permission set
+- `several_clusters`: one permission set's policy over several clusters (#61)
 - `usage_report`, `inference`, `load_balancer_controller`, `observability`: each add-on's controllers
 
 Every name the modules define is importable from `hyperpod_teams.policies` as before the split.
@@ -23,6 +24,7 @@ from hyperpod_teams.policies.load_balancer_controller import *  # noqa: F403
 from hyperpod_teams.policies.node import *  # noqa: F403
 from hyperpod_teams.policies.observability import *  # noqa: F403
 from hyperpod_teams.policies.platform_admins import *  # noqa: F403
+from hyperpod_teams.policies.several_clusters import *  # noqa: F403
 from hyperpod_teams.policies.studio_execution import *  # noqa: F403
 from hyperpod_teams.policies.team_roles import *  # noqa: F403
 from hyperpod_teams.policies.usage_report import *  # noqa: F403

@@ -35,10 +35,11 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, ValidationError
 
 from hyperpod_teams import naming, registry
-from hyperpod_teams.policies.team_roles import (
+from hyperpod_teams.policies.several_clusters import (
     PERMISSION_SET_POLICY_MAX,
     policy_size,
     several_clusters_permission_set_policy,
+    several_clusters_platform_admins_policy,
 )
 from hyperpod_teams.spec.field_types import AccountId, RegionName, ResourceName, SpecModel, optional
 from hyperpod_teams.spec.fields import (
@@ -172,8 +173,18 @@ def validate_several_clusters(data: Any) -> SeveralClusters:
 
 
 def _permission_sets_fit(spec: SeveralClustersSpec, views: dict[str, PlatformSpec]) -> Iterator[Problem]:
-    """A team's roles have one permission set over every cluster the team is on, and Identity
-    Center takes at most PERMISSION_SET_POLICY_MAX characters of its policy."""
+    """A team's roles, and the platform admins, have one permission set over every cluster they
+    serve, and Identity Center takes at most PERMISSION_SET_POLICY_MAX characters of its policy."""
+    if len(views) > 1:
+        size = policy_size(several_clusters_platform_admins_policy(views))
+        if size > PERMISSION_SET_POLICY_MAX:
+            yield Problem(
+                ("clusters",),
+                f"over {len(views)} clusters, the policy of the platform admins' permission set would hold "
+                f"{size:,} characters (whitespace aside), and IAM Identity Center takes at most "
+                f"{PERMISSION_SET_POLICY_MAX:,}",
+                "split the organization's clusters into fewer, or give them shorter names",
+            )
     for index, team in enumerate(spec.teams):
         if len(team.placements) < 2:
             continue  # the one-cluster spec's policy: a few thousand characters
@@ -201,6 +212,14 @@ def _problems_across_clusters(spec: SeveralClustersSpec) -> Iterator[Problem]:
     names = [cluster.name for cluster in spec.clusters]
     for index, team in enumerate(spec.teams):
         yield from _placed(index, team, names)
+    placed = {name for team in spec.teams for name in team.placements}
+    for index, name in enumerate(names):
+        if name not in placed:
+            yield Problem(
+                ("clusters", index, "name"),
+                f"no team is placed on cluster {name}",
+                f"place a team there (teams[].placements.{name}), or leave the cluster out",
+            )
 
 
 def _clusters_once(spec: SeveralClustersSpec) -> Iterator[Problem]:
