@@ -77,8 +77,11 @@ def _dozen(org: str, *, day_two: bool = False) -> dict:
     return _split_spec(org, 12, day_two=day_two)
 
 
-#: org name -> the spec of the first deploy and of day 2.
-SPLITS = {"acme": _quickstart, "five": _five, "dozen": _dozen, "prop": _proportional}
+#: org name -> the spec of the first deploy and of day 2. The quickstart's own split (`_quickstart`:
+#: nlp 4, vision 3 p5 nodes, one given up on day 2) is applied and read back by the emulator tier's
+#: quickstart round after its apply and its day 2 (tests/test_emulator_tier.py), which holds the
+#: category AWS keeps from these requests: applied here too, it repeated that proof.
+SPLITS = {"five": _five, "dozen": _dozen, "prop": _proportional}
 
 
 def split_pairs(definition: dict) -> dict[str, str | None]:
@@ -169,11 +172,11 @@ def test_the_category_aws_holds_after_each_apply_pairs_each_team_with_its_share(
 
 
 def test_the_larger_splits_are_far_from_alphabetical_in_the_order_the_provider_sends():
-    """The check above is only as good as its cases: in each FIXED case the provider's order must
-    differ from the spec's (alphabetical) order, else a values list in the spec's order would
-    pass too."""
-    for org in ("acme", "five", "dozen"):
-        teams = sorted(expected_split(_validated(SPLITS[org](org))))
+    """The check above is only as good as its cases: in each FIXED case (and the quickstart's, which
+    the emulator tier applies) the provider's order must differ from the spec's (alphabetical)
+    order, else a values list in the spec's order would pass too."""
+    for org, make in (("acme", _quickstart), ("five", _five), ("dozen", _dozen)):
+        teams = sorted(expected_split(_validated(make(org))))
         assert list(cost.provider_set_order(teams)) != teams, org
 
 

@@ -7,6 +7,7 @@ import base64
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -17,7 +18,7 @@ import pytest
 from hyperpod_teams import bindings, engine, speedups
 from hyperpod_teams.speedups import python_bindings
 from hyperpod_teams.synth import OUTPUT_MARKER
-from tests.conftest import EXAMPLE_SPECS, synthesized_dir, synthesized_once
+from tests.conftest import EXAMPLE_SPECS, once_per_run, synthesized_dir, synthesized_once
 
 #: The node and Python programs these tests run, as files (tests/programs/README.md).
 PROGRAMS = Path(__file__).parent / "programs"
@@ -937,27 +938,44 @@ def test_each_plugin_registers_its_own_bindings_modules():
     assert bindings.module_name("azuread_group") == f"{engine.current().provider_package('azuread')}.group"
 
 
-def test_a_cold_package_cache_gets_no_declarations_and_the_output_is_the_same(tmp_path):
-    """On a fresh machine (empty jsii package cache) the kernel unpacks the bindings packages;
-    without their TypeScript declarations, which nothing reads at run time. Same bytes out."""
-    require_pinned_runtime()
-    cache = tmp_path / "jsii-cache"
-    cache.mkdir()
-    spec = str(EXAMPLE_SPECS[[p.parent.name for p in EXAMPLE_SPECS].index("quickstart")])
-    env = {k: v for k, v in os.environ.items() if k not in ("NODE_OPTIONS", python_bindings.TYPE_CHECKS_ENV)}
-    for name, extra in (("cold", {"JSII_RUNTIME_PACKAGE_CACHE_ROOT": str(cache)}), ("warm", {})):
+QUICKSTART_SPEC = EXAMPLE_SPECS[[p.parent.name for p in EXAMPLE_SPECS].index("quickstart")]
+
+
+def cold_synth(tmp_path_factory) -> Path:
+    """The `synth` command on the quickstart in a fresh jsii package cache, as on a fresh machine:
+    made once per run (once_per_run) for the two tests below; `<folder>/jsii-cache` the cache it
+    filled, `<folder>/out` what it wrote."""
+
+    def make(folder: Path) -> str:
+        cache = folder / "jsii-cache"
+        cache.mkdir()
+        env = {k: v for k, v in os.environ.items() if k not in ("NODE_OPTIONS", python_bindings.TYPE_CHECKS_ENV)}
         result = subprocess.run(
-            [sys.executable, "-m", "hyperpod_teams", "synth", spec, "--out", str(tmp_path / name)],
-            env={**env, **extra},
+            [sys.executable, "-m", "hyperpod_teams", "synth", str(QUICKSTART_SPEC), "--out", str(folder / "out")],
+            env={**env, "JSII_RUNTIME_PACKAGE_CACHE_ROOT": str(cache)},
             capture_output=True,
             text=True,
             timeout=300,
         )
         assert result.returncode == 0, result.stderr
-    unpacked = [p.name for p in cache.rglob("*") if p.is_file()]
+        return str(folder)
+
+    return Path(once_per_run(tmp_path_factory, "cold-synth-quickstart", make))
+
+
+def test_a_cold_package_cache_gets_no_declarations_and_the_output_is_the_same(tmp_path_factory):
+    """On a fresh machine (empty jsii package cache) the kernel unpacks the bindings packages;
+    without their TypeScript declarations, which nothing reads at run time. The same bytes out as
+    the run's shared synth of the example, whose cache is warm."""
+    require_pinned_runtime()
+    cold = cold_synth(tmp_path_factory)
+    unpacked = [p.name for p in (cold / "jsii-cache").rglob("*") if p.is_file()]
     assert sum(name.endswith(".js") for name in unpacked) > 2000  # the AWS provider's, unpacked
     assert not [name for name in unpacked if name.endswith(".d.ts")]
-    assert tree(tmp_path / "cold") == tree(tmp_path / "warm")
+    synthesized_once(tmp_path_factory, QUICKSTART_SPEC)
+    written = tree(cold / "out")
+    assert written.pop(OUTPUT_MARKER).startswith(b"This folder was written by")
+    assert written == tree(synthesized_dir(tmp_path_factory, QUICKSTART_SPEC))
 
 
 def test_a_kernel_whose_unpacking_has_another_shape_is_left_as_it_is(tmp_path):
@@ -994,7 +1012,7 @@ keep_the_runtime_index(phase)
 """
 
 
-def test_a_cli_synth_leaves_the_runtime_index_jsii_would_not_finish(tmp_path):
+def test_a_cli_synth_leaves_the_runtime_index_jsii_would_not_finish(tmp_path, tmp_path_factory):
     """A synth in a fresh package cache: jsii loads the AWS bindings' 155 MB assembly whole and
     starts a worker to index it, which the process's end kills. The CLI builds what is missing,
     so the next synth finds the index. Whether jsii's own worker finishes first depends on the
@@ -1002,15 +1020,16 @@ def test_a_cli_synth_leaves_the_runtime_index_jsii_would_not_finish(tmp_path):
     package's index removed and no worker of jsii's running: it must build it and say so."""
     from hyperpod_teams.speedups import runtime_index
 
-    cache = tmp_path / "jsii-cache"
-    env = {**os.environ, "JSII_RUNTIME_PACKAGE_CACHE_ROOT": str(cache)}
-    command = [sys.executable, "-m", "hyperpod_teams", "synth", str(EXAMPLE_SPECS[0]), "--out", str(tmp_path / "out")]
-    first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-    assert first.returncode == 0, first.stderr
-    (aws,) = cache.glob("@cdktn/provider-aws/*/*")
-    assert runtime_index.packages_without_index(cache) == []  # the next synth finds it
+    shared = cold_synth(tmp_path_factory) / "jsii-cache"
+    (aws,) = shared.glob("@cdktn/provider-aws/*/*")
+    assert runtime_index.packages_without_index(shared) == []  # the next synth finds it
     assert json.loads((aws / runtime_index.INDEX_MANIFEST).read_text())["version"] == 1
 
+    # The rest on a copy: the shared cache is the other test's too.
+    cache = tmp_path / "jsii-cache"
+    shutil.copytree(shared, cache, symlinks=True)
+    env = {**os.environ, "JSII_RUNTIME_PACKAGE_CACHE_ROOT": str(cache)}
+    (aws,) = cache.glob("@cdktn/provider-aws/*/*")
     for index_file in aws.glob(".jsii.runtime*"):  # a worker killed early, as on a loaded machine
         index_file.unlink()
     assert runtime_index.packages_without_index(cache) == [aws]
