@@ -609,16 +609,3 @@ def test_leaving_the_addon_alone_keeps_it_out_of_the_stacks(tmp_path):
     (config,) = cluster["resource"]["aws_cloudcontrolapi_resource"].values()
     assert config["type_name"] == "AWS::SageMaker::ClusterSchedulerConfig" and "depends_on" not in config
     assert "import" not in cluster
-
-
-@pytest.mark.terraform
-def test_checkov_passes_the_first_plans_of_the_adoption(first_plans, tmp_path):
-    """The stacks with import blocks, scanned as their plans (checkov cannot parse the blocks in
-    the stack files)."""
-    from tests.test_security_checks import checkov, describe_failures
-
-    for name, plan in first_plans.items():
-        (tmp_path / f"{name}.json").write_text(json.dumps(plan))
-    report = checkov(tmp_path, "terraform_plan")
-    assert report["summary"]["passed"] > 20, report["summary"]
-    assert report["summary"]["failed"] == 0, describe_failures(report)
