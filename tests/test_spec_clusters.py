@@ -12,7 +12,7 @@ import yaml
 from hyperpod_teams.spec import validate_spec
 from hyperpod_teams.spec.clusters import cluster_view, validate_several_clusters
 from hyperpod_teams.spec.problems import SpecError, format_path
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, require_module
 
 
 def two_clusters() -> dict:
@@ -204,3 +204,32 @@ def test_a_cluster_no_team_is_placed_on_is_named():
     assert [(format_path(p.path), p.message) for p in raised.value.problems] == [
         ("clusters[1].name", "no team is placed on cluster infer")
     ]
+
+
+def test_a_spec_of_two_clusters_with_any_field_replaced_is_valid_or_a_spec_error():
+    """Whatever a field holds, the checks end in a valid spec or in SpecError's problems, each at a
+    path of the spec, never in another exception (what the commands turn into exit 0 or 2)."""
+    require_module("hypothesis")
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from tests.test_untrusted_input import _paths, _structures
+
+    base = two_clusters()
+    paths = [p for p in _paths(base) if p]
+
+    @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(st.sampled_from(paths), _structures())
+    def check(path, value) -> None:
+        data = copy.deepcopy(base)
+        node = data
+        for part in path[:-1]:
+            node = node[part]
+        node[path[-1]] = value
+        try:
+            validate_several_clusters(data)
+        except SpecError as error:
+            assert error.problems
+            assert all(isinstance(p.path, tuple) for p in error.problems)
+
+    check()
