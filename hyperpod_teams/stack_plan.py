@@ -21,7 +21,7 @@ from hyperpod_teams.plugins import (
     IdentityProviderPlugin,
     load_identity_provider,
 )
-from hyperpod_teams.spec.clusters import SeveralClusters, cluster_qualifier
+from hyperpod_teams.spec.clusters import SeveralClusters, cluster_qualifier, home_cluster
 from hyperpod_teams.spec.models import Network, Organization, PlatformSpec, Team
 
 #: What a stack is: `app.BUILDERS` has one builder per kind.
@@ -189,15 +189,15 @@ def several_clusters_stack_plan(clusters: SeveralClusters) -> list[PlannedStack]
     for chain in chains.values():
         stacks += chain.stacks
     for placed in clusters.spec.teams:
-        home = clusters.home(placed.name)
+        home = home_cluster(placed.studio.home, placed.placements)
         home_stacks = _team_stacks(views[home], views[home].team(placed.name), chains[home], access)
         stacks += home_stacks
         for name in placed.placements:
             if name != home:
                 view = views[name]
                 stacks += _team_stacks(view, view.team(placed.name), chains[name], access, home=home_stacks[0].name)
-    for chain in chains.values():
-        stacks += _usage_stacks(views[chain.of or ""], chain)
+    for name, chain in chains.items():
+        stacks += _usage_stacks(views[name], chain)
     stacks.append(_cost_stack(organization))
     return [_where(stack, views, several=len(clusters.spec.clusters) > 1) for stack in stacks]
 

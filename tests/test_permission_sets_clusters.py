@@ -10,9 +10,9 @@ import re
 import pytest
 import yaml
 
+from hyperpod_teams.policies.documents import policy_size
 from hyperpod_teams.policies.several_clusters import (
     PERMISSION_SET_POLICY_MAX,
-    policy_size,
     several_clusters_permission_set_policy,
     several_clusters_platform_admins_policy,
 )

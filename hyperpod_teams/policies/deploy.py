@@ -27,9 +27,6 @@ Each document stays under IAM's 6,144-character managed-policy quota (white spac
 
 from __future__ import annotations
 
-import json
-import re
-
 from hyperpod_teams import naming
 from hyperpod_teams.policies.deploy_actions import (
     BOUNDARY_DENIED_ACTIONS,
@@ -49,12 +46,13 @@ from hyperpod_teams.policies.deploy_addons import (
     studio_security_group_statements,
     usage_report_statements,
 )
-from hyperpod_teams.policies.documents import STACKS_AWS_MANAGED_POLICIES, aws_partition, managed_policy_arn
+from hyperpod_teams.policies.documents import (
+    STACKS_AWS_MANAGED_POLICIES,
+    aws_partition,
+    managed_policy_arn,
+    policy_size,
+)
 from hyperpod_teams.spec.models import PlatformSpec
-
-
-def _size(document: dict) -> int:
-    return len(re.sub(r"\s", "", json.dumps(document)))
 
 
 def deploy_policy_statements(spec: PlatformSpec) -> list[dict]:
@@ -246,7 +244,8 @@ def deploy_policies(spec: PlatformSpec, account: str | None = None) -> dict[str,
     for statement in _statements_of(spec, account):
         if (
             documents
-            and _size({**documents[-1], "Statement": [*documents[-1]["Statement"], statement]}) <= MANAGED_POLICY_SIZE
+            and policy_size({**documents[-1], "Statement": [*documents[-1]["Statement"], statement]})
+            <= MANAGED_POLICY_SIZE
         ):
             documents[-1]["Statement"].append(statement)
         else:

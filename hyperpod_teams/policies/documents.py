@@ -9,6 +9,7 @@ Pure layer: no cdktf.
 from __future__ import annotations
 
 import json
+import re
 
 from hyperpod_teams import addons, naming
 from hyperpod_teams.naming import aws_partition  # noqa: F401 - the policy modules and policies.aws_partition take it from here
@@ -17,6 +18,11 @@ from hyperpod_teams.naming import aws_partition  # noqa: F401 - the policy modul
 def policy_json(document: dict) -> str:
     """Stable, compact JSON: the same document always renders to the same bytes."""
     return json.dumps(document, sort_keys=True, separators=(",", ":"))
+
+
+def policy_size(document: dict) -> int:
+    """What IAM counts of a policy document against its quotas: its characters but whitespace."""
+    return len(re.sub(r"\s", "", json.dumps(document)))
 
 
 def service_trust_policy(service: str) -> dict:

@@ -9,8 +9,6 @@ Pure layer: no cdktf.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -79,11 +77,6 @@ def joined(policy: dict, others: Mapping[str, Iterable[dict]]) -> dict:
         for statement in added:
             _add_statement(statements, statement, cluster)
     return {**policy, "Statement": statements}
-
-
-def policy_size(policy: dict) -> int:
-    """What IAM counts of a policy against its quotas: its characters but whitespace."""
-    return len(re.sub(r"\s", "", json.dumps(policy)))
 
 
 def _add_statement(statements: list[dict], statement: dict, cluster: str) -> None:

@@ -35,9 +35,9 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, ValidationError
 
 from hyperpod_teams import naming, registry
+from hyperpod_teams.policies.documents import policy_size
 from hyperpod_teams.policies.several_clusters import (
     PERMISSION_SET_POLICY_MAX,
-    policy_size,
     several_clusters_permission_set_policy,
     several_clusters_platform_admins_policy,
 )
