@@ -380,10 +380,14 @@ class ComputeQuotaProperties(CfnModel):
     tags: list[Tag] = Field(alias="Tags", max_length=50)
 
 
-def compute_quota(organization: Organization, team: Team, *, cluster_arn: str) -> ComputeQuotaProperties:
+def compute_quota(
+    organization: Organization, team: Team, *, cluster_arn: str, cluster: str | None = None
+) -> ComputeQuotaProperties:
+    """The team's compute quota on the cluster `cluster_arn`; `cluster`: the cluster's qualifier
+    (PlatformSpec.cluster_qualifier), which its name carries with several clusters."""
     compute = team.compute
     return ComputeQuotaProperties(
-        name=naming.compute_quota_name(team.name),
+        name=naming.compute_quota_name(team.name, cluster=cluster),
         cluster_arn=cluster_arn,
         compute_quota_config=ComputeQuotaConfig(
             compute_quota_resources=[resource_config(q) for q in compute.quota],

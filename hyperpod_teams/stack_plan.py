@@ -21,7 +21,7 @@ from hyperpod_teams.plugins import (
     IdentityProviderPlugin,
     load_identity_provider,
 )
-from hyperpod_teams.spec.clusters import SeveralClusters, cluster_qualifier, home_cluster
+from hyperpod_teams.spec.clusters import SeveralClusters, cluster_qualifier, home_cluster, team_stack_names
 from hyperpod_teams.spec.models import Network, Organization, PlatformSpec, Team
 
 #: What a stack is: `app.BUILDERS` has one builder per kind.
@@ -96,6 +96,8 @@ class TeamStackInputs:
     #: Whether the cluster runs SageMaker Spaces (the team roles' access entries then get AWS's space
     #: policies, scoped to the team namespace and to the shared templates' namespace).
     spaces: bool = False
+    #: With several clusters, the cluster's qualifier its quota names carry (PlatformSpec.cluster_qualifier).
+    cluster_qualifier: str | None = None
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,7 @@ def team_stack_inputs(spec: PlatformSpec) -> TeamStackInputs:
         identity_center_instance_arn=spec.identity.identity_center.instance_arn,
         container_logs=spec.cluster.cloudwatch_observability,
         spaces=spec.cluster.spaces is not None,
+        cluster_qualifier=spec.cluster_qualifier,
     )
 
 
@@ -298,11 +301,9 @@ def _team_stacks(
 ) -> list[PlannedStack]:
     """A team's AWS and Kubernetes stacks on `chain`'s cluster: its home and its place there, or
     (`home`: the name of its home stack, on another cluster) its place there alone."""
-    org = spec.organization.name
-    # On its home cluster a team's stacks keep a one-cluster spec's names; elsewhere the cluster's
-    # name qualifies them.
-    placed = None if home is None else chain.of
-    team_stack = naming.team_stack_name(org, team.name, cluster=placed)
+    team_stack, kubernetes_stack = team_stack_names(
+        spec.organization.name, team.name, placed_on=None if home is None else chain.of
+    )
     after = (access, chain.cluster, chain.eks) if home is None else (access, chain.cluster, chain.eks, home)
     return [
         PlannedStack(
@@ -317,7 +318,7 @@ def _team_stacks(
             cluster=chain.of,
         ),
         PlannedStack(
-            naming.team_kubernetes_stack_name(org, team.name, cluster=placed),
+            kubernetes_stack,
             "team-kubernetes",
             "EKS cluster",
             "team RBAC",

@@ -13,6 +13,7 @@ import yaml
 from hyperpod_teams.policies.documents import policy_size
 from hyperpod_teams.policies.several_clusters import (
     PERMISSION_SET_POLICY_MAX,
+    joined,
     several_clusters_permission_set_policy,
     several_clusters_platform_admins_policy,
 )
@@ -84,6 +85,27 @@ def test_a_cluster_in_another_account_is_granted_in_that_account(several):
     # hyp reads its own Identity Center role in each account it is provisioned into.
     role = "arn:aws:iam::444455556666:role/aws-reserved/sso.amazonaws.com/us-east-1/AWSReservedSSO_acme-nlp-admins_0a1b"
     assert allows([policy], "iam:GetRole", role)
+
+
+def test_two_cluster_names_that_read_alike_in_a_sid_give_statements_of_their_own_sids():
+    """A statement that joins none held follows with the cluster's name in its Sid, capitalized part
+    by part in letters and digits: `gpu-1` and `gpu1` read alike there, and IAM refuses a policy
+    with two statements of one Sid."""
+
+    def statement(action: str, region: str) -> dict:
+        return {"Sid": "ReadTheQueue", "Effect": "Allow", "Action": [action], "Resource": [f"arn:aws:sqs:{region}:1:q"]}
+
+    policy = {"Version": "2012-10-17", "Statement": [statement("sqs:GetQueueUrl", "eu-west-1")]}
+    others = {
+        "gpu-1": [statement("sqs:ReceiveMessage", "us-east-1")],
+        "gpu1": [statement("sqs:SendMessage", "us-east-2")],
+    }
+    sids = [s["Sid"] for s in joined(policy, others)["Statement"]]
+    assert sids == ["ReadTheQueue", "ReadTheQueueOnGpu1", "ReadTheQueueOnGpu12"]
+    # A third name that reads as the numbered one is numbered in turn.
+    others["gpu12"] = [statement("sqs:DeleteMessage", "us-west-2")]
+    sids = [s["Sid"] for s in joined(policy, others)["Statement"]]
+    assert len(sids) == len(set(sids)) == 4 and all(re.fullmatch(r"[A-Za-z0-9]+", sid) for sid in sids), sids
 
 
 def _team(name: str) -> dict:

@@ -185,7 +185,9 @@ def add_team_placement(
             scope,
             "compute-quota",
             type_name=cloudformation.COMPUTE_QUOTA_TYPE,
-            desired_state=cloudformation.compute_quota(org, team, cluster_arn=hyperpod_cluster_arn).desired_state(),
+            desired_state=cloudformation.compute_quota(
+                org, team, cluster_arn=hyperpod_cluster_arn, cluster=inputs.cluster_qualifier
+            ).desired_state(),
         )
     # Each role's members reach Kubernetes as the role's group, which the team's RBAC binds in
     # its namespace only (hyperpod_teams/rbac.py).

@@ -75,7 +75,7 @@ def add_on_statements(spec: PlatformSpec) -> list[dict]:
     iam = f"arn:{partition}:iam::{org.account_id}"
     statements: list[dict] = []
     if cluster.inference is not None and installs(cluster.inference):
-        operator_role = f"{iam}:role/{naming.inference_role_name(org.name, 'operator')}"
+        operator_role = f"{iam}:role/{naming.inference_role_name(org.name, 'operator', cluster=spec.cluster_qualifier)}"
         statements += role_statements(
             (
                 "TheInferenceOperatorsRole",

@@ -10,6 +10,7 @@ Pure layer: no cdktf.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from itertools import count
 from typing import TYPE_CHECKING
 
 from hyperpod_teams import naming
@@ -91,8 +92,12 @@ def _add_statement(statements: list[dict], statement: dict, cluster: str) -> Non
         if held["Resource"] == statement["Resource"] and condition is not None:
             held["Condition"] = condition
             return
-    suffix = "".join(part.capitalize() for part in cluster.split("-"))
-    statements.append({**statement, "Sid": f"{statement['Sid']}On{suffix}"})
+    # A Sid is letters and digits, and IAM refuses two statements of one Sid: the cluster's name
+    # capitalized part by part, numbered where two names give one (`gpu-1` and `gpu1`: OnGpu1, OnGpu12).
+    sid = f"{statement['Sid']}On{''.join(part.capitalize() for part in cluster.split('-'))}"
+    taken = {held["Sid"] for held in statements}
+    unique = next(f"{sid}{n}" if n > 1 else sid for n in count(1) if (f"{sid}{n}" if n > 1 else sid) not in taken)
+    statements.append({**statement, "Sid": unique})
 
 
 def _one_condition(first: dict | None, second: dict | None) -> dict | None:

@@ -93,7 +93,9 @@ def add_ons_section(document: Document, r: Runbook) -> None:
     if cluster.inference is not None:
         prefix = naming.team_endpoint_prefix(spec.organization.name, team)
         org = spec.organization
-        tls_bucket = naming.inference_tls_bucket_name(org.name, org.account_id, org.region)
+        tls_bucket = naming.inference_tls_bucket_name(
+            org.name, org.account_id, org.region, cluster=spec.cluster_qualifier
+        )
         document.add(
             Paragraph(
                 f"A team's endpoints are those named {md_code(prefix + '*')}: its roles describe and invoke those "

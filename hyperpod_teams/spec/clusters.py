@@ -135,6 +135,17 @@ def cluster_qualifier(cluster: PlacedCluster) -> str | None:
     return None if cluster.one_cluster_names else cluster.name
 
 
+def team_stack_names(org: str, team: str, *, placed_on: str | None = None) -> tuple[str, str]:
+    """The names of a team's AWS and Kubernetes stacks on one cluster: on its home cluster
+    (`placed_on` None) a one-cluster spec's (`<org>-team-<t>`, `<org>-k8s-<t>`), whichever cluster
+    that is, so a spec that grew from `cluster` renames none; on another cluster, qualified by that
+    cluster's name (`<org>-<cluster>-team-<t>`)."""
+    return (
+        naming.team_stack_name(org, team, cluster=placed_on),
+        naming.team_kubernetes_stack_name(org, team, cluster=placed_on),
+    )
+
+
 def home_cluster(home: str | None, placements: Mapping[str, Any]) -> str:
     """A team's home cluster: `studio.home`, or its one placement (the rules require `home` with
     several)."""
@@ -156,6 +167,7 @@ def validate_several_clusters(data: Any) -> SeveralClusters:
         view, teams = cluster_view(data, index)
         try:
             views[cluster.name] = PlatformSpec.model_validate(view)
+            views[cluster.name]._cluster_qualifier = cluster_qualifier(cluster)
             # What AWS's registry schemas refuse of the desired states this cluster's stacks make.
             view_problems = registry.spec_problems(views[cluster.name])
         except ValidationError as exc:
@@ -321,7 +333,7 @@ def _stack_names_collide(spec: SeveralClustersSpec) -> Iterator[Problem]:
     ]
     owners += [
         (
-            [naming.team_stack_name(org, t.name), naming.team_kubernetes_stack_name(org, t.name)],
+            list(team_stack_names(org, t.name)),
             f"team {t.name}'s home",
             ("teams", i, "name"),
             "rename the cluster or the team",
@@ -352,10 +364,7 @@ def _chain_and_placements(spec: SeveralClustersSpec, cluster: PlacedCluster) -> 
     ]
     for team in spec.teams:
         if cluster.name in team.placements and cluster.name != home_cluster(team.studio.home, team.placements):
-            chain += [
-                naming.team_stack_name(org, team.name, cluster=cluster.name),
-                naming.team_kubernetes_stack_name(org, team.name, cluster=cluster.name),
-            ]
+            chain += team_stack_names(org, team.name, placed_on=cluster.name)
     return chain
 
 

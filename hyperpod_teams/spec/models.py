@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
 from hyperpod_teams.spec.fields import *  # noqa: F403 - the spec's models, importable from here as ever
 from hyperpod_teams.spec.fields import (
@@ -42,6 +42,11 @@ class PlatformSpec(SpecModel):
     # CostCategoryRule list: 1 to 500), one per team and one for the shared platform (cost.py).
     teams: list[Team] = Field(min_length=1, max_length=499)
     cost: Cost = Field(default_factory=Cost, description="(optional addition) How the shared spend is split.")
+
+    #: With several clusters, what the names that AWS holds once per account or region are qualified
+    #: with on this view's cluster (spec.clusters.cluster_qualifier; set by validate_several_clusters);
+    #: None for a one-cluster spec and for the cluster that keeps its names.
+    _cluster_qualifier: str | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _rules_across_fields(self) -> PlatformSpec:
@@ -75,6 +80,12 @@ class PlatformSpec(SpecModel):
             and not said_present
             and (any(team.workload_identity.enabled for team in self.teams) or installs(self.cluster.observability))
         )
+
+    @property
+    def cluster_qualifier(self) -> str | None:
+        """What this cluster's account- and region-wide names carry besides the organization's name
+        (`<org>-<qualifier>-...`): None but in the view of a cluster of a spec with `clusters`."""
+        return self._cluster_qualifier
 
     def team(self, name: str) -> Team:
         for team in self.teams:

@@ -39,7 +39,9 @@ class InferenceOperator(ClusterAddOn):
         else:
             self.oidc_provider_arn = f"arn:{partition}:iam::{org.account_id}:oidc-provider/{issuer}"
 
-        self.tls_bucket_name = naming.inference_tls_bucket_name(org.name, org.account_id, org.region)
+        self.tls_bucket_name = naming.inference_tls_bucket_name(
+            org.name, org.account_id, org.region, cluster=spec.cluster_qualifier
+        )
         self.tls_bucket = add_private_bucket(
             self,
             self.tls_bucket_name,
@@ -51,7 +53,7 @@ class InferenceOperator(ClusterAddOn):
             return bounded_role(
                 self,
                 f"{purpose}-role",
-                name=naming.inference_role_name(org.name, purpose),
+                name=naming.inference_role_name(org.name, purpose, cluster=spec.cluster_qualifier),
                 org=org,
                 trust=policies.irsa_trust_policy(
                     oidc_provider_arn=self.oidc_provider_arn,

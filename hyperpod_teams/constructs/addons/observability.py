@@ -30,13 +30,13 @@ class HyperPodObservability(ClusterAddOn):
         settings = cluster.spec.cluster.observability
         assert settings is not None and settings.existing_addon != "leave_alone"
         partition = policies.aws_partition(org.region)
-        name = naming.observability_workspace_name(org.name)
+        name = naming.observability_workspace_name(org.name, cluster=cluster.spec.cluster_qualifier)
         self.prometheus = bindings.aws_prometheus_workspace.PrometheusWorkspace(self, "prometheus", alias=name)
         self.role, collector = pod_identity_role(
             self,
             role_id="collector-role",
             policy_id="collector-policy",
-            name=naming.observability_role_name(org.name),
+            name=naming.observability_role_name(org.name, cluster=cluster.spec.cluster_qualifier),
             org=org,
             eks_cluster_arn=cluster.eks_cluster_arn,
             policy=Inline(
@@ -52,7 +52,7 @@ class HyperPodObservability(ClusterAddOn):
             grafana_role, grafana_policy = service_role(
                 self,
                 ("grafana-role", "grafana-policy"),
-                name=naming.grafana_role_name(org.name),
+                name=naming.grafana_role_name(org.name, cluster=cluster.spec.cluster_qualifier),
                 org=org,
                 service="grafana.amazonaws.com",
                 policy_name="read-metrics",

@@ -25,7 +25,7 @@ class SageMakerSpaces(ClusterAddOn):
                 self,
                 role_id=f"{purpose}-role",
                 policy_id=f"{purpose}-policy",
-                name=naming.spaces_role_name(org.name, purpose),
+                name=naming.spaces_role_name(org.name, purpose, cluster=cluster.spec.cluster_qualifier),
                 org=org,
                 eks_cluster_arn=cluster.eks_cluster_arn,
                 policy=Managed(managed),
