@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from hyperpod_teams import engine, naming
+from hyperpod_teams import engine, naming, policies
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.plugins import PLATFORM_ADMINS_KEY, IdentityBuild, IdentityGroups, IdentityProviderPlugin
+from hyperpod_teams.spec.clusters import SeveralClusters
 from hyperpod_teams.spec.fields import installs
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stack_plan import (
@@ -18,6 +19,7 @@ from hyperpod_teams.stack_plan import (
     TeamPlacement,
     identity_groups,
     identity_plugin,
+    several_clusters_stack_plan,
     stack_plan,
 )
 from hyperpod_teams.stacks import (
@@ -29,6 +31,7 @@ from hyperpod_teams.stacks import (
     IdentityStack,
     PlatformStack,
     TeamKubernetesStack,
+    TeamPlacementStack,
     TeamStack,
     UsageOperatorStack,
     UsageReportStack,
@@ -49,6 +52,8 @@ class PlatformStacks:
     team_kubernetes: dict[str, TeamKubernetesStack] = field(default_factory=dict)
     usage_report: UsageReportStack | None = None
     usage_operator: UsageOperatorStack | None = None
+    #: With several clusters, the teams placed on this cluster whose home is another's.
+    placements: dict[str, TeamPlacementStack] = field(default_factory=dict)
 
     def all(self) -> list[PlatformStack]:
         """In deploy order: identity, access, EKS, HyperPod dependencies, cluster, then per team
@@ -56,8 +61,8 @@ class PlatformStacks:
         ordered: list[PlatformStack] = [
             s for s in (self.identity, self.access, self.eks, self.hyperpod_dependencies, self.cluster) if s
         ]
-        for name, team_stack in self.teams.items():
-            ordered += [team_stack, self.team_kubernetes[name]]
+        for name, kubernetes_stack in self.team_kubernetes.items():
+            ordered += [self.teams.get(name) or self.placements[name], kubernetes_stack]
         ordered += [s for s in (self.usage_report, self.usage_operator) if s]
         return [*ordered, self.cost]
 
@@ -70,21 +75,74 @@ def add_platform_stacks(app: cdk.App, spec: PlatformSpec) -> PlatformStacks:
     stack of `stack_plan`, in its order, by the builder of its kind. `app` is a cdktn.App or a
     cdktf.App: the engine of this process (hyperpod_teams.engine), refused clearly if not."""
     engine.for_app(app)
-    plugin = identity_plugin(spec)
-    building = _Building(app, spec, plugin, identity_groups(spec))
-    plan = stack_plan(spec)
+    building = _Building(app, spec, identity_plugin(spec), identity_groups(spec))
+    _build(stack_plan(spec), lambda planned: building)
+    return building.stacks()
+
+
+@dataclass
+class SeveralClustersStacks:
+    """Every stack of a spec with `clusters`: the organization's identity, access and cost stacks,
+    and each cluster's stacks (sharing those three) by the cluster's name."""
+
+    identity: IdentityStack | None
+    access: AccessStack
+    cost: CostStack
+    clusters: dict[str, PlatformStacks]
+    #: Every stack in deploy order (several_clusters_stack_plan's).
+    ordered: list[PlatformStack]
+
+    def all(self) -> list[PlatformStack]:
+        return list(self.ordered)
+
+    def by_name(self) -> dict[str, PlatformStack]:
+        return {stack.stack_name: stack for stack in self.ordered}
+
+
+def add_several_clusters_stacks(app: cdk.App, clusters: SeveralClusters) -> SeveralClustersStacks:
+    """Add the stacks of a spec with `clusters` (spec.clusters.validate_several_clusters) to `app`:
+    each stack of `stack_plan.several_clusters_stack_plan`, the organization's from its view
+    (SeveralClusters.organization_view), each cluster's from that cluster's view."""
+    engine.for_app(app)
+    organization = clusters.organization_view
+    plugin, groups = identity_plugin(organization), identity_groups(organization)
+    shared = _Building(app, organization, plugin, groups, clusters=clusters)
+    buildings = {name: _Building(app, view, plugin, groups, clusters=clusters) for name, view in clusters.views.items()}
+
+    def building_of(planned: PlannedStack) -> _Building:
+        if planned.cluster is None:
+            return shared
+        building = buildings[planned.cluster]
+        # The organization's stacks, which every cluster's refer to (the plan has them first).
+        building.identity, building.access = shared.identity, shared.access
+        return building
+
+    ordered = _build(several_clusters_stack_plan(clusters), building_of)
+    assert shared.access is not None and shared.cost is not None, "the plan always has them"
+    for building in buildings.values():
+        building.cost = shared.cost
+    return SeveralClustersStacks(
+        identity=shared.identity,
+        access=shared.access,
+        cost=shared.cost,
+        clusters={name: building.stacks() for name, building in buildings.items()},
+        ordered=ordered,
+    )
+
+
+def _build(plan: list[PlannedStack], building_of: Callable[[PlannedStack], _Building]) -> list[PlatformStack]:
+    """Each stack of `plan`, in its order, by the builder of its kind, with its credentials and
+    dependencies; `building_of` gives the stacks built so far that it refers to."""
     built: dict[str, PlatformStack] = {}
     for planned in plan:
-        # A one-cluster plan has no team placed off its home (stack_plan.PlacementKind: #61).
-        assert planned.kind != "team-placement", planned
-        stack = BUILDERS[planned.kind](building, planned)
+        stack = BUILDERS[planned.kind](building_of(planned), planned)
         stack.credentials = planned.credentials
         # Each stack deploys after those the plan lists (why each dependency exists is said where
         # stack_plan lists it); the engine adds no duplicates for the ones cross-stack references imply.
         for dependency in planned.depends_on:
             stack.add_dependency(built[dependency])
         built[planned.name] = stack
-    return building.stacks()
+    return list(built.values())
 
 
 @dataclass
@@ -105,6 +163,9 @@ class _Building:
     team_kubernetes: dict[str, TeamKubernetesStack] = field(default_factory=dict)
     usage_report: UsageReportStack | None = None
     usage_operator: UsageOperatorStack | None = None
+    placements: dict[str, TeamPlacementStack] = field(default_factory=dict)
+    #: With several clusters: the spec, `spec` being one cluster's view or the organization's.
+    clusters: SeveralClusters | None = None
 
     def team(self, planned: PlannedStack) -> Team:
         return next(t for t in self.spec.teams if t.name == planned.team)
@@ -122,6 +183,7 @@ class _Building:
             team_kubernetes=self.team_kubernetes,
             usage_report=self.usage_report,
             usage_operator=self.usage_operator,
+            placements=self.placements,
         )
 
 
@@ -138,6 +200,7 @@ def _access(b: _Building, planned: PlannedStack) -> PlatformStack:
         groups=b.identity.build if b.identity else IdentityBuild.unchanged(b.groups),
         create_groups=b.plugin.creates_identity_center_groups,
         existing_groups=b.groups.existing,
+        clusters=b.clusters,
     )
     return b.access
 
@@ -158,9 +221,9 @@ def _cluster(b: _Building, planned: PlannedStack) -> PlatformStack:
     grafana_groups: tuple[list[str], list[str]] = ([], [])
     observability = b.spec.cluster.observability
     if b.access is not None and observability is not None and installs(observability) and observability.grafana:
-        ids = b.access.group_ids
+        ids, teams = b.access.group_ids, {team.name for team in b.spec.teams}
         grafana_groups = (
-            [ids[key] for key in ids if key != PLATFORM_ADMINS_KEY],
+            [ids[key] for key in ids if key != PLATFORM_ADMINS_KEY and key[0] in teams],
             [ids[key] for key in ids if key == PLATFORM_ADMINS_KEY],
         )
     b.cluster = ClusterStack(b.app, planned.name, spec=b.spec, eks=b.eks.eks, grafana_groups=grafana_groups)
@@ -182,8 +245,50 @@ def _team(b: _Building, planned: PlannedStack) -> PlatformStack:
             group_ids={role: access.group_ids[(team.name, role)] for role in naming.ROLES},
             admins_permission_set_arn=access.permission_sets[(team.name, "admins")].arn,
         ),
+        placed_eks_cluster_arns=_placed_eks_cluster_arns(b, team.name),
     )
     return b.teams[team.name]
+
+
+def _placed_eks_cluster_arns(b: _Building, team: str) -> tuple[str, ...]:
+    """With several clusters, the EKS clusters of a team's placements off its home, in its home's
+    account: its workload role trusts their Pod Identity too (Pod Identity binds roles of the
+    cluster's own account)."""
+    if b.clusters is None:
+        return ()
+    home = b.spec.organization
+    arns = []
+    for name, view in b.clusters.views.items():
+        org = view.organization
+        if (
+            name != b.clusters.home(team)
+            and org.account_id == home.account_id
+            and any(t.name == team for t in view.teams)
+        ):
+            eks = naming.shared_eks_cluster_name(view.cluster)
+            arns.append(
+                f"{policies.eks_arn(policies.aws_partition(org.region), org.region, org.account_id)}:cluster/{eks}"
+            )
+    return tuple(arns)
+
+
+def _team_placement(b: _Building, planned: PlannedStack) -> PlatformStack:
+    assert b.cluster is not None and b.eks is not None and b.access is not None and b.clusters is not None
+    team = b.team(planned)
+    access = b.access
+    b.placements[team.name] = TeamPlacementStack(
+        b.app,
+        planned.name,
+        spec=b.spec,
+        team=team,
+        placement=TeamPlacement(
+            hyperpod_cluster_arn=b.cluster.hyperpod.arn,
+            eks_cluster_name=b.eks.eks.name,
+            group_ids={role: access.group_ids[(team.name, role)] for role in naming.ROLES},
+        ),
+        home=b.clusters.views[b.clusters.home(team.name)],
+    )
+    return b.placements[team.name]
 
 
 def _team_kubernetes(b: _Building, planned: PlannedStack) -> PlatformStack:
@@ -208,7 +313,7 @@ def _usage_operator(b: _Building, planned: PlannedStack) -> PlatformStack:
 
 
 def _cost(b: _Building, planned: PlannedStack) -> PlatformStack:
-    b.cost = CostStack(b.app, planned.name, spec=b.spec)
+    b.cost = CostStack(b.app, planned.name, spec=b.spec, clusters=b.clusters)
     return b.cost
 
 
@@ -221,6 +326,7 @@ BUILDERS: dict[StackKind, Callable[[_Building, PlannedStack], PlatformStack]] = 
     "hyperpod-dependencies": _hyperpod_dependencies,
     "cluster": _cluster,
     "team": _team,
+    "team-placement": _team_placement,
     "team-kubernetes": _team_kubernetes,
     "usage-report": _usage_report,
     "usage-operator": _usage_operator,
@@ -228,8 +334,14 @@ BUILDERS: dict[StackKind, Callable[[_Building, PlannedStack], PlatformStack]] = 
 }
 
 
-def build_app(spec: PlatformSpec, *, outdir: str | None = None, context: dict | None = None) -> cdk.App:
-    """An App of the process's engine holding the platform's stacks; call `.synth()` to write them."""
+def build_app(
+    spec: PlatformSpec | SeveralClusters, *, outdir: str | None = None, context: dict | None = None
+) -> cdk.App:
+    """An App of the process's engine holding the platform's stacks (of one cluster, or of several:
+    spec.clusters.validate_several_clusters); call `.synth()` to write them."""
     app = cdk.App(outdir=outdir, context=context, skip_validation=False)
-    add_platform_stacks(app, spec)
+    if isinstance(spec, SeveralClusters):
+        add_several_clusters_stacks(app, spec)
+    else:
+        add_platform_stacks(app, spec)
     return app

@@ -133,6 +133,7 @@ SCOPES: dict[str, NameScope] = {
 NOT_NAMES = frozenset(
     {
         "shorten",
+        "cluster_owner",  # what the names of a cluster start with, not a name
         "aws_partition",
         "derived_name_problems",
         "organization_tags",

@@ -68,34 +68,34 @@ def access_stack_name(org: str) -> str:
     return f"{org}-access"
 
 
-def _on(org: str, cluster: str | None) -> str:
+def cluster_owner(org: str, cluster: str | None) -> str:
     """What a cluster's names start with: the organization's name, and with several clusters
     (spec `clusters`, #61) the cluster's after it. `cluster` None: a one-cluster spec's names."""
     return f"{org}-{cluster}" if cluster else org
 
 
 def eks_stack_name(org: str, *, cluster: str | None = None) -> str:
-    return f"{_on(org, cluster)}-eks"
+    return f"{cluster_owner(org, cluster)}-eks"
 
 
 def hyperpod_dependencies_stack_name(org: str, *, cluster: str | None = None) -> str:
     """The Helm chart HyperPod needs in EKS, between the EKS and the HyperPod cluster."""
-    return f"{_on(org, cluster)}-hyperpod-deps"
+    return f"{cluster_owner(org, cluster)}-hyperpod-deps"
 
 
 def cluster_stack_name(org: str, *, cluster: str | None = None) -> str:
-    return f"{_on(org, cluster)}-cluster"
+    return f"{cluster_owner(org, cluster)}-cluster"
 
 
 def team_stack_name(org: str, team: str, *, cluster: str | None = None) -> str:
     """A team's stack: its home and its place on its home cluster (`cluster` None, with one
     cluster or several), or its place on another cluster of several (`cluster` given)."""
-    return f"{_on(org, cluster)}-team-{team}"
+    return f"{cluster_owner(org, cluster)}-team-{team}"
 
 
 def team_kubernetes_stack_name(org: str, team: str, *, cluster: str | None = None) -> str:
     """The Kubernetes side of one team: credentials of the EKS cluster only."""
-    return f"{_on(org, cluster)}-k8s-{team}"
+    return f"{cluster_owner(org, cluster)}-k8s-{team}"
 
 
 #: The access stack's output naming the identity provider its groups come from (plan review
@@ -109,12 +109,12 @@ def cost_stack_name(org: str) -> str:
 
 def usage_report_stack_name(org: str, *, cluster: str | None = None) -> str:
     """HyperPod usage reporting on the AWS side (cost.usage_reports)."""
-    return f"{_on(org, cluster)}-usage-report"
+    return f"{cluster_owner(org, cluster)}-usage-report"
 
 
 def usage_operator_stack_name(org: str, *, cluster: str | None = None) -> str:
     """The usage-report operator's Helm chart: credentials of the EKS cluster only."""
-    return f"{_on(org, cluster)}-usage-operator"
+    return f"{cluster_owner(org, cluster)}-usage-operator"
 
 
 def remote_workspace_name(prefix: str, stack: str) -> str:
@@ -475,31 +475,33 @@ def inference_role_name(org: str, purpose: str, *, cluster: str | None = None) -
     """The inference operator's roles. The operator's own must start with SageMakerHyperPodInference
     (addons.INFERENCE_ROLE_NAME_PREFIX); the others say what they serve."""
     if purpose == "operator":
-        return shorten(f"SageMakerHyperPodInference-{_on(org, cluster)}", IAM_ROLE_MAX)
-    return shorten(f"{_on(org, cluster)}-inference-{purpose}", IAM_ROLE_MAX)
+        return shorten(f"SageMakerHyperPodInference-{cluster_owner(org, cluster)}", IAM_ROLE_MAX)
+    return shorten(f"{cluster_owner(org, cluster)}-inference-{purpose}", IAM_ROLE_MAX)
 
 
 def inference_tls_bucket_name(org: str, account_id: str, region: str, *, cluster: str | None = None) -> str:
     """Where the inference operator keeps the endpoints' TLS certificates."""
-    return shorten(re.sub(r"-+", "-", f"{_on(org, cluster)}-inference-tls-{account_id}-{region}"), S3_BUCKET_MAX)
+    return shorten(
+        re.sub(r"-+", "-", f"{cluster_owner(org, cluster)}-inference-tls-{account_id}-{region}"), S3_BUCKET_MAX
+    )
 
 
 def spaces_role_name(org: str, purpose: str = "controller", *, cluster: str | None = None) -> str:
     """The Spaces controller's role, or the EBS CSI driver's it needs (`purpose` ebs-csi)."""
-    return shorten(f"{_on(org, cluster)}-spaces-{purpose}", IAM_ROLE_MAX)
+    return shorten(f"{cluster_owner(org, cluster)}-spaces-{purpose}", IAM_ROLE_MAX)
 
 
 def observability_role_name(org: str, *, cluster: str | None = None) -> str:
-    return shorten(f"{_on(org, cluster)}-hyperpod-observability", IAM_ROLE_MAX)
+    return shorten(f"{cluster_owner(org, cluster)}-hyperpod-observability", IAM_ROLE_MAX)
 
 
 def grafana_role_name(org: str, *, cluster: str | None = None) -> str:
-    return shorten(f"{_on(org, cluster)}-hyperpod-grafana", IAM_ROLE_MAX)
+    return shorten(f"{cluster_owner(org, cluster)}-hyperpod-grafana", IAM_ROLE_MAX)
 
 
 def observability_workspace_name(org: str, *, cluster: str | None = None) -> str:
     """The Prometheus workspace's alias and the Grafana workspace's name."""
-    return f"{_on(org, cluster)}-hyperpod"
+    return f"{cluster_owner(org, cluster)}-hyperpod"
 
 
 def teams_data_buckets(organization: Organization, teams: Iterable[Team]) -> list[str]:

@@ -32,6 +32,8 @@ StackKind = Literal[
     "hyperpod-dependencies",
     "cluster",
     "team",
+    # With several clusters (spec `clusters`), a team's place on a cluster other than its home's.
+    "team-placement",
     "team-kubernetes",
     "usage-report",
     "usage-operator",
@@ -39,15 +41,10 @@ StackKind = Literal[
 ]
 
 
-#: A team's place on a cluster other than its home's, with several clusters (#61): planned here,
-#: built by the several-cluster app that comes next (constructs/team_placement.py holds its parts).
-PlacementKind = Literal["team-placement"]
-
-
 @dataclass(frozen=True)
 class PlannedStack:
     name: str
-    kind: StackKind | PlacementKind
+    kind: StackKind
     credentials: str
     holds: str
     depends_on: tuple[str, ...] = ()
@@ -98,6 +95,9 @@ class TeamStackInputs:
     spaces: bool = False
     #: With several clusters, the cluster's qualifier its quota names carry (PlatformSpec.cluster_qualifier).
     cluster_qualifier: str | None = None
+    #: With several clusters, the EKS clusters' ARNs of the team's placements off its home in the home's
+    #: account: its workload role trusts their Pod Identity too (stacks/team_placement.py binds it there).
+    placed_eks_cluster_arns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -182,8 +182,8 @@ def several_clusters_stack_plan(clusters: SeveralClusters) -> list[PlannedStack]
     each other cluster it is placed on, a placement stack and a Kubernetes stack named after that
     cluster (`<org>-<cluster>-team-<t>`, `<org>-<cluster>-k8s-<t>`), after its home stack."""
     views = clusters.views
-    # The organization's stacks read only the organization's fields, the same in every view.
-    organization = views[clusters.spec.clusters[0].name]
+    # The organization's stacks: its account, Region and tags, every team (SeveralClusters.organization_view).
+    organization = clusters.organization_view
     stacks, access = _organization_stacks(organization)
     chains = {
         c.name: _cluster_chain(views[c.name], access, of=c.name, qualifier=cluster_qualifier(c))

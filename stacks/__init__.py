@@ -10,6 +10,7 @@ from hyperpod_teams.stacks.hyperpod_dependencies import HyperPodDependenciesStac
 from hyperpod_teams.stacks.identity import IdentityStack
 from hyperpod_teams.stacks.team import TeamStack
 from hyperpod_teams.stacks.team_kubernetes import TeamKubernetesStack
+from hyperpod_teams.stacks.team_placement import TeamPlacementStack
 from hyperpod_teams.stacks.usage_report import UsageOperatorStack, UsageReportStack
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "IdentityStack",
     "PlatformStack",
     "TeamKubernetesStack",
+    "TeamPlacementStack",
     "TeamStack",
     "UsageOperatorStack",
     "UsageReportStack",

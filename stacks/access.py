@@ -8,12 +8,19 @@ cross-stack reference.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from constructs import Construct
 
 from hyperpod_teams import naming, policies
 from hyperpod_teams.constructs.identity_center import IdentityCenterGroup, PermissionSet
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.plugins import PLATFORM_ADMINS_KEY, IdentityBuild, group_key_id
+from hyperpod_teams.policies.several_clusters import (
+    several_clusters_permission_set_policy,
+    several_clusters_platform_admins_policy,
+)
+from hyperpod_teams.spec.clusters import SeveralClusters
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stacks.base import PlatformStack
 
@@ -28,9 +35,13 @@ class AccessStack(PlatformStack):
         groups: IdentityBuild,
         create_groups: bool = False,
         existing_groups: frozenset[tuple[str, str]] = frozenset(),
+        clusters: SeveralClusters | None = None,
     ) -> None:
         """`create_groups`: create the groups in Identity Center instead of looking them up,
-        except `existing_groups` (the spec names groups that exist already)."""
+        except `existing_groups` (the spec names groups that exist already). `clusters`: the spec of
+        several clusters `spec` is the organization's view of (SeveralClusters.organization_view):
+        each permission set then grants on every cluster it serves (policies/several_clusters.py)
+        and is assigned in every account of them."""
         super().__init__(scope, stack_name, spec=spec)
         self.add_aws_provider(tags=self.organization_tags(), account=spec.organization.identity_center_account)
         org = spec.organization
@@ -50,12 +61,24 @@ class AccessStack(PlatformStack):
                 policy = policies.platform_admins_permission_set_policy(
                     org=org.name, account_id=org.account_id, region=org.region, eks_cluster_name=eks_cluster_name
                 )
+                accounts = _accounts(clusters.views.values(), first=org.account_id) if clusters else []
+                if clusters:
+                    policy = several_clusters_platform_admins_policy(clusters.views)
             else:
                 team = teams[team_name]
                 purpose = f"The {role} of team {team.name}"
                 tags = naming.team_resource_tags(org, team)
                 permission_set_name = naming.team_permission_set_name(org.name, team, role)
                 policy = policies.permission_set_policy_of(spec, team, role)
+                accounts = []
+                if clusters:
+                    home = clusters.home(team.name)
+                    policy = several_clusters_permission_set_policy(clusters.views, home, team.name, role)
+                    placed = [clusters.views[home], *(v for c, v in clusters.views.items() if c != home)]
+                    accounts = _accounts(
+                        (v for v in placed if any(t.name == team.name for t in v.teams)),
+                        first=clusters.views[home].organization.account_id,
+                    )
             group = IdentityCenterGroup(
                 self,
                 f"group-{group_key_id(key)}",
@@ -75,6 +98,7 @@ class AccessStack(PlatformStack):
                 group_id=group.group_id,
                 tags=tags,
                 existing=None if key == PLATFORM_ADMINS_KEY else teams[team_name].existing_permission_set(role),
+                accounts=accounts,
             )
         # Which identity provider the groups came from: a plan that changes it is a switch of the
         # identity source on a running platform, which the plan review alerts on (plan_summary).
@@ -84,3 +108,10 @@ class AccessStack(PlatformStack):
             value=spec.identity.provider,
             description="The identity provider the groups come from (a change is an identity-source switch)",
         )
+
+
+def _accounts(views: Iterable[PlatformSpec], *, first: str) -> list[str]:
+    """The accounts of the clusters `views` are the views of, each once, `first` first where it is
+    one (its assignment keeps the address a one-cluster spec gave it: a spec that grew moves none)."""
+    accounts = list(dict.fromkeys(view.organization.account_id for view in views))
+    return sorted(accounts, key=lambda account: account != first)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 from constructs import Construct
 
 from hyperpod_teams import naming
-from hyperpod_teams.constructs.team import TeamEnvironment
+from hyperpod_teams.constructs.team import ExistingComputeQuota, TeamEnvironment
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stack_plan import TeamPlacement, team_stack_inputs
@@ -21,7 +24,10 @@ class TeamStack(PlatformStack):
         spec: PlatformSpec,
         team: Team,
         placement: TeamPlacement,
+        placed_eks_cluster_arns: tuple[str, ...] = (),
     ) -> None:
+        """`placed_eks_cluster_arns` (several clusters): the EKS clusters of the team's other placements
+        in this account, whose Pod Identity its workload role trusts too."""
         super().__init__(scope, stack_name, spec=spec)
         self.team = team
         org = spec.organization
@@ -37,62 +43,65 @@ class TeamStack(PlatformStack):
         self.environment = TeamEnvironment(
             self,
             "team",
-            inputs=team_stack_inputs(spec),
+            inputs=replace(team_stack_inputs(spec), placed_eks_cluster_arns=placed_eks_cluster_arns),
             team=team,
             **placement.keywords(),
         )
-        self._quota_outputs(team)
+        add_quota_outputs(self, team, self.environment.compute_quota, self.environment.existing_compute_quota)
 
-    def _quota_outputs(self, team: Team) -> None:
-        """What a team needs to see its quota: `aws sagemaker describe-compute-quota` takes the
-        quota's ID, and task governance's ClusterQueue shows its use (`kubectl get clusterqueue`)."""
-        environment = self.environment
-        if environment.compute_quota is not None:
-            quota = environment.compute_quota
-            arn, quota_id = quota.id, cdk.Fn.lookup(cdk.Fn.jsondecode(quota.properties), "ComputeQuotaId", "")
-            properties = f"{quota.terraform_resource_type}.{self.get_logical_id(quota)}.properties"
-        elif environment.existing_compute_quota is not None:
-            arn = team.compute.existing_quota_arn or ""
-            quota_id = arn.rsplit("/", 1)[-1]
-            lookup = environment.existing_compute_quota.lookup
-            properties = f"data.{lookup.terraform_resource_type}.{self.get_logical_id(lookup)}.properties"
-        else:
-            return
-        # What AWS holds of the quota (Cloud Control's properties, AWS::SageMaker::ComputeQuota):
-        # instance counts by type, how the team shares and borrows, whether it preempts its own tasks.
-        config = f"try(jsondecode({properties}).ComputeQuotaConfig, {{}})"
-        cdk.TerraformOutput(
-            self,
-            "compute_quota",
-            value=(
-                "${{instances = {for r in try(" + config + ".ComputeQuotaResources, []) : r.InstanceType => "
-                "try(r.Count, null)}, "
-                "accelerators = {for r in try(" + config + ".ComputeQuotaResources, []) : r.InstanceType => "
-                "try(r.Accelerators, null)}, "
-                "partitions = {for r in try(" + config + ".ComputeQuotaResources, []) : r.InstanceType => "
-                'try(format("%d x %s", r.AcceleratorPartition.Count, r.AcceleratorPartition.Type), null)}, '
-                "sharing = try(" + config + ".ResourceSharingConfig.Strategy, null), "
-                "borrow_limit_percent = try(" + config + ".ResourceSharingConfig.BorrowLimit, null), "
-                "absolute_borrow_limits = {for r in try(" + config + ".ResourceSharingConfig.AbsoluteBorrowLimits, "
-                "[]) : r.InstanceType => {count = try(r.Count, null), accelerators = try(r.Accelerators, null)}}, "
-                "preempts_own_tasks = try(" + config + ".PreemptTeamTasks, null), "
-                "activation_state = try(jsondecode(" + properties + ").ActivationState, null)}}"
-            ),
-            description="What the team's quota guarantees, as AWS holds it: instances, accelerators and GPU "
-            "partitions by type, sharing, borrow limits, whether it is active",
-        )
-        cdk.TerraformOutput(
-            self, "compute_quota_arn", value=arn, description=f"Team {team.name}'s compute quota (task governance)"
-        )
-        cdk.TerraformOutput(
-            self,
-            "compute_quota_id",
-            value=quota_id,
-            description="aws sagemaker describe-compute-quota --compute-quota-id takes it",
-        )
-        cdk.TerraformOutput(
-            self,
-            "cluster_queue",
-            value=naming.team_cluster_queue(team.name),
-            description="The team's use of its quota: kubectl get clusterqueue <this> (Kueue, task governance)",
-        )
+
+def add_quota_outputs(
+    stack: cdk.TerraformStack, team: Team, compute_quota: Any, existing_compute_quota: ExistingComputeQuota | None
+) -> None:
+    """What a team needs to see its quota on the stack's cluster: `aws sagemaker
+    describe-compute-quota` takes the quota's ID, and task governance's ClusterQueue shows its use
+    (`kubectl get clusterqueue`)."""
+    if compute_quota is not None:
+        quota = compute_quota
+        arn, quota_id = quota.id, cdk.Fn.lookup(cdk.Fn.jsondecode(quota.properties), "ComputeQuotaId", "")
+        properties = f"{quota.terraform_resource_type}.{stack.get_logical_id(quota)}.properties"
+    elif existing_compute_quota is not None:
+        arn = team.compute.existing_quota_arn or ""
+        quota_id = arn.rsplit("/", 1)[-1]
+        lookup = existing_compute_quota.lookup
+        properties = f"data.{lookup.terraform_resource_type}.{stack.get_logical_id(lookup)}.properties"
+    else:
+        return
+    # What AWS holds of the quota (Cloud Control's properties, AWS::SageMaker::ComputeQuota):
+    # instance counts by type, how the team shares and borrows, whether it preempts its own tasks.
+    config = f"try(jsondecode({properties}).ComputeQuotaConfig, {{}})"
+    cdk.TerraformOutput(
+        stack,
+        "compute_quota",
+        value=(
+            "${{instances = {for r in try(" + config + ".ComputeQuotaResources, []) : r.InstanceType => "
+            "try(r.Count, null)}, "
+            "accelerators = {for r in try(" + config + ".ComputeQuotaResources, []) : r.InstanceType => "
+            "try(r.Accelerators, null)}, "
+            "partitions = {for r in try(" + config + ".ComputeQuotaResources, []) : r.InstanceType => "
+            'try(format("%d x %s", r.AcceleratorPartition.Count, r.AcceleratorPartition.Type), null)}, '
+            "sharing = try(" + config + ".ResourceSharingConfig.Strategy, null), "
+            "borrow_limit_percent = try(" + config + ".ResourceSharingConfig.BorrowLimit, null), "
+            "absolute_borrow_limits = {for r in try(" + config + ".ResourceSharingConfig.AbsoluteBorrowLimits, "
+            "[]) : r.InstanceType => {count = try(r.Count, null), accelerators = try(r.Accelerators, null)}}, "
+            "preempts_own_tasks = try(" + config + ".PreemptTeamTasks, null), "
+            "activation_state = try(jsondecode(" + properties + ").ActivationState, null)}}"
+        ),
+        description="What the team's quota guarantees, as AWS holds it: instances, accelerators and GPU "
+        "partitions by type, sharing, borrow limits, whether it is active",
+    )
+    cdk.TerraformOutput(
+        stack, "compute_quota_arn", value=arn, description=f"Team {team.name}'s compute quota (task governance)"
+    )
+    cdk.TerraformOutput(
+        stack,
+        "compute_quota_id",
+        value=quota_id,
+        description="aws sagemaker describe-compute-quota --compute-quota-id takes it",
+    )
+    cdk.TerraformOutput(
+        stack,
+        "cluster_queue",
+        value=naming.team_cluster_queue(team.name),
+        description="The team's use of its quota: kubectl get clusterqueue <this> (Kueue, task governance)",
+    )

@@ -157,7 +157,9 @@ def synthesize_stacks(spec, out_dir: Path) -> dict[str, dict]:
     synthesized as a user would, by the `synth` command with `--engine`, in a process of its own."""
     from hyperpod_teams import engine
 
-    other = _engine_required_by(spec)
+    # A spec of several clusters (spec.clusters.SeveralClusters): its organization's view names its
+    # identity provider.
+    other = _engine_required_by(getattr(spec, "organization_view", spec))
     if other and other != engine.current().name:
         _synthesize_in_a_process_of(other, spec, out_dir)
     else:

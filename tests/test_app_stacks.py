@@ -170,19 +170,27 @@ def test_every_kind_of_planned_stack_has_one_builder_and_the_app_builds_the_plan
     import copy
     from typing import get_args
 
-    from hyperpod_teams.app import BUILDERS, add_platform_stacks
+    from hyperpod_teams.app import BUILDERS, add_platform_stacks, add_several_clusters_stacks
     from hyperpod_teams.engine import cdk
-    from hyperpod_teams.stack_plan import StackKind, stack_plan
+    from hyperpod_teams.spec.clusters import validate_several_clusters
+    from hyperpod_teams.stack_plan import StackKind, several_clusters_stack_plan, stack_plan
     from tests.conftest import _quickstart_data
+    from tests.test_spec_clusters import two_clusters
 
     assert set(BUILDERS) == set(get_args(StackKind))
     data = copy.deepcopy(_quickstart_data())  # the cached original is every test's
     data["cost"] = {"usage_reports": {"enabled": True}}
     spec = validate_spec(data)
     plan = stack_plan(spec)
-    assert {s.kind for s in plan} == set(get_args(StackKind))  # the quickstart with usage reports has every kind
+    # The quickstart with usage reports has every kind but a team's place off its home cluster,
+    # which a spec of several clusters has.
+    assert {s.kind for s in plan} == set(get_args(StackKind)) - {"team-placement"}
     built = add_platform_stacks(cdk.App(), spec)
     assert [s.stack_name for s in built.all()] == [s.name for s in plan]
+    several = validate_several_clusters(two_clusters())
+    plan = several_clusters_stack_plan(several)
+    assert "team-placement" in {s.kind for s in plan}
+    assert [s.stack_name for s in add_several_clusters_stacks(cdk.App(), several).all()] == [s.name for s in plan]
 
 
 def test_every_output_of_every_stack_says_what_it_is(quickstart_data, tmp_path):

@@ -57,7 +57,7 @@ def _derive(function: Callable[..., str], cluster) -> str:
     for name, parameter in inspect.signature(function).parameters.items():
         if parameter.kind is inspect.Parameter.KEYWORD_ONLY:
             # A name of a cluster's that carries it where the organization has several (`cluster`
-            # given), and keeps a one-cluster spec's name without it (naming._on).
+            # given), and keeps a one-cluster spec's name without it (naming.cluster_owner).
             assert name == "cluster" and parameter.default is None, (function.__name__, name)
             keywords[name] = cluster.name
         elif name == "team":

@@ -233,3 +233,15 @@ def test_a_spec_of_two_clusters_with_any_field_replaced_is_valid_or_a_spec_error
             assert all(isinstance(p.path, tuple) for p in error.problems)
 
     check()
+
+
+def test_with_clusters_the_organization_keeps_a_tag_for_the_clusters_own():
+    """Every resource of a cluster carries its cluster's tag (the cost category splits each
+    cluster's shared spend by it): of AWS's 50 tags a resource takes, the organization keeps 46."""
+    data = two_clusters()
+    data["organization"]["tags"] = {f"key{index}": "value" for index in range(47)}
+    found = problems(data)
+    assert found["organization.tags"].startswith("47 tags, and with clusters every resource carries one more")
+    data["organization"]["tags"].pop("key46")
+    several = validate_several_clusters(data)
+    assert len(several.views["infer"].organization.tags) == 47

@@ -216,5 +216,11 @@ def _refuse_another_accounts_report(spec: PlatformSpec, reports: list[SummaryRep
                 f"{origin.region} (its folder), but the cluster {spec.cluster.name!r} runs in account "
                 f"{org.account_id} in {org.region} (organization.account_id, organization.region): a cluster of "
                 "the same name there is another cluster, and its hours are not these teams'. Give the reports "
-                f"in s3://{usage_report.bucket_name(org.name, org.account_id, org.region)}/"
+                f"in s3://{_bucket(spec)}/"
             )
+
+
+def _bucket(spec: PlatformSpec) -> str:
+    """The usage-report bucket of the spec's cluster (usage_report.bucket_name)."""
+    org = spec.organization
+    return usage_report.bucket_name(naming.cluster_owner(org.name, spec.cluster_qualifier), org.account_id, org.region)

@@ -13,14 +13,17 @@ class CostAllocation(Construct):
     """Activates the cost allocation tags and groups spend by team in one cost category
     (`cost.cost_category_definition`)."""
 
-    def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec) -> None:
+    def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec, several: dict | None = None) -> None:
+        """`several`: with several clusters, the cost category's definition
+        (cost.several_clusters_cost_category_definition); the cluster tag is activated too."""
         super().__init__(scope, id_)
         ce_tag = bindings.aws_ce_cost_allocation_tag
+        keys = (*cost.COST_ALLOCATION_TAG_KEYS, naming.TAG_CLUSTER) if several else cost.COST_ALLOCATION_TAG_KEYS
         self.tags = [
             ce_tag.CeCostAllocationTag(self, f"tag-{key.replace(':', '-')}", tag_key=key, status="Active")
-            for key in cost.COST_ALLOCATION_TAG_KEYS
+            for key in keys
         ]
-        definition = cost.cost_category_definition(spec)
+        definition = several or cost.cost_category_definition(spec)
         category = bindings.aws_ce_cost_category
         self.category = category.CeCostCategory(
             self,

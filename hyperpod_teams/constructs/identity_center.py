@@ -4,6 +4,8 @@ over when it exists already. The access stack (`stacks/access.py`) holds them.""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from constructs import Construct
 
 from hyperpod_teams import bindings, policies
@@ -63,12 +65,16 @@ class PermissionSet(Construct):
         group_id: str,
         tags: dict[str, str],
         existing: ExistingPermissionSet | None = None,
+        accounts: Sequence[str] = (),
     ) -> None:
         """`existing`: a permission set to take over (imported with its inline policy, and its
-        assignment when the spec says the group holds it), never destroyed by the stacks."""
+        assignment when the spec says the group holds it), never destroyed by the stacks.
+        `accounts` (several clusters): the accounts it is assigned in, the first by the assignment a
+        one-cluster spec has (`assignment`), each other by one of its own (`assignment-<account>`);
+        default: the spec's account."""
         super().__init__(scope, id_)
         instance_arn = spec.identity.identity_center.instance_arn
-        account_id = spec.organization.account_id
+        account_id, *more_accounts = accounts or [spec.organization.account_id]
         keep = cdk.TerraformResourceLifecycle(prevent_destroy=True) if existing is not None else None
         self.permission_set = bindings.aws_ssoadmin_permission_set.SsoadminPermissionSet(
             self,
@@ -102,6 +108,20 @@ class PermissionSet(Construct):
             depends_on=[self.inline_policy],
             lifecycle=keep,
         )
+        #: Account -> the permission set's assignment there.
+        self.assignments = {account_id: self.assignment}
+        for account in more_accounts:
+            self.assignments[account] = bindings.aws_ssoadmin_account_assignment.SsoadminAccountAssignment(
+                self,
+                f"assignment-{account}",
+                instance_arn=instance_arn,
+                permission_set_arn=self.arn,
+                principal_id=group_id,
+                principal_type="GROUP",
+                target_id=account,
+                target_type="AWS_ACCOUNT",
+                depends_on=[self.inline_policy],
+            )
         if existing is not None:
             # The provider's import IDs: PERMISSION_SET_ARN,INSTANCE_ARN for the set and its inline
             # policy; the six parts of the assignment's ID for the assignment.

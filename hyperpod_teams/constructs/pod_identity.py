@@ -37,7 +37,7 @@ def pod_identity_role(
     policy_id: str,
     name: str,
     org: Organization,
-    eks_cluster_arn: str,
+    eks_cluster_arn: str | list[str],
     policy: Managed | Inline,
 ):
     """The role and its policy's resource (what an association or add-on waits for), with the

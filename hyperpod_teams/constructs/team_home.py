@@ -323,7 +323,9 @@ class TeamWorkloadIdentity(Construct):
                 policy_id="team-data",
                 name=self.role_name,
                 org=org,
-                eks_cluster_arn=eks_arn,
+                eks_cluster_arn=[eks_arn, *inputs.placed_eks_cluster_arns]
+                if inputs.placed_eks_cluster_arns
+                else eks_arn,
                 policy=Inline(
                     "team-data",
                     policies.team_workload_policy(

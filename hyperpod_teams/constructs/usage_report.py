@@ -12,7 +12,7 @@ from pathlib import Path
 
 from constructs import Construct
 
-from hyperpod_teams import bindings, policies, usage_report
+from hyperpod_teams import bindings, naming, policies, usage_report
 from hyperpod_teams.constructs.helm import chart_is_cloned
 from hyperpod_teams.constructs.iam import service_role
 from hyperpod_teams.constructs.kms import EncryptionKey
@@ -59,12 +59,15 @@ class UsageReportInfrastructure(Construct):
     def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec, eks_cluster_name: str, eks_cluster_arn: str):
         super().__init__(scope, id_)
         org = spec.organization
-        self.bucket_name = usage_report.bucket_name(org.name, org.account_id, org.region)
+        #: What the usage reporting's names start with: the organization's, and with several clusters the
+        #: cluster's qualifier after it (naming.cluster_owner), as every cluster has its own.
+        self._owner = naming.cluster_owner(org.name, spec.cluster_qualifier)
+        self.bucket_name = usage_report.bucket_name(self._owner, org.account_id, org.region)
         self._report_bucket(org, spec.cost.usage_reports.retention_days)
         self._operator_access(org, eks_cluster_name, eks_cluster_arn)
         self._query_side(org)
         function = self._aggregation(org)
-        self._daily_schedule(function, usage_report.aggregation_function_name(org.name))
+        self._daily_schedule(function, usage_report.aggregation_function_name(self._owner))
 
     def _report_bucket(self, org: Organization, retention_days: int) -> None:
         """Versioned, private; usage data expires after the retention days."""
@@ -99,7 +102,7 @@ class UsageReportInfrastructure(Construct):
             self,
             role_id="operator-role",
             policy_id="operator-writes-raw-data",
-            name=usage_report.operator_role_name(org.name),
+            name=usage_report.operator_role_name(self._owner),
             org=org,
             eks_cluster_arn=eks_cluster_arn,
             policy=Inline(
@@ -114,7 +117,7 @@ class UsageReportInfrastructure(Construct):
 
     def _query_side(self, org: Organization) -> None:
         # Querying: the database and tables the operator's data lands in, Athena's workgroup.
-        self.database_name = usage_report.database_name(org.name)
+        self.database_name = usage_report.database_name(self._owner)
         database = bindings.aws_glue_catalog_database.GlueCatalogDatabase(
             self, "database", name=self.database_name, description="HyperPod usage reports (hyperpod-teams)"
         )
@@ -144,7 +147,7 @@ class UsageReportInfrastructure(Construct):
                 ],
             )
         workgroup = bindings.aws_athena_workgroup
-        self.workgroup_name = usage_report.workgroup_name(org.name)
+        self.workgroup_name = usage_report.workgroup_name(self._owner)
         workgroup.AthenaWorkgroup(
             self,
             "workgroup",
@@ -165,12 +168,12 @@ class UsageReportInfrastructure(Construct):
     def _aggregation(self, org: Organization) -> bindings.aws_lambda_function.LambdaFunction:
         # The daily aggregation into summary_report and detailed_report: its logs and environment under its own key,
         # failed runs kept in a queue (the event names the day, to run it again).
-        function_name = usage_report.aggregation_function_name(org.name)
+        function_name = usage_report.aggregation_function_name(self._owner)
         log_group_name = f"/aws/lambda/{function_name}"
         key = EncryptionKey(
             self,
             "aggregation-key",
-            alias=usage_report.aggregation_function_name(org.name),
+            alias=usage_report.aggregation_function_name(self._owner),
             description=f"Logs and environment of the HyperPod usage aggregation (hyperpod-teams, {org.name})",
             organization=org,
             service_statements=policies.logs_key_statements(org.account_id, org.region, log_group_name),
@@ -192,7 +195,7 @@ class UsageReportInfrastructure(Construct):
         aggregation_role, access = service_role(
             self,
             ("aggregation-role", "aggregation-access"),
-            name=usage_report.aggregation_role_name(org.name),
+            name=usage_report.aggregation_role_name(self._owner),
             org=org,
             service="lambda.amazonaws.com",
             policy_name="aggregate-usage",

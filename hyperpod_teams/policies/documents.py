@@ -96,10 +96,10 @@ def owned_by(org: str, team: str | None = None, *, request: bool = False) -> dic
     return {"StringEquals": tags}
 
 
-def pod_identity_trust_policy(account_id: str, eks_cluster_arn: str) -> dict:
-    """EKS Pod Identity assumes the role for pods of this one cluster (EKS user guide, "Create an IAM
-    role for EKS Pod Identity": the service principal, AssumeRole and TagSession; the source
-    account and cluster conditions guard against the confused deputy)."""
+def pod_identity_trust_policy(account_id: str, eks_cluster_arn: str | list[str]) -> dict:
+    """EKS Pod Identity assumes the role for pods of this one cluster, or of these clusters (EKS user
+    guide, "Create an IAM role for EKS Pod Identity": the service principal, AssumeRole and
+    TagSession; the source account and cluster conditions guard against the confused deputy)."""
     policy = service_trust_policy("pods.eks.amazonaws.com")
     statement = policy["Statement"][0]
     statement["Action"] = ["sts:AssumeRole", "sts:TagSession"]

@@ -166,18 +166,19 @@ def add_ons_section(document: Document, r: Runbook) -> None:
 def usage_report_section(spec: PlatformSpec) -> list:
     """When usage data appears and how a month's chargeback is made from it."""
     org = spec.organization
-    database, workgroup = usage_report.database_name(org.name), usage_report.workgroup_name(org.name)
-    bucket = usage_report.bucket_name(org.name, org.account_id, org.region)
+    owner = naming.cluster_owner(org.name, spec.cluster_qualifier)
+    database, workgroup = usage_report.database_name(owner), usage_report.workgroup_name(owner)
+    bucket = usage_report.bucket_name(owner, org.account_id, org.region)
     report = f"{bucket}/reports/csv/summary-report-2026-11-01-2026-11-30.csv"
     return [
         Heading("Usage reports and chargeback"),
         Paragraph(
             f"The operator writes raw usage to `s3://{bucket}/raw/` from the moment its pods run on the HyperPod "
             "nodes. The daily aggregation "
-            f"({md_code(usage_report.aggregation_function_name(org.name))}, 00:00 UTC) turns "
+            f"({md_code(usage_report.aggregation_function_name(owner))}, 00:00 UTC) turns "
             "the day before into `summary_report` rows: the first summary appears the first midnight (UTC) after "
             "a whole day of data, so a report of the deployment day itself is incomplete. A failed run stays in "
-            f"the queue `{usage_report.aggregation_function_name(org.name)}-failures` for 14 days; run a day "
+            f"the queue `{usage_report.aggregation_function_name(owner)}-failures` for 14 days; run a day "
             'again with the event `{"day": "YYYY-MM-DD"}`. Data is kept '
             f"{spec.cost.usage_reports.retention_days} days."
         ),

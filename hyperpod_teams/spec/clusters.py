@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError
@@ -41,7 +42,14 @@ from hyperpod_teams.policies.several_clusters import (
     several_clusters_permission_set_policy,
     several_clusters_platform_admins_policy,
 )
-from hyperpod_teams.spec.field_types import AccountId, RegionName, ResourceName, SpecModel, optional
+from hyperpod_teams.spec.field_types import (
+    MAX_ORGANIZATION_TAGS,
+    AccountId,
+    RegionName,
+    ResourceName,
+    SpecModel,
+    optional,
+)
 from hyperpod_teams.spec.fields import (
     Backend,
     Cluster,
@@ -123,6 +131,15 @@ class SeveralClusters:
     spec: SeveralClustersSpec
     views: dict[str, PlatformSpec]
 
+    @cached_property
+    def organization_view(self) -> PlatformSpec:
+        """The spec as the organization's stacks (identity, access, cost) read it: the organization's
+        account, Region and tags (no cluster's), every team as on its home cluster. Its `cluster` is
+        the first cluster's, which none of them reads."""
+        first = self.views[self.spec.clusters[0].name]
+        teams = [self.views[home_cluster(t.studio.home, t.placements)].team(t.name) for t in self.spec.teams]
+        return first.model_copy(update={"organization": self.spec.organization, "teams": teams})
+
     def home(self, team: str) -> str:
         """The cluster of a team's home."""
         placed = next(t for t in self.spec.teams if t.name == team)
@@ -166,8 +183,7 @@ def validate_several_clusters(data: Any) -> SeveralClusters:
     for index, cluster in enumerate(spec.clusters):
         view, teams = cluster_view(data, index)
         try:
-            views[cluster.name] = PlatformSpec.model_validate(view)
-            views[cluster.name]._cluster_qualifier = cluster_qualifier(cluster)
+            views[cluster.name] = _on_cluster(PlatformSpec.model_validate(view), cluster)
             # What AWS's registry schemas refuse of the desired states this cluster's stacks make.
             view_problems = registry.spec_problems(views[cluster.name])
         except ValidationError as exc:
@@ -182,6 +198,17 @@ def validate_several_clusters(data: Any) -> SeveralClusters:
     if problems:
         raise SpecError(problems)
     return SeveralClusters(spec, views)
+
+
+def _on_cluster(view: PlatformSpec, cluster: PlacedCluster) -> PlatformSpec:
+    """A cluster's view as its stacks build it: every resource tagged with the cluster's name
+    (naming.TAG_CLUSTER: the cost category splits each cluster's shared spend by it), the names
+    AWS holds once per account or Region qualified by it (PlatformSpec.cluster_qualifier)."""
+    org = view.organization
+    tagged = org.model_copy(update={"tags": {**org.tags, naming.TAG_CLUSTER: cluster.name}})
+    view = view.model_copy(update={"organization": tagged})
+    view._cluster_qualifier = cluster_qualifier(cluster)
+    return view
 
 
 def _permission_sets_fit(spec: SeveralClustersSpec, views: dict[str, PlatformSpec]) -> Iterator[Problem]:
@@ -221,6 +248,13 @@ def _problems_across_clusters(spec: SeveralClustersSpec) -> Iterator[Problem]:
     yield from _clusters_once(spec)
     yield from _stack_names_collide(spec)
     yield from _cost_category_fits(spec)
+    if len(spec.organization.tags) > MAX_ORGANIZATION_TAGS - 1:
+        yield Problem(
+            ("organization", "tags"),
+            f"{len(spec.organization.tags)} tags, and with clusters every resource carries one more "
+            f"({naming.TAG_CLUSTER}: the cost category splits each cluster's shared spend by it), of AWS's 50",
+            f"give at most {MAX_ORGANIZATION_TAGS - 1} tags",
+        )
     names = [cluster.name for cluster in spec.clusters]
     for index, team in enumerate(spec.teams):
         yield from _placed(index, team, names)

@@ -1,0 +1,299 @@
+"""The stacks of a spec with `clusters` (#61), synthesized by the real engine
+(`app.add_several_clusters_stacks`): the plan's stacks, each cluster's names its own where AWS holds
+a name once per account or Region, a team's permission sets assigned in every account it is placed
+in, its workload role bound on each of its clusters in the home's account, and one cost category
+that splits each cluster's shared spend by that cluster's quotas."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hyperpod_teams import cost, naming
+from hyperpod_teams.policies.several_clusters import several_clusters_permission_set_policy
+from hyperpod_teams.spec.clusters import SeveralClusters, validate_several_clusters
+from hyperpod_teams.stack_plan import several_clusters_stack_plan
+from tests.conftest import EXAMPLES, synthesize_stacks
+from tests.test_spec_clusters import two_clusters
+
+#: Resource types whose name is unique only within a parent (a role's inline policy, a database's
+#: table): two clusters may hold the same.
+NAMED_IN_A_PARENT = {"aws_iam_role_policy", "aws_glue_catalog_table"}
+#: Where AWS holds a resource type's name once: in an account (IAM, budgets), in every account (S3),
+#: in an Identity Center instance (permission sets), or else in an account's Region.
+GLOBAL_NAMES = {"aws_s3_bucket"}
+ACCOUNT_NAMES = {"aws_iam_role", "aws_iam_policy", "aws_budgets_budget", "aws_ssoadmin_permission_set"}
+NAME_KEYS = ("name", "bucket", "domain_name", "function_name", "alias")
+#: The properties of a Cloud Control resource's desired state that name it (HyperPod's cluster,
+#: scheduler config and compute quota).
+CLOUD_CONTROL_NAME_KEYS = ("ClusterName", "Name")
+
+
+def team_work_on_two_clusters() -> dict:
+    """The team-work example (every add-on) on two clusters in one account and one Region, with
+    usage reports: nlp on both (home: train), the other teams on one each."""
+    data = yaml.safe_load((EXAMPLES / "team-work" / "teams.yaml").read_text())
+    train = data.pop("cluster")
+    train["name"] = "train"
+    infer = copy.deepcopy(train)
+    infer["name"] = "infer"
+    data["clusters"] = [train, infer]
+    data["cost"] = {"usage_reports": {"enabled": True}}
+    for index, team in enumerate(data["teams"]):
+        compute = team.pop("compute")
+        if index == 0:
+            team["placements"] = {"train": compute, "infer": compute}
+            team.setdefault("studio", {})["home"] = "train"
+        else:
+            team["placements"] = {"infer" if index % 2 == 0 else "train": compute}
+    return data
+
+
+def synthesized(tmp_path_factory, name: str, data: dict) -> tuple[SeveralClusters, dict[str, dict]]:
+    several = validate_several_clusters(data)
+    return several, synthesize_stacks(several, Path(tmp_path_factory.mktemp(name)) / "cdktf.out")
+
+
+@pytest.fixture(scope="module")
+def two(tmp_path_factory):
+    """two_clusters(): train in us-west-2, infer in us-east-1, one account."""
+    return synthesized(tmp_path_factory, "two-clusters", two_clusters())
+
+
+@pytest.fixture(scope="module")
+def one_region(tmp_path_factory):
+    return synthesized(tmp_path_factory, "one-region", team_work_on_two_clusters())
+
+
+@pytest.fixture(scope="module")
+def two_accounts(tmp_path_factory):
+    """two_clusters() with infer in account 444455556666."""
+    data = two_clusters()
+    data["clusters"][1]["account_id"] = "444455556666"
+    return synthesized(tmp_path_factory, "two-accounts", data)
+
+
+#: How a team stack refers to its cluster's EKS name: the EKS stack's output, as with one cluster.
+TRAIN_EKS_NAME = (
+    "${data.terraform_remote_state.cross-stack-reference-input-acme-train-eks.outputs."
+    "cross-stack-output-aws_eks_clustereks_cluster_55B0C966name}"
+)
+
+
+def without_cluster_tag(value):
+    """`value` without the cluster tag, wherever a resource or a desired state (JSON text) holds tags."""
+    if isinstance(value, dict):
+        return {k: without_cluster_tag(v) for k, v in value.items() if k != naming.TAG_CLUSTER}
+    if isinstance(value, list):
+        return [
+            without_cluster_tag(v) for v in value if not (isinstance(v, dict) and v.get("Key") == naming.TAG_CLUSTER)
+        ]
+    if isinstance(value, str) and value.startswith("{"):
+        try:
+            return without_cluster_tag(json.loads(value))
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def aws_providers(stack: dict) -> dict[str | None, dict]:
+    return {provider.get("alias"): provider for provider in stack.get("provider", {}).get("aws", [])}
+
+
+def held_names(several: SeveralClusters, stacks: dict[str, dict]) -> dict[tuple, list[str]]:
+    """(resource type, where AWS holds its name, the name) -> the stacks that create such a resource."""
+    held: dict[tuple, list[str]] = defaultdict(list)
+    for stack_name, stack in stacks.items():
+        providers = aws_providers(stack)
+        if not providers:
+            continue
+        for resource_type, resources in stack.get("resource", {}).items():
+            if resource_type in NAMED_IN_A_PARENT:
+                continue
+            for resource in resources.values():
+                provider = providers[resource["provider"].rsplit(".", 1)[-1] if "provider" in resource else None]
+                account = (provider.get("allowed_account_ids") or [several.spec.organization.account_id])[0]
+                where = (
+                    "everywhere"
+                    if resource_type in GLOBAL_NAMES
+                    else account
+                    if resource_type in ACCOUNT_NAMES
+                    else f"{account}/{provider['region']}"
+                )
+                names = [resource[key] for key in NAME_KEYS if isinstance(resource.get(key), str)]
+                if resource_type == "aws_cloudcontrolapi_resource":
+                    state = json.loads(resource["desired_state"])
+                    names = [state[key] for key in CLOUD_CONTROL_NAME_KEYS if isinstance(state.get(key), str)]
+                    resource_type = resource["type_name"]
+                for name in names:
+                    if "${" not in name:
+                        held[(resource_type, where, name)].append(stack_name)
+    return held
+
+
+def test_the_synthesized_stacks_are_the_plans_with_its_dependencies(two):
+    several, stacks = two
+    plan = several_clusters_stack_plan(several)
+    assert sorted(stacks) == sorted(s.name for s in plan)
+    for planned in plan:
+        stack = stacks[planned.name]
+        remote = set(stack.get("data", {}).get("terraform_remote_state", {}))
+        read = {name.removeprefix("cross-stack-reference-input-") for name in remote}
+        # Every stack a stack reads is one it deploys after.
+        assert read <= set(planned.depends_on), (planned.name, read, planned.depends_on)
+
+
+@pytest.mark.parametrize("fixture", ["two", "one_region", "two_accounts"])
+def test_no_two_resources_share_a_name_where_aws_holds_it_once(fixture, request):
+    """Two clusters in one account and one Region (every add-on, usage reports), in two Regions, in
+    two accounts: every name AWS holds once per account, Region or everywhere is one resource's."""
+    several, stacks = request.getfixturevalue(fixture)
+    held = held_names(several, stacks)
+    assert len(held) > 20
+    shared = {key: owners for key, owners in held.items() if len(owners) > 1}
+    assert not shared, shared
+
+
+def test_each_clusters_names_carry_the_cluster_and_a_quota_its_cluster_qualifier(one_region):
+    several, stacks = one_region
+    held = {(kind, name) for kind, _, name in held_names(several, stacks)}
+    assert ("AWS::SageMaker::ComputeQuota", "nlp-train-quota") in held
+    assert ("AWS::SageMaker::ComputeQuota", "nlp-infer-quota") in held
+    for cluster in ("train", "infer"):
+        assert ("aws_prometheus_workspace", f"acme-{cluster}-hyperpod") in held
+        assert ("aws_iam_role", f"SageMakerHyperPodInference-acme-{cluster}") in held
+        assert ("aws_iam_role", f"acme-{cluster}-hyperpod-usage-operator") in held
+        assert ("aws_athena_workgroup", f"acme-{cluster}-hyperpod-usage") in held
+
+
+def test_a_team_is_assigned_its_permission_sets_in_every_account_it_is_placed_in(two_accounts):
+    several, stacks = two_accounts
+    access = stacks["acme-access"]["resource"]
+    assignments: dict[str, dict[str, str]] = defaultdict(dict)
+    for address, assignment in access["aws_ssoadmin_account_assignment"].items():
+        key = address.split("_assignment")[0].removeprefix("permission-set-")
+        assignments[key][assignment["target_id"]] = address
+    # nlp (train in 111122223333, infer in 444455556666): both; research (infer) and vision (train): one.
+    for role in naming.ROLES:
+        assert set(assignments[f"nlp-{role}"]) == {"111122223333", "444455556666"}
+        assert set(assignments[f"research-{role}"]) == {"444455556666"}
+        assert set(assignments[f"vision-{role}"]) == {"111122223333"}
+        # The home's account keeps the address a one-cluster spec gives the assignment.
+        assert "_assignment-" not in assignments[f"nlp-{role}"]["111122223333"]
+        assert "_assignment-444455556666" in assignments[f"nlp-{role}"]["444455556666"]
+    assert set(assignments["platform-admins"]) == {"111122223333", "444455556666"}
+    # Each set's policy is the one over every cluster it serves (policies/several_clusters.py).
+    policies = {
+        address.split("_inline-policy")[0].removeprefix("permission-set-"): json.loads(p["inline_policy"])
+        for address, p in access["aws_ssoadmin_permission_set_inline_policy"].items()
+    }
+    for team in ("nlp", "research", "vision"):
+        for role in naming.ROLES:
+            expected = several_clusters_permission_set_policy(several.views, several.home(team), team, role)
+            assert policies[f"{team}-{role}"] == expected
+
+
+def test_a_placement_in_the_homes_account_binds_the_home_workload_role_which_trusts_both_clusters(two):
+    several, stacks = two
+    home = stacks["acme-team-nlp"]["resource"]
+    (role,) = [r for r in home["aws_iam_role"].values() if r["name"] == "acme-nlp-workload"]
+    trust = json.loads(role["assume_role_policy"])
+    home_eks, infer_eks = trust["Statement"][0]["Condition"]["ArnEquals"]["aws:SourceArn"]
+    # The home cluster's as a one-cluster spec gives it (the EKS stack's output), and infer's.
+    assert home_eks == f"arn:aws:eks:us-west-2:111122223333:cluster/{TRAIN_EKS_NAME}"
+    assert infer_eks == "arn:aws:eks:us-east-1:111122223333:cluster/infer-eks"
+    placed = stacks["acme-infer-team-nlp"]["resource"]
+    (association,) = placed["aws_eks_pod_identity_association"].values()
+    assert association["role_arn"] == "arn:aws:iam::111122223333:role/acme-nlp-workload"
+    assert (association["namespace"], association["service_account"]) == ("hyperpod-ns-nlp", "team-workload")
+    # Its home (domain, data, roles, budget) is in the home stack alone.
+    assert not {"aws_sagemaker_domain", "aws_s3_bucket", "aws_iam_role", "aws_budgets_budget"} & set(placed)
+    # vision's role trusts its one cluster, as a one-cluster spec's does.
+    (vision,) = [
+        r
+        for r in stacks["acme-team-vision"]["resource"]["aws_iam_role"].values()
+        if r["name"] == "acme-vision-workload"
+    ]
+    vision_trust = json.loads(vision["assume_role_policy"])["Statement"][0]["Condition"]["ArnEquals"]
+    assert vision_trust == {"aws:SourceArn": home_eks}
+
+
+def test_a_placement_in_another_account_binds_no_role_of_the_homes(two_accounts):
+    """EKS Pod Identity takes a role of the cluster's own account: the team's home role is not one."""
+    _, stacks = two_accounts
+    assert "aws_eks_pod_identity_association" not in stacks["acme-infer-team-nlp"]["resource"]
+    (role,) = [
+        r for r in stacks["acme-team-nlp"]["resource"]["aws_iam_role"].values() if r["name"].endswith("workload")
+    ]
+    trust = json.loads(role["assume_role_policy"])["Statement"][0]["Condition"]["ArnEquals"]
+    assert trust == {"aws:SourceArn": f"arn:aws:eks:us-west-2:111122223333:cluster/{TRAIN_EKS_NAME}"}
+
+
+def test_one_cost_category_splits_each_clusters_shared_spend_by_that_clusters_quotas(two):
+    several, stacks = two
+    (category,) = stacks["acme-cost"]["resource"]["aws_ce_cost_category"].values()
+    assert [rule["value"] for rule in category["rule"]] == [
+        "nlp",
+        "vision",
+        "research",
+        "shared-platform-train",
+        "shared-platform-infer",
+    ]
+    splits = {rule["source"]: rule for rule in category["split_charge_rule"]}
+    assert set(splits) == {"shared-platform-train", "shared-platform-infer"}
+    for cluster, view in several.views.items():
+        rule = splits[naming.cluster_shared_cost_value(cluster)]
+        shares = dict(zip(rule["targets"], rule["parameter"][0]["values"], strict=True))
+        assert shares == {team: str(share) for team, share in cost.shared_split(view).percentages.items()}
+        assert set(shares) == {team.name for team in view.teams}
+    # The cluster tag that tells each cluster's shared spend apart is activated, and each
+    # cluster's AWS stacks tag everything they create with it.
+    tags = {t["tag_key"] for t in stacks["acme-cost"]["resource"]["aws_ce_cost_allocation_tag"].values()}
+    assert naming.TAG_CLUSTER in tags
+    for planned in several_clusters_stack_plan(several):
+        provider = aws_providers(stacks[planned.name]).get(None)
+        if provider is None:
+            continue
+        tagged = provider["default_tags"][0]["tags"]
+        if planned.cluster is None:
+            assert naming.TAG_CLUSTER not in tagged, planned.name
+        else:
+            assert tagged[naming.TAG_CLUSTER] == planned.cluster, planned.name
+
+
+def test_a_spec_grown_from_cluster_to_clusters_keeps_every_resource_and_name(tmp_path_factory, quickstart_stacks):
+    """The quickstart with its cluster in `clusters` (keeping its names): every stack holds the
+    resources at the same addresses with the same values; only the cluster tag is added (and
+    activated for cost allocation), and the cost category names the shared spend after the cluster
+    (in place: no name changes)."""
+    data = yaml.safe_load((EXAMPLES / "quickstart" / "teams.yaml").read_text())
+    cluster = data.pop("cluster")
+    data["clusters"] = [{**cluster, "one_cluster_names": True}]
+    for team in data["teams"]:
+        team["placements"] = {cluster["name"]: team.pop("compute")}
+    _, grown = synthesized(tmp_path_factory, "grown", data)
+    assert sorted(grown) == sorted(quickstart_stacks)
+    for name, stack in quickstart_stacks.items():
+        before, after = stack.get("resource", {}), grown[name].get("resource", {})
+        added = {(t, a) for t in after for a in after[t]} - {(t, a) for t in before for a in before[t]}
+        assert not {(t, a) for t in before for a in before[t]} - {(t, a) for t in after for a in after[t]}, name
+        # Added: the activation of the cluster tag alone.
+        assert {t for t, _ in added} <= {"aws_ce_cost_allocation_tag"} and len(added) <= 1, added
+        for resource_type, resources in before.items():
+            if resource_type == "aws_ce_cost_category":
+                continue
+            for address, resource in resources.items():
+                assert without_cluster_tag(after[resource_type][address]) == without_cluster_tag(resource), (
+                    name,
+                    resource_type,
+                    address,
+                )
+    (before,) = quickstart_stacks["acme-cost"]["resource"]["aws_ce_cost_category"].values()
+    (after,) = grown["acme-cost"]["resource"]["aws_ce_cost_category"].values()
+    assert before["name"] == after["name"]
+    assert [r["value"] for r in after["rule"]][-1] == naming.cluster_shared_cost_value(cluster["name"])
