@@ -7,14 +7,23 @@ Importing this package is cheap: the engine's constructs load only when `build_a
 
 from importlib.metadata import PackageNotFoundError, version
 
-from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec, validate_spec
+from hyperpod_teams.spec import PlatformSpec, SpecError, load_platform, load_spec, validate_platform, validate_spec
 
 try:
     __version__ = version("hyperpod-teams")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
     __version__ = "0+unknown"
 
-__all__ = ["PlatformSpec", "SpecError", "__version__", "build_app", "load_spec", "validate_spec"]
+__all__ = [
+    "PlatformSpec",
+    "SpecError",
+    "__version__",
+    "build_app",
+    "load_platform",
+    "load_spec",
+    "validate_platform",
+    "validate_spec",
+]
 
 
 def __getattr__(name: str):

@@ -22,9 +22,9 @@ except engine.EngineError as error:
     sys.exit(f"hyperpod-teams: {error}")
 speedups.enable()  # before jsii starts node; this process runs only the project's own stacks
 
-from hyperpod_teams.app import add_platform_stacks  # noqa: E402
+from hyperpod_teams.app import add_platform_stacks, add_several_clusters_stacks  # noqa: E402
 from hyperpod_teams.engine import cdk  # noqa: E402
-from hyperpod_teams.spec import SpecError, load_spec  # noqa: E402
+from hyperpod_teams.spec import PlatformSpec, SpecError, load_platform  # noqa: E402
 from hyperpod_teams.spec.loading import SPEC_CONTEXT_KEY, SPEC_ENV  # noqa: E402
 
 
@@ -34,11 +34,14 @@ def main() -> None:
     if not spec_path:
         sys.exit(f"no spec: set {SPEC_ENV} or the context key {SPEC_CONTEXT_KEY!r} in cdktf.json")
     try:
-        spec = load_spec(spec_path)
+        spec = load_platform(spec_path)
     except SpecError as error:
         print(error.render(), file=sys.stderr)
         sys.exit(2)
-    add_platform_stacks(app, spec)
+    if isinstance(spec, PlatformSpec):
+        add_platform_stacks(app, spec)
+    else:
+        add_several_clusters_stacks(app, spec)
     app.synth()
 
 

@@ -173,6 +173,11 @@ def stack_plan(spec: PlatformSpec) -> list[PlannedStack]:
     return [*stacks, *_usage_stacks(spec, chain), _cost_stack(spec)]
 
 
+def planned_stacks(spec: PlatformSpec | SeveralClusters) -> list[PlannedStack]:
+    """Every stack of a spec of one cluster (stack_plan) or of several (several_clusters_stack_plan)."""
+    return several_clusters_stack_plan(spec) if isinstance(spec, SeveralClusters) else stack_plan(spec)
+
+
 def several_clusters_stack_plan(clusters: SeveralClusters) -> list[PlannedStack]:
     """Every stack of a spec with `clusters` (#61), in a valid deploy order: the identity
     provider's, Identity Center's and the cost stack once for the organization; each cluster's
@@ -206,10 +211,17 @@ def several_clusters_stack_plan(clusters: SeveralClusters) -> list[PlannedStack]
 
 
 def _where(stack: PlannedStack, views: Mapping[str, PlatformSpec], *, several: bool) -> PlannedStack:
-    """A cluster's AWS stack's credentials with the account and region it runs in."""
-    if stack.cluster is None or not several or not stack.credentials.startswith("AWS"):
+    """A cluster's stack's credentials with where they reach: an AWS stack's account and Region, a
+    Kubernetes stack's EKS cluster."""
+    if stack.cluster is None or not several:
         return stack
-    org = views[stack.cluster].organization
+    view = views[stack.cluster]
+    if stack.credentials == "EKS cluster":
+        eks = naming.shared_eks_cluster_name(view.cluster)
+        return replace(stack, credentials=f"EKS cluster {eks}, {view.organization.region} (cluster {stack.cluster})")
+    if not stack.credentials.startswith("AWS"):
+        return stack
+    org = view.organization
     account = f"AWS account {org.account_id}" if stack.credentials == "AWS" else stack.credentials
     return replace(stack, credentials=f"{account}, {org.region} (cluster {stack.cluster})")
 

@@ -28,6 +28,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
+from hyperpod_teams.spec.clusters import SeveralClusters
 from hyperpod_teams.spec.models import PlatformSpec
 
 #: Terraform's own files in a stack folder, kept across re-synths.
@@ -55,10 +56,15 @@ class StackSummary:
 
 
 def synthesize(
-    spec: PlatformSpec, out_dir: str | Path, *, phase: Phase | None = None, engine_name: str | None = None
+    spec: PlatformSpec | SeveralClusters,
+    out_dir: str | Path,
+    *,
+    phase: Phase | None = None,
+    engine_name: str | None = None,
 ) -> list[StackSummary]:
-    """Synthesize the platform's stacks into `out_dir` (cdktf layout) and summarize them, with
-    engine `engine_name` (cdktn or cdktf; else hyperpod_teams.engine's choice)."""
+    """Synthesize the platform's stacks (of one cluster, or of several) into `out_dir` (cdktf
+    layout) and summarize them, with engine `engine_name` (cdktn or cdktf; else
+    hyperpod_teams.engine's choice)."""
     from hyperpod_teams import engine
 
     phase = phase or (lambda _: contextlib.nullcontext())
@@ -68,16 +74,30 @@ def synthesize(
         from hyperpod_teams import bindings, speedups
 
         speedups.enable()  # this process runs only the project's own stacks
-        from hyperpod_teams.app import add_platform_stacks
+        from hyperpod_teams.app import (
+            PlatformStacks,
+            SeveralClustersStacks,
+            add_platform_stacks,
+            add_several_clusters_stacks,
+        )
         from hyperpod_teams.engine import cdk
 
         bindings.preload()
 
     staging = Path(tempfile.mkdtemp(prefix=f"{_staging_prefix(out_dir)}{os.getpid()}-", dir=out_dir.parent))
     try:
-        with phase(f"Building the stacks of {len(spec.teams)} teams"), _no_cyclic_garbage_collection():
+        building = (
+            f"{len(spec.spec.teams)} teams on {len(spec.views)} clusters"
+            if isinstance(spec, SeveralClusters)
+            else f"{len(spec.teams)} teams"
+        )
+        with phase(f"Building the stacks of {building}"), _no_cyclic_garbage_collection():
             app = cdk.App(outdir=str(staging))
-            stacks = add_platform_stacks(app, spec)
+            stacks: PlatformStacks | SeveralClustersStacks = (
+                add_several_clusters_stacks(app, spec)
+                if isinstance(spec, SeveralClusters)
+                else add_platform_stacks(app, spec)
+            )
         with phase("Writing Terraform JSON"):
             app.synth()
             summaries = _summarize(staging, {s.stack_name: s.credentials for s in stacks.all()})

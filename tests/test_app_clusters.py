@@ -19,6 +19,7 @@ from hyperpod_teams.policies.several_clusters import several_clusters_permission
 from hyperpod_teams.spec.clusters import SeveralClusters, validate_several_clusters
 from hyperpod_teams.stack_plan import several_clusters_stack_plan
 from tests.conftest import EXAMPLES, synthesize_stacks
+from tests.test_cli import run_command
 from tests.test_spec_clusters import two_clusters
 
 #: Resource types whose name is unique only within a parent (a role's inline policy, a database's
@@ -297,3 +298,77 @@ def test_a_spec_grown_from_cluster_to_clusters_keeps_every_resource_and_name(tmp
     (after,) = grown["acme-cost"]["resource"]["aws_ce_cost_category"].values()
     assert before["name"] == after["name"]
     assert [r["value"] for r in after["rule"]][-1] == naming.cluster_shared_cost_value(cluster["name"])
+
+
+# --- the commands, on a spec file of two clusters -------------------------------------------------
+
+TWO_CLUSTERS = Path(__file__).parent / "data" / "specs" / "two-clusters.yaml"
+
+
+def test_the_spec_file_of_two_clusters_is_valid_and_its_schema_takes_it():
+    import jsonschema
+
+    from hyperpod_teams.cli.common import spec_json_schema
+
+    result = run_command("validate", str(TWO_CLUSTERS))
+    assert result.returncode == 0, result.stderr
+    assert "3 teams on 2 clusters (train, infer), 16 nodes in 3 instance groups" in result.stdout
+    schema = json.loads(spec_json_schema())
+    jsonschema.validate(yaml.safe_load(TWO_CLUSTERS.read_text()), schema)
+    both = yaml.safe_load(TWO_CLUSTERS.read_text())
+    both["cluster"] = both["clusters"][0]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(both, schema)
+
+
+def test_a_spec_with_cluster_and_clusters_is_refused_at_its_line(tmp_path):
+    spec = tmp_path / "teams.yaml"
+    spec.write_text(TWO_CLUSTERS.read_text() + "cluster: {name: train}\n")
+    result = run_command("validate", str(spec), "--format", "json")
+    assert result.returncode == 2
+    (problem,) = json.loads(result.stdout)["problems"]
+    assert problem["path"] == "clusters" and problem["line"] == 18
+    assert "`cluster` (one cluster) or `clusters` (several), not both" in problem["message"]
+
+
+def test_stacks_lists_each_clusters_stacks_in_waves_a_place_after_the_teams_home():
+    result = run_command("stacks", str(TWO_CLUSTERS), "--format", "json")
+    assert result.returncode == 0, result.stderr
+    listed = json.loads(result.stdout)
+    wave = {name: index for index, names in enumerate(listed["waves"]) for name in names}
+    assert wave["acme-infer-team-nlp"] > wave["acme-team-nlp"] > wave["acme-train-cluster"]
+    assert wave["acme-infer-k8s-nlp"] > wave["acme-infer-team-nlp"]
+    assert listed["region"] == "us-west-2"
+
+
+def test_synth_writes_the_stacks_of_every_cluster(tmp_path):
+    result = run_command("synth", str(TWO_CLUSTERS), "--out", str(tmp_path / "cdktf.out"))
+    assert result.returncode == 0, result.stderr
+    assert "Building the stacks of 3 teams on 2 clusters" in result.stderr
+    manifest = json.loads((tmp_path / "cdktf.out" / "manifest.json").read_text())
+    several = validate_several_clusters(yaml.safe_load(TWO_CLUSTERS.read_text()))
+    assert sorted(manifest["stacks"]) == sorted(s.name for s in several_clusters_stack_plan(several))
+    # The inference cluster's stacks run in its Region.
+    infer = json.loads((tmp_path / "cdktf.out" / "stacks" / "acme-infer-cluster" / "cdk.tf.json").read_text())
+    assert infer["provider"]["aws"][0]["region"] == "us-east-1"
+
+
+@pytest.mark.parametrize("command", ["report", "runbook", "deploy-policy"])
+def test_a_command_that_reads_one_cluster_refuses_a_spec_of_several_by_name(command):
+    result = run_command(command, str(TWO_CLUSTERS))
+    assert result.returncode == 2
+    assert f"is a spec of several clusters (`clusters`), and hyperpod-teams {command} reads a spec of one" in (
+        result.stderr.replace("\n", " ")
+    )
+    assert "Traceback" not in result.stderr
+
+
+def test_load_spec_names_the_function_that_reads_several_clusters():
+    from hyperpod_teams import load_platform, load_spec
+    from hyperpod_teams.spec.problems import SpecError
+
+    with pytest.raises(SpecError) as raised:
+        load_spec(TWO_CLUSTERS)
+    (problem,) = raised.value.problems
+    assert "hyperpod_teams.load_platform" in (problem.hint or "")
+    assert isinstance(load_platform(TWO_CLUSTERS), SeveralClusters)

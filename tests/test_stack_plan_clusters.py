@@ -77,14 +77,15 @@ def test_a_stack_deploys_after_its_own_clusters_chain_and_a_place_after_the_team
     assert waves[0] == ["acme-identity", "acme-train-eks", "acme-infer-eks", "acme-cost"]
 
 
-def test_a_clusters_aws_stacks_name_the_account_and_region_they_run_in():
+def test_a_clusters_stacks_name_the_account_region_and_eks_cluster_they_reach():
     data = two_clusters()
     data["clusters"][1]["account_id"] = "444455556666"
     plan = _plan(data)
     assert plan["acme-train-eks"].credentials == "AWS account 111122223333, us-west-2 (cluster train)"
     assert plan["acme-infer-cluster"].credentials == "AWS account 444455556666, us-east-1 (cluster infer)"
     assert plan["acme-infer-team-nlp"].credentials == "AWS account 444455556666, us-east-1 (cluster infer)"
-    assert plan["acme-infer-hyperpod-deps"].credentials == "EKS cluster"
+    assert plan["acme-infer-hyperpod-deps"].credentials == "EKS cluster infer-eks, us-east-1 (cluster infer)"
+    assert plan["acme-k8s-nlp"].credentials == "EKS cluster train-eks, us-west-2 (cluster train)"
     assert plan["acme-access"].credentials == "AWS (Identity Center account)"
     assert plan["acme-cost"].credentials == "AWS (payer account)"
 

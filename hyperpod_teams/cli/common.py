@@ -20,7 +20,8 @@ from rich.console import Console
 
 from hyperpod_teams.engine import ENGINES
 from hyperpod_teams.input_files import NotAFile, TooLarge, read_at_most, regular_file_size
-from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec
+from hyperpod_teams.spec import PlatformSpec, SpecError, load_platform
+from hyperpod_teams.spec.clusters import SeveralClusters
 
 EXIT_INVALID_SPEC = 2
 
@@ -216,16 +217,66 @@ def write_output(text: str, out_file: Path | None) -> None:
 
 
 def spec_json_schema() -> str:
-    document = {"$schema": "https://json-schema.org/draft/2020-12/schema", **PlatformSpec.model_json_schema()}
+    """The JSON Schema of spec v1: a spec of one cluster (`cluster`, PlatformSpec) or of several
+    (`clusters`, spec.clusters.SeveralClustersSpec), whose teams have `placements` instead of `compute`."""
+    from hyperpod_teams.spec.clusters import SeveralClustersSpec
+
+    one, several = PlatformSpec.model_json_schema(), SeveralClustersSpec.model_json_schema()
+    properties = dict(one["properties"])
+    properties["clusters"] = {
+        **several["properties"]["clusters"],
+        "description": "(optional addition) Several clusters, instead of `cluster`: each a `cluster` section "
+        "with the account and Region it runs in; each team then gives its compute per cluster in `placements`.",
+    }
+    properties["teams"] = {"anyOf": [one["properties"]["teams"], several["properties"]["teams"]]}
+    document = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        **one,
+        "$defs": {**several["$defs"], **one["$defs"]},
+        "properties": properties,
+        "required": [field for field in one["required"] if field != "cluster"],
+        # One cluster or several: `cluster` or `clusters`, and the teams of that kind of spec.
+        "oneOf": [
+            {
+                "required": ["cluster"],
+                "not": {"required": ["clusters"]},
+                "properties": {"teams": one["properties"]["teams"]},
+            },
+            {
+                "required": ["clusters"],
+                "not": {"required": ["cluster"]},
+                "properties": {"teams": several["properties"]["teams"]},
+            },
+        ],
+    }
     return json.dumps(document, indent=2) + "\n"
 
 
-def load_or_exit(spec_path: Path) -> PlatformSpec:
+#: The commands that take a spec of several clusters (`clusters`, #61); the others read one cluster's.
+SEVERAL_CLUSTERS_COMMANDS = ("validate", "synth", "stacks")
+
+
+def load_platform_or_exit(spec_path: Path) -> PlatformSpec | SeveralClusters:
+    """The spec of one cluster or of several, or exit 2 naming every problem."""
     try:
-        return load_spec(spec_path)
+        return load_platform(spec_path)
     except SpecError as error:
         stderr.print(error.render(), markup=False)
         sys.exit(EXIT_INVALID_SPEC)
+
+
+def load_or_exit(spec_path: Path) -> PlatformSpec:
+    """The spec of one cluster, or exit 2: naming every problem, or that this command does not
+    take a spec of several clusters yet."""
+    spec = load_platform_or_exit(spec_path)
+    if isinstance(spec, PlatformSpec):
+        return spec
+    context = click.get_current_context(silent=True)
+    command = f"hyperpod-teams {context.info_name}" if context else "this command"
+    user_error(
+        f"{spec_path} is a spec of several clusters (`clusters`), and {command} reads a spec of one cluster "
+        f'so far: {", ".join(SEVERAL_CLUSTERS_COMMANDS)} take it (docs/architecture.md, "Names across clusters")'
+    )
 
 
 @contextmanager

@@ -13,14 +13,15 @@ from hyperpod_teams.cli.common import (
     SPEC_ARGUMENT,
     engine_option,
     format_option,
-    load_or_exit,
+    load_platform_or_exit,
     out_option,
     overlap,
     user_error,
 )
 from hyperpod_teams.cli.group import cli
 from hyperpod_teams.cli.synth import synthesize_or_exit
-from hyperpod_teams.spec import PlatformSpec, SpecError, load_spec
+from hyperpod_teams.spec import PlatformSpec, SpecError, load_platform
+from hyperpod_teams.spec.clusters import SeveralClusters
 
 
 @cli.command()
@@ -77,11 +78,11 @@ def stacks(
             f"--out {out_dir} would write into the output --changed-since compares against ({old_out_dir}); "
             "give --out another folder, e.g. --out cdktf.new"
         )
-    spec = load_or_exit(spec_path)
+    spec = load_platform_or_exit(spec_path)
     if old_out_dir is None and git_ref is None:
-        from hyperpod_teams.stack_plan import deploy_waves, stack_plan
+        from hyperpod_teams.stack_plan import deploy_waves, planned_stacks
 
-        waves = [[s.name for s in wave] for wave in deploy_waves(stack_plan(spec))]
+        waves = [[s.name for s in wave] for wave in deploy_waves(planned_stacks(spec))]
         selection = stack_changes.Selection(waves, changed=sorted(n for wave in waves for n in wave))
     else:
         import tempfile
@@ -102,12 +103,13 @@ def stacks(
                 user_error(str(error))
     if output_format == "json":
         # The spec's region too: a pipeline's jobs take their AWS credentials there.
-        click.echo(json.dumps({**selection.as_json(), "region": spec.organization.region}, indent=2))
+        org = spec.organization_view if isinstance(spec, SeveralClusters) else spec
+        click.echo(json.dumps({**selection.as_json(), "region": org.organization.region}, indent=2))
     else:
         click.echo(stack_changes.render_text(selection))
 
 
-def _spec_at_ref(spec_path: Path, git_ref: str, scratch: Path) -> PlatformSpec | None:
+def _spec_at_ref(spec_path: Path, git_ref: str, scratch: Path) -> PlatformSpec | SeveralClusters | None:
     """SPEC as of a git commit, or None when the file did not exist there."""
     import subprocess
 
@@ -129,7 +131,7 @@ def _spec_at_ref(spec_path: Path, git_ref: str, scratch: Path) -> PlatformSpec |
     old_path = scratch / f"old{spec_path.suffix}"
     old_path.write_text(shown.stdout)
     try:
-        return load_spec(old_path)
+        return load_platform(old_path)
     except SpecError as error:
         user_error(
             f"{spec_path} as of {git_ref} is not a valid spec, so what changed cannot be told:\n{error.render()}"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from hyperpod_teams.cli.common import (
     SPEC_ARGUMENT,
     engine_option,
-    load_or_exit,
+    load_platform_or_exit,
     out_option,
     phase_of_work,
     stderr,
@@ -24,6 +24,7 @@ from hyperpod_teams.cli.common import (
 )
 from hyperpod_teams.cli.group import cli
 from hyperpod_teams.spec import PlatformSpec
+from hyperpod_teams.spec.clusters import SeveralClusters
 
 if TYPE_CHECKING:
     from hyperpod_teams.synth import StackSummary
@@ -45,7 +46,7 @@ def synth(spec_path: Path, out_dir: Path, engine_name: str | None) -> None:
     bindings takes several seconds; Ctrl-C stops it cleanly (exit 130; SIGTERM: 143), leaving the
     previous output or the new one whole.
     """
-    spec = load_or_exit(spec_path)
+    spec = load_platform_or_exit(spec_path)
     started = time.monotonic()
     summaries = synthesize_or_exit(spec, out_dir, engine_name=engine_name)
     header, *rows = stack_table(summaries)
@@ -56,7 +57,7 @@ def synth(spec_path: Path, out_dir: Path, engine_name: str | None) -> None:
 
 
 def synthesize_or_exit(
-    spec: PlatformSpec, out_dir: Path, what: str | None = None, engine_name: str | None = None
+    spec: PlatformSpec | SeveralClusters, out_dir: Path, what: str | None = None, engine_name: str | None = None
 ) -> list[StackSummary]:
     """Synthesize with progress (each phase prefixed by `what`): a refused output folder or an
     engine not installed exits 2, a mismatch of the fast path runs the command again the ordinary way."""

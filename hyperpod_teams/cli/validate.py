@@ -14,13 +14,14 @@ from hyperpod_teams.cli.common import (
     EXIT_INVALID_SPEC,
     SPEC_ARGUMENT,
     format_option,
-    load_or_exit,
+    load_platform_or_exit,
     package_version,
     stderr,
     stdout,
 )
 from hyperpod_teams.cli.group import cli
-from hyperpod_teams.spec import SpecError, load_spec
+from hyperpod_teams.spec import PlatformSpec, SpecError, load_platform
+from hyperpod_teams.spec.clusters import SeveralClusters
 from hyperpod_teams.spec.loading import pipeline_problems
 
 
@@ -50,8 +51,8 @@ def validate(spec_path: Path, output_format: str, require_remote_backend: bool) 
         from hyperpod_teams.spec.reports import problems_report, project_information_uri
 
         try:
-            spec = load_spec(spec_path)
-            problems = pipeline_problems(spec, spec_path) if require_remote_backend else []
+            spec = load_platform(spec_path)
+            problems = pipeline_problems(_organization(spec), spec_path) if require_remote_backend else []
         except SpecError as error:
             problems = error.problems
         text = problems_report(
@@ -63,8 +64,8 @@ def validate(spec_path: Path, output_format: str, require_remote_backend: bool) 
         )
         click.echo(text)
         sys.exit(EXIT_INVALID_SPEC if problems else 0)
-    spec = load_or_exit(spec_path)
-    if require_remote_backend and (problems := pipeline_problems(spec, spec_path)):
+    spec = load_platform_or_exit(spec_path)
+    if require_remote_backend and (problems := pipeline_problems(_organization(spec), spec_path)):
         stderr.print(SpecError(problems, str(spec_path)).render(), markup=False)
         sys.exit(EXIT_INVALID_SPEC)
     for line in _placeholder_lines(spec_path):
@@ -73,13 +74,21 @@ def validate(spec_path: Path, output_format: str, require_remote_backend: bool) 
             "put your own value there",
             markup=False,
         )
-    groups = spec.cluster.instance_groups
+    org = _organization(spec)
+    views = list(spec.views.values()) if isinstance(spec, SeveralClusters) else [spec]
+    groups = [group for view in views for group in view.cluster.instance_groups]
+    clusters = f" on {len(views)} clusters ({', '.join(spec.views)})" if isinstance(spec, SeveralClusters) else ""
     stdout.print(
-        f"[green]✓[/green] {spec_path} is valid: organization {spec.organization.name}, "
-        f"{len(spec.teams)} team{'s' if len(spec.teams) != 1 else ''}, "
+        f"[green]✓[/green] {spec_path} is valid: organization {org.organization.name}, "
+        f"{len(org.teams)} team{'s' if len(org.teams) != 1 else ''}{clusters}, "
         f"{sum(g.count for g in groups)} nodes in {len(groups)} instance group{'s' if len(groups) != 1 else ''}, "
-        f"identity provider {spec.identity.provider}"
+        f"identity provider {org.identity.provider}"
     )
+
+
+def _organization(spec: PlatformSpec | SeveralClusters) -> PlatformSpec:
+    """The spec of one cluster, or the organization's view of a spec of several."""
+    return spec.organization_view if isinstance(spec, SeveralClusters) else spec
 
 
 #: `init`'s starter spec marks each value to replace with a comment `# REPLACE...` (scaffold.py).

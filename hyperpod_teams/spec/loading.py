@@ -17,6 +17,9 @@ from hyperpod_teams.spec.problems import Path, Problem, SpecError
 from hyperpod_teams.spec.rules import Sections, problems_across_fields
 from hyperpod_teams.spec.validation_errors import ScalarText, problems_from_validation_error
 
+if TYPE_CHECKING:
+    from hyperpod_teams.spec.clusters import SeveralClusters
+
 #: Where the cdktf app (cdktf_app.py) finds the spec: this environment variable, else this context
 #: key in cdktf.json.
 SPEC_ENV = "HYPERPOD_TEAMS_SPEC"
@@ -43,6 +46,39 @@ def load_spec(path: str | FilePath) -> PlatformSpec:
     text = read_spec_text(path)
     document = parse_document(text, source, as_json=path.suffix.lower() == ".json")
     return validate_spec(document.data, source=source, document=document)
+
+
+def load_platform(path: str | FilePath) -> PlatformSpec | SeveralClusters:
+    """Load and validate a spec file of one cluster (`cluster`: a PlatformSpec) or of several
+    (`clusters`: spec.clusters.SeveralClusters); raise SpecError naming every problem, with file lines."""
+    path = FilePath(path)
+    source = str(path)
+    document = parse_document(read_spec_text(path), source, as_json=path.suffix.lower() == ".json")
+    return validate_platform(document.data, source=source, document=document)
+
+
+def validate_platform(
+    data: Any, *, source: str | None = None, document: Document | None = None
+) -> PlatformSpec | SeveralClusters:
+    """Validate already-parsed data of one cluster (validate_spec) or of several clusters
+    (spec.clusters.validate_several_clusters)."""
+    if not (isinstance(data, dict) and "clusters" in data):
+        return validate_spec(data, source=source, document=document)
+    from hyperpod_teams.spec.clusters import validate_several_clusters
+
+    document = document or Document(data)
+    if "cluster" in data:
+        problem = Problem(
+            ("clusters",),
+            "a spec has `cluster` (one cluster) or `clusters` (several), not both",
+            "keep `cluster` for one cluster, or move it into `clusters`",
+        )
+        raise SpecError([_with_line(problem, document.lines)], source)
+    try:
+        return validate_several_clusters(data)
+    except SpecError as exc:
+        located = sorted((_with_line(p, document.lines) for p in exc.problems), key=lambda p: p.line or 0)
+        raise SpecError(located, source) from None
 
 
 def read_spec_text(path: FilePath) -> str:
@@ -91,6 +127,13 @@ def validate_spec(data: Any, *, source: str | None = None, document: Document | 
     With the `document` it was parsed from, each problem also names its line.
     """
     document = document or Document(data)
+    if isinstance(data, dict) and "clusters" in data:
+        problem = Problem(
+            ("clusters",),
+            "this reads a spec of one cluster (`cluster`), and this spec has several (`clusters`)",
+            "load it with hyperpod_teams.load_platform (or validate_platform), which reads either",
+        )
+        raise SpecError([_with_line(problem, document.lines)], source)
     try:
         spec = PlatformSpec.model_validate(data)
         # What AWS's registry schemas refuse of the desired states this spec makes.
