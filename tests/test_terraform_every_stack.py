@@ -451,3 +451,47 @@ def test_switching_task_governance_on_forgets_the_team_namespace_instead_of_dest
     first = terraform.plan(directory, "-refresh=false", name="first")
     assert isinstance(first, dict), first
     assert "kubernetes_namespace_v1.namespace" not in {c["address"] for c in first.get("resource_changes", [])}
+
+
+# --- several clusters (#61) ----------------------------------------------------------------------------
+
+
+def test_the_stacks_new_with_several_clusters_plan_against_the_providers_they_pin(tmp_path):
+    """The stacks of tests/data/specs/two-clusters.yaml that a one-cluster example has no twin of:
+    the access stack assigning in every account, the cost category of two clusters, a team's place
+    off its home and its Kubernetes stack there, the home whose workload role trusts both clusters,
+    and the second cluster in its own Region. A first plan: it only creates and reads."""
+    from hyperpod_teams.spec import load_platform
+    from tests.conftest import synthesize_stacks
+
+    spec_file = Path(__file__).parent / "data" / "specs" / "two-clusters.yaml"
+    (tmp_path / "synth").mkdir()
+    synthesized = synthesize_stacks(load_platform(spec_file), tmp_path / "synth" / "cdktf.out")
+    names = [
+        "acme-access",
+        "acme-cost",
+        "acme-team-nlp",
+        "acme-infer-cluster",
+        "acme-infer-team-nlp",
+        "acme-infer-k8s-nlp",
+    ]
+    terraform = stand_in_terraform(tmp_path)
+    stacks = {name: stand_in_plan_config(synthesized[name], {}) for name in names}
+    directories = {name: write_stack(tmp_path, name, stack) for name, stack in stacks.items()}
+    for name, directory in directories.items():
+        stub_remote_states(directory, stacks[name])
+
+    def plan(name: str) -> tuple[str, dict | str]:
+        failed = init(terraform, directories[name])
+        return name, failed or plan_changes(terraform, directories[name])
+
+    results = dict(in_parallel(plan, names))
+    failures = {name: result for name, result in results.items() if isinstance(result, str)}
+    assert not failures, "\n".join(f"{name}:\n{error}" for name, error in failures.items())
+    for name, planned in results.items():
+        actions = {tuple(change["change"]["actions"]) for change in planned["resource_changes"]}
+        assert actions <= {("create",), ("read",)}, f"{name}: {actions}"
+    created = {change["address"] for change in results["acme-access"]["resource_changes"]}
+    assert any(address.endswith("_assignment_A51DF0DF") for address in created)
+    placed = {change["address"].split(".")[0] for change in results["acme-infer-team-nlp"]["resource_changes"]}
+    assert {"aws_cloudcontrolapi_resource", "aws_eks_access_entry", "aws_eks_pod_identity_association"} <= placed
