@@ -16,7 +16,7 @@ from hyperpod_teams.cli.common import (
     file_out_option,
     file_size_or_exit,
     format_option,
-    load_or_exit,
+    load_platform_or_exit,
     refuse_to_overwrite_an_input,
     refuse_to_replace,
     same_file,
@@ -25,6 +25,7 @@ from hyperpod_teams.cli.common import (
     write_output_bytes,
 )
 from hyperpod_teams.cli.group import cli
+from hyperpod_teams.spec.clusters import SeveralClusters
 from hyperpod_teams.spec.models import MAX_AMOUNT_USD
 
 
@@ -42,9 +43,11 @@ from hyperpod_teams.spec.models import MAX_AMOUNT_USD
 )
 @click.option(
     "--cost",
-    "cost",
+    "costs",
+    multiple=True,
     metavar="AMOUNT",
-    help="The cluster's cost for the reports' period, in USD (an export's own currency with --cost-from).",
+    help="The cluster's cost for the reports' period, in USD (an export's own currency with --cost-from). "
+    "With several clusters, CLUSTER=AMOUNT, once per cluster.",
 )
 @click.option(
     "--cost-from",
@@ -83,7 +86,7 @@ from hyperpod_teams.spec.models import MAX_AMOUNT_USD
 def chargeback(
     spec_path: Path,
     usage_files: tuple[Path, ...],
-    cost: str | None,
+    costs: tuple[str, ...],
     cost_files: tuple[Path, ...],
     cost_basis: str,
     output_format: str,
@@ -96,6 +99,11 @@ def chargeback(
     The amounts sum exactly to the cost. Rows of namespaces that are no team of the spec, instance
     types the spec does not list and missing data periods are listed in the statement; a file that
     is not a summary usage report stops it (exit 2, naming the line).
+
+    With a spec of several clusters (`clusters`), each report counts for the cluster its header
+    names, each cluster's cost is its own (--cost CLUSTER=AMOUNT once per cluster, or the export's
+    lines at the cluster's account and Region), and the statement has a line per team and cluster,
+    each cluster's lines summing to its cost.
 
     \b
     Example (the month's Cost and Usage Report; --cost AMOUNT instead needs every CPU type of the
@@ -126,12 +134,19 @@ def chargeback(
     refuse_to_overwrite_an_input(sidecar, spec_path, *usage_files, *cost_files)
     refuse_to_replace(out_file, force)
     refuse_to_replace(sidecar, force)
-    spec = load_or_exit(spec_path)
-    if (cost is None) == (not cost_files):
+    platform = load_platform_or_exit(spec_path)
+    if bool(costs) == bool(cost_files):
         user_error("give the cluster's cost with exactly one of --cost AMOUNT and --cost-from EXPORT")
     for i, path in enumerate(cost_files):
         if any(same_file(path, other) for other in cost_files[:i]):
             user_error(f"--cost-from {path} is given twice: its lines would count twice")
+    if isinstance(platform, SeveralClusters):
+        _several_clusters(platform, usage_files, costs, cost_files, cost_basis, output_format, out_file, sidecar)
+        return
+    spec = platform
+    if len(costs) > 1 or any("=" in cost for cost in costs):
+        user_error("--cost: give the cluster's cost once, as an amount (CLUSTER=AMOUNT is for several clusters)")
+    cost = costs[0] if costs else None
     try:
         reports = [
             read_summary_report(bounded_text_or_exit(path, "usage report", MAX_REPORT_BYTES), str(path))
@@ -140,13 +155,7 @@ def chargeback(
         exported = None
         if cost_files:
             period = Period(min(r.first_day for r in reports), max(r.last_day for r in reports))
-            for path in cost_files:
-                size = file_size_or_exit(path, "cost export")
-                if size > MAX_COST_EXPORT_BYTES:
-                    user_error(
-                        f"{path} has {size:,} bytes, more than a cost export can have "
-                        f"(at most {MAX_COST_EXPORT_BYTES:,})"
-                    )
+            _bounded_exports(cost_files)
             # The cluster's account and Region: a payer's export covers every linked account.
             place = Place(spec.organization.account_id, spec.organization.region)
             parts = ((str(p), open_parts(p, str(p))) for p in cost_files)
@@ -176,6 +185,102 @@ def chargeback(
     if sidecar is not None:
         write_output(statement_metadata(statement), sidecar)
     write_output(render_statement(statement, format=output_format), out_file)
+
+
+def _bounded_exports(cost_files: tuple[Path, ...]) -> None:
+    for path in cost_files:
+        size = file_size_or_exit(path, "cost export")
+        if size > MAX_COST_EXPORT_BYTES:
+            user_error(
+                f"{path} has {size:,} bytes, more than a cost export can have (at most {MAX_COST_EXPORT_BYTES:,})"
+            )
+
+
+def _several_clusters(
+    clusters: SeveralClusters,
+    usage_files: tuple[Path, ...],
+    costs: tuple[str, ...],
+    cost_files: tuple[Path, ...],
+    cost_basis: str,
+    output_format: str,
+    out_file: Path | None,
+    sidecar: Path | None,
+) -> None:
+    """The statement of several clusters: each cluster's from the reports whose header names it
+    and its cost (`--cost CLUSTER=AMOUNT`, or the exports' lines at its account and Region)."""
+    from hyperpod_teams.chargeback import (
+        DEFAULT_CURRENCY,
+        ChargebackError,
+        CostExportError,
+        Period,
+        open_parts,
+        read_cost_exports,
+    )
+    from hyperpod_teams.chargeback.clusters import (
+        ClusterCost,
+        cluster_places,
+        clusters_metadata,
+        compute_clusters_statement,
+        render_clusters_statement,
+    )
+    from hyperpod_teams.usage_report import MAX_REPORT_BYTES, UsageReportError, read_summary_report
+
+    if output_format == "xlsx":
+        user_error("--format xlsx takes one cluster's statement so far: give markdown, html or csv for several")
+    try:
+        reports = [
+            read_summary_report(bounded_text_or_exit(path, "usage report", MAX_REPORT_BYTES), str(path))
+            for path in usage_files
+        ]
+        given: dict[str, ClusterCost] = {}
+        if costs:
+            given = _given_costs(costs, list(clusters.views))
+        else:
+            _bounded_exports(cost_files)
+            period = Period(min(r.first_day for r in reports), max(r.last_day for r in reports))
+            for name, place in cluster_places(clusters).items():
+                parts = ((str(p), open_parts(p, str(p))) for p in cost_files)
+                exported = read_cost_exports(parts, period, cost_basis, place)
+                given[name] = ClusterCost(exported.amount, exported.description(), exported)
+        currencies = {c.exported.statement_currency for c in given.values() if c.exported}
+        if len(currencies) > 1:
+            user_error(
+                f"the exports bill the clusters in {', '.join(sorted(currencies))}: one statement is one currency"
+            )
+        for name, cluster_cost in given.items():
+            if abs(cluster_cost.amount) >= MAX_COST_USD:
+                user_error(
+                    f"the cost {cluster_cost.amount} of {name} is not a cluster's cost (at most {MAX_COST_USD:,})"
+                )
+        currency = next(iter(currencies), DEFAULT_CURRENCY)
+        statement = compute_clusters_statement(clusters, reports, given, currency=currency)
+    except (UsageReportError, ChargebackError, CostExportError) as error:
+        user_error(str(error))
+    except OSError as error:
+        user_error(f"cannot read {getattr(error, 'filename', None) or 'a cost export'}: {error.strerror or error}")
+    if sidecar is not None:
+        write_output(clusters_metadata(statement), sidecar)
+    write_output(render_clusters_statement(statement, format=output_format), out_file)
+
+
+def _given_costs(costs: tuple[str, ...], clusters: list[str]) -> dict:
+    """`--cost CLUSTER=AMOUNT`, once for every cluster."""
+    from hyperpod_teams.chargeback.clusters import ClusterCost
+
+    given: dict[str, ClusterCost] = {}
+    for text in costs:
+        name, equals, amount = text.partition("=")
+        if not equals or name not in clusters:
+            user_error(
+                f"--cost {text!r}: with several clusters give CLUSTER=AMOUNT, CLUSTER one of {', '.join(clusters)}"
+            )
+        if name in given:
+            user_error(f"--cost {name}= is given twice")
+        given[name] = ClusterCost(_amount_of_usd(amount))
+    missing = [name for name in clusters if name not in given]
+    if missing:
+        user_error(f"--cost: no cost of {', '.join(missing)}: give --cost CLUSTER=AMOUNT for every cluster")
+    return given
 
 
 #: What `chargeback` reads, bounded (docs/architecture.md, "Any input"): a cost export streams line
