@@ -17,7 +17,7 @@ import yaml
 from hyperpod_teams import cost, naming
 from hyperpod_teams.policies.several_clusters import several_clusters_permission_set_policy
 from hyperpod_teams.spec.clusters import SeveralClusters, validate_several_clusters
-from hyperpod_teams.stack_plan import several_clusters_stack_plan
+from hyperpod_teams.stack_plan import deploy_waves, several_clusters_stack_plan
 from tests.conftest import EXAMPLES, synthesize_stacks
 from tests.test_cli import run_command
 from tests.test_spec_clusters import two_clusters
@@ -353,7 +353,38 @@ def test_synth_writes_the_stacks_of_every_cluster(tmp_path):
     assert infer["provider"]["aws"][0]["region"] == "us-east-1"
 
 
-@pytest.mark.parametrize("command", ["report", "runbook", "deploy-policy"])
+def test_the_report_shows_each_team_on_each_cluster_and_where_its_spend_goes():
+    result = run_command("report", str(TWO_CLUSTERS))
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    several = validate_several_clusters(yaml.safe_load(TWO_CLUSTERS.read_text()))
+    assert "| team | home | on `train` | on `infer` |" in text
+    assert "| `research` | `infer` | — | 1 x ml.g6e.12xlarge (LendAndBorrow) |" in text
+    # Each team's share of each cluster's shared spend: that cluster's split charge rule.
+    train, infer = (cost.shared_split(several.views[c]).percentages for c in ("train", "infer"))
+    assert f"| `nlp` | `nlp` | {train['nlp']} % | {infer['nlp']} % | 25,000 USD |" in text
+    assert f"| `vision` | `vision` | {train['vision']} % | — | none |" in text
+    # Each cluster's own sections, from its view: its teams only.
+    infer_part = text.split("## Cluster infer (account 111122223333, us-east-1)")[1]
+    assert "#### Team `research`" in infer_part and "#### Team `vision`" not in infer_part
+
+
+def test_the_runbook_reaches_each_cluster_of_a_team_in_its_region_and_deploys_in_the_plans_waves():
+    """`hyp set-cluster-context --cluster-name NAME --region REGION` (hyp 3.12.0's options)."""
+    result = run_command("runbook", str(TWO_CLUSTERS))
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    nlp = text.split("Team `nlp`")[1].split("Team `vision`")[0]
+    assert "hyp set-cluster-context --cluster-name train --region us-west-2" in nlp
+    assert "hyp set-cluster-context --cluster-name infer --region us-east-1" in nlp
+    research = text.split("Team `research`")[1]
+    assert "--cluster-name infer --region us-east-1" in research and "--cluster-name train" not in research
+    several = validate_several_clusters(yaml.safe_load(TWO_CLUSTERS.read_text()))
+    waves = deploy_waves(several_clusters_stack_plan(several))
+    assert f"- wave {len(waves)}: `{waves[-1][0].name}`" in text
+
+
+@pytest.mark.parametrize("command", ["deploy-policy"])
 def test_a_command_that_reads_one_cluster_refuses_a_spec_of_several_by_name(command):
     result = run_command(command, str(TWO_CLUSTERS))
     assert result.returncode == 2

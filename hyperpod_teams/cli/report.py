@@ -13,12 +13,14 @@ from hyperpod_teams.cli.common import (
     check_out_file,
     file_out_option,
     format_option,
-    load_or_exit,
+    load_platform_or_exit,
     stderr,
+    user_error,
     write_output,
 )
 from hyperpod_teams.cli.group import cli
 from hyperpod_teams.input_files import NotAFile, TooLarge, read_at_most
+from hyperpod_teams.spec.clusters import SeveralClusters
 
 
 @cli.command()
@@ -71,7 +73,17 @@ def report(
       hyperpod-teams report teams.yaml --plan cdktf.out/stacks/acme-team-nlp/plan.json > report.md
     """
     check_out_file(out_file, force, spec_path, *(Path(p.rpartition("=")[2]) for p in (*plans, *failed_plans)))
-    spec = load_or_exit(spec_path)
+    platform = load_platform_or_exit(spec_path)
+    if isinstance(platform, SeveralClusters):
+        if plans or failed_plans or new_lock_files:
+            user_error("report of a spec of several clusters: --plan, --failed-plan and --new-lock-file not yet")
+        from hyperpod_teams.document import to_html, to_markdown
+        from hyperpod_teams.review.report_clusters import build_clusters_report
+
+        document = build_clusters_report(platform, chart=output_format == "html")
+        write_output((to_html if output_format == "html" else to_markdown)(document), out_file)
+        return
+    spec = platform
     from hyperpod_teams.review.plan_summary import read_plan
     from hyperpod_teams.review.report import FailedPlan, render_report
     from hyperpod_teams.stack_plan import stack_plan

@@ -8,10 +8,11 @@ from hyperpod_teams.cli.common import (
     SPEC_ARGUMENT,
     check_out_file,
     file_out_option,
-    load_or_exit,
+    load_platform_or_exit,
     write_output,
 )
 from hyperpod_teams.cli.group import cli
+from hyperpod_teams.spec.clusters import SeveralClusters
 
 
 @cli.command()
@@ -22,7 +23,13 @@ def runbook(spec_path: Path, out_file: Path | None, force: bool) -> None:
     in parallel, the manual steps in IAM Identity Center, the IdP and Billing with their exact
     values, how to add a team and how to remove one without losing its data."""
     check_out_file(out_file, force, spec_path)
-    spec = load_or_exit(spec_path)
+    spec = load_platform_or_exit(spec_path)
+    if isinstance(spec, SeveralClusters):
+        from hyperpod_teams.document import to_markdown
+        from hyperpod_teams.review.report_clusters import build_clusters_runbook
+
+        write_output(to_markdown(build_clusters_runbook(spec)), out_file)
+        return
     from hyperpod_teams.review.runbook import render_runbook
 
     write_output(render_runbook(spec, spec_path=str(spec_path)), out_file)
