@@ -384,14 +384,22 @@ def test_the_runbook_reaches_each_cluster_of_a_team_in_its_region_and_deploys_in
     assert f"- wave {len(waves)}: `{waves[-1][0].name}`" in text
 
 
-@pytest.mark.parametrize("command", ["deploy-policy"])
-def test_a_command_that_reads_one_cluster_refuses_a_spec_of_several_by_name(command):
-    result = run_command(command, str(TWO_CLUSTERS))
-    assert result.returncode == 2
-    assert f"is a spec of several clusters (`clusters`), and hyperpod-teams {command} reads a spec of one" in (
-        result.stderr.replace("\n", " ")
-    )
-    assert "Traceback" not in result.stderr
+def test_deploy_policy_of_several_clusters_in_two_accounts_is_given_per_account(tmp_path):
+    data = yaml.safe_load(TWO_CLUSTERS.read_text())
+    data["clusters"][1]["account_id"] = "444455556666"
+    spec = tmp_path / "two-accounts.yaml"
+    spec.write_text(yaml.safe_dump(data))
+    result = run_command("deploy-policy", str(spec))
+    assert result.returncode == 2 and "give --account, one of 111122223333" in result.stderr.replace("\n", " ")
+    result = run_command("deploy-policy", str(spec), "--account", "444455556666")
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    assert "arn:aws:eks:us-east-1:444455556666:cluster/infer-eks" in text and "us-west-2" not in text
+
+
+def test_report_with_plans_of_several_clusters_is_refused_by_name():
+    result = run_command("report", str(TWO_CLUSTERS), "--plan", "plan.json")
+    assert result.returncode == 2 and "--plan" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_load_spec_names_the_function_that_reads_several_clusters():

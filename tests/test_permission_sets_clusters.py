@@ -108,6 +108,18 @@ def test_two_cluster_names_that_read_alike_in_a_sid_give_statements_of_their_own
     assert len(sids) == len(set(sids)) == 4 and all(re.fullmatch(r"[A-Za-z0-9]+", sid) for sid in sids), sids
 
 
+def test_statements_of_one_resource_each_join_into_a_list_of_both():
+    """IAM takes a statement's Resource as one string or a list: two strings join as a list of
+    the two, never as the characters of one."""
+    policy = {"Statement": [{"Sid": "S", "Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::a/*"}]}
+    other = {"Sid": "S", "Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/*"}
+    (joined_statement,) = joined(policy, {"infer": [other]})["Statement"]
+    assert joined_statement["Resource"] == ["arn:aws:s3:::a/*", "arn:aws:s3:::b/*"]
+    # A Deny never joins an Allow of the same Sid and actions.
+    deny = {**other, "Effect": "Deny"}
+    assert [s["Sid"] for s in joined(policy, {"infer": [deny]})["Statement"]] == ["S", "SOnInfer"]
+
+
 def _team(name: str) -> dict:
     return {"aws:ResourceTag/hyperpod-teams:team": name}
 
@@ -196,3 +208,60 @@ def test_the_platform_admins_policy_over_ten_clusters_in_ten_regions_fits():
     several = validate_several_clusters(data)
     assert len(several.views) == 10
     assert policy_size(several_clusters_platform_admins_policy(several.views)) <= PERMISSION_SET_POLICY_MAX
+
+
+# --- the deploy role's policy over several clusters ---------------------------------------------------
+
+
+def _concrete(pattern: str) -> str:
+    return pattern.replace("*", "x").replace("?", "x")
+
+
+def _context_meeting(condition: dict) -> dict | None:
+    """A request context that meets `condition` (its first value of each key), or None where it
+    holds an operator this sketch does not meet (a negated one)."""
+    context: dict = {}
+    for operator, keys in condition.items():
+        set_operator, _, base = operator.rpartition(":")
+        for key, expected in keys.items():
+            first = expected[0] if isinstance(expected, list) else expected
+            if base == "Null":
+                if str(first).lower() == "false":
+                    context[key] = "x"
+            elif base.removesuffix("IfExists") in ("StringEquals", "StringLike", "ArnEquals", "ArnLike", "Bool"):
+                value = _concrete(str(first))
+                context[key] = [value] if set_operator else value
+            else:
+                return None
+    return context
+
+
+def test_the_deploy_policy_of_two_clusters_allows_what_each_clusters_own_allows():
+    """Every grant of each cluster's one-cluster deploy policy (its view's: `deploy_policies` of
+    it), judged by IAM's evaluation against the policy of both clusters: allowed."""
+    from hyperpod_teams.policies.deploy import deploy_policies
+
+    several = validate_several_clusters(two_clusters())
+    both = list(deploy_policies(several).values())
+    checked = 0
+    for view in several.views.values():
+        for document in deploy_policies(view).values():
+            for statement in document["Statement"]:
+                if statement["Effect"] != "Allow" or "Resource" not in statement:
+                    continue
+                context = _context_meeting(statement.get("Condition", {}))
+                if context is None:
+                    continue
+                for action in _listed(statement["Action"])[:3]:
+                    for resource in _listed(statement["Resource"]):
+                        concrete = _concrete(action), _concrete(resource)
+                        assert allows(both, *concrete, context), (statement["Sid"], concrete, context)
+                        checked += 1
+    assert checked > 100
+    # And no cluster's grants reach a Region of none of them.
+    assert not allows(both, "eks:DeleteCluster", "arn:aws:eks:eu-west-1:111122223333:cluster/infer-eks")
+    assert allows(both, "eks:DeleteCluster", "arn:aws:eks:us-east-1:111122223333:cluster/infer-eks")
+
+
+def _listed(value) -> list:
+    return value if isinstance(value, list) else [value]

@@ -253,7 +253,7 @@ def spec_json_schema() -> str:
 
 
 #: The commands that take a spec of several clusters (`clusters`, #61); the others read one cluster's.
-SEVERAL_CLUSTERS_COMMANDS = ("validate", "synth", "stacks", "chargeback", "report", "runbook")
+SEVERAL_CLUSTERS_COMMANDS = ("validate", "synth", "stacks", "chargeback", "report", "runbook", "deploy-policy")
 
 
 def load_platform_or_exit(spec_path: Path) -> PlatformSpec | SeveralClusters:

@@ -14,10 +14,11 @@ from hyperpod_teams.cli.common import (
     SPEC_ARGUMENT,
     check_out_file,
     file_out_option,
-    load_or_exit,
+    load_platform_or_exit,
     write_output,
 )
 from hyperpod_teams.cli.group import cli
+from hyperpod_teams.spec.clusters import SeveralClusters
 
 
 @cli.command("deploy-policy")
@@ -77,15 +78,19 @@ def deploy_policy(
                 "aws:arn:<partition>:iam::<account>:role/NAME",
                 param_hint="--trust",
             )
-    spec = load_or_exit(spec_path)
+    platform = load_platform_or_exit(spec_path)
     from hyperpod_teams.policies.deploy import (
         deploy_accounts,
         deploy_policies,
         deploy_role_trust_policy,
         role_boundary_policy,
+        several_clusters_deploy_accounts,
     )
 
-    accounts = deploy_accounts(spec)
+    spec = platform.organization_view if isinstance(platform, SeveralClusters) else platform
+    accounts = (
+        several_clusters_deploy_accounts(platform) if isinstance(platform, SeveralClusters) else deploy_accounts(spec)
+    )
     listed = "; ".join(f"{number} ({', '.join(parts)})" for number, parts in accounts.items())
     if account is not None and account not in accounts:
         raise click.BadParameter(f"the stacks deploy into no account {account}: {listed}", param_hint="--account")
@@ -99,7 +104,7 @@ def deploy_policy(
     elif trusted:
         documents = deploy_role_trust_policy(spec, account or spec.organization.account_id, list(trusted))
     else:
-        documents = deploy_policies(spec, account)
+        documents = deploy_policies(platform, account)
     write_output(json.dumps(documents, indent=2) + "\n", out_file)
 
 

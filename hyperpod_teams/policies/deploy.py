@@ -52,6 +52,8 @@ from hyperpod_teams.policies.documents import (
     managed_policy_arn,
     policy_size,
 )
+from hyperpod_teams.policies.several_clusters import joined
+from hyperpod_teams.spec.clusters import SeveralClusters
 from hyperpod_teams.spec.models import PlatformSpec
 
 
@@ -236,12 +238,42 @@ def _statements_of(spec: PlatformSpec, account: str | None) -> list[dict]:
     return kept if "workload" in plays else [WHO_AM_I, *kept]
 
 
-def deploy_policies(spec: PlatformSpec, account: str | None = None) -> dict[str, dict]:
+def several_clusters_deploy_accounts(clusters: SeveralClusters) -> dict[str, list[str]]:
+    """The accounts the stacks of several clusters deploy into, each with the parts it plays: every
+    cluster's (`deploy_accounts` of its view), the first cluster's workload account first."""
+    parts: dict[str, list[str]] = {}
+    for view in clusters.views.values():
+        for account, plays in deploy_accounts(view).items():
+            held = parts.setdefault(account, [])
+            held += [play for play in plays if play not in held]
+    return parts
+
+
+def _several_clusters_statements(clusters: SeveralClusters, account: str | None) -> list[dict]:
+    """The statements of every cluster's stacks that run in `account` (None: all, one account), one
+    cluster's joined into another's where they are one grant (policies.several_clusters.joined: the
+    same Sid and actions), the others with the cluster's name in their Sid."""
+    per_cluster = {
+        name: _statements_of(view, account)
+        for name, view in clusters.views.items()
+        if account is None or account in deploy_accounts(view)
+    }
+    first, *rest = per_cluster
+    return joined({"Statement": per_cluster[first]}, {name: per_cluster[name] for name in rest})["Statement"]
+
+
+def deploy_policies(spec: PlatformSpec | SeveralClusters, account: str | None = None) -> dict[str, dict]:
     """The statements as customer managed policies, each under IAM's size quota: policy name ->
     document (`<org>-deploy-1`, `-2`, ...). `account`: only the statements of the stacks that run
-    there (deploy_accounts), for that account's deploy role; None: every stack's (one account)."""
+    there (deploy_accounts), for that account's deploy role; None: every stack's (one account).
+    `spec` of several clusters (spec.clusters.SeveralClusters): every cluster's stacks'."""
     documents: list[dict] = []
-    for statement in _statements_of(spec, account):
+    if isinstance(spec, SeveralClusters):
+        statements = _several_clusters_statements(spec, account)
+        spec = spec.organization_view
+    else:
+        statements = _statements_of(spec, account)
+    for statement in statements:
         if (
             documents
             and policy_size({**documents[-1], "Statement": [*documents[-1]["Statement"], statement]})

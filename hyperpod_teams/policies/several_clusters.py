@@ -82,11 +82,18 @@ def joined(policy: dict, others: Mapping[str, Iterable[dict]]) -> dict:
 
 def _add_statement(statements: list[dict], statement: dict, cluster: str) -> None:
     for held in statements:
-        if held["Sid"] != statement["Sid"] or held["Action"] != statement["Action"]:
+        if (
+            held["Sid"] != statement["Sid"]
+            or held.get("Action") != statement.get("Action")
+            or held["Effect"] != statement["Effect"]
+            or "Resource" not in held
+            or "Resource" not in statement
+        ):
             continue
         if held.get("Condition") == statement.get("Condition"):
             if held["Resource"] != statement["Resource"]:  # "*" and "*": the same grant already
-                held["Resource"] = [*held["Resource"], *(r for r in statement["Resource"] if r not in held["Resource"])]
+                resources = _listed(held["Resource"])
+                held["Resource"] = [*resources, *(r for r in _listed(statement["Resource"]) if r not in resources)]
             return
         condition = _one_condition(held.get("Condition"), statement.get("Condition"))
         if held["Resource"] == statement["Resource"] and condition is not None:
