@@ -24,10 +24,13 @@ class PlatformStack(cdk.TerraformStack):
         self.spec = spec
         configure_backend(self, stack_name, spec)
 
-    def add_aws_provider(self, *, tags: dict[str, str], account: str | None, alias: str | None = None):
+    def add_aws_provider(
+        self, *, tags: dict[str, str], account: str | None, alias: str | None = None, region: str | None = None
+    ):
         """The AWS provider of `account`, tagging every resource it creates with `tags` by default:
         it refuses any other account, whatever credentials CI has (None: no account pinned), and
-        assumes the account's deploy role where the spec names one (organization.deploy_role_name)."""
+        assumes the account's deploy role where the spec names one (organization.deploy_role_name).
+        `region`: default, the organization's."""
         org = self.spec.organization
         provider = bindings.aws_provider
         role_arn = naming.assumed_deploy_role_arn(org, account) if account else None
@@ -35,7 +38,7 @@ class PlatformStack(cdk.TerraformStack):
             self,
             f"aws-{alias.replace('_', '-')}" if alias else "aws",
             alias=alias,
-            region=org.region,
+            region=region or org.region,
             allowed_account_ids=[account] if account else None,
             assume_role=[provider.AwsProviderAssumeRole(role_arn=role_arn)] if role_arn else None,
             default_tags=[provider.AwsProviderDefaultTags(tags=tags)],

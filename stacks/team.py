@@ -35,9 +35,17 @@ class TeamStack(PlatformStack):
         self.add_aws_provider(tags=tags, account=org.account_id)
         #: Identity Center's resources of the team (the domain's application assignments, the admins'
         #: policy attachment) go to the account that administers it, when that is another one.
+        #: ... or is in another Region (with several clusters, a team whose home is off the
+        #: organization's Region: IAM Identity Center's admin APIs answer in its instance's Region).
+        center_region = spec.identity_center_region
         self.identity_center_provider = (
-            self.add_aws_provider(tags=tags, account=org.identity_center_account, alias="identity_center")
-            if org.identity_center_account != org.account_id
+            self.add_aws_provider(
+                tags=tags,
+                account=org.identity_center_account,
+                alias="identity_center",
+                region=None if center_region == org.region else center_region,
+            )
+            if org.identity_center_account != org.account_id or center_region != org.region
             else None
         )
         self.environment = TeamEnvironment(

@@ -224,6 +224,22 @@ def test_a_placement_in_the_homes_account_binds_the_home_workload_role_which_tru
     assert vision_trust == {"aws:SourceArn": home_eks}
 
 
+def test_identity_center_resources_of_a_team_stack_go_to_its_account_and_region(two, two_accounts):
+    """The team stacks' Identity Center resources (its domain's application assignments, the
+    admins' policy attachment) are managed where the organization's instance is: its account and
+    Region, whichever cluster's account and Region the team's home is on."""
+    for stacks in (two[1], two_accounts[1]):
+        research = stacks["acme-team-research"]  # home: infer, us-east-1
+        center = aws_providers(research)["identity_center"]
+        assert center["region"] == "us-west-2"
+        assert center.get("allowed_account_ids", ["111122223333"]) == ["111122223333"]
+        for kind in ("aws_ssoadmin_application_assignment", "aws_ssoadmin_customer_managed_policy_attachment"):
+            for resource in research["resource"].get(kind, {}).values():
+                assert resource["provider"] == "aws.identity_center", (kind, resource)
+        # A home in the organization's account and Region needs no provider of its own for them.
+        assert "identity_center" not in aws_providers(stacks["acme-team-vision"])
+
+
 def test_a_placement_in_another_account_binds_no_role_of_the_homes(two_accounts):
     """EKS Pod Identity takes a role of the cluster's own account: the team's home role is not one."""
     _, stacks = two_accounts

@@ -82,8 +82,11 @@ def test_a_clusters_stacks_name_the_account_region_and_eks_cluster_they_reach():
     data["clusters"][1]["account_id"] = "444455556666"
     plan = _plan(data)
     assert plan["acme-train-eks"].credentials == "AWS account 111122223333, us-west-2 (cluster train)"
-    assert plan["acme-infer-cluster"].credentials == "AWS account 444455556666, us-east-1 (cluster infer)"
-    assert plan["acme-infer-team-nlp"].credentials == "AWS account 444455556666, us-east-1 (cluster infer)"
+    assert plan["acme-infer-cluster"].credentials == "AWS account 444455556666 (workload), us-east-1 (cluster infer)"
+    # Identity Center stays the organization's account's: a team stack there says so.
+    assert plan["acme-infer-team-nlp"].credentials == (
+        "AWS account 444455556666 (workload; Identity Center's in 111122223333), us-east-1 (cluster infer)"
+    )
     assert plan["acme-infer-hyperpod-deps"].credentials == "EKS cluster infer-eks, us-east-1 (cluster infer)"
     assert plan["acme-k8s-nlp"].credentials == "EKS cluster train-eks, us-west-2 (cluster train)"
     assert plan["acme-access"].credentials == "AWS (Identity Center account)"

@@ -183,7 +183,7 @@ def validate_several_clusters(data: Any) -> SeveralClusters:
     for index, cluster in enumerate(spec.clusters):
         view, teams = cluster_view(data, index)
         try:
-            views[cluster.name] = _on_cluster(PlatformSpec.model_validate(view), cluster)
+            views[cluster.name] = _on_cluster(PlatformSpec.model_validate(view), cluster, spec.organization.region)
             # What AWS's registry schemas refuse of the desired states this cluster's stacks make.
             view_problems = registry.spec_problems(views[cluster.name])
         except ValidationError as exc:
@@ -200,14 +200,17 @@ def validate_several_clusters(data: Any) -> SeveralClusters:
     return SeveralClusters(spec, views)
 
 
-def _on_cluster(view: PlatformSpec, cluster: PlacedCluster) -> PlatformSpec:
+def _on_cluster(view: PlatformSpec, cluster: PlacedCluster, identity_center_region: str) -> PlatformSpec:
     """A cluster's view as its stacks build it: every resource tagged with the cluster's name
     (naming.TAG_CLUSTER: the cost category splits each cluster's shared spend by it), the names
-    AWS holds once per account or Region qualified by it (PlatformSpec.cluster_qualifier)."""
+    AWS holds once per account or Region qualified by it (PlatformSpec.cluster_qualifier), Identity
+    Center's resources of its team stacks in the organization's Region
+    (PlatformSpec.identity_center_region)."""
     org = view.organization
     tagged = org.model_copy(update={"tags": {**org.tags, naming.TAG_CLUSTER: cluster.name}})
     view = view.model_copy(update={"organization": tagged})
     view._cluster_qualifier = cluster_qualifier(cluster)
+    view._identity_center_region = identity_center_region
     return view
 
 
@@ -410,6 +413,12 @@ def cluster_view(data: Mapping[str, Any], index: int) -> tuple[dict[str, Any], l
     cluster = dict(data["clusters"][index])
     name = cluster["name"]
     organization = dict(data["organization"])
+    accounts = dict(organization.get("accounts") or {})
+    if cluster.get("account_id", organization.get("account_id")) != organization.get("account_id"):
+        # Identity Center is administered where the organization's spec says, not in the cluster's
+        # account: its permission sets and the team stacks' Identity Center resources stay there.
+        accounts.setdefault("identity_center", organization.get("account_id"))
+        organization["accounts"] = accounts
     for field in WHERE_FIELDS:
         if field in cluster:
             organization[field] = cluster.pop(field)

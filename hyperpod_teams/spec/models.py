@@ -47,6 +47,9 @@ class PlatformSpec(SpecModel):
     #: with on this view's cluster (spec.clusters.cluster_qualifier; set by validate_several_clusters);
     #: None for a one-cluster spec and for the cluster that keeps its names.
     _cluster_qualifier: str | None = PrivateAttr(default=None)
+    #: With several clusters, the organization's Region, where its Identity Center instance is
+    #: (set by validate_several_clusters on a view of a cluster in another Region).
+    _identity_center_region: str | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _rules_across_fields(self) -> PlatformSpec:
@@ -86,6 +89,13 @@ class PlatformSpec(SpecModel):
         """What this cluster's account- and region-wide names carry besides the organization's name
         (`<org>-<qualifier>-...`): None but in the view of a cluster of a spec with `clusters`."""
         return self._cluster_qualifier
+
+    @property
+    def identity_center_region(self) -> str:
+        """The Region of the organization's IAM Identity Center instance, where its permission sets,
+        assignments and applications' assignments are managed: the organization's Region (with several
+        clusters, the spec's organization.region, whichever Region this view's cluster runs in)."""
+        return self._identity_center_region or self.organization.region
 
     def team(self, name: str) -> Team:
         for team in self.teams:

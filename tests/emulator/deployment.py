@@ -363,12 +363,20 @@ def pipeline_role_name(org: str) -> str:
 
 
 def several_accounts(spec) -> list[str]:
-    """The accounts the stacks of `spec` (a PlatformSpec) deploy into, when more than one (the
-    workload account first; `deploy-policy --account`); [] for one account."""
-    from hyperpod_teams.policies.deploy import deploy_accounts
+    """The accounts the stacks of `spec` (a PlatformSpec, or a SeveralClusters) deploy into, when
+    more than one (the workload account first; `deploy-policy --account`); [] for one account."""
+    from hyperpod_teams.policies.deploy import deploy_accounts, several_clusters_deploy_accounts
+    from hyperpod_teams.spec.clusters import SeveralClusters
 
-    accounts = list(deploy_accounts(spec))
+    accounts = list(
+        several_clusters_deploy_accounts(spec) if isinstance(spec, SeveralClusters) else deploy_accounts(spec)
+    )
     return accounts if len(accounts) > 1 else []
+
+
+def organization_of(spec):
+    """A spec's organization's view: the PlatformSpec itself, or a SeveralClusters' organization_view."""
+    return getattr(spec, "organization_view", spec)
 
 
 def widen_pipeline_policies(url: str, spec) -> None:
@@ -385,9 +393,10 @@ def _widen_role(url: str, spec, account: str | None) -> None:
     from hyperpod_teams.policies.deploy import deploy_policies
 
     iam = emulator_client(url, "iam", account=account)
-    role = pipeline_role_name(spec.organization.name)
+    org = organization_of(spec).organization
+    role = pipeline_role_name(org.name)
     for policy_name, document in deploy_policies(spec, account).items():
-        arn = f"arn:aws:iam::{account or spec.organization.account_id}:policy/{policy_name}"
+        arn = f"arn:aws:iam::{account or org.account_id}:policy/{policy_name}"
         try:
             iam.get_policy(PolicyArn=arn)
         except iam.exceptions.NoSuchEntityException:
@@ -407,7 +416,7 @@ def create_role_boundary(url: str, spec) -> None:
     from hyperpod_teams.policies.deploy import role_boundary_policy
 
     iam = emulator_client(url, "iam")
-    for policy_name, document in role_boundary_policy(spec).items():
+    for policy_name, document in role_boundary_policy(organization_of(spec)).items():
         try:
             iam.create_policy(
                 PolicyName=policy_name, Path=naming.ROLE_BOUNDARY_PATH, PolicyDocument=json.dumps(document)
@@ -422,11 +431,11 @@ def pipeline_credentials(url: str, spec: dict, policies: dict[str, dict] | None 
     request signed with them is evaluated against the role's policies (authorization.py): the
     ones `deploy-policy` prints for `spec`, with the roles' boundary, or `policies` (name ->
     document: what an earlier release printed)."""
-    from hyperpod_teams.spec import validate_spec
+    from hyperpod_teams.spec import validate_platform
 
     org, account = spec["organization"]["name"], spec["organization"]["account_id"]
-    if policies is None and several_accounts(validate_spec(spec)):
-        return _entry_credentials(url, validate_spec(spec))
+    if policies is None and several_accounts(validate_platform(spec)):
+        return _entry_credentials(url, validate_platform(spec))
     iam = emulator_client(url, "iam")
     name = pipeline_role_name(org)
     trust = {
@@ -437,7 +446,7 @@ def pipeline_credentials(url: str, spec: dict, policies: dict[str, dict] | None 
     }
     iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(trust), MaxSessionDuration=43200)
     if policies is None:
-        validated = validate_spec(spec)
+        validated = validate_platform(spec)
         create_role_boundary(url, validated)
         widen_pipeline_policies(url, validated)
     for policy_name, document in (policies or {}).items():
@@ -461,10 +470,11 @@ def _entry_credentials(url: str, spec) -> dict[str, str]:
     prints, and the pipeline's role allowed to assume them; its session's credentials."""
     from hyperpod_teams.policies.deploy import deploy_role_trust_policy
 
-    home = spec.organization.account_id
+    organization = organization_of(spec)
+    home = organization.organization.account_id
     entry = f"arn:aws:iam::{home}:role/{ENTRY_ROLE}"
-    name = pipeline_role_name(spec.organization.name)
-    assert spec.organization.deploy_role_name == name, "the stacks must assume the roles made here"
+    name = pipeline_role_name(organization.organization.name)
+    assert organization.organization.deploy_role_name == name, "the stacks must assume the roles made here"
     roles = [f"arn:aws:iam::{account}:role/{name}" for account in several_accounts(spec)]
     iam = emulator_client(url, "iam")
     trust_home = {
@@ -480,7 +490,7 @@ def _entry_credentials(url: str, spec) -> dict[str, str]:
     }
     iam.put_role_policy(RoleName=ENTRY_ROLE, PolicyName="assume-deploy-roles", PolicyDocument=json.dumps(assume))
     for account in several_accounts(spec):
-        trust = deploy_role_trust_policy(spec, account, [f"aws:{entry}"])
+        trust = deploy_role_trust_policy(organization, account, [f"aws:{entry}"])
         emulator_client(url, "iam", account=account).create_role(
             RoleName=name, AssumeRolePolicyDocument=json.dumps(trust), MaxSessionDuration=43200
         )
