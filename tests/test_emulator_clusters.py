@@ -79,7 +79,10 @@ def _read_back(url: str, result: ClustersRound) -> None:
                 ]
                 for name in eks.list_clusters()["clusters"]
             },
-            "domains": [d["DomainName"] for d in sagemaker.list_domains()["Domains"]],
+            # By the Region of each domain's ARN: moto lists every Region's domains in each.
+            "domains": sorted(
+                d["DomainName"] for d in sagemaker.list_domains()["Domains"] if f":{region}:" in d["DomainArn"]
+            ),
         }
     center_region = org["region"]
     for account in accounts:
