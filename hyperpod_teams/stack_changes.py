@@ -6,6 +6,7 @@ the cdktf layout (manifest.json, stacks/<stack>/cdk.tf.json) and never imports c
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,9 @@ class Selection:
     #: nothing destroys them (docs/deploy.md, removing a team).
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
+    #: The HyperPod and EKS clusters the removed stacks created ("<kind> <name> (<stack>)"): a
+    #: cluster taken out of the spec keeps running, and billing, until its stacks are destroyed.
+    removed_clusters: list[str] = field(default_factory=list)
 
     @property
     def stacks(self) -> list[str]:
@@ -40,6 +44,7 @@ class Selection:
             "waves": self.waves,
             "changed": self.changed,
             "removed": self.removed,
+            "removed_clusters": self.removed_clusters,
             "unchanged": self.unchanged,
         }
 
@@ -101,12 +106,32 @@ def changed_stacks(old: dict[str, dict], new_dir: Path) -> Selection:
             if dependent not in selected:
                 selected.add(dependent)
                 frontier.append(dependent)
+    removed = sorted(set(old) - set(new))
     return Selection(
         in_waves(selected, dependencies),
         changed=sorted(changed),
-        removed=sorted(set(old) - set(new)),
+        removed=removed,
         unchanged=len(new) - len(selected),
+        removed_clusters=[found for name in removed for found in clusters_created(name, old[name])],
     )
+
+
+def clusters_created(stack_name: str, document: dict) -> list[str]:
+    """The HyperPod and EKS clusters a stack's document creates (not the ones it looks up)."""
+    found = []
+    resources = document.get("resource", {})
+    for resource in resources.get("aws_cloudcontrolapi_resource", {}).values():
+        if resource.get("type_name") == "AWS::SageMaker::Cluster":
+            try:
+                name = json.loads(resource.get("desired_state", "{}")).get("ClusterName", "?")
+            except (TypeError, ValueError):
+                name = "?"
+            found.append(f"HyperPod cluster {name} ({stack_name})")
+    found += [
+        f"EKS cluster {cluster.get('name', '?')} ({stack_name})"
+        for cluster in resources.get("aws_eks_cluster", {}).values()
+    ]
+    return found
 
 
 def render_text(selection: Selection) -> str:
@@ -115,4 +140,10 @@ def render_text(selection: Selection) -> str:
         lines.append("no stack changed")
     if selection.removed:
         lines.append(f"removed (not planned, not destroyed): {' '.join(selection.removed)}")
+    if selection.removed_clusters:
+        lines.append(
+            "warning: the spec no longer has what these removed stacks created, and it keeps running (and "
+            f"billing) until they are destroyed: {'; '.join(selection.removed_clusters)}. Move its teams' work "
+            "first, then destroy the removed stacks in reverse deploy order (docs/deploy.md)"
+        )
     return "\n".join(lines)

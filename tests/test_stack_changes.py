@@ -67,6 +67,38 @@ def test_a_removed_team_is_listed_as_removed_and_never_planned(before, tmp_path)
     assert not any(gone in name for name in selection.stacks)
 
 
+def test_a_cluster_added_and_then_removed_lists_its_stacks_and_warns_of_what_keeps_running(tmp_path):
+    """Several clusters (#61): growing from one cluster to two (the first keeping its names) adds
+    the second cluster's stacks and changes the first's only where the cluster tag joins; taking
+    the second out again lists its stacks as removed, and warns of the HyperPod and EKS clusters
+    they created, which nothing destroys."""
+    from hyperpod_teams.spec import validate_platform
+    from hyperpod_teams.stack_changes import render_text
+    from tests.test_spec_clusters import two_clusters
+
+    data = two_clusters()
+    data["clusters"][0]["one_cluster_names"] = True
+    synthesize_stacks(validate_platform(data), tmp_path / "two")
+    two, _ = read_output(tmp_path / "two")
+    # infer goes: research moves to train, nlp keeps its train placement.
+    data["clusters"].pop()
+    data["teams"][0]["placements"].pop("infer")
+    data["teams"][2]["placements"] = {"train": {"quota": [{"instance_type": "ml.c5.4xlarge", "count": 1}]}}
+    data["teams"][2]["studio"]["home"] = "train"
+    synthesize_stacks(validate_platform(data), tmp_path / "one")
+    selection = changed_stacks(two, tmp_path / "one")
+    assert {"acme-infer-eks", "acme-infer-cluster", "acme-infer-team-nlp", "acme-infer-k8s-nlp"} <= set(
+        selection.removed
+    )
+    assert selection.removed_clusters == [
+        "HyperPod cluster infer (acme-infer-cluster)",
+        "EKS cluster infer-eks (acme-infer-eks)",
+    ]
+    text = render_text(selection)
+    assert "keeps running (and billing) until they are destroyed: HyperPod cluster infer" in text
+    assert json.loads(json.dumps(selection.as_json()))["removed_clusters"] == selection.removed_clusters
+
+
 def test_a_folder_that_is_no_synth_output_is_refused_with_the_fix(tmp_path):
     with pytest.raises(SynthOutputError, match="manifest.json is missing.*previous run's cdktf.out"):
         read_output(tmp_path)
