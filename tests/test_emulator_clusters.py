@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -42,6 +43,8 @@ class ClustersRound:
     cost_category_account: str | None = None
     team_outputs: dict[str, dict] = field(default_factory=dict)
     decisions: dict = field(default_factory=dict)
+    #: A member's steps with the real `hyp` on each cluster (tests/emulator/journeys.py's Step).
+    journeys: list = field(default_factory=list)
 
 
 def _world(data: dict, groups: list[str]) -> dict:
@@ -109,7 +112,66 @@ def _read_back(url: str, result: ClustersRound) -> None:
                 result.splits[rule["Source"]] = dict(zip(rule["Targets"], values, strict=True))
 
 
-def _a_round(work: Path, data: dict) -> ClustersRound:
+#: Whose journeys the round walks: nlp is placed on both clusters, vision on train alone.
+JOURNEY_TEAMS = ("nlp", "vision")
+
+
+def _journeys(result: ClustersRound, url: str, work: Path, synth_dir: Path) -> None:
+    """A scientist of each journey team, with the real `hyp`, on each cluster: connect
+    (`hyp set-cluster-context --cluster-name --region`) and run a PyTorch job's week in the team's
+    namespace where the team is placed, and be refused where it is not. Each EKS cluster's
+    Kubernetes API authorizes with the RBAC of that cluster's Kubernetes stacks (skipped when the
+    CLIs are not installed: the journey tests then skip, or fail under CI)."""
+    from tests.conftest import read_stacks
+    from tests.emulator import journeys
+
+    cli_bin = journeys.hyp_cli_bin()
+    if cli_bin is None:
+        return
+    from hyperpod_teams.stack_plan import several_clusters_stack_plan
+
+    stacks = read_stacks(synth_dir)
+    plan = several_clusters_stack_plan(result.several)
+    organization = result.several.organization_view
+    account = journeys.Account(organization, endpoint=url, cli_bin=cli_bin)
+    apis = {}
+    try:
+        for name, view in result.several.views.items():
+            own = {s.name for s in plan if s.cluster == name}
+            apis[name] = journeys.start_kubernetes_api(
+                view,
+                endpoint=url,
+                stacks={stack: body for stack, body in stacks.items() if stack in own},
+                teams=tuple(t.name for t in view.teams),
+            )
+        for team in JOURNEY_TEAMS:
+            role = account.sso_role_arn(
+                naming.team_permission_set_name(organization.organization.name, organization.team(team), "scientists")
+            )
+            for name, view in result.several.views.items():
+                placed = any(t.name == team for t in view.teams)
+                member = account.member(f"{team} scientists on {name}", role, work / f"{team}-{name}", apis[name])
+                hyperpod, region = view.cluster.name, view.organization.region
+                connected = member.step(
+                    f"hyp set-cluster-context --cluster-name {hyperpod} --region {region}",
+                    journeys.ALLOWED if placed else journeys.DENIED,
+                    "hyp", "set-cluster-context", "--cluster-name", hyperpod, "--region", region,
+                )  # fmt: skip
+                result.journeys.append(connected)
+                if placed and connected.got == journeys.ALLOWED:
+                    result.journeys += journeys.pytorch_job_week(
+                        member,
+                        namespace=naming.team_namespace(team),
+                        queue=naming.team_local_queue(team),
+                        expected=journeys.ALLOWED,
+                        scientist=True,
+                    )
+    finally:
+        for api in apis.values():
+            api.stop()
+
+
+def _a_round(work: Path, data: dict, *, journeys: bool = False) -> ClustersRound:
     from tests.emulator.deployment import Deployment, pipeline_credentials, running_emulator
 
     several = validate_several_clusters(data)
@@ -132,6 +194,8 @@ def _a_round(work: Path, data: dict) -> ClustersRound:
                         result.team_outputs[name] = {k: v["value"] for k, v in state.get("outputs", {}).items()}
                 _read_back(emulator.url, result)
                 result.replanned = deployment.all_at_once(deployment.replan)
+                if journeys:
+                    _journeys(result, emulator.url, work / "journeys", synth_dir)
         finally:
             result.decisions = emulator.deploy_decisions()
     return result
@@ -144,7 +208,7 @@ def rounds(tmp_path_factory) -> dict[str, ClustersRound]:
 
     data = yaml.safe_load(TWO_CLUSTERS.read_text())
     return {
-        "one account": _a_round(tmp_path_factory.mktemp("clusters-one-account"), copy.deepcopy(data)),
+        "one account": _a_round(tmp_path_factory.mktemp("clusters-one-account"), copy.deepcopy(data), journeys=True),
         "three accounts": _a_round(tmp_path_factory.mktemp("clusters-three-accounts"), in_three_accounts(data)),
     }
 
@@ -219,3 +283,28 @@ def test_identity_center_assigns_each_set_where_its_team_runs_and_cost_explorer_
         expected = {team: str(share) for team, share in cost.shared_split(view).percentages.items()}
         assert result.splits[naming.cluster_shared_cost_value(name)] == expected
         assert sum(Decimal(v) for v in expected.values()) == 100
+
+
+@pytest.mark.journey
+def test_a_member_runs_a_job_on_each_cluster_of_the_team_and_is_refused_where_it_has_no_placement(rounds):
+    """The journey tier on several clusters: nlp's scientists connect to train and to infer (each in
+    its Region) and run a job's week in their namespace on each; vision's connect to train and are
+    refused on infer, where vision has no placement."""
+    from tests.emulator import journeys
+
+    steps = rounds["one account"].journeys
+    if not steps:
+        if os.environ.get("CI"):
+            pytest.fail("the journey tier's hyp and aws CLIs must be installed under CI (make test-tools)")
+        pytest.skip("hyp and aws are not installed (.venv-journey)")
+    wrong = [f"{s.who}: {s.step}: expected {s.expected}, got {s.got}\n{s.output}" for s in steps if not s.as_expected]
+    assert not wrong, "\n\n".join(wrong)
+    walked = {(s.who, s.step) for s in steps}
+    for cluster, region in REGIONS.items():
+        assert (
+            f"nlp scientists on {cluster}",
+            f"hyp set-cluster-context --cluster-name {cluster} --region {region}",
+        ) in walked
+        assert (f"nlp scientists on {cluster}", "hyp create hyp-pytorch-job") in walked
+    (refused,) = [s for s in steps if s.who == "vision scientists on infer"]
+    assert refused.got == journeys.DENIED and any(not allowed for _, allowed in refused.calls), refused.calls
