@@ -233,21 +233,28 @@ def _cluster(b: _Building, planned: PlannedStack) -> PlatformStack:
 def _team(b: _Building, planned: PlannedStack) -> PlatformStack:
     assert b.cluster is not None and b.eks is not None and b.access is not None
     team = b.team(planned)
-    access = b.access
     b.teams[team.name] = TeamStack(
         b.app,
         planned.name,
         spec=b.spec,
         team=team,
-        placement=TeamPlacement(
-            hyperpod_cluster_arn=b.cluster.hyperpod.arn,
-            eks_cluster_name=b.eks.eks.name,
-            group_ids={role: access.group_ids[(team.name, role)] for role in naming.ROLES},
-            admins_permission_set_arn=access.permission_sets[(team.name, "admins")].arn,
-        ),
+        placement=_placement(b, team.name, admins_studio=True),
         placed_eks_cluster_arns=_placed_eks_cluster_arns(b, team.name),
     )
     return b.teams[team.name]
+
+
+def _placement(b: _Building, team: str, *, admins_studio: bool) -> TeamPlacement:
+    """Where a team's stack on `b`'s cluster stands: its HyperPod and EKS cluster, its groups' IDs,
+    and (`admins_studio`: its home) the admins' permission set its Studio policy is attached to."""
+    assert b.cluster is not None and b.eks is not None and b.access is not None
+    access = b.access
+    return TeamPlacement(
+        hyperpod_cluster_arn=b.cluster.hyperpod.arn,
+        eks_cluster_name=b.eks.eks.name,
+        group_ids={role: access.group_ids[(team, role)] for role in naming.ROLES},
+        admins_permission_set_arn=access.permission_sets[(team, "admins")].arn if admins_studio else None,
+    )
 
 
 def _placed_eks_cluster_arns(b: _Building, team: str) -> tuple[str, ...]:
@@ -275,17 +282,12 @@ def _placed_eks_cluster_arns(b: _Building, team: str) -> tuple[str, ...]:
 def _team_placement(b: _Building, planned: PlannedStack) -> PlatformStack:
     assert b.cluster is not None and b.eks is not None and b.access is not None and b.clusters is not None
     team = b.team(planned)
-    access = b.access
     b.placements[team.name] = TeamPlacementStack(
         b.app,
         planned.name,
         spec=b.spec,
         team=team,
-        placement=TeamPlacement(
-            hyperpod_cluster_arn=b.cluster.hyperpod.arn,
-            eks_cluster_name=b.eks.eks.name,
-            group_ids={role: access.group_ids[(team.name, role)] for role in naming.ROLES},
-        ),
+        placement=_placement(b, team.name, admins_studio=False),
         home=b.clusters.views[b.clusters.home(team.name)],
     )
     return b.placements[team.name]

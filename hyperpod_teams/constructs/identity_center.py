@@ -95,33 +95,26 @@ class PermissionSet(Construct):
             permission_set_arn=self.arn,
             inline_policy=policies.policy_json(policy),
         )
-        self.assignment = bindings.aws_ssoadmin_account_assignment.SsoadminAccountAssignment(
-            self,
-            "assignment",
-            instance_arn=instance_arn,
-            permission_set_arn=self.arn,
-            principal_id=group_id,
-            principal_type="GROUP",
-            target_id=account_id,
-            target_type="AWS_ACCOUNT",
-            # Identity Center creates the AWSReservedSSO_ role only once the policy is in place.
-            depends_on=[self.inline_policy],
-            lifecycle=keep,
-        )
-        #: Account -> the permission set's assignment there.
-        self.assignments = {account_id: self.assignment}
-        for account in more_accounts:
-            self.assignments[account] = bindings.aws_ssoadmin_account_assignment.SsoadminAccountAssignment(
+
+        def assignment(id_: str, account: str, lifecycle=None):
+            return bindings.aws_ssoadmin_account_assignment.SsoadminAccountAssignment(
                 self,
-                f"assignment-{account}",
+                id_,
                 instance_arn=instance_arn,
                 permission_set_arn=self.arn,
                 principal_id=group_id,
                 principal_type="GROUP",
                 target_id=account,
                 target_type="AWS_ACCOUNT",
+                # Identity Center creates the AWSReservedSSO_ role only once the policy is in place.
                 depends_on=[self.inline_policy],
+                lifecycle=lifecycle,
             )
+
+        self.assignment = assignment("assignment", account_id, keep)
+        #: Account -> the permission set's assignment there.
+        self.assignments = {account_id: self.assignment}
+        self.assignments |= {account: assignment(f"assignment-{account}", account) for account in more_accounts}
         if existing is not None:
             # The provider's import IDs: PERMISSION_SET_ARN,INSTANCE_ARN for the set and its inline
             # policy; the six parts of the assignment's ID for the assignment.
