@@ -28,8 +28,9 @@ def tier_of(markers: set[str]) -> str:
 
 
 #: The longest chains of one test process each, started first so that the rest fills the other
-#: processes around them: the emulator tier's rounds, the pipelines' history of runs.
-FIRST = ("tests/test_emulator_tier.py", "tests/test_pipelines.py")
+#: processes around them: the emulator tier's rounds, the pipelines' history of runs, the rounds of
+#: two clusters.
+FIRST = ("tests/test_emulator_tier.py", "tests/test_pipelines.py", "tests/test_emulator_clusters.py")
 
 
 @pytest.hookimpl(tryfirst=True)
