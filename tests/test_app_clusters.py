@@ -413,9 +413,31 @@ def test_deploy_policy_of_several_clusters_in_two_accounts_is_given_per_account(
     assert "arn:aws:eks:us-east-1:444455556666:cluster/infer-eks" in text and "us-west-2" not in text
 
 
-def test_report_with_plans_of_several_clusters_is_refused_by_name():
-    result = run_command("report", str(TWO_CLUSTERS), "--plan", "plan.json")
-    assert result.returncode == 2 and "--plan" in result.stderr and "Traceback" not in result.stderr
+def test_the_report_of_plans_of_several_clusters_names_each_change_with_its_stack_and_team(tmp_path):
+    """A plan of nlp's place on infer that deletes its compute quota there: the report alerts on it
+    and counts it as nlp's, though the stack is no one-cluster spec's team stack."""
+    quota = {"type_name": "AWS::SageMaker::ComputeQuota", "desired_state": "{}"}
+    plan = {
+        "format_version": "1.2",
+        "resource_changes": [
+            {
+                "address": "aws_cloudcontrolapi_resource.compute-quota",
+                "type": "aws_cloudcontrolapi_resource",
+                "change": {"actions": ["delete"], "before": quota, "after": None},
+            }
+        ],
+    }
+    path = tmp_path / "acme-infer-team-nlp" / "plan.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(plan))
+    result = run_command("report", str(TWO_CLUSTERS), "--plan", str(path))
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    assert "acme-infer-team-nlp: the compute quota (task governance deletes the team's namespace" in text
+    (row,) = [
+        line for line in text.splitlines() if "aws_cloudcontrolapi_resource.compute-quota" in line and "|" in line
+    ]
+    assert "nlp" in row, row
 
 
 def test_load_spec_names_the_function_that_reads_several_clusters():

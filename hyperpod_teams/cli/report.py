@@ -15,7 +15,6 @@ from hyperpod_teams.cli.common import (
     format_option,
     load_platform_or_exit,
     stderr,
-    user_error,
     write_output,
 )
 from hyperpod_teams.cli.group import cli
@@ -74,21 +73,11 @@ def report(
     """
     check_out_file(out_file, force, spec_path, *(Path(p.rpartition("=")[2]) for p in (*plans, *failed_plans)))
     platform = load_platform_or_exit(spec_path)
-    if isinstance(platform, SeveralClusters):
-        if plans or failed_plans or new_lock_files:
-            user_error("report of a spec of several clusters: --plan, --failed-plan and --new-lock-file not yet")
-        from hyperpod_teams.document import to_html, to_markdown
-        from hyperpod_teams.review.report_clusters import build_clusters_report
-
-        document = build_clusters_report(platform, chart=output_format == "html")
-        write_output((to_html if output_format == "html" else to_markdown)(document), out_file)
-        return
-    spec = platform
     from hyperpod_teams.review.plan_summary import read_plan
     from hyperpod_teams.review.report import FailedPlan, render_report
-    from hyperpod_teams.stack_plan import stack_plan
+    from hyperpod_teams.stack_plan import planned_stacks
 
-    known = {stack.name for stack in stack_plan(spec)}
+    known = {stack.name for stack in planned_stacks(platform)}
     read = []
     for argument in plans:
         try:
@@ -106,11 +95,22 @@ def report(
             stderr.print(f"error: --failed-plan {argument}: {error}", markup=False)
             sys.exit(EXIT_INVALID_SPEC)
         failed.append(FailedPlan(stack or path.stem, output))
+    lock_files = [Path(f).name for f in new_lock_files]
+    if isinstance(platform, SeveralClusters):
+        from hyperpod_teams.document import to_html, to_markdown
+        from hyperpod_teams.review.report_clusters import build_clusters_report
+
+        document = build_clusters_report(
+            platform, read, chart=output_format == "html", failed=failed, new_lock_files=lock_files
+        )
+        write_output((to_html if output_format == "html" else to_markdown)(document), out_file)
+        return
+    spec = platform
     report_text = render_report(
         spec,
         read,
         format=output_format,
         failed=failed,
-        new_lock_files=[Path(f).name for f in new_lock_files],
+        new_lock_files=lock_files,
     )
     write_output(report_text, out_file)

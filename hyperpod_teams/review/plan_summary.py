@@ -5,6 +5,7 @@ data or runs everyone's work. Pure layer: plain JSON in, document blocks out."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -312,10 +313,13 @@ def _forced_by(change: dict, replaced_guards: list[str]) -> tuple[str, ...]:
     return paths
 
 
-def changes(plans: list[StackPlan], spec: PlatformSpec) -> list[Change]:
-    org = spec.organization.name
-    team_of = {naming.team_stack_name(org, t.name): t.name for t in spec.teams}
-    team_of |= {naming.team_kubernetes_stack_name(org, t.name): t.name for t in spec.teams}
+def changes(plans: list[StackPlan], spec: PlatformSpec, team_of: Mapping[str, str] | None = None) -> list[Change]:
+    """Every change of the plans, deletions first; `team_of`: stack -> its team (default: the
+    one-cluster spec's team stacks; with several clusters, stack_plan's `team` of each stack)."""
+    if team_of is None:
+        org = spec.organization.name
+        team_of = {naming.team_stack_name(org, t.name): t.name for t in spec.teams}
+        team_of |= {naming.team_kubernetes_stack_name(org, t.name): t.name for t in spec.teams}
     found = []
     for stack_plan in plans:
         resource_changes = stack_plan.plan.get("resource_changes", [])
@@ -343,10 +347,16 @@ def changes(plans: list[StackPlan], spec: PlatformSpec) -> list[Change]:
     return sorted(found, key=lambda c: (ACTION_ORDER[c.action], c.stack, c.address))
 
 
-def plan_section(plans: list[StackPlan], spec: PlatformSpec, *, max_rows: int | None = None) -> list[Block]:
+def plan_section(
+    plans: list[StackPlan],
+    spec: PlatformSpec,
+    *,
+    max_rows: int | None = None,
+    team_of: Mapping[str, str] | None = None,
+) -> list[Block]:
     """The plan summary; `max_rows` keeps the updates and creations table short (deletions,
-    replacements and imports are always listed whole)."""
-    found = changes(plans, spec)
+    replacements and imports are always listed whole); `team_of` as `changes` takes it."""
+    found = changes(plans, spec, team_of)
     blocks: list[Block] = [Heading("Plan"), *_day_two_alerts(plans, spec)]
     for change in found:
         if change.protected:

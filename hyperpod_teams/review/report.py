@@ -87,17 +87,10 @@ def build_report(
     per-team details to the first teams (a Markdown report that must fit in a comment); `failed`
     lists the plans that failed first, `new_lock_files` the provider lock files to commit."""
     document = Document(f"hyperpod-teams: {spec.organization.name} on {spec.cluster.name}")
-    _failed_plans_section(document, failed or [], compact=max_teams is not None)
+    failed_plans_section(document, failed or [], compact=max_teams is not None)
     _overview_section(document, spec)
     if new_lock_files:
-        document.add(
-            Heading("Provider lock files to commit"),
-            Paragraph(
-                "These stacks' first plans wrote a lock file; commit each to `ci/terraform-locks/` (from the "
-                "pipeline's plan artifacts) so that later runs install exactly these providers:"
-            ),
-            Items([md_code(name) for name in new_lock_files]),
-        )
+        lock_files_section(document, new_lock_files)
     _existing_section(document, spec)
     if plans:
         document.add(*plan_section(plans, spec, max_rows=None if max_teams is None else 50))
@@ -110,7 +103,18 @@ def build_report(
     return document
 
 
-def _failed_plans_section(document: Document, failed: list[FailedPlan], *, compact: bool) -> None:
+def lock_files_section(document: Document, new_lock_files: list[str]) -> None:
+    document.add(
+        Heading("Provider lock files to commit"),
+        Paragraph(
+            "These stacks' first plans wrote a lock file; commit each to `ci/terraform-locks/` (from the "
+            "pipeline's plan artifacts) so that later runs install exactly these providers:"
+        ),
+        Items([md_code(name) for name in new_lock_files]),
+    )
+
+
+def failed_plans_section(document: Document, failed: list[FailedPlan], *, compact: bool) -> None:
     if not failed:
         return
     count = len(failed)

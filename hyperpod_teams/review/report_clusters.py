@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from hyperpod_teams import cost, naming
 from hyperpod_teams.document import Code, Document, Heading, Items, Paragraph, Table, md_code, md_text
+from hyperpod_teams.review.plan_summary import StackPlan, plan_section
+from hyperpod_teams.review.report import FailedPlan, failed_plans_section, lock_files_section
 from hyperpod_teams.review.report_access import access_section
 from hyperpod_teams.review.report_compute import compute_section
 from hyperpod_teams.review.report_shown import teams_shown
@@ -38,13 +40,29 @@ def _demoted(into: Document, build) -> None:
     into.add(*(Heading(b.text, b.level + 1) if isinstance(b, Heading) else b for b in own.blocks))
 
 
-def build_clusters_report(clusters: SeveralClusters, *, chart: bool = False, max_teams: int | None = None) -> Document:
+def build_clusters_report(
+    clusters: SeveralClusters,
+    plans: list[StackPlan] | None = None,
+    *,
+    chart: bool = False,
+    max_teams: int | None = None,
+    failed: list[FailedPlan] | None = None,
+    new_lock_files: list[str] | None = None,
+) -> Document:
+    """The report of several clusters; with `plans`, their changes first (by stack and team, each
+    stack's team from the plan of the stacks), as one cluster's report has them."""
     organization = clusters.organization_view
     views = clusters.views
     document = Document(
         f"hyperpod-teams: {md_text(organization.organization.name)} on {len(views)} clusters "
         f"({', '.join(md_text(name) for name in views)})"
     )
+    failed_plans_section(document, failed or [], compact=max_teams is not None)
+    if new_lock_files:
+        lock_files_section(document, new_lock_files)
+    if plans:
+        team_of = {s.name: s.team for s in several_clusters_stack_plan(clusters) if s.team is not None}
+        document.add(*plan_section(plans, organization, team_of=team_of, max_rows=None if max_teams is None else 50))
     document.add(Heading("Clusters"))
     document.add(
         Table(
