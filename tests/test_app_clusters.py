@@ -398,6 +398,9 @@ def test_the_runbook_reaches_each_cluster_of_a_team_in_its_region_and_deploys_in
     several = validate_several_clusters(yaml.safe_load(TWO_CLUSTERS.read_text()))
     waves = deploy_waves(several_clusters_stack_plan(several))
     assert f"- wave {len(waves)}: `{waves[-1][0].name}`" in text
+    # The repair after an update of the cost category writes the several clusters' definition.
+    repair = text.split("## After a change to the cost category")[1]
+    assert '"Source":"shared-platform-train"' in repair and '"Source":"shared-platform-infer"' in repair
 
 
 def test_deploy_policy_of_several_clusters_in_two_accounts_is_given_per_account(tmp_path):

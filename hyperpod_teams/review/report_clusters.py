@@ -15,6 +15,7 @@ from hyperpod_teams.review.report import FailedPlan, failed_plans_section, lock_
 from hyperpod_teams.review.report_access import access_section
 from hyperpod_teams.review.report_compute import compute_section
 from hyperpod_teams.review.report_shown import teams_shown
+from hyperpod_teams.review.runbook_day2 import cost_category_repair_section
 from hyperpod_teams.spec.clusters import SeveralClusters, home_cluster
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stack_plan import deploy_waves, several_clusters_stack_plan
@@ -193,4 +194,5 @@ def build_clusters_runbook(clusters: SeveralClusters) -> Document:
             ]
         document.add(Paragraph(f"Team {md_code(placed.name)}, signed in with `aws sso login`:"))
         document.add(Code("\n".join(lines)))
+    document.add(*cost_category_repair_section(clusters))
     return document

@@ -13,6 +13,7 @@ import shlex
 from hyperpod_teams import cost, naming
 from hyperpod_teams.document import Code, Document, Heading, Items, Paragraph, md_code
 from hyperpod_teams.review.runbook_base import Runbook, engine_command
+from hyperpod_teams.spec.clusters import SeveralClusters
 from hyperpod_teams.spec.models import PlatformSpec
 
 
@@ -156,11 +157,19 @@ def remove_a_team_section(document: Document, r: Runbook) -> None:
 COST_CATEGORY_PROVIDER_BUG = "terraform-provider-aws#49410"
 
 
-def cost_category_repair_command(spec: PlatformSpec) -> str:
+def cost_category_repair_command(spec: PlatformSpec | SeveralClusters) -> str:
     """The AWS CLI commands that write the team cost category's whole definition in one
-    UpdateCostCategoryDefinition, found by its name (shell; the definition is the spec's)."""
-    name = naming.cost_category_name(spec.organization.name)
-    definition = json.dumps(cost.cost_category_definition(spec), separators=(",", ":"))
+    UpdateCostCategoryDefinition, found by its name (shell; the definition is the spec's, of one
+    cluster or of several)."""
+    if isinstance(spec, SeveralClusters):
+        organization = spec.organization_view
+        written = cost.several_clusters_cost_category_definition(
+            organization.organization.name, [t.name for t in organization.teams], spec.views
+        )
+    else:
+        organization, written = spec, cost.cost_category_definition(spec)
+    name = naming.cost_category_name(organization.organization.name)
+    definition = json.dumps(written, separators=(",", ":"))
     query = f"CostCategoryReferences[?Name=='{name}'].CostCategoryArn"
     return (
         f'ARN=$(aws ce list-cost-category-definitions --query "{query}" --output text)\n'
@@ -169,8 +178,9 @@ def cost_category_repair_command(spec: PlatformSpec) -> str:
     )
 
 
-def cost_category_repair_section(spec: PlatformSpec) -> list:
-    cost_stack = naming.cost_stack_name(spec.organization.name)
+def cost_category_repair_section(spec: PlatformSpec | SeveralClusters) -> list:
+    organization = spec.organization_view if isinstance(spec, SeveralClusters) else spec
+    cost_stack = naming.cost_stack_name(organization.organization.name)
     return [
         Heading("After a change to the cost category"),
         Paragraph(

@@ -205,7 +205,7 @@ def repair_cost_category(deployment, stack: str, spec) -> subprocess.CompletedPr
     if cli_bin is None:
         raise AssertionError("the AWS CLI of the journey tier is not installed (make .venv-journey/.installed)")
     credentials = deployment.terraform_env
-    org = spec.organization
+    org = getattr(spec, "organization_view", spec).organization  # a spec of several clusters: its organization's
     if org.payer_account and org.deploy_role_name:
         # "credentials of the payer account", as the runbook says: its deploy role, from the pipeline's.
         from tests.emulator.deployment import assumed
