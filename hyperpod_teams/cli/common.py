@@ -252,10 +252,6 @@ def spec_json_schema() -> str:
     return json.dumps(document, indent=2) + "\n"
 
 
-#: The commands that take a spec of several clusters (`clusters`, #61); the others read one cluster's.
-SEVERAL_CLUSTERS_COMMANDS = ("validate", "synth", "stacks", "chargeback", "report", "runbook", "deploy-policy")
-
-
 def load_platform_or_exit(spec_path: Path) -> PlatformSpec | SeveralClusters:
     """The spec of one cluster or of several, or exit 2 naming every problem."""
     try:
@@ -263,20 +259,6 @@ def load_platform_or_exit(spec_path: Path) -> PlatformSpec | SeveralClusters:
     except SpecError as error:
         stderr.print(error.render(), markup=False)
         sys.exit(EXIT_INVALID_SPEC)
-
-
-def load_or_exit(spec_path: Path) -> PlatformSpec:
-    """The spec of one cluster, or exit 2: naming every problem, or that this command does not
-    take a spec of several clusters yet."""
-    spec = load_platform_or_exit(spec_path)
-    if isinstance(spec, PlatformSpec):
-        return spec
-    context = click.get_current_context(silent=True)
-    command = f"hyperpod-teams {context.info_name}" if context else "this command"
-    user_error(
-        f"{spec_path} is a spec of several clusters (`clusters`), and {command} reads a spec of one cluster "
-        f'so far: {", ".join(SEVERAL_CLUSTERS_COMMANDS)} take it (docs/architecture.md, "Names across clusters")'
-    )
 
 
 @contextmanager
