@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from hyperpod_teams import instance_types, naming
 from hyperpod_teams import instance_worth as worth
+from hyperpod_teams.spec.clusters import SeveralClusters
 from hyperpod_teams.spec.models import PlatformSpec, Team
 
 #: Tag keys activated for cost allocation in the payer account.
@@ -45,12 +46,17 @@ def _rules_of(organization: str, teams: Iterable[str]) -> list[CostCategoryRule]
 COST_CATEGORY_RULE_VERSION = "CostCategoryExpression.v1"
 
 
-def cost_category_definition(spec: PlatformSpec) -> dict:
+def cost_category_definition(spec: PlatformSpec | SeveralClusters) -> dict:
     """The team cost category's whole definition, in the shape of the Cost Explorer API's
     UpdateCostCategoryDefinition (what the stacks' `aws_ce_cost_category` is built from, and what
     the runbook writes back in one call after the AWS provider dropped part of it): one rule per
     team (spend carrying the organization's and the team's tag), one for the shared platform,
-    spend no rule matches as UNATTRIBUTED, and the split charge rule of the shared spend."""
+    spend no rule matches as UNATTRIBUTED, and the split charge rule of the shared spend. A spec of
+    several clusters: `several_clusters_cost_category_definition` of its organization and views."""
+    if isinstance(spec, SeveralClusters):
+        organization = spec.organization_view
+        teams = [team.name for team in organization.teams]
+        return several_clusters_cost_category_definition(organization.organization.name, teams, spec.views)
     rules = [*_team_rules(cost_category_rules(spec)), _shared_rule(SHARED_PLATFORM, spec.organization.name)]
     return _definition(rules, [_split_rule(SHARED_PLATFORM, shared_split(spec))])
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from constructs import Construct
 
-from hyperpod_teams import cost
 from hyperpod_teams.constructs.cost import CostAllocation
 from hyperpod_teams.spec.clusters import SeveralClusters
 from hyperpod_teams.spec.models import PlatformSpec
@@ -21,11 +20,4 @@ class CostStack(PlatformStack):
         # The payer account (organization.accounts.payer), which may differ from the cluster's: pinned
         # only when the spec names it.
         self.add_aws_provider(tags=self.organization_tags(), account=spec.organization.payer_account)
-        several = (
-            cost.several_clusters_cost_category_definition(
-                spec.organization.name, [team.name for team in spec.teams], clusters.views
-            )
-            if clusters
-            else None
-        )
-        self.allocation = CostAllocation(self, "cost-allocation", spec=spec, several=several)
+        self.allocation = CostAllocation(self, "cost-allocation", spec=clusters or spec)

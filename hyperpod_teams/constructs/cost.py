@@ -6,6 +6,7 @@ from __future__ import annotations
 from constructs import Construct
 
 from hyperpod_teams import bindings, cost, naming
+from hyperpod_teams.spec.clusters import SeveralClusters
 from hyperpod_teams.spec.models import Organization, PlatformSpec, Team
 
 
@@ -13,22 +14,24 @@ class CostAllocation(Construct):
     """Activates the cost allocation tags and groups spend by team in one cost category
     (`cost.cost_category_definition`)."""
 
-    def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec, several: dict | None = None) -> None:
-        """`several`: with several clusters, the cost category's definition
-        (cost.several_clusters_cost_category_definition); the cluster tag is activated too."""
+    def __init__(self, scope: Construct, id_: str, *, spec: PlatformSpec | SeveralClusters) -> None:
+        """`spec` of several clusters: the cost category over every cluster, and the cluster tag,
+        which tells each cluster's shared spend apart, activated too."""
         super().__init__(scope, id_)
         ce_tag = bindings.aws_ce_cost_allocation_tag
+        several = isinstance(spec, SeveralClusters)
         keys = (*cost.COST_ALLOCATION_TAG_KEYS, naming.TAG_CLUSTER) if several else cost.COST_ALLOCATION_TAG_KEYS
         self.tags = [
             ce_tag.CeCostAllocationTag(self, f"tag-{key.replace(':', '-')}", tag_key=key, status="Active")
             for key in keys
         ]
-        definition = several or cost.cost_category_definition(spec)
+        definition = cost.cost_category_definition(spec)
+        organization = spec.organization_view if isinstance(spec, SeveralClusters) else spec
         category = bindings.aws_ce_cost_category
         self.category = category.CeCostCategory(
             self,
             "team-category",
-            name=naming.cost_category_name(spec.organization.name),
+            name=naming.cost_category_name(organization.organization.name),
             rule_version=definition["RuleVersion"],
             default_value=definition["DefaultValue"],
             rule=[_rule(rule) for rule in definition["Rules"]],

@@ -161,15 +161,9 @@ def cost_category_repair_command(spec: PlatformSpec | SeveralClusters) -> str:
     """The AWS CLI commands that write the team cost category's whole definition in one
     UpdateCostCategoryDefinition, found by its name (shell; the definition is the spec's, of one
     cluster or of several)."""
-    if isinstance(spec, SeveralClusters):
-        organization = spec.organization_view
-        written = cost.several_clusters_cost_category_definition(
-            organization.organization.name, [t.name for t in organization.teams], spec.views
-        )
-    else:
-        organization, written = spec, cost.cost_category_definition(spec)
+    organization = spec.organization_view if isinstance(spec, SeveralClusters) else spec
     name = naming.cost_category_name(organization.organization.name)
-    definition = json.dumps(written, separators=(",", ":"))
+    definition = json.dumps(cost.cost_category_definition(spec), separators=(",", ":"))
     query = f"CostCategoryReferences[?Name=='{name}'].CostCategoryArn"
     return (
         f'ARN=$(aws ce list-cost-category-definitions --query "{query}" --output text)\n'
