@@ -263,19 +263,14 @@ def _placed_eks_cluster_arns(b: _Building, team: str) -> tuple[str, ...]:
     cluster's own account)."""
     if b.clusters is None:
         return ()
-    home = b.spec.organization
+    home = b.clusters.home(team)
+    account = b.clusters.views[home].organization.account_id
     arns = []
-    for name, view in b.clusters.views.items():
-        org = view.organization
-        if (
-            name != b.clusters.home(team)
-            and org.account_id == home.account_id
-            and any(t.name == team for t in view.teams)
-        ):
-            eks = naming.shared_eks_cluster_name(view.cluster)
-            arns.append(
-                f"{policies.eks_arn(policies.aws_partition(org.region), org.region, org.account_id)}:cluster/{eks}"
-            )
+    for name in b.clusters.placements(team):
+        org, cluster = b.clusters.views[name].organization, b.clusters.views[name].cluster
+        if name != home and org.account_id == account:
+            eks = naming.shared_eks_cluster_name(cluster)
+            arns.append(policies.eks_cluster_arn(policies.aws_partition(org.region), org.region, org.account_id, eks))
     return tuple(arns)
 
 

@@ -61,9 +61,10 @@ class AccessStack(PlatformStack):
                 policy = policies.platform_admins_permission_set_policy(
                     org=org.name, account_id=org.account_id, region=org.region, eks_cluster_name=eks_cluster_name
                 )
-                accounts = _accounts(clusters.views.values(), first=org.account_id) if clusters else []
+                accounts = []
                 if clusters:
                     policy = several_clusters_platform_admins_policy(clusters.views)
+                    accounts = _accounts(clusters.views.values(), first=org.account_id)
             else:
                 team = teams[team_name]
                 purpose = f"The {role} of team {team.name}"
@@ -74,9 +75,8 @@ class AccessStack(PlatformStack):
                 if clusters:
                     home = clusters.home(team.name)
                     policy = several_clusters_permission_set_policy(clusters.views, home, team.name, role)
-                    placed = [clusters.views[home], *(v for c, v in clusters.views.items() if c != home)]
                     accounts = _accounts(
-                        (v for v in placed if any(t.name == team.name for t in v.teams)),
+                        (clusters.views[name] for name in clusters.placements(team.name)),
                         first=clusters.views[home].organization.account_id,
                     )
             group = IdentityCenterGroup(

@@ -315,7 +315,7 @@ class TeamWorkloadIdentity(Construct):
         self.role_name: str | None = None
         role_arn = team.workload_identity.existing_role_arn
         if role_arn is None:
-            eks_arn = f"{policies.eks_arn(partition, org.region, org.account_id)}:cluster/{eks_cluster_name}"
+            eks_arn = policies.eks_cluster_arn(partition, org.region, org.account_id, eks_cluster_name)
             self.role_name = naming.team_workload_role_name(org.name, team.name)
             self.role, _ = pod_identity_role(
                 self,

@@ -49,6 +49,11 @@ def eks_arn(partition: str, region: str, account_id: str) -> str:
     return f"arn:{partition}:eks:{region}:{account_id}"
 
 
+def eks_cluster_arn(partition: str, region: str, account_id: str, name: str) -> str:
+    """An EKS cluster's ARN: `arn:<partition>:eks:<region>:<account>:cluster/<name>`."""
+    return f"{eks_arn(partition, region, account_id)}:cluster/{name}"
+
+
 def managed_policy_arn(name: str, partition: str = "aws") -> str:
     return f"arn:{partition}:iam::aws:policy/{name}"
 

@@ -6,7 +6,7 @@ Pure layer: no cdktf.
 
 from __future__ import annotations
 
-from hyperpod_teams.policies.documents import eks_arn, in_region_anywhere, service_trust_policy, split_s3_uri
+from hyperpod_teams.policies.documents import eks_cluster_arn, in_region_anywhere, service_trust_policy, split_s3_uri
 
 
 def hyperpod_execution_trust_policy() -> dict:
@@ -110,7 +110,7 @@ def hyperpod_eks_node_policy(
                 "Sid": "PodIdentity",
                 "Effect": "Allow",
                 "Action": list(NODE_POD_IDENTITY_ACTIONS),
-                "Resource": [f"{eks_arn(partition, region, account_id)}:cluster/{eks_cluster_name}"],
+                "Resource": [eks_cluster_arn(partition, region, account_id, eks_cluster_name)],
             },
         ],
     }

@@ -7,7 +7,7 @@ Pure layer: no cdktf.
 from __future__ import annotations
 
 from hyperpod_teams import naming
-from hyperpod_teams.policies.documents import aws_partition, eks_arn, in_region_anywhere
+from hyperpod_teams.policies.documents import aws_partition, eks_arn, eks_cluster_arn, in_region_anywhere
 from hyperpod_teams.policies.hyp import hyp_from_studio_statements
 from hyperpod_teams.policies.workload import team_data_statements, team_keys_statement
 
@@ -244,7 +244,7 @@ def team_execution_policy(
                 "Effect": "Allow",
                 "Action": list(STUDIO_EKS_ACTIONS),
                 "Resource": [
-                    f"{eks_arn(partition, region, account_id)}:cluster/{eks_cluster_name}",
+                    eks_cluster_arn(partition, region, account_id, eks_cluster_name),
                     f"{eks_arn(partition, region, account_id)}:addon/{eks_cluster_name}/*",
                 ],
             },

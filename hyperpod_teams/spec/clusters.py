@@ -140,10 +140,18 @@ class SeveralClusters:
         teams = [self.views[home_cluster(t.studio.home, t.placements)].team(t.name) for t in self.spec.teams]
         return first.model_copy(update={"organization": self.spec.organization, "teams": teams})
 
+    @cached_property
+    def _teams(self) -> dict[str, PlacedTeam]:
+        return {team.name: team for team in self.spec.teams}
+
     def home(self, team: str) -> str:
         """The cluster of a team's home."""
-        placed = next(t for t in self.spec.teams if t.name == team)
+        placed = self._teams[team]
         return home_cluster(placed.studio.home, placed.placements)
+
+    def placements(self, team: str) -> list[str]:
+        """The clusters a team is placed on, in the spec's order of the clusters."""
+        return [name for name in self.views if name in self._teams[team].placements]
 
 
 def cluster_qualifier(cluster: PlacedCluster) -> str | None:
