@@ -115,16 +115,13 @@ def chargeback(
         DEFAULT_CURRENCY,
         ChargebackError,
         CostExportError,
-        Period,
         Place,
         compute_statement,
-        open_parts,
-        read_cost_exports,
         render_statement,
         statement_metadata,
         statement_xlsx,
     )
-    from hyperpod_teams.usage_report import MAX_REPORT_BYTES, UsageReportError, read_summary_report
+    from hyperpod_teams.usage_report import UsageReportError
 
     refuse_to_overwrite_an_input(out_file, spec_path, *usage_files, *cost_files)
     if output_format == "xlsx" and out_file is None:
@@ -148,18 +145,13 @@ def chargeback(
         user_error("--cost: give the cluster's cost once, as an amount (CLUSTER=AMOUNT is for several clusters)")
     cost = costs[0] if costs else None
     try:
-        reports = [
-            read_summary_report(bounded_text_or_exit(path, "usage report", MAX_REPORT_BYTES), str(path))
-            for path in usage_files
-        ]
+        reports = _read_reports(usage_files)
         exported = None
         if cost_files:
-            period = Period(min(r.first_day for r in reports), max(r.last_day for r in reports))
             _bounded_exports(cost_files)
             # The cluster's account and Region: a payer's export covers every linked account.
             place = Place(spec.organization.account_id, spec.organization.region)
-            parts = ((str(p), open_parts(p, str(p))) for p in cost_files)
-            exported = read_cost_exports(parts, period, cost_basis, place)
+            exported = _exported(cost_files, reports, cost_basis, place)
             amount = exported.amount
             source = exported.description()
         else:
@@ -187,6 +179,25 @@ def chargeback(
     write_output(render_statement(statement, format=output_format), out_file)
 
 
+def _read_reports(usage_files: tuple[Path, ...]) -> list:
+    """The summary usage reports, each bounded (MAX_REPORT_BYTES) and read."""
+    from hyperpod_teams.usage_report import MAX_REPORT_BYTES, read_summary_report
+
+    return [
+        read_summary_report(bounded_text_or_exit(path, "usage report", MAX_REPORT_BYTES), str(path))
+        for path in usage_files
+    ]
+
+
+def _exported(cost_files: tuple[Path, ...], reports: list, cost_basis: str, place):
+    """The shared platform's cost at `place` (account and Region) in the reports' period, from the
+    parts of one export."""
+    from hyperpod_teams.chargeback import Period, open_parts, read_cost_exports
+
+    period = Period(min(r.first_day for r in reports), max(r.last_day for r in reports))
+    return read_cost_exports(((str(p), open_parts(p, str(p))) for p in cost_files), period, cost_basis, place)
+
+
 def _bounded_exports(cost_files: tuple[Path, ...]) -> None:
     for path in cost_files:
         size = file_size_or_exit(path, "cost export")
@@ -212,9 +223,6 @@ def _several_clusters(
         DEFAULT_CURRENCY,
         ChargebackError,
         CostExportError,
-        Period,
-        open_parts,
-        read_cost_exports,
     )
     from hyperpod_teams.chargeback.clusters import (
         ClusterCost,
@@ -223,24 +231,19 @@ def _several_clusters(
         compute_clusters_statement,
         render_clusters_statement,
     )
-    from hyperpod_teams.usage_report import MAX_REPORT_BYTES, UsageReportError, read_summary_report
+    from hyperpod_teams.usage_report import UsageReportError
 
     if output_format == "xlsx":
         user_error("--format xlsx takes one cluster's statement so far: give markdown, html or csv for several")
     try:
-        reports = [
-            read_summary_report(bounded_text_or_exit(path, "usage report", MAX_REPORT_BYTES), str(path))
-            for path in usage_files
-        ]
+        reports = _read_reports(usage_files)
         given: dict[str, ClusterCost] = {}
         if costs:
             given = _given_costs(costs, list(clusters.views))
         else:
             _bounded_exports(cost_files)
-            period = Period(min(r.first_day for r in reports), max(r.last_day for r in reports))
             for name, place in cluster_places(clusters).items():
-                parts = ((str(p), open_parts(p, str(p))) for p in cost_files)
-                exported = read_cost_exports(parts, period, cost_basis, place)
+                exported = _exported(cost_files, reports, cost_basis, place)
                 given[name] = ClusterCost(exported.amount, exported.description(), exported)
         currencies = {c.exported.statement_currency for c in given.values() if c.exported}
         if len(currencies) > 1:
