@@ -14,6 +14,7 @@ from hyperpod_teams.spec.clusters import SeveralClusters
 from hyperpod_teams.spec.fields import installs
 from hyperpod_teams.spec.models import PlatformSpec, Team
 from hyperpod_teams.stack_plan import (
+    PlacedWorkload,
     PlannedStack,
     StackKind,
     TeamPlacement,
@@ -21,6 +22,7 @@ from hyperpod_teams.stack_plan import (
     identity_plugin,
     several_clusters_stack_plan,
     stack_plan,
+    team_pod_identity_role_arn,
 )
 from hyperpod_teams.stacks import (
     AccessStack,
@@ -239,7 +241,7 @@ def _team(b: _Building, planned: PlannedStack) -> PlatformStack:
         spec=b.spec,
         team=team,
         placement=_placement(b, team.name, admins_studio=True),
-        placed_eks_cluster_arns=_placed_eks_cluster_arns(b, team.name),
+        placed=_placed_workload(b, team.name),
     )
     return b.teams[team.name]
 
@@ -257,21 +259,29 @@ def _placement(b: _Building, team: str, *, admins_studio: bool) -> TeamPlacement
     )
 
 
-def _placed_eks_cluster_arns(b: _Building, team: str) -> tuple[str, ...]:
-    """With several clusters, the EKS clusters of a team's placements off its home, in its home's
-    account: its workload role trusts their Pod Identity too (Pod Identity binds roles of the
-    cluster's own account)."""
+def _placed_workload(b: _Building, team: str) -> PlacedWorkload:
+    """With several clusters, where a team's workload role is reached from off its home cluster:
+    the EKS clusters of its placements in the home's account (Pod Identity binds it there), and
+    the roles Pod Identity assumes for it on its clusters of other accounts (Pod Identity binds a
+    role of the cluster's own account, which assumes the workload role as its target)."""
     if b.clusters is None:
-        return ()
+        return PlacedWorkload()
     home = b.clusters.home(team)
     account = b.clusters.views[home].organization.account_id
-    arns = []
+    eks_arns, chained = [], []
     for name in b.clusters.placements(team):
-        org, cluster = b.clusters.views[name].organization, b.clusters.views[name].cluster
-        if name != home and org.account_id == account:
-            eks = naming.shared_eks_cluster_name(cluster)
-            arns.append(policies.eks_cluster_arn(policies.aws_partition(org.region), org.region, org.account_id, eks))
-    return tuple(arns)
+        view = b.clusters.views[name]
+        org = view.organization
+        if name == home:
+            continue
+        if org.account_id == account:
+            eks = naming.shared_eks_cluster_name(view.cluster)
+            eks_arns.append(
+                policies.eks_cluster_arn(policies.aws_partition(org.region), org.region, org.account_id, eks)
+            )
+        else:
+            chained.append(team_pod_identity_role_arn(view, team))
+    return PlacedWorkload(tuple(eks_arns), tuple(chained))
 
 
 def _team_placement(b: _Building, planned: PlannedStack) -> PlatformStack:

@@ -114,6 +114,9 @@ SCOPES: dict[str, NameScope] = {
     "cluster_shared_cost_value": NameScope("cluster", BILLING, qualified_by_cluster=True),
     # The role its jobs' pods get through EKS Pod Identity: one per account the team has compute in.
     "team_workload_role_name": NameScope("team", IAM),
+    # Where a placement's cluster is in another account: the role Pod Identity assumes there, which
+    # assumes the team's workload role at home (one per such placement).
+    "team_pod_identity_role_name": NameScope("team on a cluster", IAM, qualified_by_cluster=True),
     # What the team's endpoints are named after, on every cluster it serves from: the team's grants
     # and its members' names (SageMaker refuses a second endpoint of a name in an account and region).
     "team_endpoint_prefix": NameScope("team", SAGEMAKER),

@@ -327,6 +327,14 @@ def team_workload_role_name(org: str, team: str) -> str:
     return shorten(f"{org}-{team}-workload", IAM_ROLE_MAX)
 
 
+def team_pod_identity_role_name(org: str, team: str, *, cluster: str | None = None) -> str:
+    """On a cluster in another account than the team's home (spec `clusters`): the role EKS Pod
+    Identity assumes there for the team's service account, only to assume the team's workload role
+    in its home account (the association's target role: EKS user guide, "Access AWS Resources using
+    EKS Pod Identity Target IAM Roles")."""
+    return shorten(f"{cluster_owner(org, cluster)}-{team}-pod-identity", IAM_ROLE_MAX)
+
+
 #: The service account in a team's namespace that EKS Pod Identity binds to the team's workload
 #: role: `hyp create hyp-pytorch-job --service-account-name team-workload`.
 TEAM_SERVICE_ACCOUNT = "team-workload"

@@ -98,6 +98,27 @@ class TeamStackInputs:
     #: With several clusters, the EKS clusters' ARNs of the team's placements off its home in the home's
     #: account: its workload role trusts their Pod Identity too (stacks/team_placement.py binds it there).
     placed_eks_cluster_arns: tuple[str, ...] = ()
+    #: With several clusters, the roles Pod Identity assumes for the team on its clusters in other
+    #: accounts than its home's (naming.team_pod_identity_role_name), which assume its workload role.
+    chained_pod_identity_role_arns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlacedWorkload:
+    """Where a team's workload role is reached from off its home cluster (several clusters): the EKS
+    clusters of its placements in the home's account, whose Pod Identity it trusts, and the roles
+    Pod Identity assumes on its clusters of other accounts, which it trusts to assume it."""
+
+    eks_cluster_arns: tuple[str, ...] = ()
+    chained_role_arns: tuple[str, ...] = ()
+
+
+def team_pod_identity_role_arn(spec: PlatformSpec, team: str) -> str:
+    """The role Pod Identity assumes for `team` on the cluster of `spec` (a view of several
+    clusters) when that cluster is in another account than the team's home."""
+    org = spec.organization
+    name = naming.team_pod_identity_role_name(org.name, team, cluster=spec.cluster_qualifier)
+    return f"arn:{naming.aws_partition(org.region)}:iam::{org.account_id}:role/{name}"
 
 
 @dataclass(frozen=True)

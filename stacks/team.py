@@ -11,7 +11,7 @@ from hyperpod_teams import naming
 from hyperpod_teams.constructs.team import ExistingComputeQuota, TeamEnvironment
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec, Team
-from hyperpod_teams.stack_plan import TeamPlacement, team_stack_inputs
+from hyperpod_teams.stack_plan import PlacedWorkload, TeamPlacement, team_stack_inputs
 from hyperpod_teams.stacks.base import PlatformStack
 
 
@@ -24,10 +24,10 @@ class TeamStack(PlatformStack):
         spec: PlatformSpec,
         team: Team,
         placement: TeamPlacement,
-        placed_eks_cluster_arns: tuple[str, ...] = (),
+        placed: PlacedWorkload | None = None,
     ) -> None:
-        """`placed_eks_cluster_arns` (several clusters): the EKS clusters of the team's other placements
-        in this account, whose Pod Identity its workload role trusts too."""
+        """`placed` (several clusters): where the team's other placements reach its workload role
+        from (stack_plan.PlacedWorkload)."""
         super().__init__(scope, stack_name, spec=spec)
         self.team = team
         org = spec.organization
@@ -51,7 +51,11 @@ class TeamStack(PlatformStack):
         self.environment = TeamEnvironment(
             self,
             "team",
-            inputs=replace(team_stack_inputs(spec), placed_eks_cluster_arns=placed_eks_cluster_arns),
+            inputs=replace(
+                team_stack_inputs(spec),
+                placed_eks_cluster_arns=placed.eks_cluster_arns if placed else (),
+                chained_pod_identity_role_arns=placed.chained_role_arns if placed else (),
+            ),
             team=team,
             **placement.keywords(),
         )

@@ -79,3 +79,34 @@ def allows(policies: Iterable[dict], action: str, resource: str, context: Mappin
     if any(s["Effect"] == "Deny" and _statement_matches(s, action, resource, context) for s in statements):
         return False
     return any(s["Effect"] == "Allow" and _statement_matches(s, action, resource, context) for s in statements)
+
+
+def _principal_matches(named: Mapping[str, object], caller: Mapping[str, str]) -> bool:
+    """Whether a statement's Principal names the caller (`caller`: {"Service": ...} or {"AWS": the
+    caller's role ARN}). IAM User Guide, "AWS JSON policy elements: Principal": an account's root
+    ARN (or its ID) names the account, whose own policies then decide which of its principals may
+    ask; a role's ARN names that role."""
+    for kind, value in caller.items():
+        for principal in _listed(named.get(kind, [])):
+            if kind == "Service" and principal == value:
+                return True
+            if kind == "AWS":
+                account = value.split(":")[4]
+                if principal in (value, account, f"arn:{value.split(':')[1]}:iam::{account}:root"):
+                    return True
+    return False
+
+
+def trusts(
+    trust_policy: dict, caller: Mapping[str, str], action: str, context: Mapping[str, object] | None = None
+) -> bool:
+    """Whether a role's trust policy lets `caller` (a service, or a role of an account) do `action`
+    (sts:AssumeRole, sts:TagSession) on the role in `context` (the caller's aws:PrincipalArn is
+    added for an AWS principal, as IAM sets it)."""
+    context = dict(context or {})
+    if "AWS" in caller:
+        context.setdefault("aws:PrincipalArn", caller["AWS"])
+    statements = [
+        {**s, "Resource": "*"} for s in trust_policy["Statement"] if _principal_matches(s.get("Principal", {}), caller)
+    ]
+    return allows([{"Statement": statements}], action, "role", context)

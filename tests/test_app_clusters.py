@@ -19,6 +19,7 @@ from hyperpod_teams.policies.several_clusters import several_clusters_permission
 from hyperpod_teams.spec.clusters import SeveralClusters, validate_several_clusters
 from hyperpod_teams.stack_plan import deploy_waves, several_clusters_stack_plan
 from tests.conftest import EXAMPLES, synthesize_stacks
+from tests.iam_evaluation import allows, trusts
 from tests.test_cli import run_command
 from tests.test_spec_clusters import two_clusters
 
@@ -240,15 +241,87 @@ def test_identity_center_resources_of_a_team_stack_go_to_its_account_and_region(
         assert "identity_center" not in aws_providers(stacks["acme-team-vision"])
 
 
-def test_a_placement_in_another_account_binds_no_role_of_the_homes(two_accounts):
-    """EKS Pod Identity takes a role of the cluster's own account: the team's home role is not one."""
+INFER_EKS = (
+    "arn:aws:eks:us-east-1:444455556666:cluster/${data.terraform_remote_state.cross-stack-reference-input-"
+    "acme-infer-eks.outputs.cross-stack-output-aws_eks_clustereks_cluster_55B0C966name}"
+)
+
+
+def test_a_placement_in_another_account_reaches_the_home_workload_role_through_a_role_of_its_own(two_accounts):
+    """EKS Pod Identity binds a role of the cluster's own account (EKS user guide, "Access AWS
+    Resources using EKS Pod Identity Target IAM Roles"): on infer (account 444455556666) nlp's
+    service account gets a role there whose one grant is to assume nlp's workload role at home,
+    named as the association's target. Judged by what IAM then decides (tests/iam_evaluation.py),
+    for nlp's pods and for the tenant next door: research, placed on infer too."""
     _, stacks = two_accounts
-    assert "aws_eks_pod_identity_association" not in stacks["acme-infer-team-nlp"]["resource"]
-    (role,) = [
-        r for r in stacks["acme-team-nlp"]["resource"]["aws_iam_role"].values() if r["name"].endswith("workload")
+    placed = stacks["acme-infer-team-nlp"]["resource"]
+    (role,) = placed["aws_iam_role"].values()
+    assert role["name"] == "acme-infer-nlp-pod-identity"
+    assert role["permissions_boundary"] == "arn:aws:iam::444455556666:policy/hyperpod-teams-boundary/acme-role-boundary"
+    (association,) = placed["aws_eks_pod_identity_association"].values()
+    home_role = "arn:aws:iam::111122223333:role/acme-nlp-workload"
+    assert association["target_role_arn"] == home_role
+    assert association["role_arn"] == "${aws_iam_role.pod-identity-role.arn}"
+    assert (association["namespace"], association["service_account"]) == ("hyperpod-ns-nlp", "team-workload")
+    chain_role = "arn:aws:iam::444455556666:role/acme-infer-nlp-pod-identity"
+
+    # Who may assume the role on infer: Pod Identity, for nlp's service account on infer alone.
+    trust = json.loads(role["assume_role_policy"])
+    pods = {"Service": "pods.eks.amazonaws.com"}
+
+    def pod(namespace="hyperpod-ns-nlp", service_account="team-workload", cluster=INFER_EKS) -> dict:
+        return {
+            "aws:SourceAccount": "444455556666",
+            "aws:SourceArn": cluster,
+            "aws:RequestTag/kubernetes-namespace": namespace,
+            "aws:RequestTag/kubernetes-service-account": service_account,
+        }
+
+    for action in ("sts:AssumeRole", "sts:TagSession"):
+        assert trusts(trust, pods, action, pod())
+    assert not trusts(trust, pods, "sts:AssumeRole", pod(namespace="hyperpod-ns-research"))
+    assert not trusts(trust, pods, "sts:AssumeRole", pod(service_account="default"))
+    assert not trusts(trust, pods, "sts:AssumeRole", pod(cluster=INFER_EKS.replace("444455556666", "999988887777")))
+    assert not trusts(
+        trust, {"AWS": "arn:aws:iam::444455556666:role/acme-infer-research-pod-identity"}, "sts:AssumeRole"
+    )
+    # What it may do: assume nlp's workload role, not another team's.
+    (granted,) = placed["aws_iam_role_policy"].values()
+    chain = json.loads(granted["policy"])
+    assert allows([chain], "sts:AssumeRole", home_role) and allows([chain], "sts:TagSession", home_role)
+    assert not allows([chain], "sts:AssumeRole", "arn:aws:iam::111122223333:role/acme-research-workload")
+    assert not allows([chain], "s3:GetObject", "arn:aws:s3:::acme-nlp-data-111122223333-us-west-2/x")
+
+    # nlp's workload role at home trusts that role (by its account, with the caller's ARN as the
+    # condition: a trust policy may name a role before it exists that way), and no other of its account.
+    (home,) = [
+        r for r in stacks["acme-team-nlp"]["resource"]["aws_iam_role"].values() if r["name"] == "acme-nlp-workload"
     ]
-    trust = json.loads(role["assume_role_policy"])["Statement"][0]["Condition"]["ArnEquals"]
-    assert trust == {"aws:SourceArn": f"arn:aws:eks:us-west-2:111122223333:cluster/{TRAIN_EKS_NAME}"}
+    home_trust = json.loads(home["assume_role_policy"])
+    for action in ("sts:AssumeRole", "sts:TagSession"):
+        assert trusts(home_trust, {"AWS": chain_role}, action)
+    for other in ("acme-infer-research-pod-identity", "acme-deploy", "acme-nlp-pod-identity"):
+        assert not trusts(home_trust, {"AWS": f"arn:aws:iam::444455556666:role/{other}"}, "sts:AssumeRole"), other
+    assert not trusts(home_trust, {"AWS": chain_role.replace("444455556666", "999988887777")}, "sts:AssumeRole")
+    # Its Pod Identity on train is as a one-cluster spec writes it.
+    assert home_trust["Statement"][0]["Condition"]["ArnEquals"] == {
+        "aws:SourceArn": f"arn:aws:eks:us-west-2:111122223333:cluster/{TRAIN_EKS_NAME}"
+    }
+    # research, at home on infer's account, keeps its own one-account binding; vision (train only) no hop.
+    research = stacks["acme-team-research"]["resource"]
+    assert "target_role_arn" not in next(iter(research["aws_eks_pod_identity_association"].values()))
+    assert (
+        len(
+            json.loads(
+                next(
+                    r
+                    for r in stacks["acme-team-vision"]["resource"]["aws_iam_role"].values()
+                    if r["name"] == "acme-vision-workload"
+                )["assume_role_policy"]
+            )["Statement"]
+        )
+        == 1
+    )
 
 
 def test_one_cost_category_splits_each_clusters_shared_spend_by_that_clusters_quotas(two):

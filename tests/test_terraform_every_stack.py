@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.conftest import EXAMPLE_SPECS, TERRAFORM_SUMMARY
 from tests.offline_terraform import (
@@ -460,13 +461,20 @@ def test_the_stacks_new_with_several_clusters_plan_against_the_providers_they_pi
     """The stacks of tests/data/specs/two-clusters.yaml that a one-cluster example has no twin of:
     the access stack assigning in every account, the cost category of two clusters, a team's place
     off its home and its Kubernetes stack there, the home whose workload role trusts both clusters,
-    and the second cluster in its own Region. A first plan: it only creates and reads."""
-    from hyperpod_teams.spec import load_platform
+    and the second cluster in its own Region; with infer in another account, nlp's place there (a
+    role of that account assuming nlp's workload role, the association's target) and its home (the
+    role trusting it). A first plan: it only creates and reads."""
+    from hyperpod_teams.spec import load_platform, validate_platform
     from tests.conftest import synthesize_stacks
 
     spec_file = Path(__file__).parent / "data" / "specs" / "two-clusters.yaml"
     (tmp_path / "synth").mkdir()
     synthesized = synthesize_stacks(load_platform(spec_file), tmp_path / "synth" / "cdktf.out")
+    data = yaml.safe_load(spec_file.read_text())
+    data["clusters"][1]["account_id"] = "444455556666"
+    (tmp_path / "synth-accounts").mkdir()
+    accounts = synthesize_stacks(validate_platform(data), tmp_path / "synth-accounts" / "cdktf.out")
+    synthesized.update({f"{name}-accounts": accounts[name] for name in ("acme-team-nlp", "acme-infer-team-nlp")})
     names = [
         "acme-access",
         "acme-cost",
@@ -474,6 +482,8 @@ def test_the_stacks_new_with_several_clusters_plan_against_the_providers_they_pi
         "acme-infer-cluster",
         "acme-infer-team-nlp",
         "acme-infer-k8s-nlp",
+        "acme-team-nlp-accounts",
+        "acme-infer-team-nlp-accounts",
     ]
     terraform = stand_in_terraform(tmp_path)
     stacks = {name: stand_in_plan_config(synthesized[name], {}) for name in names}
@@ -495,3 +505,6 @@ def test_the_stacks_new_with_several_clusters_plan_against_the_providers_they_pi
     assert any(address.endswith("_assignment_A51DF0DF") for address in created)
     placed = {change["address"].split(".")[0] for change in results["acme-infer-team-nlp"]["resource_changes"]}
     assert {"aws_cloudcontrolapi_resource", "aws_eks_access_entry", "aws_eks_pod_identity_association"} <= placed
+    # The pinned provider's schema takes the association's target role (an unknown argument fails the plan).
+    chained = {change["address"] for change in results["acme-infer-team-nlp-accounts"]["resource_changes"]}
+    assert {"aws_iam_role.pod-identity-role", "aws_eks_pod_identity_association.pod-identity"} <= chained

@@ -39,12 +39,14 @@ def pod_identity_role(
     org: Organization,
     eks_cluster_arn: str | list[str],
     policy: Managed | Inline,
+    pods: tuple[str, str] | None = None,
+    chained_from: tuple[str, ...] = (),
 ):
     """The role and its policy's resource (what an association or add-on waits for), with the
-    construct IDs each caller has always used, so the resources keep their addresses."""
-    role = bounded_role(
-        scope, role_id, name=name, org=org, trust=policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn)
-    )
+    construct IDs each caller has always used, so the resources keep their addresses. `pods` and
+    `chained_from`: policies.pod_identity_trust_policy's."""
+    trust = policies.pod_identity_trust_policy(org.account_id, eks_cluster_arn, pods=pods, chained_from=chained_from)
+    role = bounded_role(scope, role_id, name=name, org=org, trust=trust)
     if isinstance(policy, Managed):
         granted = bindings.aws_iam_role_policy_attachment.IamRolePolicyAttachment(
             scope,
@@ -58,10 +60,19 @@ def pod_identity_role(
 
 
 def pod_identity_association(
-    scope: Construct, construct_id: str, *, eks_cluster_name: str, pods: tuple[str, str], role_arn: str, after=None
+    scope: Construct,
+    construct_id: str,
+    *,
+    eks_cluster_name: str,
+    pods: tuple[str, str],
+    role_arn: str,
+    after=None,
+    target_role_arn: str | None = None,
 ):
     """The association that hands `role_arn`'s credentials to the pods of one service account
-    (`pods`: its namespace and name) on the EKS cluster, after `after`."""
+    (`pods`: its namespace and name) on the EKS cluster, after `after`; with `target_role_arn`,
+    the credentials of that role, which `role_arn` assumes (role chaining, for a role of another
+    account: EKS user guide, "Access AWS Resources using EKS Pod Identity Target IAM Roles")."""
     namespace, service_account = pods
     return bindings.aws_eks_pod_identity_association.EksPodIdentityAssociation(
         scope,
@@ -70,5 +81,6 @@ def pod_identity_association(
         namespace=namespace,
         service_account=service_account,
         role_arn=role_arn,
+        target_role_arn=target_role_arn,
         depends_on=after,
     )

@@ -326,6 +326,7 @@ class TeamWorkloadIdentity(Construct):
                 eks_cluster_arn=[eks_arn, *inputs.placed_eks_cluster_arns]
                 if inputs.placed_eks_cluster_arns
                 else eks_arn,
+                chained_from=inputs.chained_pod_identity_role_arns,
                 policy=Inline(
                     "team-data",
                     policies.team_workload_policy(

@@ -20,8 +20,8 @@ from hyperpod_teams.constructs.lookups import (
     same_cluster_check,
     tags_check,
 )
-from hyperpod_teams.constructs.pod_identity import pod_identity_association
-from hyperpod_teams.spec.models import Organization, Team
+from hyperpod_teams.constructs.pod_identity import Inline, pod_identity_association, pod_identity_role
+from hyperpod_teams.spec.models import Organization, PlatformSpec, Team
 from hyperpod_teams.stack_plan import TeamStackInputs
 
 
@@ -127,6 +127,39 @@ def bind_workload_role(scope: Construct, *, team: Team, eks_cluster_name: str, r
     return pod_identity_association(
         scope, "pod-identity", eks_cluster_name=eks_cluster_name, pods=pods, role_arn=role_arn
     )
+
+
+def chained_workload_role(
+    scope: Construct, *, spec: PlatformSpec, team: Team, eks_cluster_name: str, target_role_arn: str
+):
+    """On a cluster in another account than the team's home: the role Pod Identity assumes there
+    for the team's service account alone (by its session tags), whose one grant is to assume the
+    team's workload role at home, and the association naming that role its target (EKS user guide,
+    "Access AWS Resources using EKS Pod Identity Target IAM Roles"). The home role trusts this one
+    (stack_plan.PlacedWorkload). Answers (role, association)."""
+    org = spec.organization
+    partition = policies.aws_partition(org.region)
+    pods = (naming.team_namespace(team.name), naming.TEAM_SERVICE_ACCOUNT)
+    role, granted = pod_identity_role(
+        scope,
+        role_id="pod-identity-role",
+        policy_id="pod-identity-policy",
+        name=naming.team_pod_identity_role_name(org.name, team.name, cluster=spec.cluster_qualifier),
+        org=org,
+        eks_cluster_arn=policies.eks_cluster_arn(partition, org.region, org.account_id, eks_cluster_name),
+        policy=Inline("assume-team-workload-role", policies.team_pod_identity_chain_policy(target_role_arn)),
+        pods=pods,
+    )
+    association = pod_identity_association(
+        scope,
+        "pod-identity",
+        eks_cluster_name=eks_cluster_name,
+        pods=pods,
+        role_arn=role.arn,
+        target_role_arn=target_role_arn,
+        after=[granted],
+    )
+    return role, association
 
 
 @dataclass

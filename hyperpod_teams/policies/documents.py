@@ -101,10 +101,22 @@ def owned_by(org: str, team: str | None = None, *, request: bool = False) -> dic
     return {"StringEquals": tags}
 
 
-def pod_identity_trust_policy(account_id: str, eks_cluster_arn: str | list[str]) -> dict:
+def pod_identity_trust_policy(
+    account_id: str,
+    eks_cluster_arn: str | list[str],
+    *,
+    pods: tuple[str, str] | None = None,
+    chained_from: tuple[str, ...] = (),
+) -> dict:
     """EKS Pod Identity assumes the role for pods of this one cluster, or of these clusters (EKS user
     guide, "Create an IAM role for EKS Pod Identity": the service principal, AssumeRole and
-    TagSession; the source account and cluster conditions guard against the confused deputy)."""
+    TagSession; the source account and cluster conditions guard against the confused deputy).
+
+    `pods` (namespace, service account): only for the pods of that service account, by the session
+    tags Pod Identity sets (EKS user guide, "Enable or disable session tags"). `chained_from`: the
+    roles of other accounts Pod Identity assumes first on the clusters there, which then assume
+    this one as their association's target role ("Access AWS Resources using EKS Pod Identity
+    Target IAM Roles"); trusted by their accounts with the condition that the caller is the role."""
     policy = service_trust_policy("pods.eks.amazonaws.com")
     statement = policy["Statement"][0]
     statement["Action"] = ["sts:AssumeRole", "sts:TagSession"]
@@ -112,7 +124,34 @@ def pod_identity_trust_policy(account_id: str, eks_cluster_arn: str | list[str])
         "StringEquals": {"aws:SourceAccount": account_id},
         "ArnEquals": {"aws:SourceArn": eks_cluster_arn},
     }
+    if pods is not None:
+        namespace, service_account = pods
+        statement["Condition"]["StringEquals"].update(
+            {
+                "aws:RequestTag/kubernetes-namespace": namespace,
+                "aws:RequestTag/kubernetes-service-account": service_account,
+            }
+        )
+    if chained_from:
+        accounts = sorted({_account_root(arn) for arn in chained_from})
+        policy["Statement"].append(
+            {
+                "Sid": "PodIdentityOfTheSameTeamInAnotherAccount",
+                "Effect": "Allow",
+                "Principal": {"AWS": accounts[0] if len(accounts) == 1 else accounts},
+                "Action": ["sts:AssumeRole", "sts:TagSession"],
+                "Condition": {"ArnEquals": {"aws:PrincipalArn": sorted(chained_from)}},
+            }
+        )
     return policy
+
+
+def _account_root(role_arn: str) -> str:
+    """The account principal (`arn:aws:iam::ACCOUNT:root`) of a role's ARN. A trust policy names the
+    account, not the role, so that it can be written before the role exists (IAM refuses a role
+    principal that does not); the condition on aws:PrincipalArn keeps it to the role."""
+    partition, account = role_arn.split(":")[1], role_arn.split(":")[4]
+    return f"arn:{partition}:iam::{account}:root"
 
 
 def irsa_trust_policy(

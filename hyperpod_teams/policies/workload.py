@@ -64,3 +64,20 @@ def team_workload_policy(*, team: str, account_id: str, region: str, data_bucket
     if data_bucket:
         statements = [*team_data_statements(data_bucket, partition), *statements]
     return {"Version": "2012-10-17", "Statement": statements}
+
+
+def team_pod_identity_chain_policy(workload_role_arn: str) -> dict:
+    """What the role Pod Identity assumes on a cluster of another account than the team's home may
+    do: assume the team's workload role there (the association's target role, with the session
+    tags Pod Identity passes on), and nothing else."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "AssumeTheTeamsWorkloadRole",
+                "Effect": "Allow",
+                "Action": ["sts:AssumeRole", "sts:TagSession"],
+                "Resource": workload_role_arn,
+            }
+        ],
+    }
