@@ -240,15 +240,83 @@ def test_one_payer_export_gives_each_cluster_the_lines_of_its_account_and_region
         assert {r["team"]: r["amount_usd"] for r in lines if r["cluster"] == cluster} == expected
 
 
-def test_two_clusters_in_one_account_and_region_are_not_told_apart_by_an_export(reports, tmp_path):
+def one_region_spec(tmp_path: Path) -> Path:
+    """two-clusters.yaml with infer in train's account and Region (us-west-2): their lines differ
+    only by the cluster tag the stacks put on every resource of a cluster."""
     data = yaml.safe_load(TWO_CLUSTERS.read_text())
     del data["clusters"][1]["region"]
     spec = tmp_path / "one-region.yaml"
     spec.write_text(yaml.safe_dump(data))
+    return spec
+
+
+#: The export's lines again, all in us-west-2, each with its cluster tag (naming.TAG_CLUSTER) as
+#: the stacks set it; and two more shared lines there: one of no cluster (before the tag was
+#: activated), one of a cluster the spec does not have.
+CLUSTER_TAGGED = [
+    (*line[:5], "us-west-2", *line[6:], cluster)
+    for line, cluster in zip(EXPORT_LINES[:4], ["train", "train", "train", "infer"], strict=True)
+] + [
+    ("g", "Usage", "2026-11-01T00:00:00Z", "2026-11-03T00:00:00Z", "111122223333", "us-west-2",
+     "USW2-ml.p5.48xlarge-hours", "55.55", "ml.p5.48xlarge", "shared", ""),
+    ("h", "Usage", "2026-11-01T00:00:00Z", "2026-11-03T00:00:00Z", "111122223333", "us-west-2",
+     "USW2-ml.p5.48xlarge-hours", "66.66", "ml.p5.48xlarge", "shared", "staging"),
+]  # fmt: skip
+
+
+def legacy_cur(path: Path) -> Path:
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow([*EXPORT_COLUMNS, "resourceTags/user:hyperpod-teams:cluster"])
+        writer.writerows(CLUSTER_TAGGED)
+    return path
+
+
+def focus(path: Path) -> Path:
+    """The same lines as a FOCUS export: the tags in its `Tags` map."""
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["ChargePeriodStart", "ChargePeriodEnd", "SubAccountId", "RegionId", "x_UsageType",
+                         "EffectiveCost", "BilledCost", "ChargeCategory", "Tags"])  # fmt: skip
+        for line in CLUSTER_TAGGED:
+            tags = {"user:hyperpod-teams:platform": line[9]} if line[9] else {}
+            if line[10]:
+                tags["user:hyperpod-teams:cluster"] = line[10]
+            writer.writerow([*line[2:7], line[7], line[7], "Usage", json.dumps(tags)])
+    return path
+
+
+@pytest.mark.parametrize("export", [legacy_cur, focus], ids=["legacy CUR", "FOCUS"])
+def test_two_clusters_in_one_account_and_region_are_told_apart_by_the_cluster_tag(reports, tmp_path, export):
+    """Each cluster's cost is the lines tagged with its name (by hand: train's a, b, c; infer's d);
+    a shared line of no cluster, or of another, is neither's and is named in the notes. The
+    statement is the one of the same costs given by hand."""
+    spec = one_region_spec(tmp_path)
+    usage = [arg for path in reports.values() for arg in ("--usage", str(path))]
+    out = tmp_path / "statement.csv"
+    read = run(
+        str(spec), *usage, "--cost-from", str(export(tmp_path / "export.csv")), "--format", "csv", "--out", str(out)
+    )
+    assert read.returncode == 0, read.stderr
+    metadata = json.loads((tmp_path / "statement.csv.json").read_text())
+    assert {name: Decimal(m["cost"]) for name, m in metadata["clusters"].items()} == EXPORTED
+    given = run(str(spec), *usage, *(a for c, cost in EXPORTED.items() for a in ("--cost", f"{c}={cost}")),
+                "--format", "csv")  # fmt: skip
+    assert given.returncode == 0, given.stderr
+    amounts = lambda text: {(r["team"], r["cluster"]): r["amount_usd"] for r in csv_rows(text)}  # noqa: E731
+    assert amounts(out.read_text()) == amounts(given.stdout)
+    markdown = run(str(spec), *usage, "--cost-from", str(export(tmp_path / "again.csv")))
+    assert markdown.returncode == 0, markdown.stderr
+    assert "no hyperpod-teams:cluster tag" in markdown.stdout and "cluster staging" in markdown.stdout
+
+
+def test_two_clusters_in_one_account_and_region_need_the_cluster_tag_in_the_export(reports, tmp_path):
+    spec = one_region_spec(tmp_path)
     export = tmp_path / "cur.csv"
     export.write_text(",".join(EXPORT_COLUMNS) + "\n" + ",".join(EXPORT_LINES[0]) + "\n")
     usage = [arg for path in reports.values() for arg in ("--usage", str(path))]
     result = run(str(spec), *usage, "--cost-from", str(export))
     assert result.returncode == 2
-    assert "clusters train and infer both run in account 111122223333, us-west-2" in result.stderr
-    assert "--cost train=AMOUNT --cost infer=AMOUNT" in result.stderr
+    assert "no column of the tag hyperpod-teams:cluster" in result.stderr
+    assert "two clusters of the spec run in one account and Region" in result.stderr
+    assert "--cost CLUSTER=AMOUNT" in result.stderr

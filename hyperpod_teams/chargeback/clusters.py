@@ -11,7 +11,7 @@ import csv
 import io
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 
@@ -77,20 +77,13 @@ class ClustersStatement:
 
 
 def cluster_places(clusters: SeveralClusters) -> dict[str, Place]:
-    """Each cluster's account and Region, where an export's lines are its; refused where two
-    clusters share them (their lines could not be told apart by place)."""
-    places: dict[str, Place] = {}
-    for name, view in clusters.views.items():
-        place = Place(view.organization.account_id, view.organization.region)
-        shared = next((other for other, held in places.items() if held == place), None)
-        if shared is not None:
-            raise ChargebackError(
-                f"clusters {shared} and {name} both run in account {place.account}, {place.region}: an export's lines "
-                "of the two cannot be told apart by account and Region. Give each cluster's cost with "
-                f"--cost {shared}=AMOUNT --cost {name}=AMOUNT (each the spend its hyperpod-teams:cluster tag groups)"
-            )
-        places[name] = place
-    return places
+    """Each cluster's account and Region, where an export's lines are its; where two clusters share
+    them, each with its name too, which its lines carry as the cluster tag (naming.TAG_CLUSTER)."""
+    places = {
+        name: Place(view.organization.account_id, view.organization.region) for name, view in clusters.views.items()
+    }
+    shared = {place for place in places.values() if list(places.values()).count(place) > 1}
+    return {name: replace(place, cluster=name) if place in shared else place for name, place in places.items()}
 
 
 def compute_clusters_statement(

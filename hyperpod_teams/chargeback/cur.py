@@ -27,7 +27,14 @@ from hyperpod_teams.chargeback.basis import (
     net,
 )
 from hyperpod_teams.chargeback.coverage import billing_period_of, is_a_correction
-from hyperpod_teams.chargeback.export_cells import ChargePeriods, instance_type_of, map_says_shared, money_of, tags_of
+from hyperpod_teams.chargeback.export_cells import (
+    ChargePeriods,
+    cluster_tag_reader,
+    instance_type_of,
+    map_says_shared,
+    money_of,
+    tags_of,
+)
 from hyperpod_teams.chargeback.export_columns import LEGACY_CUR, SNAKE_CUR, TAG_KEYS, CurColumns
 from hyperpod_teams.chargeback.export_files import Part, no_tag_column
 from hyperpod_teams.chargeback.exported_cost import ExportedCost, add_line, add_to_sums
@@ -69,6 +76,7 @@ def read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) -
     account_at = at.get(names.usage_account)
     region_at = next((at[name] for name in names.regions if name in at), None)
     note_unplaced(out, part.name, account_at is None, region_at is None, names.usage_account, names.regions[0])
+    cluster_of = cluster_tag_reader(at, names.tag_map, part.name) if out.place and out.place.cluster else None
 
     def cost(row: Sequence[Any], line_type: str, where: str) -> tuple[Decimal, Decimal]:
         return _cur_line_cost(row, line_type, out.basis, names, cost_at, where, column)
@@ -85,7 +93,9 @@ def read_cur(part: Part, period: Period, out: ExportedCost, names: CurColumns) -
         split = shared and split_at is not None and bool(str(row[split_at] or "").strip())
         used_at = (
             out.used_elsewhere(
-                row[account_at] if account_at is not None else None, row[region_at] if region_at is not None else None
+                row[account_at] if account_at is not None else None,
+                row[region_at] if region_at is not None else None,
+                cluster_of(row, where) if cluster_of else None,
             )
             if shared and not split
             else None

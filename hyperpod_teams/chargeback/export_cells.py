@@ -7,14 +7,14 @@ Pure layer.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from hyperpod_teams import naming
 from hyperpod_teams.chargeback.basis import CostExportError, Period, share_in_period
-from hyperpod_teams.chargeback.export_columns import ML_INSTANCE, TAG_KEYS
+from hyperpod_teams.chargeback.export_columns import CLUSTER_TAG_COLUMNS, CLUSTER_TAG_KEYS, ML_INSTANCE, TAG_KEYS
 
 
 def money_of(value: Any, column: str, where: str) -> Decimal:
@@ -77,6 +77,31 @@ def map_says_shared(cell: Any, column: str, where: str) -> bool:
     if cell is None or cell == "":
         return False
     return _shared(tags_of(cell, column, where))
+
+
+def cluster_tag_reader(
+    at: Mapping[str, int], map_column: str | None, part: str
+) -> Callable[[Sequence[Any], str], str | None]:
+    """How to read a line's cluster tag (naming.TAG_CLUSTER; None where the line has none): its own
+    column, else the export's map of tags. Refused where the export has neither: then the lines of
+    two clusters in one account and Region cannot be told apart."""
+    column_at = next((at[column] for column in CLUSTER_TAG_COLUMNS if column in at), None)
+    if column_at is not None:
+        return lambda row, where: str(row[column_at] or "").strip() or None
+    if map_column is not None and map_column in at:
+        map_at = at[map_column]
+
+        def from_map(row: Sequence[Any], where: str) -> str | None:
+            tags = tags_of(row[map_at], map_column, where)
+            return next((str(tags[key]).strip() for key in CLUSTER_TAG_KEYS if tags.get(key)), None)
+
+        return from_map
+    raise CostExportError(
+        f"{part}, line 1: no column of the tag {naming.TAG_CLUSTER} ({CLUSTER_TAG_COLUMNS[0]}, "
+        f"{CLUSTER_TAG_COLUMNS[1]}, or a map of tags): two clusters of the spec run in one account and Region, and "
+        "only that tag tells their lines apart. Give an export with the tag (the cost stack activates it for cost "
+        "allocation; AWS writes it into exports from then on), or each cluster's cost with --cost CLUSTER=AMOUNT"
+    )
 
 
 def _charge_period(

@@ -161,6 +161,14 @@ SNAKE_CUR = CurColumns(
 #: Keys under which a tags map (CUR 2.0 `resource_tags`, FOCUS `Tags`) may hold the platform tag.
 TAG_KEYS = (f"user:{naming.TAG_PLATFORM}", naming.TAG_PLATFORM, athena_name(f"user:{naming.TAG_PLATFORM}"))
 
+#: The cluster tag (several clusters, #61: its value is the cluster's name), where two clusters share
+#: an account and a Region: its own column (legacy CUR, and as Athena names it), or a tags map's key.
+CLUSTER_TAG_COLUMNS = (
+    f"resourceTags/user:{naming.TAG_CLUSTER}",
+    "resource_tags_" + athena_name(f"user:{naming.TAG_CLUSTER}"),
+)
+CLUSTER_TAG_KEYS = (f"user:{naming.TAG_CLUSTER}", naming.TAG_CLUSTER, athena_name(f"user:{naming.TAG_CLUSTER}"))
+
 
 #: FOCUS 1.x columns (FinOps Open Cost and Usage Specification; AWS Data Exports "FOCUS 1.0 with
 #: AWS columns" and "FOCUS 1.2 with AWS columns" table dictionaries).

@@ -32,10 +32,13 @@ class _Sums:
 @dataclass(frozen=True)
 class Place:
     """Where the cluster runs: its account and Region (organization.account_id and .region). A
-    payer's export covers every linked account and Region; only the cluster's lines are its."""
+    payer's export covers every linked account and Region; only the cluster's lines are its.
+    `cluster`: where another cluster of the spec shares them, the cluster's name, which its lines
+    carry as the cluster tag (naming.TAG_CLUSTER)."""
 
     account: str
     region: str
+    cluster: str | None = None
 
 
 #: Region cells that place a line nowhere in particular (a charge of no Region): not another Region.
@@ -119,9 +122,10 @@ class ExportedCost:
     #: Each used line's cells (hashed) and where it was first read: the same line in two parts.
     _lines_seen: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)
 
-    def used_elsewhere(self, account: Any, region: Any) -> tuple[str, str] | None:
+    def used_elsewhere(self, account: Any, region: Any, cluster: str | None = None) -> tuple[str, str] | None:
         """Where a line was used (its account and Region cells; None where the export has no such
-        column), when that is another account or Region than the cluster's; None when it is the
+        column), when that is another account or Region than the cluster's, or (a place with a
+        cluster) the line's cluster tag `cluster` is not the cluster's; None when it is the
         cluster's, or no place was given."""
         if self.place is None:
             return None
@@ -131,6 +135,9 @@ class ExportedCost:
             region_text.casefold() not in NO_REGION and region_text != self.place.region
         ):
             return account_text or "-", region_text or "-"
+        if self.place.cluster is not None and cluster != self.place.cluster:
+            tagged = f"cluster {cluster}" if cluster else f"no {naming.TAG_CLUSTER} tag"
+            return account_text or "-", f"{region_text or '-'}, {tagged}"
         return None
 
     def note_elsewhere(self, used_at: tuple[str, str], amount: Decimal) -> None:

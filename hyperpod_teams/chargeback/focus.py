@@ -24,7 +24,13 @@ from hyperpod_teams.chargeback.basis import (
 )
 from hyperpod_teams.chargeback.coverage import billing_period_of, is_a_correction
 from hyperpod_teams.chargeback.cur import discount_of_map, note_instance_hours, note_unplaced
-from hyperpod_teams.chargeback.export_cells import ChargePeriods, instance_type_of, map_says_shared, money_of
+from hyperpod_teams.chargeback.export_cells import (
+    ChargePeriods,
+    cluster_tag_reader,
+    instance_type_of,
+    map_says_shared,
+    money_of,
+)
 from hyperpod_teams.chargeback.export_columns import (
     FOCUS_ACCOUNT,
     FOCUS_BILLED,
@@ -50,10 +56,16 @@ from hyperpod_teams.chargeback.exported_cost import ExportedCost, add_line
 _FOCUS_KINDS = {"Usage": KIND_USAGE, "Purchase": KIND_COMMITMENT, "Tax": KIND_TAX, "Credit": KIND_CREDITS}
 
 
-def _left_elsewhere(out: ExportedCost, row: Sequence[Any], at: tuple, cost, where: str, fraction: Decimal) -> bool:
+def _left_elsewhere(
+    out: ExportedCost, row: Sequence[Any], at: tuple, cluster: str | None, cost, where: str, fraction: Decimal
+) -> bool:
     """Whether a tagged row was used by another account or in another Region than the cluster's
-    (`at`: the columns of both, None where the export has none): then counted apart and left out."""
-    used_at = out.used_elsewhere(*(row[i] if i is not None else None for i in at))
+    (`at`: the columns of both, None where the export has none), or is another cluster's there
+    (`cluster`: its cluster tag): then counted apart and left out."""
+    account_at, region_at = at
+    used_at = out.used_elsewhere(
+        row[account_at] if account_at is not None else None, row[region_at] if region_at is not None else None, cluster
+    )
     if used_at is None:
         return False
     if fraction:
@@ -96,6 +108,7 @@ def read_focus(part: Part, period: Period, out: ExportedCost) -> None:
     billing_at = (at.get(FOCUS_BILLING_START), at.get(FOCUS_BILLING_END))
     account_at, region_at = at.get(FOCUS_ACCOUNT), at.get(FOCUS_REGION)
     note_unplaced(out, part.name, account_at is None, region_at is None, FOCUS_ACCOUNT, FOCUS_REGION)
+    cluster_of = cluster_tag_reader(at, FOCUS_TAGS, part.name) if out.place and out.place.cluster else None
     for where, row in part.rows:
         out.lines_read += 1
         billed = billing_period_of(out, row, billing_at, where)
@@ -106,7 +119,8 @@ def read_focus(part: Part, period: Period, out: ExportedCost) -> None:
                 out.untagged_lines += 1
                 out.untagged_amount += cost(row, where)[0] * fraction
             continue
-        if _left_elsewhere(out, row, (account_at, region_at), cost, where, fraction):
+        cluster = cluster_of(row, where) if cluster_of else None
+        if _left_elsewhere(out, row, (account_at, region_at), cluster, cost, where, fraction):
             continue
         if not fraction:
             if is_a_correction(billed, start, end, period):
