@@ -289,6 +289,9 @@ def test_a_deploy_without_required_reviewers_is_refused_before_any_plan(github_h
     run = runs["no approval gate"]
     assert run.jobs["changes"].result == "failure"
     assert "no required reviewers" in run.jobs["changes"].log
+    # Refused first, before anything is installed (the workflow's first step after the checkout).
+    ran = [step.name for step in run.jobs["changes"].steps]
+    assert not [name for name in ran if "install" in name.lower() or "setup-" in name], ran
     assert not any(name.startswith("wave") for name in run.order) and "deployed" not in run.artifacts
 
 
