@@ -320,3 +320,32 @@ def test_two_clusters_in_one_account_and_region_need_the_cluster_tag_in_the_expo
     assert "no column of the tag hyperpod-teams:cluster" in result.stderr
     assert "two clusters of the spec run in one account and Region" in result.stderr
     assert "--cost CLUSTER=AMOUNT" in result.stderr
+
+
+def test_the_workbook_of_several_clusters_has_each_teams_lines_and_each_clusters_sheets(reports, tmp_path):
+    """`--format xlsx`, read back with openpyxl: sheet Teams a row per team, its amount on each
+    cluster it is placed on (a number in the currency's format; an empty cell where it has no
+    placement) and its total, as the CSV's lines give them; then each cluster's four sheets."""
+    openpyxl = pytest.importorskip("openpyxl")
+    usage = [arg for path in reports.values() for arg in ("--usage", str(path))]
+    costs = [arg for cluster, cost in COSTS.items() for arg in ("--cost", f"{cluster}={cost}")]
+    out = tmp_path / "statement.xlsx"
+    result = run(str(TWO_CLUSTERS), *usage, *costs, "--format", "xlsx", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    book = openpyxl.load_workbook(out)
+    assert book.sheetnames == [
+        "Teams",
+        *(f"{c} {s}" for c in ("train", "infer") for s in ("statement", "reconciliation", "hours", "notes")),
+    ]
+    rows = list(book["Teams"].iter_rows(values_only=False))
+    assert [c.value for c in rows[0]] == ["team", "display name", "train", "infer", "total"]
+    table = {row[0].value: row for row in rows[1:]}
+    lines = csv_rows(run(str(TWO_CLUSTERS), *usage, *costs, "--format", "csv").stdout)
+    for row in lines:
+        cell = table[row["team"]][2 if row["cluster"] == "train" else 3]
+        assert cell.data_type == "n" and '"USD"' in cell.number_format
+        assert f"{Decimal(str(cell.value)):.2f}" == row["amount_usd"]
+    assert table["vision"][3].value is None and table["research"][2].value is None
+    nlp = sum(Decimal(r["amount_usd"]) for r in lines if r["team"] == "nlp")
+    assert f"{Decimal(str(table['nlp'][4].value)):.2f}" == f"{nlp:.2f}"
+    assert f"{Decimal(str(table['total'][4].value)):.2f}" == f"{sum(Decimal(c) for c in COSTS.values()):.2f}"

@@ -231,10 +231,9 @@ def _several_clusters(
         compute_clusters_statement,
         render_clusters_statement,
     )
+    from hyperpod_teams.chargeback.statement_xlsx import clusters_xlsx
     from hyperpod_teams.usage_report import UsageReportError
 
-    if output_format == "xlsx":
-        user_error("--format xlsx takes one cluster's statement so far: give markdown, html or csv for several")
     try:
         reports = _read_reports(usage_files)
         given: dict[str, ClusterCost] = {}
@@ -261,6 +260,14 @@ def _several_clusters(
         user_error(str(error))
     except OSError as error:
         user_error(f"cannot read {getattr(error, 'filename', None) or 'a cost export'}: {error.strerror or error}")
+    if output_format == "xlsx":
+        assert out_file is not None
+        try:
+            workbook = clusters_xlsx(statement)
+        except ChargebackError as error:
+            user_error(str(error))
+        write_output_bytes(workbook, out_file)
+        return
     if sidecar is not None:
         write_output(clusters_metadata(statement), sidecar)
     write_output(render_clusters_statement(statement, format=output_format), out_file)
