@@ -244,13 +244,13 @@ def test_the_first_push_plans_approves_and_applies_every_stack_wave_by_wave(gith
     assert run.conclusion == "success", _log(run)
     changes = run.jobs["changes"]
     selection = json.loads(changes.outputs["stacks"])
-    waves = [json.loads(changes.outputs[f"wave{i}"]) for i in range(1, 6)]
+    waves = [json.loads(changes.outputs[f"wave{i}"]) for i in range(1, 7)]
     assert len(selection) == 12 and sum(len(w) for w in waves) == 12
     # Wave n's plans, then its approved applies, before wave n+1 starts.
     order = [name for name in run.order if re.fullmatch(r"wave\d", name)]
-    assert order == [f"wave{w}" for w in range(1, 6) if waves[w - 1]]
+    assert order == [f"wave{w}" for w in range(1, 7) if waves[w - 1]]
     started = [name for name in run.jobs if name.startswith("wave") and " (" in name]
-    for w in range(1, 5):
+    for w in range(1, 6):
         last_apply = max(i for i, n in enumerate(started) if n.startswith(f"wave{w}/apply"))
         next_plans = [i for i, n in enumerate(started) if n.startswith(f"wave{w + 1}/plan")]
         if next_plans:

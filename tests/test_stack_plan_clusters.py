@@ -170,3 +170,22 @@ def test_a_team_placed_off_home_on_a_cluster_named_like_a_stack_is_refused():
         validate_several_clusters(data)
     messages = [p.message for p in raised.value.problems]
     assert any("acme-team-team-nlp would be both" in m for m in messages), messages
+
+
+def test_the_github_workflow_has_a_job_for_every_wave_several_clusters_deploy_in():
+    """A team's place off its home deploys after the home, and its Kubernetes stack after the place:
+    a sixth wave, which the shipped GitHub workflow must call (it refuses a spec of more waves than
+    it has jobs for). Every example's and the several-cluster specs' waves fit."""
+    from hyperpod_teams.spec import load_spec
+    from tests.pipeline_runner import PIPELINES
+    from tests.test_app_clusters import team_work_on_two_clusters
+
+    workflow = yaml.safe_load((PIPELINES / "github-actions.yml").read_text())
+    jobs = sorted(name for name in workflow["jobs"] if name.startswith("wave"))
+    outputs = sorted(name for name in workflow["jobs"]["changes"]["outputs"] if name.startswith("wave"))
+    assert jobs == outputs == [f"wave{i}" for i in range(1, len(jobs) + 1)]
+    assert workflow["jobs"]["deployed"]["needs"] == ["changes", *jobs]
+    waves = [len(deploy_waves(stack_plan(load_spec(path)))) for path in sorted(EXAMPLES.glob("*/teams.yaml"))]
+    for data in (two_clusters(), team_work_on_two_clusters()):
+        waves.append(len(deploy_waves(several_clusters_stack_plan(validate_several_clusters(data)))))
+    assert max(waves) == 6 and max(waves) <= len(jobs), waves
