@@ -525,3 +525,44 @@ def test_load_spec_names_the_function_that_reads_several_clusters():
     (problem,) = raised.value.problems
     assert "hyperpod_teams.load_platform" in (problem.hint or "")
     assert isinstance(load_platform(TWO_CLUSTERS), SeveralClusters)
+
+
+def test_a_plan_that_drops_a_clusters_shared_spend_alerts_that_the_cluster_leaves(tmp_path):
+    """Day 2 with infer removed from the spec (its stacks leave the app, nothing destroys them): the
+    cost stack's plan updates the cost category from the one of both clusters to the one of train
+    alone (each as the stacks synthesize it), and the review says infer leaves and what to do."""
+    from hyperpod_teams.spec import validate_platform
+
+    def category(data: dict, folder: str) -> dict:
+        (tmp_path / folder).mkdir()
+        stacks = synthesize_stacks(validate_platform(data), tmp_path / folder / "cdktf.out")
+        (resource,) = stacks["acme-cost"]["resource"]["aws_ce_cost_category"].values()
+        return resource
+
+    data = yaml.safe_load(TWO_CLUSTERS.read_text())
+    before = category(data, "both")
+    shrunk = copy.deepcopy(data)  # infer gone; research, which was there alone, moved to train
+    shrunk["clusters"] = shrunk["clusters"][:1]
+    for team in shrunk["teams"]:
+        team["placements"] = {"train": team["placements"].get("train", {"quota": []})}
+        team.get("studio", {}).pop("home", None)
+    after = category(shrunk, "shrunk")
+    spec = tmp_path / "shrunk.yaml"
+    spec.write_text(yaml.safe_dump(shrunk))
+    plan = {
+        "format_version": "1.2",
+        "resource_changes": [
+            {
+                "address": "aws_ce_cost_category.cost-category",
+                "type": "aws_ce_cost_category",
+                "change": {"actions": ["update"], "before": before, "after": after},
+            }
+        ],
+    }
+    path = tmp_path / "acme-cost" / "plan.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(plan))
+    result = run_command("report", str(spec), "--plan", str(path))
+    assert result.returncode == 0, result.stderr
+    assert "Cluster `infer` leaves: this plan drops its shared spend from the cost category" in result.stdout
+    assert "`acme-infer-*`" in result.stdout and "Cluster `train` leaves" not in result.stdout

@@ -202,9 +202,44 @@ def teams_leaving(plans: list[StackPlan], spec: PlatformSpec) -> list[str]:
     return sorted(leaving)
 
 
+def clusters_leaving(plans: list[StackPlan]) -> list[str]:
+    """Clusters (spec `clusters`) whose shared spend a plan drops from the cost category: the cluster
+    was removed from the spec (or renamed: a new one), and its own stacks have left the app."""
+    prefix = naming.cluster_shared_cost_value("")
+
+    def shared_values(body: dict | None) -> set[str]:
+        """The values of the rules over a cluster's tag (a team's rule is over the team's tag)."""
+        rules = (body or {}).get("rule") or []
+        return {
+            str(r.get("value"))
+            for r in rules
+            if isinstance(r, dict)
+            and str(r.get("value", "")).startswith(prefix)
+            and naming.TAG_CLUSTER in json.dumps(r.get("rule"))
+        }
+
+    leaving: set[str] = set()
+    for stack_plan in plans:
+        for change in stack_plan.plan.get("resource_changes", []):
+            if change["type"] == "aws_ce_cost_category" and action_of(change) in ("update", "replace"):
+                leaving |= shared_values(change["change"].get("before")) - shared_values(change["change"].get("after"))
+    return sorted(value.removeprefix(prefix) for value in leaving)
+
+
 def _day_two_alerts(plans: list[StackPlan], spec: PlatformSpec) -> list[Block]:
     """Changes that terminate nodes or drop what teams rely on, which a plan shows as harmless."""
     alerts: list[Block] = []
+    for cluster in clusters_leaving(plans):
+        owner = naming.cluster_owner(spec.organization.name, cluster)
+        alerts.append(
+            Alert(
+                f"Cluster {md_code(cluster)} leaves: this plan drops its shared spend from the cost category. Its "
+                f"stacks ({md_code(owner + '-*')}: its EKS and HyperPod clusters, the teams' places and Kubernetes "
+                "stacks there) are no longer in the app, and nothing plans or destroys them: its nodes keep running "
+                "and billing. Move the teams' work to their other clusters, then destroy those stacks in reverse "
+                'deploy order with the last deployed output (docs/deploy.md, "a cluster removed").'
+            )
+        )
     for team in teams_leaving(plans, spec):
         org = spec.organization.name
         own = f"{md_code(naming.team_stack_name(org, team))}, {md_code(naming.team_kubernetes_stack_name(org, team))}"
