@@ -166,17 +166,8 @@ def chargeback(
         user_error(str(error))
     except OSError as error:
         user_error(f"cannot read {getattr(error, 'filename', None) or 'a cost export'}: {error.strerror or error}")
-    if output_format == "xlsx":
-        assert out_file is not None
-        try:
-            workbook = statement_xlsx(statement)
-        except ChargebackError as error:
-            user_error(str(error))
-        write_output_bytes(workbook, out_file)
-        return
-    if sidecar is not None:
-        write_output(statement_metadata(statement), sidecar)
-    write_output(render_statement(statement, format=output_format), out_file)
+    _write(statement, output_format, out_file, sidecar, xlsx=statement_xlsx, metadata=statement_metadata,
+           render=render_statement)  # fmt: skip
 
 
 def _read_reports(usage_files: tuple[Path, ...]) -> list:
@@ -260,17 +251,26 @@ def _several_clusters(
         user_error(str(error))
     except OSError as error:
         user_error(f"cannot read {getattr(error, 'filename', None) or 'a cost export'}: {error.strerror or error}")
+    _write(statement, output_format, out_file, sidecar, xlsx=clusters_xlsx, metadata=clusters_metadata,
+           render=render_clusters_statement)  # fmt: skip
+
+
+def _write(statement, output_format: str, out_file: Path | None, sidecar: Path | None, *, xlsx, metadata, render):
+    """The statement in `output_format` to `out_file`: a workbook (`xlsx`), or text (`render`) with
+    its FILE.json (`metadata`) at `sidecar`."""
+    from hyperpod_teams.chargeback import ChargebackError
+
     if output_format == "xlsx":
         assert out_file is not None
         try:
-            workbook = clusters_xlsx(statement)
+            workbook = xlsx(statement)
         except ChargebackError as error:
             user_error(str(error))
         write_output_bytes(workbook, out_file)
         return
     if sidecar is not None:
-        write_output(clusters_metadata(statement), sidecar)
-    write_output(render_clusters_statement(statement, format=output_format), out_file)
+        write_output(metadata(statement), sidecar)
+    write_output(render(statement, format=output_format), out_file)
 
 
 def _given_costs(costs: tuple[str, ...], clusters: list[str]) -> dict:
