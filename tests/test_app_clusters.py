@@ -307,6 +307,17 @@ def test_a_placement_in_another_account_reaches_the_home_workload_role_through_a
     assert home_trust["Statement"][0]["Condition"]["ArnEquals"] == {
         "aws:SourceArn": f"arn:aws:eks:us-west-2:111122223333:cluster/{TRAIN_EKS_NAME}"
     }
+    # The team next door on infer (research), in its members' roles: it can neither bind that role to
+    # a service account of its own nor pass it, nor assume it or nlp's workload role.
+    several = two_accounts[0]
+    for role in naming.ROLES:
+        policy = several_clusters_permission_set_policy(several.views, several.home("research"), "research", role)
+        infer_cluster = INFER_EKS.split("/")[0] + "/infer-eks"
+        assert allows([policy], "eks:DescribeCluster", infer_cluster), role  # its own cluster it reaches
+        assert not allows([policy], "eks:CreatePodIdentityAssociation", infer_cluster), role
+        assert not allows([policy], "eks:UpdatePodIdentityAssociation", f"{infer_cluster}/*"), role
+        for arn in (chain_role, home_role):
+            assert not allows([policy], "iam:PassRole", arn) and not allows([policy], "sts:AssumeRole", arn), role
     # research, at home on infer's account, keeps its own one-account binding; vision (train only) no hop.
     research = stacks["acme-team-research"]["resource"]
     assert "target_role_arn" not in next(iter(research["aws_eks_pod_identity_association"].values()))
