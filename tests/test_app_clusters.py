@@ -577,3 +577,31 @@ def test_a_plan_that_drops_a_clusters_shared_spend_alerts_that_the_cluster_leave
     assert result.returncode == 0, result.stderr
     assert "Cluster `infer` leaves: this plan drops its shared spend from the cost category" in result.stdout
     assert "`acme-infer-*`" in result.stdout and "Cluster `train` leaves" not in result.stdout
+
+
+@pytest.mark.parametrize("teams", [120, 498])  # teams and clusters: at most 500 (the cost category)
+def test_the_markdown_report_of_several_clusters_fits_in_one_pull_request_comment(teams):
+    """As one cluster's: the report of many teams on two clusters is cut to fewer teams per
+    section until it fits GitHub's comment (every team's line on each cluster, and where its spend
+    goes, stay in the HTML report)."""
+    from hyperpod_teams.document import to_markdown
+    from hyperpod_teams.review.report import COMMENT_LIMIT, render_report
+    from hyperpod_teams.review.report_clusters import build_clusters_report
+
+    data = two_clusters()
+    template = data["teams"][0]
+    data["teams"] = [
+        {
+            **{k: v for k, v in template.items() if k not in ("placements", "studio", "name", "display_name")},
+            "name": f"team-{i:03d}",
+            "placements": {"train": {"quota": []}, **({"infer": {"quota": []}} if i % 2 else {})},
+            "studio": {"home": "train"} if i % 2 else {},
+        }
+        for i in range(teams)
+    ]
+    several = validate_several_clusters(data)
+    whole = to_markdown(build_clusters_report(several))
+    assert len(whole) > COMMENT_LIMIT, len(whole)  # it needs the cut
+    text = render_report(several)
+    assert len(text) <= COMMENT_LIMIT, len(text)
+    assert "are in the HTML report" in text

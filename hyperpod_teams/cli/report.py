@@ -19,7 +19,6 @@ from hyperpod_teams.cli.common import (
 )
 from hyperpod_teams.cli.group import cli
 from hyperpod_teams.input_files import NotAFile, TooLarge, read_at_most
-from hyperpod_teams.spec.clusters import SeveralClusters
 
 
 @cli.command()
@@ -96,21 +95,5 @@ def report(
             sys.exit(EXIT_INVALID_SPEC)
         failed.append(FailedPlan(stack or path.stem, output))
     lock_files = [Path(f).name for f in new_lock_files]
-    if isinstance(platform, SeveralClusters):
-        from hyperpod_teams.document import to_html, to_markdown
-        from hyperpod_teams.review.report_clusters import build_clusters_report
-
-        document = build_clusters_report(
-            platform, read, chart=output_format == "html", failed=failed, new_lock_files=lock_files
-        )
-        write_output((to_html if output_format == "html" else to_markdown)(document), out_file)
-        return
-    spec = platform
-    report_text = render_report(
-        spec,
-        read,
-        format=output_format,
-        failed=failed,
-        new_lock_files=lock_files,
-    )
+    report_text = render_report(platform, read, format=output_format, failed=failed, new_lock_files=lock_files)
     write_output(report_text, out_file)

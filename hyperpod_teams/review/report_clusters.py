@@ -14,7 +14,7 @@ from hyperpod_teams.review.plan_summary import StackPlan, plan_section
 from hyperpod_teams.review.report import FailedPlan, failed_plans_section, lock_files_section
 from hyperpod_teams.review.report_access import access_section
 from hyperpod_teams.review.report_compute import compute_section
-from hyperpod_teams.review.report_shown import teams_shown
+from hyperpod_teams.review.report_shown import hidden_note, teams_shown
 from hyperpod_teams.review.runbook_day2 import cost_category_repair_section
 from hyperpod_teams.spec.clusters import SeveralClusters, home_cluster
 from hyperpod_teams.spec.models import PlatformSpec, Team
@@ -90,7 +90,10 @@ def build_clusters_report(
         )
     )
     rows = []
-    for placed in clusters.spec.teams:
+    shown_teams, hidden_teams = teams_shown(organization.teams, max_teams)
+    placed_teams = {placed.name: placed for placed in clusters.spec.teams}
+    for team in shown_teams:
+        placed = placed_teams[team.name]
         home = home_cluster(placed.studio.home, placed.placements)
         rows.append(
             [
@@ -100,7 +103,9 @@ def build_clusters_report(
             ]
         )
     document.add(Table(["team", "home", *(f"on {md_code(name)}" for name in views)], rows))
-    _spend_section(document, clusters)
+    if hidden_teams:
+        document.add(Paragraph(hidden_note(hidden_teams, "places")))
+    _spend_section(document, clusters, shown_teams, hidden_teams)
     for name, view in views.items():
         document.add(Heading(f"Cluster {md_text(name)} ({_where(view)})"))
         shown, hidden = teams_shown(view.teams, max_teams)
@@ -111,7 +116,7 @@ def build_clusters_report(
     return document
 
 
-def _spend_section(document: Document, clusters: SeveralClusters) -> None:
+def _spend_section(document: Document, clusters: SeveralClusters, shown: list[Team], hidden: list[Team]) -> None:
     """Where each team's spend goes: its own value of the one cost category, and its share of each
     cluster's shared spend (that cluster's split charge rule)."""
     organization = clusters.organization_view
@@ -143,7 +148,7 @@ def _spend_section(document: Document, clusters: SeveralClusters) -> None:
             *(share(team.name, name) for name in clusters.views),
             f"{team.budget.monthly_limit_usd:,.0f} USD" if team.budget else "none",
         ]
-        for team in organization.teams
+        for team in shown
     ]
     headers = [
         "team",
@@ -152,6 +157,8 @@ def _spend_section(document: Document, clusters: SeveralClusters) -> None:
         "monthly budget",
     ]
     document.add(Table(headers, rows))
+    if hidden:
+        document.add(Paragraph(hidden_note(hidden, "spend")))
 
 
 def build_clusters_runbook(clusters: SeveralClusters) -> Document:
