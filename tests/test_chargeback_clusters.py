@@ -349,3 +349,17 @@ def test_the_workbook_of_several_clusters_has_each_teams_lines_and_each_clusters
     nlp = sum(Decimal(r["amount_usd"]) for r in lines if r["team"] == "nlp")
     assert f"{Decimal(str(table['nlp'][4].value)):.2f}" == f"{nlp:.2f}"
     assert f"{Decimal(str(table['total'][4].value)):.2f}" == f"{sum(Decimal(c) for c in COSTS.values()):.2f}"
+
+
+def test_a_cost_explorer_download_is_not_divided_among_clusters(reports, tmp_path):
+    """A Cost Explorer download is one total: given for two clusters (each in its own Region) it
+    would have been each cluster's whole cost, the spend counted twice. Refused, naming the fix."""
+    from tests.test_cost_exports import COST_EXPLORER_HEADER
+
+    export = tmp_path / "costs.csv"
+    export.write_text(COST_EXPLORER_HEADER + '"2026-11-01","1000","100","1100"\n"2026-11-02","1100","110","1210"\n')
+    usage = [arg for path in reports.values() for arg in ("--usage", str(path))]
+    result = run(str(TWO_CLUSTERS), *usage, "--cost-from", str(export))
+    assert result.returncode == 2, result.stdout[-2000:]
+    assert "is a Cost Explorer download" in result.stderr and "cannot be divided among the clusters" in result.stderr
+    assert "--cost CLUSTER=AMOUNT" in result.stderr

@@ -36,13 +36,6 @@ def read_cost_exports(
     for display, file_parts in parts:
         for part in file_parts:
             reader, kind = _reader_of(part)
-            if place is not None and place.cluster is not None and kind == "Cost Explorer":
-                raise CostExportError(
-                    f"{part.name} is a Cost Explorer download, one total per day or month: two clusters of the spec "
-                    f"run in account {place.account}, {place.region}, and it cannot tell their spend apart. Give a "
-                    "Cost and Usage Report or FOCUS export with the tag hyperpod-teams:cluster, or each cluster's cost "
-                    "with --cost CLUSTER=AMOUNT"
-                )
             if result is None:
                 result = ExportedCost(kind, basis, place)
             elif result.format != kind:

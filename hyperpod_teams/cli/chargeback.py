@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from hyperpod_teams import naming
 from hyperpod_teams.cli.common import (
     SPEC_ARGUMENT,
     bounded_text_or_exit,
@@ -234,6 +235,13 @@ def _several_clusters(
             _bounded_exports(cost_files)
             for name, place in cluster_places(clusters).items():
                 exported = _exported(cost_files, reports, cost_basis, place)
+                if exported.format == "Cost Explorer":
+                    user_error(
+                        f"{cost_files[0]} is a Cost Explorer download, one total per day or month: it cannot be "
+                        "divided among the clusters. Give a Cost and Usage Report or FOCUS export (each cluster "
+                        "takes its account's and Region's lines), or each cluster's cost with --cost CLUSTER=AMOUNT "
+                        f"(a download filtered to its tag {naming.TAG_CLUSTER}=<cluster>)"
+                    )
                 given[name] = ClusterCost(exported.amount, exported.description(), exported)
         currencies = {c.exported.statement_currency for c in given.values() if c.exported}
         if len(currencies) > 1:
