@@ -1,6 +1,7 @@
 """Where each derived name must be unique, and how many of it an organization has: the naming audit
 that several clusters (#61: `clusters:`, several HyperPod clusters, regions and accounts from one
-spec) start from. Pure data, read by tests/test_name_scopes.py and docs/naming.md.
+spec) start from. Pure data, read by tests/test_name_scopes.py; docs/architecture.md, "Names across
+clusters", explains it.
 
 Every function of `naming` that derives a name is here with:
 
