@@ -585,8 +585,8 @@ def test_the_markdown_report_of_several_clusters_fits_in_one_pull_request_commen
     section until it fits GitHub's comment (every team's line on each cluster, and where its spend
     goes, stay in the HTML report)."""
     from hyperpod_teams.document import to_markdown
-    from hyperpod_teams.review.report import COMMENT_LIMIT, render_report
-    from hyperpod_teams.review.report_clusters import build_clusters_report
+    from hyperpod_teams.review.report import COMMENT_LIMIT
+    from hyperpod_teams.review.report_clusters import build_clusters_report, render_clusters_report
 
     data = two_clusters()
     template = data["teams"][0]
@@ -602,6 +602,6 @@ def test_the_markdown_report_of_several_clusters_fits_in_one_pull_request_commen
     several = validate_several_clusters(data)
     whole = to_markdown(build_clusters_report(several))
     assert len(whole) > COMMENT_LIMIT, len(whole)  # it needs the cut
-    text = render_report(several)
+    text = render_clusters_report(several)
     assert len(text) <= COMMENT_LIMIT, len(text)
     assert "are in the HTML report" in text

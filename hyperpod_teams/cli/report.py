@@ -19,6 +19,7 @@ from hyperpod_teams.cli.common import (
 )
 from hyperpod_teams.cli.group import cli
 from hyperpod_teams.input_files import NotAFile, TooLarge, read_at_most
+from hyperpod_teams.spec.clusters import SeveralClusters
 
 
 @cli.command()
@@ -95,5 +96,10 @@ def report(
             sys.exit(EXIT_INVALID_SPEC)
         failed.append(FailedPlan(stack or path.stem, output))
     lock_files = [Path(f).name for f in new_lock_files]
-    report_text = render_report(platform, read, format=output_format, failed=failed, new_lock_files=lock_files)
-    write_output(report_text, out_file)
+    if isinstance(platform, SeveralClusters):
+        from hyperpod_teams.review.report_clusters import render_clusters_report
+
+        text = render_clusters_report(platform, read, format=output_format, failed=failed, new_lock_files=lock_files)
+    else:
+        text = render_report(platform, read, format=output_format, failed=failed, new_lock_files=lock_files)
+    write_output(text, out_file)

@@ -34,8 +34,7 @@ from hyperpod_teams.review.report_chart import (  # noqa: F401 - the report's na
 )
 from hyperpod_teams.review.report_compute import amount_of, compute_section, compute_shares, what_a_team_runs  # noqa: F401
 from hyperpod_teams.review.report_cost import cost_section
-from hyperpod_teams.review.report_shown import COMMENT_LIMIT, COMPACT_TEAMS, teams_shown
-from hyperpod_teams.spec.clusters import SeveralClusters
+from hyperpod_teams.review.report_shown import COMMENT_LIMIT, COMPACT_TEAMS, fitted_markdown, teams_shown  # noqa: F401 - the report's names, as ever
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stack_plan import identity_plugin
 
@@ -192,31 +191,18 @@ def _manual_steps_section(document: Document, spec: PlatformSpec) -> None:
 
 
 def render_report(
-    spec: PlatformSpec | SeveralClusters,
+    spec: PlatformSpec,
     plans: list[StackPlan] | None = None,
     *,
     format: str = "markdown",
     failed: list[FailedPlan] | None = None,
     new_lock_files: list[str] | None = None,
 ) -> str:
-    """The report of one cluster's spec or of several clusters' (report_clusters); as Markdown, cut
-    to fewer teams per section until it fits a pull-request comment (COMMENT_LIMIT)."""
-    from hyperpod_teams.document import to_html, to_markdown
+    """The report; as Markdown, cut to fewer teams per section until it fits a pull-request comment
+    (report_shown.fitted_markdown). A spec of several clusters: report_clusters.render_clusters_report."""
+    from hyperpod_teams.document import to_html
 
     def build(*, chart: bool = False, max_teams: int | None = None) -> Document:
-        if isinstance(spec, SeveralClusters):
-            from hyperpod_teams.review.report_clusters import build_clusters_report
-
-            return build_clusters_report(
-                spec, plans, chart=chart, max_teams=max_teams, failed=failed, new_lock_files=new_lock_files
-            )
         return build_report(spec, plans, chart=chart, max_teams=max_teams, failed=failed, new_lock_files=new_lock_files)
 
-    if format == "html":
-        return to_html(build(chart=True))
-    text = to_markdown(build())
-    for max_teams in COMPACT_TEAMS:
-        if len(text) <= COMMENT_LIMIT:
-            break
-        text = to_markdown(build(max_teams=max_teams))
-    return text
+    return to_html(build(chart=True)) if format == "html" else fitted_markdown(build)

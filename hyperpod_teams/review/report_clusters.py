@@ -9,12 +9,12 @@ Pure layer: no cdktf.
 from __future__ import annotations
 
 from hyperpod_teams import cost, naming
-from hyperpod_teams.document import Code, Document, Heading, Items, Paragraph, Table, md_code, md_text
+from hyperpod_teams.document import Code, Document, Heading, Items, Paragraph, Table, md_code, md_text, to_html
 from hyperpod_teams.review.plan_summary import StackPlan, plan_section
 from hyperpod_teams.review.report import FailedPlan, failed_plans_section, lock_files_section
 from hyperpod_teams.review.report_access import access_section
 from hyperpod_teams.review.report_compute import compute_section
-from hyperpod_teams.review.report_shown import hidden_note, teams_shown
+from hyperpod_teams.review.report_shown import fitted_markdown, hidden_note, teams_shown
 from hyperpod_teams.review.runbook_day2 import cost_category_repair_section
 from hyperpod_teams.spec.clusters import SeveralClusters, home_cluster
 from hyperpod_teams.spec.models import PlatformSpec, Team
@@ -114,6 +114,25 @@ def build_clusters_report(
             document, lambda d, v=view, s=shown, h=hidden: compute_section(d, v, s, h, max_teams=max_teams, chart=chart)
         )
     return document
+
+
+def render_clusters_report(
+    clusters: SeveralClusters,
+    plans: list[StackPlan] | None = None,
+    *,
+    format: str = "markdown",
+    failed: list[FailedPlan] | None = None,
+    new_lock_files: list[str] | None = None,
+) -> str:
+    """The report of several clusters as report.render_report renders one cluster's: HTML, or
+    Markdown that fits a pull-request comment."""
+
+    def build(*, chart: bool = False, max_teams: int | None = None) -> Document:
+        return build_clusters_report(
+            clusters, plans, chart=chart, max_teams=max_teams, failed=failed, new_lock_files=new_lock_files
+        )
+
+    return to_html(build(chart=True)) if format == "html" else fitted_markdown(build)
 
 
 def _spend_section(document: Document, clusters: SeveralClusters, shown: list[Team], hidden: list[Team]) -> None:

@@ -6,6 +6,9 @@ Pure layer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from hyperpod_teams.document import Document, to_markdown
 from hyperpod_teams.spec.models import Team
 
 
@@ -30,3 +33,14 @@ COMMENT_LIMIT = 65_536
 
 #: Teams shown in full in a Markdown report that would not fit in one comment, in each fallback.
 COMPACT_TEAMS = (25, 10, 0)
+
+
+def fitted_markdown(build: Callable[..., Document]) -> str:
+    """A report's Markdown (`build(max_teams=...)` makes its document) with every team in full, or
+    with fewer shown per section (COMPACT_TEAMS) until it fits a pull-request comment."""
+    text = to_markdown(build())
+    for max_teams in COMPACT_TEAMS:
+        if len(text) <= COMMENT_LIMIT:
+            break
+        text = to_markdown(build(max_teams=max_teams))
+    return text
