@@ -18,7 +18,7 @@ from hyperpod_teams.cli.common import (
     write_output,
 )
 from hyperpod_teams.cli.group import cli
-from hyperpod_teams.spec.clusters import SeveralClusters
+from hyperpod_teams.spec.clusters import SeveralClusters, organization_of
 
 
 @cli.command("deploy-policy")
@@ -87,7 +87,7 @@ def deploy_policy(
         several_clusters_deploy_accounts,
     )
 
-    spec = platform.organization_view if isinstance(platform, SeveralClusters) else platform
+    spec = organization_of(platform)
     accounts = (
         several_clusters_deploy_accounts(platform) if isinstance(platform, SeveralClusters) else deploy_accounts(spec)
     )

@@ -21,7 +21,7 @@ from hyperpod_teams.cli.common import (
 from hyperpod_teams.cli.group import cli
 from hyperpod_teams.cli.synth import synthesize_or_exit
 from hyperpod_teams.spec import PlatformSpec, SpecError, load_platform
-from hyperpod_teams.spec.clusters import SeveralClusters
+from hyperpod_teams.spec.clusters import SeveralClusters, organization_of
 
 
 @cli.command()
@@ -103,7 +103,7 @@ def stacks(
                 user_error(str(error))
     if output_format == "json":
         # The spec's region too: a pipeline's jobs take their AWS credentials there.
-        org = spec.organization_view if isinstance(spec, SeveralClusters) else spec
+        org = organization_of(spec)
         click.echo(json.dumps({**selection.as_json(), "region": org.organization.region}, indent=2))
     else:
         click.echo(stack_changes.render_text(selection))

@@ -20,8 +20,8 @@ from hyperpod_teams.cli.common import (
     stdout,
 )
 from hyperpod_teams.cli.group import cli
-from hyperpod_teams.spec import PlatformSpec, SpecError, load_platform
-from hyperpod_teams.spec.clusters import SeveralClusters
+from hyperpod_teams.spec import SpecError, load_platform
+from hyperpod_teams.spec.clusters import SeveralClusters, organization_of
 from hyperpod_teams.spec.loading import pipeline_problems
 
 
@@ -52,7 +52,7 @@ def validate(spec_path: Path, output_format: str, require_remote_backend: bool) 
 
         try:
             spec = load_platform(spec_path)
-            problems = pipeline_problems(_organization(spec), spec_path) if require_remote_backend else []
+            problems = pipeline_problems(organization_of(spec), spec_path) if require_remote_backend else []
         except SpecError as error:
             problems = error.problems
         text = problems_report(
@@ -65,7 +65,7 @@ def validate(spec_path: Path, output_format: str, require_remote_backend: bool) 
         click.echo(text)
         sys.exit(EXIT_INVALID_SPEC if problems else 0)
     spec = load_platform_or_exit(spec_path)
-    if require_remote_backend and (problems := pipeline_problems(_organization(spec), spec_path)):
+    if require_remote_backend and (problems := pipeline_problems(organization_of(spec), spec_path)):
         stderr.print(SpecError(problems, str(spec_path)).render(), markup=False)
         sys.exit(EXIT_INVALID_SPEC)
     for line in _placeholder_lines(spec_path):
@@ -74,7 +74,7 @@ def validate(spec_path: Path, output_format: str, require_remote_backend: bool) 
             "put your own value there",
             markup=False,
         )
-    org = _organization(spec)
+    org = organization_of(spec)
     views = list(spec.views.values()) if isinstance(spec, SeveralClusters) else [spec]
     groups = [group for view in views for group in view.cluster.instance_groups]
     clusters = f" on {len(views)} clusters ({', '.join(spec.views)})" if isinstance(spec, SeveralClusters) else ""
@@ -84,11 +84,6 @@ def validate(spec_path: Path, output_format: str, require_remote_backend: bool) 
         f"{sum(g.count for g in groups)} nodes in {len(groups)} instance group{'s' if len(groups) != 1 else ''}, "
         f"identity provider {org.identity.provider}"
     )
-
-
-def _organization(spec: PlatformSpec | SeveralClusters) -> PlatformSpec:
-    """The spec of one cluster, or the organization's view of a spec of several."""
-    return spec.organization_view if isinstance(spec, SeveralClusters) else spec
 
 
 #: `init`'s starter spec marks each value to replace with a comment `# REPLACE...` (scaffold.py).

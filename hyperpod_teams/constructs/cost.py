@@ -6,7 +6,7 @@ from __future__ import annotations
 from constructs import Construct
 
 from hyperpod_teams import bindings, cost, naming
-from hyperpod_teams.spec.clusters import SeveralClusters
+from hyperpod_teams.spec.clusters import SeveralClusters, organization_of
 from hyperpod_teams.spec.models import Organization, PlatformSpec, Team
 
 
@@ -26,7 +26,7 @@ class CostAllocation(Construct):
             for key in keys
         ]
         definition = cost.cost_category_definition(spec)
-        organization = spec.organization_view if isinstance(spec, SeveralClusters) else spec
+        organization = organization_of(spec)
         category = bindings.aws_ce_cost_category
         self.category = category.CeCostCategory(
             self,

@@ -13,7 +13,7 @@ import shlex
 from hyperpod_teams import cost, naming
 from hyperpod_teams.document import Code, Document, Heading, Items, Paragraph, md_code
 from hyperpod_teams.review.runbook_base import Runbook, engine_command
-from hyperpod_teams.spec.clusters import SeveralClusters
+from hyperpod_teams.spec.clusters import SeveralClusters, organization_of
 from hyperpod_teams.spec.models import PlatformSpec
 
 
@@ -161,7 +161,7 @@ def cost_category_repair_command(spec: PlatformSpec | SeveralClusters) -> str:
     """The AWS CLI commands that write the team cost category's whole definition in one
     UpdateCostCategoryDefinition, found by its name (shell; the definition is the spec's, of one
     cluster or of several)."""
-    organization = spec.organization_view if isinstance(spec, SeveralClusters) else spec
+    organization = organization_of(spec)
     name = naming.cost_category_name(organization.organization.name)
     definition = json.dumps(cost.cost_category_definition(spec), separators=(",", ":"))
     query = f"CostCategoryReferences[?Name=='{name}'].CostCategoryArn"
@@ -173,7 +173,7 @@ def cost_category_repair_command(spec: PlatformSpec | SeveralClusters) -> str:
 
 
 def cost_category_repair_section(spec: PlatformSpec | SeveralClusters) -> list:
-    organization = spec.organization_view if isinstance(spec, SeveralClusters) else spec
+    organization = organization_of(spec)
     cost_stack = naming.cost_stack_name(organization.organization.name)
     return [
         Heading("After a change to the cost category"),

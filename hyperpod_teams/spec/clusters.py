@@ -154,6 +154,12 @@ class SeveralClusters:
         return [name for name in self.views if name in self._teams[team].placements]
 
 
+def organization_of(spec: PlatformSpec | SeveralClusters) -> PlatformSpec:
+    """The spec as the organization's stacks read it: a one-cluster spec itself, or the
+    organization's view of a spec of several clusters (SeveralClusters.organization_view)."""
+    return spec.organization_view if isinstance(spec, SeveralClusters) else spec
+
+
 def cluster_qualifier(cluster: PlacedCluster) -> str | None:
     """What a cluster's stacks, roles and quotas are named after besides the organization: the
     cluster's name, or None for the cluster that keeps a one-cluster spec's names."""

@@ -374,11 +374,6 @@ def several_accounts(spec) -> list[str]:
     return accounts if len(accounts) > 1 else []
 
 
-def organization_of(spec):
-    """A spec's organization's view: the PlatformSpec itself, or a SeveralClusters' organization_view."""
-    return getattr(spec, "organization_view", spec)
-
-
 def widen_pipeline_policies(url: str, spec) -> None:
     """Give the pipeline's role the policies `deploy-policy` prints for `spec` (a PlatformSpec):
     a new default version of each policy it has, the others created and attached (as an
@@ -391,6 +386,7 @@ def widen_pipeline_policies(url: str, spec) -> None:
 
 def _widen_role(url: str, spec, account: str | None) -> None:
     from hyperpod_teams.policies.deploy import deploy_policies
+    from hyperpod_teams.spec.clusters import organization_of
 
     iam = emulator_client(url, "iam", account=account)
     org = organization_of(spec).organization
@@ -414,6 +410,7 @@ def create_role_boundary(url: str, spec) -> None:
     administrator creates it once: at its own path, not attached to the pipeline's role."""
     from hyperpod_teams import naming
     from hyperpod_teams.policies.deploy import role_boundary_policy
+    from hyperpod_teams.spec.clusters import organization_of
 
     iam = emulator_client(url, "iam")
     for policy_name, document in role_boundary_policy(organization_of(spec)).items():
@@ -469,6 +466,7 @@ def _entry_credentials(url: str, spec) -> dict[str, str]:
     with `deploy-policy --account`'s policies and the trust `--trust aws:<the pipeline's role>`
     prints, and the pipeline's role allowed to assume them; its session's credentials."""
     from hyperpod_teams.policies.deploy import deploy_role_trust_policy
+    from hyperpod_teams.spec.clusters import organization_of
 
     organization = organization_of(spec)
     home = organization.organization.account_id
