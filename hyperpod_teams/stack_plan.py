@@ -74,6 +74,20 @@ def identity_provider_inputs(spec: PlatformSpec) -> IdentityProviderInputs:
 
 
 @dataclass(frozen=True)
+class PlacedWorkload:
+    """Where a team's workload role is reached from off its home cluster (several clusters): the EKS
+    clusters of its placements in the home's account, whose Pod Identity it trusts, and the roles
+    Pod Identity assumes on its clusters of other accounts, which it trusts to assume it."""
+
+    #: The EKS clusters of its placements off its home in the home's account: the workload role
+    #: trusts their Pod Identity too (stacks/team_placement.py binds it there).
+    eks_cluster_arns: tuple[str, ...] = ()
+    #: The roles Pod Identity assumes for it on its clusters in other accounts than its home's
+    #: (naming.team_pod_identity_role_name), which assume its workload role.
+    chained_role_arns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class TeamStackInputs:
     """What a team's resources need of the spec besides the team itself: the organization (account,
     region, tags), the network its Studio domain runs in, the EKS cluster its access entries go
@@ -95,22 +109,8 @@ class TeamStackInputs:
     spaces: bool = False
     #: With several clusters, the cluster's qualifier its quota names carry (PlatformSpec.cluster_qualifier).
     cluster_qualifier: str | None = None
-    #: With several clusters, the EKS clusters' ARNs of the team's placements off its home in the home's
-    #: account: its workload role trusts their Pod Identity too (stacks/team_placement.py binds it there).
-    placed_eks_cluster_arns: tuple[str, ...] = ()
-    #: With several clusters, the roles Pod Identity assumes for the team on its clusters in other
-    #: accounts than its home's (naming.team_pod_identity_role_name), which assume its workload role.
-    chained_pod_identity_role_arns: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class PlacedWorkload:
-    """Where a team's workload role is reached from off its home cluster (several clusters): the EKS
-    clusters of its placements in the home's account, whose Pod Identity it trusts, and the roles
-    Pod Identity assumes on its clusters of other accounts, which it trusts to assume it."""
-
-    eks_cluster_arns: tuple[str, ...] = ()
-    chained_role_arns: tuple[str, ...] = ()
+    #: With several clusters, where the team's other placements reach its workload role from.
+    placed: PlacedWorkload = PlacedWorkload()
 
 
 def team_pod_identity_role_arn(spec: PlatformSpec, team: str) -> str:

@@ -51,11 +51,7 @@ class TeamStack(PlatformStack):
         self.environment = TeamEnvironment(
             self,
             "team",
-            inputs=replace(
-                team_stack_inputs(spec),
-                placed_eks_cluster_arns=placed.eks_cluster_arns if placed else (),
-                chained_pod_identity_role_arns=placed.chained_role_arns if placed else (),
-            ),
+            inputs=replace(team_stack_inputs(spec), placed=placed or PlacedWorkload()),
             team=team,
             **placement.keywords(),
         )

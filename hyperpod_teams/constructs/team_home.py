@@ -323,10 +323,10 @@ class TeamWorkloadIdentity(Construct):
                 policy_id="team-data",
                 name=self.role_name,
                 org=org,
-                eks_cluster_arn=[eks_arn, *inputs.placed_eks_cluster_arns]
-                if inputs.placed_eks_cluster_arns
+                eks_cluster_arn=[eks_arn, *inputs.placed.eks_cluster_arns]
+                if inputs.placed.eks_cluster_arns
                 else eks_arn,
-                chained_from=inputs.chained_pod_identity_role_arns,
+                chained_from=inputs.placed.chained_role_arns,
                 policy=Inline(
                     "team-data",
                     policies.team_workload_policy(
