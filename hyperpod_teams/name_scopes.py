@@ -146,6 +146,7 @@ NOT_NAMES = frozenset(
         "shared_platform_tags",
         "team_resource_tags",
         "assumed_deploy_role_arn",
+        "iam_role_arn",
         "role_boundary_policy_arn",
         "sso_role_name_prefix",  # Identity Center's role of a permission set above
         "sso_role_name_regex",

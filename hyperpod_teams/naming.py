@@ -441,11 +441,16 @@ def aws_partition(region: str) -> str:
     return "aws"
 
 
+def iam_role_arn(region: str, account: str, name: str) -> str:
+    """The ARN of the role `name` in `account`, in the partition of `region`."""
+    return f"arn:{aws_partition(region)}:iam::{account}:role/{name}"
+
+
 def assumed_deploy_role_arn(organization: Organization, account: str) -> str | None:
     """The role the stacks' providers assume in `account` (organization.deploy_role_name), or None."""
     if organization.deploy_role_name is None:
         return None
-    return f"arn:{aws_partition(organization.region)}:iam::{account}:role/{organization.deploy_role_name}"
+    return iam_role_arn(organization.region, account, organization.deploy_role_name)
 
 
 def role_boundary_policy_arn(organization: Organization) -> str:

@@ -113,12 +113,19 @@ class TeamStackInputs:
     placed: PlacedWorkload = PlacedWorkload()
 
 
+def team_workload_role_arn(home: PlatformSpec, team: str) -> str:
+    """The workload role the stacks make for `team` at its home (`home`: the view of its home
+    cluster, or a one-cluster spec)."""
+    org = home.organization
+    return naming.iam_role_arn(org.region, org.account_id, naming.team_workload_role_name(org.name, team))
+
+
 def team_pod_identity_role_arn(spec: PlatformSpec, team: str) -> str:
     """The role Pod Identity assumes for `team` on the cluster of `spec` (a view of several
     clusters) when that cluster is in another account than the team's home."""
     org = spec.organization
     name = naming.team_pod_identity_role_name(org.name, team, cluster=spec.cluster_qualifier)
-    return f"arn:{naming.aws_partition(org.region)}:iam::{org.account_id}:role/{name}"
+    return naming.iam_role_arn(org.region, org.account_id, name)
 
 
 @dataclass(frozen=True)

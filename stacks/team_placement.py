@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from constructs import Construct
 
-from hyperpod_teams import naming, policies
+from hyperpod_teams import naming
 from hyperpod_teams.constructs.team_placement import add_team_placement, chained_workload_role
 from hyperpod_teams.engine import cdk
 from hyperpod_teams.spec.models import PlatformSpec, Team
-from hyperpod_teams.stack_plan import TeamPlacement, team_stack_inputs
+from hyperpod_teams.stack_plan import TeamPlacement, team_stack_inputs, team_workload_role_arn
 from hyperpod_teams.stacks.base import PlatformStack
 from hyperpod_teams.stacks.team import add_quota_outputs
 
@@ -35,10 +35,7 @@ class TeamPlacementStack(PlatformStack):
         self.add_aws_provider(tags=naming.team_resource_tags(org, team), account=org.account_id)
         workload = home.team(team.name).workload_identity
         home_account = home.organization.account_id
-        workload_role_arn = workload.existing_role_arn or (
-            f"arn:{policies.aws_partition(home.organization.region)}:iam::{home_account}:role/"
-            f"{naming.team_workload_role_name(org.name, team.name)}"
-        )
+        workload_role_arn = workload.existing_role_arn or team_workload_role_arn(home, team.name)
         self.placed = add_team_placement(
             self,
             inputs=team_stack_inputs(spec),
