@@ -34,7 +34,7 @@ from hyperpod_teams.review.report_chart import (  # noqa: F401 - the report's na
 )
 from hyperpod_teams.review.report_compute import amount_of, compute_section, compute_shares, what_a_team_runs  # noqa: F401
 from hyperpod_teams.review.report_cost import cost_section
-from hyperpod_teams.review.report_shown import COMMENT_LIMIT, COMPACT_TEAMS, fitted_markdown, teams_shown  # noqa: F401 - the report's names, as ever
+from hyperpod_teams.review.report_shown import COMMENT_LIMIT, COMPACT_TEAMS, rendered, teams_shown  # noqa: F401 - the report's names, as ever
 from hyperpod_teams.spec.models import PlatformSpec
 from hyperpod_teams.stack_plan import identity_plugin
 
@@ -199,10 +199,9 @@ def render_report(
     new_lock_files: list[str] | None = None,
 ) -> str:
     """The report; as Markdown, cut to fewer teams per section until it fits a pull-request comment
-    (report_shown.fitted_markdown). A spec of several clusters: report_clusters.render_clusters_report."""
-    from hyperpod_teams.document import to_html
+    (report_shown.rendered). A spec of several clusters: report_clusters.render_clusters_report."""
 
     def build(*, chart: bool = False, max_teams: int | None = None) -> Document:
         return build_report(spec, plans, chart=chart, max_teams=max_teams, failed=failed, new_lock_files=new_lock_files)
 
-    return to_html(build(chart=True)) if format == "html" else fitted_markdown(build)
+    return rendered(build, format)

@@ -9,12 +9,12 @@ Pure layer: no cdktf.
 from __future__ import annotations
 
 from hyperpod_teams import cost, naming
-from hyperpod_teams.document import Code, Document, Heading, Items, Paragraph, Table, md_code, md_text, to_html
+from hyperpod_teams.document import Code, Document, Heading, Items, Paragraph, Table, md_code, md_text
 from hyperpod_teams.review.plan_summary import StackPlan, plan_section
 from hyperpod_teams.review.report import FailedPlan, failed_plans_section, lock_files_section
 from hyperpod_teams.review.report_access import access_section
 from hyperpod_teams.review.report_compute import compute_section
-from hyperpod_teams.review.report_shown import fitted_markdown, hidden_note, teams_shown
+from hyperpod_teams.review.report_shown import hidden_note, rendered, teams_shown
 from hyperpod_teams.review.runbook_day2 import cost_category_repair_section
 from hyperpod_teams.spec.clusters import SeveralClusters, home_cluster
 from hyperpod_teams.spec.models import PlatformSpec, Team
@@ -132,7 +132,7 @@ def render_clusters_report(
             clusters, plans, chart=chart, max_teams=max_teams, failed=failed, new_lock_files=new_lock_files
         )
 
-    return to_html(build(chart=True)) if format == "html" else fitted_markdown(build)
+    return rendered(build, format)
 
 
 def _spend_section(document: Document, clusters: SeveralClusters, shown: list[Team], hidden: list[Team]) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hyperpod_teams.document import Document, to_markdown
+from hyperpod_teams.document import Document, to_html, to_markdown
 from hyperpod_teams.spec.models import Team
 
 
@@ -33,6 +33,12 @@ COMMENT_LIMIT = 65_536
 
 #: Teams shown in full in a Markdown report that would not fit in one comment, in each fallback.
 COMPACT_TEAMS = (25, 10, 0)
+
+
+def rendered(build: Callable[..., Document], format: str) -> str:
+    """A report as HTML (`build(chart=True)`, its capacity chart drawn), or as Markdown that fits a
+    pull-request comment (fitted_markdown)."""
+    return to_html(build(chart=True)) if format == "html" else fitted_markdown(build)
 
 
 def fitted_markdown(build: Callable[..., Document]) -> str:
