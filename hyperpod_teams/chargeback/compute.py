@@ -12,6 +12,7 @@ from decimal import ROUND_HALF_UP, Decimal, localcontext
 from hyperpod_teams import cost as cost_rules
 from hyperpod_teams import naming, usage_report
 from hyperpod_teams.chargeback.basis import DEFAULT_CURRENCY, KINDS
+from hyperpod_teams.chargeback.export_columns import COST_EXPLORER
 from hyperpod_teams.chargeback.exported_cost import ExportedCost
 from hyperpod_teams.chargeback.split import (
     MeasuredHours,
@@ -114,7 +115,7 @@ def reconciliation(exported: ExportedCost | None, cost: Decimal) -> list[Reconci
     98.32), less 800.19 untagged, the platform's 2,074.51 = usage 2,124.51 + credits -50.00."""
     if exported is None:
         return [ReconciliationLine("the cost given (--cost)", cost, "total")]
-    if exported.format == "Cost Explorer":
+    if exported.format == COST_EXPLORER:
         return [ReconciliationLine("the Cost Explorer download's days in the period", cost, "total")]
     left_out = {
         "untagged": exported.untagged_amount,

@@ -207,6 +207,8 @@ FOCUS_CATEGORY = "ChargeCategory"
 #: The Cost Explorer console's CSV download: a first column of the grouping, a column per value,
 #: `Total costs($)`; a "<dimension> total" row, then one row per day or per month.
 COST_EXPLORER_TOTAL = "Total costs($)"
+#: The format a Cost Explorer download reads as (ExportedCost.format): one total per day or month.
+COST_EXPLORER = "Cost Explorer"
 
 
 #: Every column a reader of any format looks at.

@@ -17,6 +17,7 @@ from typing import Any
 from hyperpod_teams import naming
 from hyperpod_teams.chargeback.basis import DEFAULT_CURRENCY, CostExportError
 from hyperpod_teams.chargeback.export_cells import ChargePeriods
+from hyperpod_teams.chargeback.export_columns import COST_EXPLORER
 
 
 @dataclass
@@ -207,7 +208,7 @@ class ExportedCost:
 
     def description(self) -> str:
         files = ", ".join(self.files)
-        if self.format == "Cost Explorer":
+        if self.format == COST_EXPLORER:
             return (
                 f"from {files} (Cost Explorer, {self.lines_used} of {self.lines_read} rows; a Cost Explorer download "
                 f"has no tags: it must be filtered to the cost category value shared-platform or the tag "

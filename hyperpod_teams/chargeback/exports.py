@@ -14,6 +14,7 @@ from hyperpod_teams.chargeback.cost_explorer import read_cost_explorer
 from hyperpod_teams.chargeback.coverage import finish_figures
 from hyperpod_teams.chargeback.cur import read_cur
 from hyperpod_teams.chargeback.export_columns import (
+    COST_EXPLORER,
     COST_EXPLORER_TOTAL,
     FOCUS_BILLED,
     FOCUS_EFFECTIVE,
@@ -55,7 +56,7 @@ def read_cost_exports(
 def _reader_of(part: Part) -> tuple[Callable[[Part, Period, ExportedCost], None], str]:
     names = set(part.header)
     if COST_EXPLORER_TOTAL in names:
-        return read_cost_explorer, "Cost Explorer"
+        return read_cost_explorer, COST_EXPLORER
     if FOCUS_START in names and names & {FOCUS_EFFECTIVE, FOCUS_BILLED}:
         return read_focus, "FOCUS"
     if LEGACY_CUR.unblended in names:

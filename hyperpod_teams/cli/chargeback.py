@@ -223,6 +223,7 @@ def _several_clusters(
         compute_clusters_statement,
         render_clusters_statement,
     )
+    from hyperpod_teams.chargeback.export_columns import COST_EXPLORER
     from hyperpod_teams.chargeback.statement_xlsx import clusters_xlsx
     from hyperpod_teams.usage_report import UsageReportError
 
@@ -235,7 +236,7 @@ def _several_clusters(
             _bounded_exports(cost_files)
             for name, place in cluster_places(clusters).items():
                 exported = _exported(cost_files, reports, cost_basis, place)
-                if exported.format == "Cost Explorer":
+                if exported.format == COST_EXPLORER:
                     user_error(
                         f"{cost_files[0]} is a Cost Explorer download, one total per day or month: it cannot be "
                         "divided among the clusters. Give a Cost and Usage Report or FOCUS export (each cluster "
